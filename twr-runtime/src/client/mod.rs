@@ -1,0 +1,1 @@
+//! HTTP clients for real model servers.
