@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod choice;
+pub mod client;
 pub mod feedback;
 pub mod json;
 pub mod model;
@@ -29,6 +30,7 @@ pub mod sections;
 pub mod __private;
 
 pub use choice::Choice;
+pub use client::{Gemini, OpenAiCompatible};
 pub use feedback::{Feedback, Lang, Problem, ProblemKind};
 pub use model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Role, Usage};
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};

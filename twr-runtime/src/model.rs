@@ -183,6 +183,10 @@ pub enum ModelError {
         /// The cap in bytes.
         limit: usize,
     },
+    /// The server declined to answer: a blocked prompt, a content filter, or
+    /// the model's own refusal. Asking again the same way will not help.
+    #[error("the model server refused to answer: {0}")]
+    Refused(String),
     /// The server's response could not be understood.
     #[error("could not read the model server's response: {0}")]
     Decode(String),
@@ -205,6 +209,7 @@ impl ModelError {
             | ModelError::Interrupted(_) => true,
             ModelError::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             ModelError::TooLarge { .. }
+            | ModelError::Refused(_)
             | ModelError::Decode(_)
             | ModelError::Config(_)
             | ModelError::Other(_) => false,

@@ -1,0 +1,537 @@
+//! `OpenAiCompatible` against real axum servers on 127.0.0.1, through the
+//! real reqwest client: happy paths, streaming edge cases and every fault.
+
+mod client_support;
+
+use std::time::{Duration, Instant};
+
+use client_support::{refused_origin, Scripted, TestServer};
+use serde_json::{json, Value};
+use twr_runtime::{ChatModel, FinishReason, Message, ModelError, OpenAiCompatible, Reply, Usage};
+
+const KEY: &str = "sk-test-SECRET-123";
+
+fn completion(content: Value, finish: &str, usage: Value) -> Value {
+    json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": usage,
+    })
+}
+
+fn chunk(delta: Value, finish: Value) -> String {
+    json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    })
+    .to_string()
+}
+
+fn client(server: &TestServer) -> OpenAiCompatible {
+    OpenAiCompatible::new(server.url("/v1"), "test-model").api_key(KEY)
+}
+
+fn hi() -> Vec<Message> {
+    vec![Message::system("Be brief."), Message::user("Say hi")]
+}
+
+/// Asserts the key is nowhere in the error's Display or Debug.
+fn assert_no_key(error: &ModelError) {
+    assert!(!error.to_string().contains(KEY), "key in Display: {error}");
+    assert!(
+        !format!("{error:?}").contains(KEY),
+        "key in Debug: {error:?}"
+    );
+}
+
+#[tokio::test]
+async fn non_streaming_reply_request_and_reasoning() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        completion(
+            json!("<think>The user wants a greeting.</think>\n\n[Answer]\nHi!"),
+            "stop",
+            json!({"prompt_tokens": 12, "completion_tokens": 9, "total_tokens": 21}),
+        ),
+    )])
+    .await;
+    let model = OpenAiCompatible::new(server.url("/v1/"), "test-model")
+        .api_key(KEY)
+        .temperature(0.25)
+        .max_tokens(128)
+        .seed(42)
+        .extra(json!({"top_p": 0.5, "chat_template_kwargs": {"enable_thinking": true}}));
+    let reply = model.chat(&hi()).await.unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "[Answer]\nHi!".into(),
+            reasoning: Some("The user wants a greeting.".into()),
+            usage: Usage {
+                prompt_tokens: 12,
+                completion_tokens: 9,
+                total_tokens: 21
+            },
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(request.path_and_query, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer sk-test-SECRET-123")
+    );
+    assert_eq!(request.header("content-type"), Some("application/json"));
+    assert_eq!(
+        request.body,
+        json!({
+            "model": "test-model",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Say hi"},
+            ],
+            "stream": false,
+            "temperature": 0.25,
+            "max_tokens": 128,
+            "seed": 42,
+            "top_p": 0.5,
+            "chat_template_kwargs": {"enable_thinking": true},
+        })
+    );
+    assert_eq!(model.name(), "test-model");
+}
+
+#[tokio::test]
+async fn reasoning_content_field_and_no_key_means_no_authorization() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({"choices": [{"message": {"content": "42", "reasoning_content": "6 times 7"}, "finish_reason": "stop"}]}),
+    )])
+    .await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "m");
+    let reply = model.chat(&hi()).await.unwrap();
+    assert_eq!(reply.content, "42");
+    assert_eq!(reply.reasoning.as_deref(), Some("6 times 7"));
+    assert_eq!(reply.usage, Usage::default());
+    assert_eq!(server.only_request().header("authorization"), None);
+}
+
+#[tokio::test]
+async fn streaming_split_mid_line_and_mid_tag() {
+    let events = [
+        ": ping".to_string(),
+        chunk(json!({"role": "assistant"}), Value::Null),
+        chunk(json!({"content": "<thi"}), Value::Null),
+        chunk(json!({"content": "nk>Greet "}), Value::Null),
+        chunk(json!({"content": "politely.</th"}), Value::Null),
+        chunk(json!({"content": "ink>\n\nHello"}), Value::Null),
+        ": ping".to_string(),
+        chunk(json!({"content": ", wörld"}), Value::Null),
+        chunk(json!({}), json!("stop")),
+        json!({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}).to_string(),
+        "[DONE]".to_string(),
+    ];
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let server = TestServer::start(vec![Scripted::sse(&events)]).await;
+    let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "Hello, wörld".into(),
+            reasoning: Some("Greet politely.".into()),
+            usage: Usage {
+                prompt_tokens: 5,
+                completion_tokens: 7,
+                total_tokens: 12
+            },
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(request.body["stream"], json!(true));
+    assert_eq!(
+        request.body["stream_options"],
+        json!({"include_usage": true})
+    );
+    assert_eq!(request.header("accept"), Some("text/event-stream"));
+}
+
+#[tokio::test]
+async fn streaming_reasoning_field_crlf_no_usage_and_length() {
+    let body = [
+        chunk(json!({"role": "assistant", "content": ""}), Value::Null),
+        chunk(json!({"reasoning": "Count "}), Value::Null),
+        chunk(json!({"reasoning": "to three."}), Value::Null),
+        chunk(json!({"content": "1, 2,"}), Value::Null),
+        chunk(json!({}), json!("length")),
+    ]
+    .iter()
+    .map(|e| format!("data: {e}\r\n\r\n"))
+    .collect::<String>()
+        + "data: [DONE]\r\n\r\n";
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let reply = client(&server)
+        .stream(true)
+        .stream_usage(false)
+        .chat(&hi())
+        .await
+        .unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "1, 2,".into(),
+            reasoning: Some("Count to three.".into()),
+            usage: Usage::default(),
+            finish_reason: Some(FinishReason::Length),
+        }
+    );
+    assert!(reply.is_truncated());
+    assert_eq!(server.only_request().body.get("stream_options"), None);
+}
+
+#[tokio::test]
+async fn a_stream_without_done_is_complete_after_its_finish_reason() {
+    let events = [
+        chunk(json!({"content": "ok"}), Value::Null),
+        chunk(json!({}), json!("stop")),
+    ];
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let server = TestServer::start(vec![Scripted::sse(&events)]).await;
+    let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
+    assert_eq!(reply.content, "ok");
+    assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
+}
+
+#[tokio::test]
+async fn a_server_ignoring_stream_true_still_works() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        completion(
+            json!("plain"),
+            "stop",
+            json!({"prompt_tokens": 1, "completion_tokens": 1}),
+        ),
+    )])
+    .await;
+    let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
+    assert_eq!(reply.content, "plain");
+    assert_eq!(
+        reply.usage,
+        Usage {
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            total_tokens: 2
+        }
+    );
+}
+
+#[tokio::test]
+async fn sse_cut_before_done_is_interrupted() {
+    let events = [
+        chunk(json!({"role": "assistant"}), Value::Null),
+        chunk(json!({"content": "Half an ans"}), Value::Null),
+    ];
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let server = TestServer::start(vec![Scripted::sse(&events)]).await;
+    let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Interrupted(m) if m.contains("no finish_reason, no [DONE]")),
+        "{error}"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn connection_dropped_mid_stream_is_interrupted() {
+    let events = [
+        chunk(json!({"content": "Hello there, this reply "}), Value::Null),
+        chunk(json!({"content": "will never finish"}), Value::Null),
+    ];
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let server = TestServer::start(vec![Scripted::sse(&events).break_after(150)]).await;
+    let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Interrupted(m) if m.starts_with("the connection failed while reading the response")),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn connection_dropped_mid_body_is_interrupted() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        completion(json!("a complete answer"), "stop", json!({})),
+    )
+    .break_after(40)])
+    .await;
+    let error = client(&server).chat(&hi()).await.unwrap_err();
+    assert!(matches!(error, ModelError::Interrupted(_)), "{error:?}");
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn error_events_in_a_stream() {
+    let overloaded = [
+        chunk(json!({"content": "Hel"}), Value::Null),
+        json!({"error": {"message": "Model overloaded, try later", "type": "server_error"}})
+            .to_string(),
+    ];
+    let rate = [json!({"error": {"message": "Rate limit reached", "code": 429}}).to_string()];
+    let server = TestServer::start(vec![
+        Scripted::sse(&overloaded.iter().map(String::as_str).collect::<Vec<_>>()),
+        Scripted::sse(&rate.iter().map(String::as_str).collect::<Vec<_>>()),
+    ])
+    .await;
+    let model = client(&server).stream(true);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the server reported an error: Model overloaded, try later"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, message, retry_after: None } if message == "Rate limit reached"),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn rate_limit_with_retry_after_seconds_and_date() {
+    let later = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(120));
+    let server = TestServer::start(vec![
+        Scripted::json(
+            429,
+            json!({"error": {"message": "Too many requests, slow down", "type": "rate_limit"}}),
+        )
+        .header("retry-after", "3"),
+        Scripted::json(429, json!({"error": "quota exceeded"})).header("retry-after", &later),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, message, retry_after: Some(d) }
+            if message == "Too many requests, slow down" && *d == Duration::from_secs(3)),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(3)));
+    let error = model.chat(&hi()).await.unwrap_err();
+    let wait = error.retry_after().expect("a Retry-After date");
+    // The date has one-second resolution and a little time has passed.
+    assert!(
+        wait <= Duration::from_secs(120) && wait >= Duration::from_secs(117),
+        "{wait:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 429: quota exceeded"
+    );
+}
+
+#[tokio::test]
+async fn server_errors_are_transient_with_the_server_message() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            500,
+            json!({"error": {"message": "CUDA out of memory", "code": 500}}),
+        ),
+        Scripted::text(503, "upstream unavailable\n"),
+        Scripted::text(502, ""),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 500: CUDA out of memory"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 503, message, retry_after: None } if message == "upstream unavailable"),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 502: Bad Gateway"
+    );
+}
+
+#[tokio::test]
+async fn unauthorized_shows_the_message_without_the_key() {
+    let server = TestServer::start(vec![Scripted::json(
+        401,
+        json!({"error": {"message": format!("Incorrect API key provided: {KEY}."), "code": "invalid_api_key"}}),
+    )])
+    .await;
+    let error = client(&server).chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: Incorrect API key provided: [redacted]."
+    );
+    assert!(!error.is_transient());
+    assert_no_key(&error);
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connect_error() {
+    let model = OpenAiCompatible::new(format!("{}/v1", refused_origin()), "m").api_key(KEY);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Connect(m) if m.contains("onnection refused")),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    assert_no_key(&error);
+}
+
+#[tokio::test]
+async fn a_reply_slower_than_the_timeout() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        completion(json!("too late"), "stop", json!({})),
+    )
+    .delay(Duration::from_secs(3))])
+    .await;
+    let started = Instant::now();
+    let error = client(&server)
+        .timeout(Duration::from_millis(200))
+        .chat(&hi())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ModelError::Timeout(d) if d == Duration::from_millis(200)),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_hits_the_timeout() {
+    let events = [
+        chunk(json!({"content": "slow"}), Value::Null),
+        "[DONE]".to_string(),
+    ];
+    let slow = Scripted::sse(&events.iter().map(String::as_str).collect::<Vec<_>>())
+        .pause(Duration::from_millis(100));
+    let server = TestServer::start(vec![slow]).await;
+    let started = Instant::now();
+    let error = client(&server)
+        .stream(true)
+        .timeout(Duration::from_millis(250))
+        .chat(&hi())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ModelError::Timeout(d) if d == Duration::from_millis(250)),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
+
+#[tokio::test]
+async fn empty_and_whitespace_replies() {
+    let events = [
+        chunk(json!({"role": "assistant"}), Value::Null),
+        chunk(json!({"content": " \n "}), Value::Null),
+        chunk(json!({}), json!("stop")),
+        "[DONE]".to_string(),
+    ];
+    let server = TestServer::start(vec![
+        Scripted::json(200, completion(json!("  \n\t"), "stop", json!({}))),
+        Scripted::json(200, completion(Value::Null, "stop", json!({}))),
+        Scripted::json(
+            200,
+            completion(json!("<think>only thinking</think>  "), "stop", json!({})),
+        ),
+        Scripted::sse(&events.iter().map(String::as_str).collect::<Vec<_>>()),
+    ])
+    .await;
+    let model = client(&server);
+    for _ in 0..3 {
+        let error = model.chat(&hi()).await.unwrap_err();
+        assert!(matches!(error, ModelError::EmptyReply), "{error:?}");
+        assert!(error.is_transient());
+    }
+    let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
+    assert!(matches!(error, ModelError::EmptyReply), "{error:?}");
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused() {
+    let big = "x".repeat(300_000);
+    let events = [chunk(json!({"content": big}), Value::Null)];
+    let server = TestServer::start(vec![
+        Scripted::json(200, completion(json!(big), "stop", json!({}))),
+        Scripted::json(200, completion(json!(big), "stop", json!({}))).pieces(16 * 1024),
+        Scripted::sse(&events.iter().map(String::as_str).collect::<Vec<_>>()).pieces(16 * 1024),
+    ])
+    .await;
+    let model = client(&server).max_response_bytes(100_000);
+    // Declared by Content-Length, then counted while streaming.
+    for stream in [false, false, true] {
+        let error = model.clone().stream(stream).chat(&hi()).await.unwrap_err();
+        assert!(
+            matches!(error, ModelError::TooLarge { limit: 100_000 }),
+            "{error:?}"
+        );
+        assert!(!error.is_transient());
+    }
+}
+
+#[tokio::test]
+async fn garbage_is_a_decode_error() {
+    let server = TestServer::start(vec![
+        Scripted::text(200, "<html>proxy login</html>"),
+        Scripted::json(200, json!({"choices": []})),
+        Scripted::sse(&["{not json"]),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Decode(m) if m.ends_with("<html>proxy login</html>")),
+        "{error}"
+    );
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        r#"could not read the model server's response: the reply has no choices: {"choices":[]}"#
+    );
+    let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
+    assert!(matches!(error, ModelError::Decode(_)), "{error:?}");
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn bad_configuration_fails_before_any_request() {
+    let model = OpenAiCompatible::new("localhost:8088/v1", "m");
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(matches!(error, ModelError::Config(_)), "{error:?}");
+    let model = OpenAiCompatible::new("http://127.0.0.1:9/v1", " ");
+    assert_eq!(
+        model.chat(&hi()).await.unwrap_err().to_string(),
+        "invalid model configuration: the model name is empty"
+    );
+}
+
+#[test]
+fn the_key_is_not_in_debug_output() {
+    let model = OpenAiCompatible::new("http://127.0.0.1:1/v1", "m")
+        .api_key(KEY)
+        .stream(true);
+    let debug = format!("{model:?}");
+    assert!(!debug.contains(KEY), "{debug}");
+    assert!(debug.contains("[redacted]"), "{debug}");
+    let pretty = format!("{model:#?}");
+    assert!(!pretty.contains(KEY));
+}
