@@ -98,7 +98,7 @@ where
 
 /// Codec: `#[section(json)]`, through [`crate::json`].
 pub fn json<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
-    crate::json::extract::<T>(content).map_err(|feedback| ValueError::Message(feedback.to_string()))
+    crate::json::section_value::<T>(content)
 }
 
 /// The format guide of a derived struct.

@@ -1,16 +1,130 @@
 //! Layered JSON extraction and repair.
+//!
+//! Models wrap JSON in prose, code fences and think blocks, and break it in
+//! predictable ways. [`extract`] finds and reads the value in layers, each
+//! tried only when every earlier one failed:
+//!
+//! 1. the reply as is ([`Layer::AsIs`]): one `serde_json` parse, no copy;
+//! 2. the content of a code fence: ```` ```json ````, ```` ``` ````, `~~~`,
+//!    or a fence never closed ([`Layer::Fence`]);
+//! 3. the reply with `<think>…</think>` and `<thinking>…</thinking>` blocks
+//!    removed ([`Layer::ThinkRemoved`]);
+//! 4. a string-aware scan for balanced `{...}` and `[...]`: the first that
+//!    deserializes into the target wins, so an example object earlier in the
+//!    prose is passed over ([`Layer::Scan`]);
+//! 5. a repair pass ([`Layer::Repair`]) in one linear pass: trailing commas,
+//!    `//`, `/* */` and `#` comments, unquoted keys, single and typographic
+//!    quotes, Python `True`/`False`/`None`, missing commas, raw newlines and
+//!    tabs in strings, a trailing `;`, a byte-order mark, and a reply cut off
+//!    anywhere (the open string, arrays and objects are closed, a key left
+//!    without a value is dropped).
+//!
+//! The repair never invents data: prose without JSON is not turned into a
+//! string, it is reported as [`Feedback`] telling the model what to write.
+//! When JSON is found but has the wrong shape, the feedback names the field
+//! path and the expected type.
+//!
+//! ```
+//! use serde::Deserialize;
+//!
+//! #[derive(Debug, Deserialize, PartialEq)]
+//! struct Meta {
+//!     weeks: u32,
+//! }
+//!
+//! let reply = "Sure! Here it is:\n```json\n{\"weeks\": 6}\n```";
+//! let meta: Meta = twr_runtime::json::extract(reply).unwrap();
+//! assert_eq!(meta, Meta { weeks: 6 });
+//!
+//! let broken = "{'weeks': 6, /* six */}";
+//! let got = twr_runtime::json::extract_with_report::<Meta>(broken).unwrap();
+//! assert_eq!(got.value, Meta { weeks: 6 });
+//! assert_eq!(got.report.layer, twr_runtime::json::Layer::Repair);
+//! ```
+
+mod error;
+mod fence;
+mod layers;
+mod repair;
+mod report;
+mod scan;
+mod think;
 
 use serde::de::DeserializeOwned;
 
-use crate::feedback::Feedback;
+use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
+use crate::parse::ValueError;
 
-/// Extracts a JSON value from a reply.
+pub use report::{Extracted, Layer, Repair, Report};
+
+/// Extracts a `T` from a model's reply.
+///
+/// # Errors
+///
+/// A [`Feedback`] for the model: the field path and expected type when JSON
+/// was found with the wrong shape, where the JSON breaks when it could not be
+/// repaired, or that there is no JSON at all.
+pub fn extract<T: DeserializeOwned>(raw: &str) -> Result<T, Feedback> {
+    extract_with_report(raw).map(|extracted| extracted.value)
+}
+
+/// Extracts a JSON value of any shape from a model's reply.
+///
+/// ```
+/// let value = twr_runtime::json::extract_value("{a: 1, b: [True, None,]}").unwrap();
+/// assert_eq!(value, serde_json::json!({"a": 1, "b": [true, null]}));
+/// ```
+///
+/// # Errors
+///
+/// A [`Feedback`] when the reply holds no JSON that could be read or repaired.
 pub fn extract_value(raw: &str) -> Result<serde_json::Value, Feedback> {
     extract(raw)
 }
 
-/// Extracts a `T` from a reply.
-pub fn extract<T: DeserializeOwned>(raw: &str) -> Result<T, Feedback> {
-    serde_json::from_str(raw.trim())
-        .map_err(|e| Feedback::message(format!("The reply is not valid JSON: {e}.")))
+/// Like [`extract`], with the [`Report`] of which layer found the value and
+/// what was repaired.
+///
+/// ```
+/// use twr_runtime::json::{extract_with_report, Layer, Repair};
+///
+/// let got = extract_with_report::<Vec<u32>>("[1, 2, 3").unwrap();
+/// assert_eq!(got.value, [1, 2, 3]);
+/// assert_eq!(got.report.layer, Layer::Repair);
+/// assert_eq!(got.report.repairs, [Repair::Truncated]);
+/// ```
+///
+/// # Errors
+///
+/// As [`extract`].
+pub fn extract_with_report<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Feedback> {
+    layers::extract(raw).map_err(|failure| {
+        let (path, message) = failure.into_parts();
+        let mut feedback = Feedback::new(Lang::En);
+        feedback.push(Problem::new(
+            String::new(),
+            ProblemKind::BadJson { path, message },
+        ));
+        feedback
+    })
+}
+
+/// Like [`extract_value`], with the [`Report`].
+///
+/// # Errors
+///
+/// As [`extract_value`].
+pub fn extract_value_with_report(raw: &str) -> Result<Extracted<serde_json::Value>, Feedback> {
+    extract_with_report(raw)
+}
+
+/// The codec of `#[section(json)]`: the section's content through the same
+/// layers, with the failure as a [`ValueError::Json`].
+pub(crate) fn section_value<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
+    layers::extract(content)
+        .map(|extracted| extracted.value)
+        .map_err(|failure| {
+            let (path, message) = failure.into_parts();
+            ValueError::Json { path, message }
+        })
 }

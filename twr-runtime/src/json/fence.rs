@@ -1,0 +1,114 @@
+//! Markdown code fences: ```` ```json ````, ```` ``` ````, `~~~`, and a fence
+//! that was never closed (a reply cut off inside it).
+
+use memchr::{memchr, memchr2_iter, memmem};
+
+/// The contents of the code fences in `text`, in order.
+pub(crate) fn fences(text: &str) -> Fences<'_> {
+    Fences { text, pos: 0 }
+}
+
+/// Iterator over fence contents; see [`fences`].
+pub(crate) struct Fences<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+/// Length of the run of `byte` starting at `at`.
+fn run_len(bytes: &[u8], at: usize, byte: u8) -> usize {
+    bytes[at..].iter().take_while(|&&b| b == byte).count()
+}
+
+impl<'a> Iterator for Fences<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        if start >= bytes.len() {
+            return None;
+        }
+        // Find an opening run of three or more backticks or tildes.
+        let mut found = None;
+        let mut skip_to = start;
+        for at in memchr2_iter(b'`', b'~', &bytes[start..]) {
+            let at = start + at;
+            if at < skip_to {
+                continue;
+            }
+            let len = run_len(bytes, at, bytes[at]);
+            if len >= 3 {
+                found = Some((at, len));
+                break;
+            }
+            skip_to = at + len;
+        }
+        let Some((open, len)) = found else {
+            self.pos = bytes.len();
+            return None;
+        };
+        let marker = bytes[open];
+        let info_start = open + len;
+        let line_end = memchr(b'\n', &bytes[info_start..]).map_or(bytes.len(), |i| info_start + i);
+        // A one-line fence (```json {"a": 1}```) has its content on the
+        // opening line, after the language tag.
+        let info = &bytes[info_start..line_end];
+        let content_start = match info.iter().position(|&b| b == b'{' || b == b'[') {
+            Some(i) => info_start + i,
+            None => (line_end + 1).min(bytes.len()),
+        };
+        let needle: &[u8] = if marker == b'`' { b"```" } else { b"~~~" };
+        let mut search = content_start;
+        loop {
+            match memmem::find(&bytes[search..], needle) {
+                Some(i) => {
+                    let close = search + i;
+                    let close_len = run_len(bytes, close, marker);
+                    if close_len >= len {
+                        self.pos = close + close_len;
+                        return Some(&self.text[content_start..close]);
+                    }
+                    search = close + close_len;
+                }
+                None => {
+                    // Never closed: the content runs to the end.
+                    self.pos = bytes.len();
+                    return Some(&self.text[content_start..]);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fences;
+
+    fn all(text: &str) -> Vec<&str> {
+        fences(text).collect()
+    }
+
+    #[test]
+    fn finds_tagged_bare_and_tilde_fences() {
+        assert_eq!(
+            all("a\n```json\n{\"a\":1}\n```\nb\n```JSON\n[1]\n```\n~~~\n2\n~~~\n```\n3\n```"),
+            ["{\"a\":1}\n", "[1]\n", "2\n", "3\n"]
+        );
+    }
+
+    #[test]
+    fn unclosed_fence_runs_to_the_end() {
+        assert_eq!(all("Here:\n```json\n{\"a\": [1, 2"), ["{\"a\": [1, 2"]);
+    }
+
+    #[test]
+    fn one_line_fence_and_longer_markers() {
+        assert_eq!(all("```json {\"a\":1}```"), ["{\"a\":1}"]);
+        assert_eq!(all("````\n```\n[1]\n````"), ["```\n[1]\n"]);
+    }
+
+    #[test]
+    fn inline_code_is_not_a_fence() {
+        assert!(all("use `x` and ``y``").is_empty());
+    }
+}

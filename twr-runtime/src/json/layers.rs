@@ -1,0 +1,245 @@
+//! The extraction pipeline: each layer runs only when every earlier one failed.
+
+use std::borrow::Cow;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::error::Category;
+
+use super::error::{locate, shape_error, ShapeError};
+use super::fence::fences;
+use super::repair::repair;
+use super::report::{Extracted, Layer, Report};
+use super::scan::scan;
+use super::think::strip_think;
+
+/// At most this many repair attempts per reply: each costs up to the
+/// length of the text, so a bound keeps hostile input linear.
+const MAX_REPAIRS: usize = 8;
+
+/// Why nothing could be extracted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// JSON was found but does not fit the target type.
+    Shape(ShapeError),
+    /// JSON-like text was found but could not be read or repaired; the
+    /// message says where and why.
+    Syntax(String),
+    /// Nothing in the reply looks like JSON.
+    NoJson,
+}
+
+impl Failure {
+    /// The field path (empty for the root) and the message for the model.
+    pub(crate) fn into_parts(self) -> (String, String) {
+        match self {
+            Failure::Shape(e) => (e.path, e.message),
+            Failure::Syntax(message) => (String::new(), message),
+            Failure::NoJson => (
+                String::new(),
+                "contains no JSON value; write it as JSON, such as an object in { } or an array in [ ]"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
+enum Miss {
+    Shape(ShapeError),
+    Syntax(serde_json::Error),
+}
+
+fn attempt<T: DeserializeOwned>(text: &str) -> Result<T, Miss> {
+    serde_json::from_str::<T>(text).map_err(|e| match e.classify() {
+        Category::Data => Miss::Shape(shape_error::<T>(text, &e)),
+        _ => Miss::Syntax(e),
+    })
+}
+
+/// True when `text` is one complete JSON value (whatever its shape).
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<IgnoredAny>(text).is_ok()
+}
+
+/// The most useful failure seen so far.
+#[derive(Default)]
+struct Misses {
+    shape: Option<ShapeError>,
+    /// (how far the attempt got, message)
+    syntax: Option<(usize, String)>,
+}
+
+impl Misses {
+    /// Keeps a shape error found inside the value over a root mismatch, and
+    /// the later one of two alike: models put their final answer last.
+    fn shape(&mut self, e: ShapeError) {
+        if self
+            .shape
+            .as_ref()
+            .is_none_or(|s| e.is_inside() || !s.is_inside())
+        {
+            self.shape = Some(e);
+        }
+    }
+
+    /// Keeps the syntax error of the attempt that got furthest.
+    fn syntax(&mut self, progress: usize, message: impl FnOnce() -> String) {
+        if self.syntax.as_ref().is_none_or(|(p, _)| progress > *p) {
+            self.syntax = Some((progress, message()));
+        }
+    }
+
+    fn into_failure(self) -> Failure {
+        match (self.shape, self.syntax) {
+            (Some(shape), _) => Failure::Shape(shape),
+            (None, Some((_, message))) => Failure::Syntax(message),
+            (None, None) => Failure::NoJson,
+        }
+    }
+}
+
+fn found<T>(value: T, layer: Layer) -> Result<Extracted<T>, Failure> {
+    Ok(Extracted {
+        value,
+        report: Report {
+            layer,
+            repairs: Vec::new(),
+        },
+    })
+}
+
+/// Can a bare JSON value (not an object or array) start with `b`?
+fn starts_scalar(rest: &str) -> bool {
+    match rest.as_bytes().first() {
+        Some(b'"' | b'\'' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N') => true,
+        _ => rest.starts_with(['\u{201C}', '\u{201D}', '\u{2018}', '\u{2019}']),
+    }
+}
+
+/// Runs the layers on `raw`.
+pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Failure> {
+    // 1. As is: costs one parse when the reply is plain JSON.
+    match attempt::<T>(raw) {
+        Ok(value) => return found(value, Layer::AsIs),
+        // The whole reply is JSON of the wrong shape: nothing else to find.
+        Err(Miss::Shape(e)) if is_json(raw) => return Err(Failure::Shape(e)),
+        Err(_) => {}
+    }
+    let mut misses = Misses::default();
+    // Fences and brackets inside think blocks are drafts: look only outside.
+    let text = strip_think(raw);
+
+    // 2. Code fences, the first whose content fits.
+    for content in fences(&text) {
+        match attempt::<T>(content) {
+            Ok(value) => return found(value, Layer::Fence),
+            Err(Miss::Shape(e)) => misses.shape(e),
+            Err(Miss::Syntax(_)) => {}
+        }
+    }
+
+    // 3. The reply without its think blocks.
+    if let Cow::Owned(stripped) = &text {
+        match attempt::<T>(stripped) {
+            Ok(value) => return found(value, Layer::ThinkRemoved),
+            Err(Miss::Shape(e)) if is_json(stripped) => return Err(Failure::Shape(e)),
+            Err(_) => {}
+        }
+    }
+
+    // 4. Balanced brackets in prose, the first that fits.
+    let candidates = scan(&text);
+    let mut valid_json = vec![false; candidates.balanced.len()];
+    for (i, &(start, end)) in candidates.balanced.iter().enumerate() {
+        match attempt::<T>(&text[start..end]) {
+            Ok(value) => return found(value, Layer::Scan),
+            Err(Miss::Shape(e)) => {
+                valid_json[i] = is_json(&text[start..end]);
+                misses.shape(e);
+            }
+            Err(Miss::Syntax(_)) => {}
+        }
+    }
+
+    // 5. Repair: the text itself when it starts like a value, then the
+    // bracket candidates that were not valid JSON, in order.
+    let lead = text.len()
+        - text
+            .trim_start_matches([' ', '\t', '\r', '\n', '\u{FEFF}'])
+            .len();
+    let scalar_start = starts_scalar(&text[lead..]);
+    let mut starts: Vec<usize> = Vec::with_capacity(MAX_REPAIRS);
+    if scalar_start {
+        // From 0: the repair pass skips (and records) a byte-order mark.
+        starts.push(0);
+    }
+    {
+        // Merge the two sorted lists of bracket starts.
+        let mut balanced = candidates
+            .balanced
+            .iter()
+            .zip(&valid_json)
+            .filter(|(_, &valid)| !valid)
+            .map(|(&(start, _), _)| start)
+            .peekable();
+        let mut unclosed = candidates.unclosed.iter().copied().peekable();
+        while starts.len() < MAX_REPAIRS {
+            let next = match (balanced.peek(), unclosed.peek()) {
+                (Some(&b), Some(&u)) if b < u => balanced.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => unclosed.next(),
+                (Some(_), None) => balanced.next(),
+                (None, None) => None,
+            };
+            match next {
+                Some(start) => starts.push(start),
+                None => break,
+            }
+        }
+    }
+    for start in starts {
+        let repaired = match repair(&text, start) {
+            Ok(repaired) => repaired,
+            Err(e) => {
+                misses.syntax(e.at - start, || {
+                    let (line, column, excerpt) = locate(&text, e.at);
+                    if excerpt.is_empty() {
+                        format!("is not valid JSON: it ends early at line {line}, column {column}; {}", e.message)
+                    } else {
+                        format!(
+                            "is not valid JSON at line {line}, column {column} (near `{excerpt}`): {}",
+                            e.message
+                        )
+                    }
+                });
+                continue;
+            }
+        };
+        // A bare value must be all there is: "True story" is prose.
+        if scalar_start && start == 0 && !repaired.whole {
+            misses.syntax(repaired.end - start, || {
+                let (line, column, excerpt) = locate(&text, repaired.end);
+                format!("is not valid JSON at line {line}, column {column} (near `{excerpt}`): unexpected text after the value")
+            });
+            continue;
+        }
+        match attempt::<T>(&repaired.text) {
+            Ok(value) => {
+                return Ok(Extracted {
+                    value,
+                    report: Report {
+                        layer: Layer::Repair,
+                        repairs: repaired.repairs.to_vec(),
+                    },
+                })
+            }
+            Err(Miss::Shape(e)) => misses.shape(e),
+            Err(Miss::Syntax(e)) => misses.syntax(repaired.end - start, || {
+                let message = e.to_string();
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(&*message, |i| &message[..i]);
+                format!("is not valid JSON: {message}")
+            }),
+        }
+    }
+    Err(misses.into_failure())
+}

@@ -1,0 +1,183 @@
+//! Provenance of an extracted value: which layer found it and what was repaired.
+
+use std::fmt;
+
+/// The layer of [`extract`](super::extract) that produced the value.
+///
+/// Layers run in this order, each only when every earlier one failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Layer {
+    /// The reply was valid JSON as it stood.
+    AsIs,
+    /// The content of a code fence (```` ```json ````, ```` ``` ````, `~~~`,
+    /// or a fence that was never closed).
+    Fence,
+    /// The reply once `<think>`/`<thinking>` blocks were removed.
+    ThinkRemoved,
+    /// A balanced `{...}` or `[...]` found in surrounding prose.
+    Scan,
+    /// Broken JSON that the repair pass fixed.
+    Repair,
+}
+
+impl Layer {
+    /// A short lowercase name, stable for logs and ledgers: `as_is`, `fence`,
+    /// `think_removed`, `scan`, `repair`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::AsIs => "as_is",
+            Layer::Fence => "fence",
+            Layer::ThinkRemoved => "think_removed",
+            Layer::Scan => "scan",
+            Layer::Repair => "repair",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One kind of fix the repair pass applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Repair {
+    /// A byte-order mark was skipped.
+    Bom,
+    /// A `//`, `/* */` or `#` comment was removed.
+    Comment,
+    /// A comma with no item after it (`[1, 2,]`, `[1,,2]`) was removed.
+    TrailingComma,
+    /// A missing comma between two items or members was added.
+    MissingComma,
+    /// An object key without quotes was quoted.
+    UnquotedKey,
+    /// A string in single quotes was turned into a double-quoted one.
+    SingleQuotes,
+    /// A string in typographic quotes (`“…”`, `‘…’`) was turned into a
+    /// double-quoted one.
+    SmartQuotes,
+    /// Python's `True`, `False` or `None` became `true`, `false` or `null`.
+    PythonLiteral,
+    /// A raw newline, tab or other control character inside a string was escaped.
+    ControlCharacter,
+    /// A backslash that starts no valid escape was escaped itself.
+    InvalidEscape,
+    /// A closing bracket of the wrong kind was replaced.
+    MismatchedBracket,
+    /// A `;` after the value was removed.
+    TrailingSemicolon,
+    /// The input stopped early: the open string, number, literal, arrays
+    /// and objects were closed.
+    Truncated,
+    /// A key left without a value by a cut-off reply was dropped.
+    DanglingKey,
+}
+
+impl Repair {
+    /// Every kind, in declaration order.
+    pub const ALL: [Repair; 14] = [
+        Repair::Bom,
+        Repair::Comment,
+        Repair::TrailingComma,
+        Repair::MissingComma,
+        Repair::UnquotedKey,
+        Repair::SingleQuotes,
+        Repair::SmartQuotes,
+        Repair::PythonLiteral,
+        Repair::ControlCharacter,
+        Repair::InvalidEscape,
+        Repair::MismatchedBracket,
+        Repair::TrailingSemicolon,
+        Repair::Truncated,
+        Repair::DanglingKey,
+    ];
+
+    /// A short lowercase name, stable for logs and ledgers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repair::Bom => "bom",
+            Repair::Comment => "comment",
+            Repair::TrailingComma => "trailing_comma",
+            Repair::MissingComma => "missing_comma",
+            Repair::UnquotedKey => "unquoted_key",
+            Repair::SingleQuotes => "single_quotes",
+            Repair::SmartQuotes => "smart_quotes",
+            Repair::PythonLiteral => "python_literal",
+            Repair::ControlCharacter => "control_character",
+            Repair::InvalidEscape => "invalid_escape",
+            Repair::MismatchedBracket => "mismatched_bracket",
+            Repair::TrailingSemicolon => "trailing_semicolon",
+            Repair::Truncated => "truncated",
+            Repair::DanglingKey => "dangling_key",
+        }
+    }
+}
+
+impl fmt::Display for Repair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A set of [`Repair`] kinds, as a bit set (the repair pass records into it
+/// without allocating).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RepairSet(u32);
+
+impl RepairSet {
+    pub(crate) fn insert(&mut self, repair: Repair) {
+        self.0 |= 1 << repair as u32;
+    }
+
+    pub(crate) fn contains(self, repair: Repair) -> bool {
+        self.0 & (1 << repair as u32) != 0
+    }
+
+    pub(crate) fn to_vec(self) -> Vec<Repair> {
+        Repair::ALL
+            .into_iter()
+            .filter(|r| self.contains(*r))
+            .collect()
+    }
+}
+
+/// How a value was extracted: the layer and the repairs, for the ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Report {
+    /// The layer that produced the value.
+    pub layer: Layer,
+    /// The repairs applied, each kind once, in [`Repair::ALL`] order; empty
+    /// unless `layer` is [`Layer::Repair`].
+    pub repairs: Vec<Repair>,
+}
+
+impl Report {
+    /// True when the reply was valid JSON as it stood.
+    pub fn is_clean(&self) -> bool {
+        self.layer == Layer::AsIs
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.layer.as_str())?;
+        for (i, repair) in self.repairs.iter().enumerate() {
+            f.write_str(if i == 0 { ": " } else { ", " })?;
+            f.write_str(repair.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+/// A value together with the [`Report`] of how it was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extracted<T> {
+    /// The value.
+    pub value: T,
+    /// How it was found.
+    pub report: Report,
+}

@@ -1,0 +1,151 @@
+//! A string-aware bracket scan that finds `{...}` and `[...]` candidates in
+//! prose, in one pass.
+
+/// Bracket candidates of a text.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Candidates {
+    /// Balanced spans not inside another balanced span, as byte ranges
+    /// `(start, end)`, in order. They never overlap, so trying each costs
+    /// linear time in total.
+    pub(crate) balanced: Vec<(usize, usize)>,
+    /// Openers never closed (a reply cut off), outermost first.
+    pub(crate) unclosed: Vec<usize>,
+}
+
+/// What a byte means to the scan outside strings.
+const OTHER: u8 = 0;
+const QUOTE: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+
+const CLASS: [u8; 256] = {
+    let mut table = [OTHER; 256];
+    table[b'"' as usize] = QUOTE;
+    table[b'{' as usize] = OPEN;
+    table[b'[' as usize] = OPEN;
+    table[b'}' as usize] = CLOSE;
+    table[b']' as usize] = CLOSE;
+    table
+};
+
+fn opener_of(close: u8) -> u8 {
+    if close == b'}' {
+        b'{'
+    } else {
+        b'['
+    }
+}
+
+/// Scans `text` for bracket candidates.
+///
+/// Quotes count only inside brackets (an apostrophe in prose starts no
+/// string). A closing bracket that does not match the innermost opener
+/// closes the nearest opener it matches, abandoning the ones inside; with no
+/// such opener it is ignored.
+pub(crate) fn scan(text: &str) -> Candidates {
+    let bytes = text.as_bytes();
+    // Open brackets: (byte, position).
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let (mut open_objects, mut open_arrays) = (0usize, 0usize);
+    // Every closed pair, in the order of its end.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match CLASS[b as usize] {
+            QUOTE if !stack.is_empty() => {
+                // Skip the string: to the next unescaped quote.
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            OPEN => {
+                if b == b'{' {
+                    open_objects += 1;
+                } else {
+                    open_arrays += 1;
+                }
+                stack.push((b, i));
+            }
+            CLOSE => {
+                let want = opener_of(b);
+                let available = if want == b'{' {
+                    open_objects
+                } else {
+                    open_arrays
+                };
+                if available > 0 {
+                    while let Some((opener, start)) = stack.pop() {
+                        if opener == b'{' {
+                            open_objects -= 1;
+                        } else {
+                            open_arrays -= 1;
+                        }
+                        if opener == want {
+                            pairs.push((start, i + 1));
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Pairs sorted by end are nested or disjoint: walking them from the last,
+    // a pair is outermost when it ends before the start of the last kept one.
+    let mut balanced = Vec::new();
+    let mut kept_start = usize::MAX;
+    for &(start, end) in pairs.iter().rev() {
+        if end <= kept_start {
+            balanced.push((start, end));
+            kept_start = start;
+        }
+    }
+    balanced.reverse();
+    Candidates {
+        balanced,
+        unclosed: stack.into_iter().map(|(_, at)| at).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{scan, Candidates};
+
+    #[test]
+    fn finds_outermost_balanced_spans_in_prose() {
+        let text = r#"It's {"a": [1, "]"]} and [2] then {"b": "}{"}"#;
+        let c = scan(text);
+        let spans: Vec<&str> = c.balanced.iter().map(|&(s, e)| &text[s..e]).collect();
+        assert_eq!(spans, [r#"{"a": [1, "]"]}"#, "[2]", r#"{"b": "}{"}"#]);
+        assert!(c.unclosed.is_empty());
+    }
+
+    #[test]
+    fn unclosed_opener_leaves_inner_pairs_as_candidates() {
+        let text = r#"see [1 for {"a": 1} and {"b": [2"#;
+        let c = scan(text);
+        let spans: Vec<&str> = c.balanced.iter().map(|&(s, e)| &text[s..e]).collect();
+        assert_eq!(spans, [r#"{"a": 1}"#]);
+        assert_eq!(c.unclosed, [4, 24, 30]);
+    }
+
+    #[test]
+    fn mismatched_closer_closes_the_nearest_matching_opener() {
+        let text = r#"{"a": [1, 2}"#;
+        assert_eq!(
+            scan(text),
+            Candidates {
+                balanced: vec![(0, text.len())],
+                unclosed: vec![]
+            }
+        );
+        assert_eq!(scan("x ] } [1]").balanced, [(6, 9)]);
+    }
+}
