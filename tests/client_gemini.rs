@@ -1,0 +1,300 @@
+//! `Gemini` against real axum servers on 127.0.0.1, through the real
+//! reqwest client.
+
+mod client_support;
+
+use std::time::Duration;
+
+use client_support::{Scripted, TestServer};
+use serde_json::{json, Value};
+use twr_runtime::{ChatModel, FinishReason, Gemini, Message, ModelError, Reply, Usage};
+
+const KEY: &str = "AIza-test-SECRET-987";
+
+fn client(server: &TestServer) -> Gemini {
+    Gemini::new(KEY, "gemini-test").base_url(server.url("/v1beta"))
+}
+
+fn conversation() -> Vec<Message> {
+    vec![
+        Message::system("Answer in one word."),
+        Message::user("Capital of France?"),
+        Message::assistant("Paris."),
+        Message::user("And of Italy?"),
+    ]
+}
+
+fn candidate(parts: Value, finish: &str) -> Value {
+    json!({"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0})
+}
+
+#[tokio::test]
+async fn generate_content_with_thoughts_usage_and_the_request() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({
+            "candidates": [candidate(json!([
+                {"text": "Italy's capital is Rome.", "thought": true},
+                {"text": "Rome"},
+                {"text": "."}
+            ]), "STOP")],
+            "usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 2,
+                              "thoughtsTokenCount": 6, "totalTokenCount": 28},
+            "modelVersion": "gemini-test"
+        }),
+    )])
+    .await;
+    let model = client(&server)
+        .temperature(0.5)
+        .max_tokens(64)
+        .seed(9)
+        .include_thoughts(true);
+    let reply = model.chat(&conversation()).await.unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "Rome.".into(),
+            reasoning: Some("Italy's capital is Rome.".into()),
+            usage: Usage {
+                prompt_tokens: 20,
+                completion_tokens: 8,
+                total_tokens: 28
+            },
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(
+        request.path_and_query,
+        "/v1beta/models/gemini-test:generateContent"
+    );
+    assert_eq!(request.header("x-goog-api-key"), Some(KEY));
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(
+        request.body,
+        json!({
+            "contents": [
+                {"role": "user", "parts": [{"text": "Capital of France?"}]},
+                {"role": "model", "parts": [{"text": "Paris."}]},
+                {"role": "user", "parts": [{"text": "And of Italy?"}]},
+            ],
+            "systemInstruction": {"parts": [{"text": "Answer in one word."}]},
+            "generationConfig": {
+                "temperature": 0.5,
+                "maxOutputTokens": 64,
+                "seed": 9,
+                "thinkingConfig": {"includeThoughts": true},
+            },
+        })
+    );
+}
+
+#[tokio::test]
+async fn stream_generate_content_over_sse() {
+    let chunks = [
+        json!({"candidates": [candidate(json!([{"text": "Weighing ", "thought": true}]), "")]}),
+        json!({"candidates": [candidate(json!([{"text": "options.", "thought": true}]), "")]}),
+        json!({"candidates": [candidate(json!([{"text": "[Answer]\nRo"}]), "")],
+               "usageMetadata": {"promptTokenCount": 11}}),
+        json!({"candidates": [candidate(json!([{"text": "me"}]), "STOP")],
+               "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 3, "totalTokenCount": 14}}),
+    ];
+    // Gemini ends events with CRLF and sends no [DONE].
+    let body: String = chunks
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            if c["candidates"][0]["finishReason"] == "" {
+                c["candidates"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("finishReason");
+            }
+            format!("data: {c}\r\n\r\n")
+        })
+        .collect();
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let reply = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "[Answer]\nRome".into(),
+            reasoning: Some("Weighing options.".into()),
+            usage: Usage {
+                prompt_tokens: 11,
+                completion_tokens: 3,
+                total_tokens: 14
+            },
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(
+        request.path_and_query,
+        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"
+    );
+    assert!(!request.path_and_query.contains(KEY));
+}
+
+#[tokio::test]
+async fn max_tokens_is_length() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({"candidates": [candidate(json!([{"text": "The answer is"}]), "MAX_TOKENS")],
+               "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 3, "totalTokenCount": 7}}),
+    )])
+    .await;
+    let reply = client(&server).chat(&conversation()).await.unwrap();
+    assert_eq!(reply.content, "The answer is");
+    assert_eq!(reply.finish_reason, Some(FinishReason::Length));
+    assert!(reply.is_truncated());
+}
+
+#[tokio::test]
+async fn blocked_prompts_and_filtered_replies_are_refused() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+                   "usageMetadata": {"promptTokenCount": 9}}),
+        ),
+        Scripted::json(
+            200,
+            json!({"candidates": [{"finishReason": "SAFETY", "index": 0}]}),
+        ),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server refused to answer: Gemini blocked the prompt (blockReason PROHIBITED_CONTENT)"
+    );
+    assert!(!error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server refused to answer: the server's content filter stopped the reply"
+    );
+}
+
+#[tokio::test]
+async fn status_errors_carry_google_messages_and_never_the_key() {
+    let google = |code: u16, status: &str, message: &str| json!({"error": {"code": code, "message": message, "status": status}});
+    let server = TestServer::start(vec![
+        Scripted::json(
+            429,
+            google(429, "RESOURCE_EXHAUSTED", "Quota exceeded for metric"),
+        )
+        .header("retry-after", "17"),
+        Scripted::json(503, google(503, "UNAVAILABLE", "The model is overloaded.")),
+        Scripted::json(
+            400,
+            google(
+                400,
+                "INVALID_ARGUMENT",
+                &format!("API key not valid: {KEY}. Please pass a valid API key."),
+            ),
+        ),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, message, retry_after: Some(d) }
+            if message == "Quota exceeded for metric" && *d == Duration::from_secs(17)),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 503: The model is overloaded."
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 400: API key not valid: [redacted]. Please pass a valid API key."
+    );
+    assert!(!error.is_transient());
+    assert!(!format!("{error:?}").contains(KEY));
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_its_finish_reason_is_interrupted() {
+    let body = format!(
+        "data: {}\r\n\r\n",
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Ro"}]}}]})
+    );
+    let server = TestServer::start(vec![
+        Scripted::raw_sse(&body),
+        Scripted::raw_sse(&body).break_after(30),
+    ])
+    .await;
+    let model = client(&server).stream(true);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the stream ended before the reply was complete (no finishReason)"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert!(matches!(error, ModelError::Interrupted(_)), "{error:?}");
+}
+
+#[tokio::test]
+async fn an_error_event_inside_the_stream() {
+    let body = format!(
+        "data: {}\r\n\r\ndata: {}\r\n\r\n",
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Ro"}]}}]}),
+        json!({"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}})
+    );
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let error = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 500, message, .. } if message == "Internal error encountered."),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn empty_replies_and_a_missing_key() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({"candidates": [candidate(json!([{"text": "  "}]), "STOP")]}),
+    )])
+    .await;
+    let error = client(&server).chat(&conversation()).await.unwrap_err();
+    assert!(matches!(error, ModelError::EmptyReply), "{error:?}");
+    let error = Gemini::new("", "gemini-test")
+        .base_url(server.url("/v1beta"))
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid model configuration: the Gemini API key is empty"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn the_key_is_not_in_debug_output() {
+    let model = Gemini::new(KEY, "gemini-test");
+    let debug = format!("{model:?}");
+    assert!(!debug.contains(KEY), "{debug}");
+    assert!(
+        debug.contains("generativelanguage.googleapis.com/v1beta"),
+        "{debug}"
+    );
+}
