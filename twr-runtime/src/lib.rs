@@ -15,6 +15,8 @@
 //! - [`feedback`]: structured problems and the message sent back to the model.
 //! - [`json`]: layered JSON extraction and repair.
 //! - [`prompt`]: the soft-format guide.
+//! - [`think`]: the loop ([`think_with_retry`], [`Think`]) and its ledger.
+//! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests.
 #![warn(missing_docs)]
 
 pub mod choice;
@@ -24,7 +26,10 @@ pub mod json;
 pub mod model;
 pub mod parse;
 pub mod prompt;
+pub mod retry;
+pub mod scripted;
 pub mod sections;
+pub mod think;
 
 #[doc(hidden)]
 pub mod __private;
@@ -33,7 +38,13 @@ pub use choice::Choice;
 pub use client::{Gemini, OpenAiCompatible};
 pub use feedback::{Feedback, Lang, Problem, ProblemKind};
 pub use model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Role, Usage};
+pub use retry::RetryPolicy;
+pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};
+pub use think::{
+    think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
+    ThinkError,
+};
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.
 ///

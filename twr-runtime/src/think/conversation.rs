@@ -1,0 +1,161 @@
+//! The private retry conversation and the patch merge of sections.
+
+use super::outcome::SectionSource;
+use crate::model::Message;
+use crate::parse::split_sections;
+use crate::sections::SectionSpec;
+
+/// The private conversation of one run.
+///
+/// Each request is the caller's system and history messages, the prompt with
+/// the format guide, and at most one failed exchange: the latest failed reply
+/// and the message sent back about it. Older failures are dropped so the
+/// context stays small and the model is not anchored on its earlier
+/// mistakes. The full exchange is still kept in a log for the outcome.
+pub(crate) struct Conversation {
+    base: Vec<Message>,
+    latest: Option<[Message; 2]>,
+    log: Vec<Message>,
+}
+
+impl Conversation {
+    pub(crate) fn new(system: Option<&str>, history: &[Message], prompt: String) -> Self {
+        let mut base = Vec::with_capacity(history.len() + 2);
+        if let Some(system) = system {
+            base.push(Message::system(system));
+        }
+        base.extend_from_slice(history);
+        base.push(Message::user(prompt));
+        Conversation {
+            log: base.clone(),
+            base,
+            latest: None,
+        }
+    }
+
+    /// The messages of the next request.
+    pub(crate) fn request(&self) -> Vec<Message> {
+        let mut messages = self.base.clone();
+        if let Some(latest) = &self.latest {
+            messages.extend_from_slice(latest);
+        }
+        messages
+    }
+
+    /// Logs a reply of the model.
+    pub(crate) fn log_reply(&mut self, raw: &str) {
+        self.log.push(Message::assistant(raw));
+    }
+
+    /// Replaces the failed exchange with `raw` and the `message` about it.
+    pub(crate) fn send_back(&mut self, raw: &str, message: &str) {
+        self.log.push(Message::user(message));
+        self.latest = Some([Message::assistant(raw), Message::user(message)]);
+    }
+
+    /// The full log: base messages, then every reply and message sent back.
+    pub(crate) fn into_transcript(self) -> Vec<Message> {
+        self.log
+    }
+}
+
+/// The newest content of each section received so far, for patch retries.
+///
+/// The merge is done on text, not on typed values: for each section the
+/// newest reply that contained it wins, the sections are written out again
+/// as `[Header]\ncontent` in declaration order, and the result goes through
+/// the type's own parser. Validation therefore runs on exactly what a single
+/// complete reply would have given, and cross-section validators still see
+/// the whole value.
+pub(crate) struct SectionStore {
+    specs: &'static [SectionSpec],
+    slots: Vec<Option<(String, usize)>>,
+}
+
+impl SectionStore {
+    pub(crate) fn new(specs: &'static [SectionSpec]) -> Self {
+        SectionStore {
+            specs,
+            slots: vec![None; specs.len()],
+        }
+    }
+
+    /// Takes the sections present in `raw`, the reply of attempt `attempt`.
+    ///
+    /// With `truncated`, the section that ends the reply is left out: the
+    /// token limit may have cut it mid-sentence, and a cut section that still
+    /// parses (a list missing its last items, a number missing digits) would
+    /// be silently wrong. Sections whose position cannot be told are left out
+    /// too. Returns the headers taken.
+    pub(crate) fn absorb(
+        &mut self,
+        raw: &str,
+        attempt: usize,
+        truncated: bool,
+    ) -> Vec<&'static str> {
+        let map = split_sections(raw, self.specs);
+        let start = raw.as_ptr() as usize;
+        let end = start + raw.len();
+        let found: Vec<(usize, &str, Option<usize>)> = self
+            .specs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, spec)| {
+                let content = map.get(spec.header)?;
+                let at = content.as_ptr() as usize;
+                let offset = (start..=end).contains(&at).then(|| at - start);
+                Some((index, content, offset))
+            })
+            .collect();
+        let last = if truncated {
+            found.iter().filter_map(|(_, _, offset)| *offset).max()
+        } else {
+            None
+        };
+        let mut taken = Vec::new();
+        for (index, content, offset) in found {
+            if truncated && (offset.is_none() || offset == last) {
+                continue;
+            }
+            self.slots[index] = Some((content.trim().to_string(), attempt));
+            taken.push(self.specs[index].header);
+        }
+        taken
+    }
+
+    /// True when some section came from an attempt before `attempt`.
+    pub(crate) fn has_earlier_than(&self, attempt: usize) -> bool {
+        self.slots.iter().flatten().any(|(_, from)| *from < attempt)
+    }
+
+    /// The merged answer: each known section under its header, in
+    /// declaration order.
+    pub(crate) fn render(&self) -> String {
+        let mut text = String::new();
+        for (spec, slot) in self.specs.iter().zip(&self.slots) {
+            if let Some((content, _)) = slot {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(spec.header);
+                text.push('\n');
+                text.push_str(content);
+            }
+        }
+        text
+    }
+
+    /// Where each known section came from.
+    pub(crate) fn sources(&self) -> Vec<SectionSource> {
+        self.specs
+            .iter()
+            .zip(&self.slots)
+            .filter_map(|(spec, slot)| {
+                slot.as_ref().map(|(_, attempt)| SectionSource {
+                    header: spec.header,
+                    attempt: *attempt,
+                })
+            })
+            .collect()
+    }
+}

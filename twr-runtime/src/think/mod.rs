@@ -1,0 +1,664 @@
+//! The think-with-retry loop: ask, parse, tell the model what to fix, ask
+//! again.
+//!
+//! [`think_with_retry`] is the one-call form; [`Think`] is the builder with
+//! every option and returns the full [`Outcome`].
+//!
+//! # How a run goes
+//!
+//! 1. The request is the optional system message, the caller's history, and
+//!    the prompt with `T::format_guide()` appended.
+//! 2. Each reply is parsed. If it fails, the problems go back to the model in
+//!    a private, bounded conversation: the request above plus only the latest
+//!    failed reply and the feedback about it.
+//! 3. In [`RetryMode::Patch`] (the default) the model is asked only for the
+//!    failing sections, by name, and its answer is merged with the valid
+//!    sections already received (a full re-answer is merged the same way).
+//!    [`RetryMode::Full`] asks for everything and does not merge.
+//! 4. The same problems twice in a row escalate the feedback: it then carries
+//!    the format guide with its complete example answer. A reply identical to
+//!    the previous one stops the run with [`ThinkError::RepeatedReply`].
+//! 5. Transient transport failures are retried under a [`RetryPolicy`] that
+//!    never consumes format attempts.
+//!
+//! # Replies cut off by the token limit
+//!
+//! A reply whose `finish_reason` is `length` ([`Reply::is_truncated`]) gets no
+//! format feedback: its "problems" are an artefact of the cut, not mistakes
+//! to correct. It is recorded as [`AttemptKind::Truncated`] and counts as one
+//! attempt (so a model that always rambles cannot loop forever). The loop
+//! then asks for a **shorter complete answer** rather than a continuation:
+//! continuing a sectioned reply mid-sentence is hard to stitch (the model
+//! restarts the section, repeats headers, or changes its mind), and the
+//! same token limit would likely cut the continuation too. In patch mode the
+//! complete sections of the cut reply are kept (all but the one the cut went
+//! through, which may be silently incomplete) and the model is asked, briefly,
+//! only for the sections still missing: a continuation at section granularity,
+//! which stitches cleanly. In full mode and with [`Think::run_with`] the whole
+//! answer is asked for again, shorter.
+
+mod budget;
+mod conversation;
+mod error;
+mod hook;
+mod messages;
+mod outcome;
+
+use std::fmt;
+use std::mem::Discriminant;
+use std::time::{Duration, Instant};
+
+use tracing::Instrument;
+
+pub use error::{BudgetLimit, ThinkError};
+pub use outcome::{Attempt, AttemptKind, Ending, Outcome, SectionSource, TransportRetry};
+
+use budget::Budget;
+use conversation::{Conversation, SectionStore};
+use hook::AttemptHook;
+use messages::Request;
+
+use crate::feedback::{Feedback, Lang, ProblemKind};
+use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
+use crate::retry::RetryPolicy;
+use crate::sections::{SectionSpec, Sections};
+
+/// The environment variable that sets the default number of format attempts.
+pub const MAX_ATTEMPTS_ENV: &str = "LLM_MAX_RETRIES";
+
+/// The number of format attempts when neither [`Think::max_attempts`] nor
+/// `LLM_MAX_RETRIES` says otherwise.
+pub const DEFAULT_MAX_ATTEMPTS: usize = 3;
+
+/// What a retry asks the model for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RetryMode {
+    /// Ask only for the failing sections and merge them with the valid
+    /// sections already received (the default).
+    #[default]
+    Patch,
+    /// Ask for the whole answer again; nothing is merged.
+    Full,
+}
+
+/// Asks `model` for a `T`, re-asking with feedback until the reply parses;
+/// the one-call form of [`Think`] with its defaults.
+///
+/// ```
+/// use twr_runtime::{think_with_retry, Feedback, ScriptedModel, SectionSpec, Sections};
+/// # use twr_runtime::{Presence, ValueKind};
+///
+/// /// A hand-written `Sections` type (usually derived).
+/// struct Answer(String);
+///
+/// impl Sections for Answer {
+///     fn specs() -> &'static [SectionSpec] {
+///         # const SPECS: &[SectionSpec] = &[SectionSpec {
+///         #     field: "answer", header: "[Answer]", name: "Answer", aliases: &[],
+///         #     description: "", example: "42", kind: ValueKind::Text, presence: Presence::Required,
+///         # }];
+///         SPECS
+///     }
+///     fn format_guide() -> String {
+///         "Write your answer under the header [Answer].".to_string()
+///     }
+///     fn parse_sections(raw: &str) -> Result<Self, Feedback> {
+///         raw.trim()
+///             .strip_prefix("[Answer]")
+///             .map(|rest| Answer(rest.trim().to_string()))
+///             .ok_or_else(|| Feedback::message("Start your reply with the header [Answer]."))
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new(["[Answer]\n42"]);
+/// let answer: Answer = think_with_retry::<Answer>(&model, "What is six times seven?").await?;
+/// assert_eq!(answer.0, "42");
+/// # Ok::<(), twr_runtime::ThinkError>(())
+/// # }).unwrap();
+/// ```
+pub async fn think_with_retry<T: Sections>(
+    model: &(impl ChatModel + ?Sized),
+    prompt: impl Into<String>,
+) -> Result<T, ThinkError> {
+    Think::new(model)
+        .run::<T>(prompt)
+        .await
+        .map(|outcome| outcome.value)
+}
+
+/// The think-with-retry loop with its options; see the [module
+/// documentation](self) for how a run goes.
+///
+/// ```
+/// use std::time::Duration;
+/// use twr_runtime::{Message, RetryMode, RetryPolicy, ScriptedModel, Think};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new(["about six", "6"]);
+/// let history = vec![Message::user("Hi"), Message::assistant("Hello!")];
+/// let outcome = Think::new(&model)
+///     .system("You are precise.")
+///     .history(&history)
+///     .max_attempts(4)
+///     .retry_mode(RetryMode::Full)
+///     .max_duration(Duration::from_secs(60))
+///     .retry_policy(RetryPolicy::default().max_retries(2))
+///     .on_attempt(|attempt| println!("attempt {}: {:?}", attempt.number, attempt.kind))
+///     .run_with("How many legs has an insect?", |raw: &str| {
+///         raw.trim().parse::<u32>().map_err(|_| format!("Write only the number; you wrote '{raw}'.").into())
+///     })
+///     .await?;
+/// assert_eq!(outcome.value, 6);
+/// assert_eq!(outcome.attempts.len(), 2);
+/// # Ok::<(), twr_runtime::ThinkError>(())
+/// # }).unwrap();
+/// ```
+pub struct Think<'a, M: ?Sized> {
+    model: &'a M,
+    system: Option<String>,
+    history: Vec<Message>,
+    max_attempts: Option<usize>,
+    mode: RetryMode,
+    max_total_tokens: Option<u64>,
+    max_requests: Option<usize>,
+    max_duration: Option<Duration>,
+    retry_policy: RetryPolicy,
+    hook: Option<AttemptHook<'a>>,
+}
+
+/// How a reply is read: the parser, and for `Sections` types the guide and
+/// the specs that make patch merges possible.
+struct Format<F> {
+    parse: F,
+    guide: Option<String>,
+    specs: Option<&'static [SectionSpec]>,
+    lang: Option<Lang>,
+}
+
+/// Why one model call (with its transport retries) gave no reply.
+enum CallFailure {
+    Budget(BudgetLimit),
+    Model { source: ModelError, retries: u32 },
+}
+
+/// A reply and what it took to get it.
+struct Call {
+    reply: Reply,
+    retries: Vec<TransportRetry>,
+    latency: Duration,
+    /// Tokens of empty replies that were retried.
+    wasted: Usage,
+}
+
+impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
+    /// A loop over `model` (any [`ChatModel`]: a client, `&dyn ChatModel`,
+    /// `Box<dyn ChatModel>`, `Arc<...>`) with the default options.
+    pub fn new(model: &'a M) -> Self {
+        Think {
+            model,
+            system: None,
+            history: Vec::new(),
+            max_attempts: None,
+            mode: RetryMode::default(),
+            max_total_tokens: None,
+            max_requests: None,
+            max_duration: None,
+            retry_policy: RetryPolicy::default(),
+            hook: None,
+        }
+    }
+
+    /// A system message sent first.
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.system = Some(text.into());
+        self
+    }
+
+    /// Earlier messages sent before the prompt. They are copied; the
+    /// caller's history is never changed (append
+    /// [`Outcome::final_exchange`] to it yourself).
+    pub fn history(mut self, messages: &[Message]) -> Self {
+        self.history = messages.to_vec();
+        self
+    }
+
+    /// The total number of format attempts (model calls that returned a
+    /// reply): `1` makes exactly one call. Default 3, or `LLM_MAX_RETRIES`
+    /// when set. Values below 1 are taken as 1.
+    pub fn max_attempts(mut self, attempts: usize) -> Self {
+        self.max_attempts = Some(attempts.max(1));
+        self
+    }
+
+    /// What a retry asks for: only the failing sections ([`RetryMode::Patch`],
+    /// the default) or the whole answer ([`RetryMode::Full`]).
+    pub fn retry_mode(mut self, mode: RetryMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Stops the run once the replies used this many tokens in total.
+    pub fn max_total_tokens(mut self, tokens: u64) -> Self {
+        self.max_total_tokens = Some(tokens);
+        self
+    }
+
+    /// Stops the run before the request that would exceed this many
+    /// requests (transport retries included).
+    pub fn max_requests(mut self, requests: usize) -> Self {
+        self.max_requests = Some(requests);
+        self
+    }
+
+    /// Stops the run after this much wall time, even mid-request.
+    pub fn max_duration(mut self, duration: Duration) -> Self {
+        self.max_duration = Some(duration);
+        self
+    }
+
+    /// How transient transport failures are retried.
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry_policy = policy;
+        self
+    }
+
+    /// Calls `hook` after every attempt with its ledger entry.
+    pub fn on_attempt(mut self, hook: impl Fn(&Attempt) + Send + Sync + 'a) -> Self {
+        self.hook = Some(Box::new(hook));
+        self
+    }
+
+    /// Asks for a `T`: the prompt gets `T::format_guide()` appended, replies
+    /// are read with `T::parse_sections`, and patch retries merge sections.
+    pub async fn run<T: Sections>(
+        &self,
+        prompt: impl Into<String>,
+    ) -> Result<Outcome<T>, ThinkError> {
+        let format = Format {
+            parse: T::parse_sections,
+            guide: Some(T::format_guide()),
+            specs: Some(T::specs()),
+            lang: Some(T::lang()),
+        };
+        self.drive(prompt.into(), format).await
+    }
+
+    /// Asks with any parser: `parse` turns the raw reply into a value or a
+    /// [`Feedback`] for the model. No format guide is appended (say in the
+    /// prompt what you expect), and retries ask for a whole new answer. The
+    /// closure's captures are the parser's options.
+    pub async fn run_with<U, F>(
+        &self,
+        prompt: impl Into<String>,
+        parse: F,
+    ) -> Result<Outcome<U>, ThinkError>
+    where
+        F: Fn(&str) -> Result<U, Feedback>,
+    {
+        let format = Format {
+            parse,
+            guide: None,
+            specs: None,
+            lang: None,
+        };
+        self.drive(prompt.into(), format).await
+    }
+
+    /// The number of format attempts of a run.
+    fn attempts_allowed(&self) -> usize {
+        if let Some(attempts) = self.max_attempts {
+            return attempts;
+        }
+        match std::env::var(MAX_ATTEMPTS_ENV) {
+            Ok(value) => match value.trim().parse::<usize>() {
+                Ok(attempts) => attempts.max(1),
+                Err(_) => {
+                    tracing::warn!(
+                        value = %value,
+                        "{MAX_ATTEMPTS_ENV} is not a whole number; using {DEFAULT_MAX_ATTEMPTS} attempts"
+                    );
+                    DEFAULT_MAX_ATTEMPTS
+                }
+            },
+            Err(_) => DEFAULT_MAX_ATTEMPTS,
+        }
+    }
+
+    async fn drive<U, F>(&self, prompt: String, format: Format<F>) -> Result<Outcome<U>, ThinkError>
+    where
+        F: Fn(&str) -> Result<U, Feedback>,
+    {
+        let max_attempts = self.attempts_allowed();
+        let span = tracing::info_span!(
+            "think",
+            model = %self.model.name(),
+            max_attempts,
+            mode = ?self.mode,
+        );
+        self.drive_in_span(prompt, format, max_attempts)
+            .instrument(span)
+            .await
+    }
+
+    async fn drive_in_span<U, F>(
+        &self,
+        prompt: String,
+        format: Format<F>,
+        max_attempts: usize,
+    ) -> Result<Outcome<U>, ThinkError>
+    where
+        F: Fn(&str) -> Result<U, Feedback>,
+    {
+        let first_message = match &format.guide {
+            Some(guide) if !guide.trim().is_empty() => format!("{prompt}\n\n{guide}"),
+            _ => prompt.clone(),
+        };
+        let mut conversation =
+            Conversation::new(self.system.as_deref(), &self.history, first_message);
+        let mut store = match (self.mode, format.specs) {
+            (RetryMode::Patch, Some(specs)) => Some(SectionStore::new(specs)),
+            _ => None,
+        };
+        let mut budget = Budget::new(self.max_total_tokens, self.max_requests, self.max_duration);
+        let mut attempts: Vec<Attempt> = Vec::new();
+        let mut usage = Usage::default();
+        let mut previous_raw: Option<String> = None;
+        let mut previous_problems: Option<Vec<ProblemKey>> = None;
+
+        for number in 1..=max_attempts {
+            let call = match self
+                .call(&conversation.request(), &mut budget, number)
+                .await
+            {
+                Ok(call) => call,
+                Err(CallFailure::Budget(limit)) => {
+                    tracing::warn!(attempt = number, %limit, "twr budget exhausted");
+                    return Err(ThinkError::Budget {
+                        limit,
+                        attempts,
+                        usage,
+                    });
+                }
+                Err(CallFailure::Model { source, retries }) => {
+                    tracing::warn!(attempt = number, retries, error = %source, "twr model call failed");
+                    return Err(ThinkError::Model {
+                        source,
+                        retries,
+                        attempts,
+                        usage,
+                    });
+                }
+            };
+            let reply_usage = call.reply.usage + call.wasted;
+            usage += reply_usage;
+            budget.add_usage(reply_usage);
+            conversation.log_reply(&call.reply.content);
+            let truncated = call.reply.is_truncated();
+            let mut attempt = Attempt {
+                number,
+                kind: AttemptKind::Rejected,
+                raw: call.reply.content,
+                reasoning: call.reply.reasoning,
+                problems: None,
+                sent_back: None,
+                latency: call.latency,
+                usage: reply_usage,
+                finish_reason: call.reply.finish_reason,
+                transport_retries: call.retries,
+            };
+
+            if previous_raw.as_deref().map(str::trim) == Some(attempt.raw.trim()) {
+                attempt.kind = AttemptKind::Repeated;
+                attempt.problems = attempts.last().and_then(|a: &Attempt| a.problems.clone());
+                self.record(attempt, &mut attempts);
+                return Err(ThinkError::RepeatedReply { attempts, usage });
+            }
+
+            // Read the reply: on its own first, then merged with earlier sections.
+            let mut accepted: Option<(U, AttemptKind, String)> = None;
+            let message: String;
+            if truncated {
+                attempt.kind = AttemptKind::Truncated;
+                message = match store.as_mut() {
+                    Some(store) => {
+                        let kept = store.absorb(&attempt.raw, number, true);
+                        let merged = store.render();
+                        match (format.parse)(&merged) {
+                            Ok(value) => {
+                                accepted = Some((value, AttemptKind::Merged, merged));
+                                String::new()
+                            }
+                            Err(problems) => {
+                                let remaining = problems.headers();
+                                let lang = lang_of(&format, Some(&problems));
+                                if remaining.is_empty() || has_general_problem(&problems) {
+                                    messages::truncated_whole(lang)
+                                } else {
+                                    messages::truncated_patch(lang, &kept, &remaining)
+                                }
+                            }
+                        }
+                    }
+                    None => messages::truncated_whole(lang_of(&format, None)),
+                };
+                previous_problems = None;
+            } else {
+                match (format.parse)(&attempt.raw) {
+                    Ok(value) => {
+                        let raw = attempt.raw.clone();
+                        accepted = Some((value, AttemptKind::Accepted, raw));
+                        message = String::new();
+                    }
+                    Err(own_problems) => {
+                        let mut problems = own_problems;
+                        if let Some(store) = store.as_mut() {
+                            store.absorb(&attempt.raw, number, false);
+                            if store.has_earlier_than(number) {
+                                let merged = store.render();
+                                match (format.parse)(&merged) {
+                                    Ok(value) => {
+                                        accepted = Some((value, AttemptKind::Merged, merged))
+                                    }
+                                    Err(merged_problems) => problems = merged_problems,
+                                }
+                            }
+                        }
+                        if accepted.is_some() {
+                            message = String::new();
+                        } else {
+                            let keys = problem_keys(&problems);
+                            let escalate = previous_problems.as_ref() == Some(&keys);
+                            let headers = problems.headers();
+                            let request = if format.specs.is_none() {
+                                Request::Free
+                            } else if store.is_some()
+                                && !headers.is_empty()
+                                && !has_general_problem(&problems)
+                            {
+                                Request::Sections(&headers)
+                            } else {
+                                Request::Whole
+                            };
+                            message = messages::format_feedback(
+                                lang_of(&format, Some(&problems)),
+                                &problems,
+                                request,
+                                escalate.then_some(format.guide.as_deref()),
+                            );
+                            previous_problems = Some(keys);
+                            attempt.problems = Some(problems);
+                        }
+                    }
+                }
+            }
+
+            if let Some((value, kind, final_reply)) = accepted {
+                attempt.kind = kind;
+                let ending = match (kind, number) {
+                    (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
+                    (_, 1) => Ending::FirstTry,
+                    (_, n) => Ending::Reasked(n - 1),
+                };
+                let sources = match (kind, &store) {
+                    (AttemptKind::Merged, Some(store)) => store.sources(),
+                    _ => Vec::new(),
+                };
+                self.record(attempt, &mut attempts);
+                return Ok(Outcome {
+                    value,
+                    attempts,
+                    usage,
+                    transcript: conversation.into_transcript(),
+                    ending,
+                    sources,
+                    elapsed: budget.elapsed(),
+                    prompt,
+                    final_reply,
+                });
+            }
+
+            if number == max_attempts {
+                self.record(attempt, &mut attempts);
+                break;
+            }
+            if let Err(limit) = budget.check_tokens() {
+                self.record(attempt, &mut attempts);
+                tracing::warn!(attempt = number, %limit, "twr budget exhausted");
+                return Err(ThinkError::Budget {
+                    limit,
+                    attempts,
+                    usage,
+                });
+            }
+            conversation.send_back(&attempt.raw, &message);
+            attempt.sent_back = Some(message);
+            previous_raw = Some(attempt.raw.clone());
+            self.record(attempt, &mut attempts);
+        }
+        Err(ThinkError::Exhausted { attempts, usage })
+    }
+
+    /// One model call, with transport retries.
+    async fn call(
+        &self,
+        messages: &[Message],
+        budget: &mut Budget,
+        attempt: usize,
+    ) -> Result<Call, CallFailure> {
+        let started = Instant::now();
+        let mut retries: Vec<TransportRetry> = Vec::new();
+        let mut wasted = Usage::default();
+        loop {
+            budget.take_request().map_err(CallFailure::Budget)?;
+            let result = match budget.time_left() {
+                Some(left) => match tokio::time::timeout(left, self.model.chat(messages)).await {
+                    Ok(result) => result,
+                    Err(_) => return Err(CallFailure::Budget(budget.duration_limit())),
+                },
+                None => self.model.chat(messages).await,
+            };
+            let error = match result {
+                // An empty reply cut off by the limit (a reasoning model that
+                // spent every token thinking) is a truncation, not a transport
+                // failure: asking again unchanged would fail the same way.
+                Ok(reply) if reply.content.trim().is_empty() && !reply.is_truncated() => {
+                    wasted += reply.usage;
+                    budget.add_usage(reply.usage);
+                    ModelError::EmptyReply
+                }
+                Ok(reply) => {
+                    return Ok(Call {
+                        reply,
+                        retries,
+                        latency: started.elapsed(),
+                        wasted,
+                    })
+                }
+                Err(error) => error,
+            };
+            let done = retries.len() as u32;
+            if !error.is_transient() || done >= self.retry_policy.max_retries {
+                return Err(CallFailure::Model {
+                    source: error,
+                    retries: done,
+                });
+            }
+            let delay = self.retry_policy.delay_for(done, error.retry_after());
+            if budget.time_left().is_some_and(|left| left <= delay) {
+                return Err(CallFailure::Budget(budget.duration_limit()));
+            }
+            tracing::warn!(
+                attempt,
+                retry = done + 1,
+                delay_ms = delay.as_millis() as u64,
+                error = %error,
+                "twr transport retry"
+            );
+            retries.push(TransportRetry {
+                error: error.to_string(),
+                delay,
+            });
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Emits the attempt's event, calls the hook and appends the entry.
+    fn record(&self, attempt: Attempt, attempts: &mut Vec<Attempt>) {
+        tracing::info!(
+            attempt = attempt.number,
+            kind = ?attempt.kind,
+            latency_ms = attempt.latency.as_millis() as u64,
+            prompt_tokens = attempt.usage.prompt_tokens,
+            completion_tokens = attempt.usage.completion_tokens,
+            problems = attempt.problems.as_ref().map_or(0, |p| p.problems().len()),
+            transport_retries = attempt.transport_retries.len(),
+            "twr attempt"
+        );
+        if let Some(hook) = &self.hook {
+            hook(&attempt);
+        }
+        attempts.push(attempt);
+    }
+}
+
+impl<M: ?Sized> fmt::Debug for Think<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Think")
+            .field("system", &self.system)
+            .field("history", &self.history.len())
+            .field("max_attempts", &self.max_attempts)
+            .field("mode", &self.mode)
+            .field("max_total_tokens", &self.max_total_tokens)
+            .field("max_requests", &self.max_requests)
+            .field("max_duration", &self.max_duration)
+            .field("retry_policy", &self.retry_policy)
+            .field("on_attempt", &self.hook.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What makes two replies' problems "the same": the section and the kind of
+/// problem, not the quoted text (which changes as the model rewrites).
+type ProblemKey = (String, Discriminant<ProblemKind>);
+
+fn problem_keys(feedback: &Feedback) -> Vec<ProblemKey> {
+    feedback
+        .problems()
+        .iter()
+        .map(|p| (p.header.clone(), std::mem::discriminant(&p.kind)))
+        .collect()
+}
+
+/// True when a problem concerns the reply as a whole (no section named).
+fn has_general_problem(feedback: &Feedback) -> bool {
+    feedback.problems().iter().any(|p| p.header.is_empty())
+}
+
+/// The language of the loop's own messages: the type's, else the feedback's.
+fn lang_of<F>(format: &Format<F>, feedback: Option<&Feedback>) -> Lang {
+    format
+        .lang
+        .or(feedback.map(Feedback::lang))
+        .unwrap_or_default()
+}

@@ -1,0 +1,143 @@
+//! The ledger of a run: one [`Attempt`] per model call, and the [`Outcome`].
+
+use std::time::Duration;
+
+use crate::feedback::Feedback;
+use crate::model::{FinishReason, Message, Usage};
+
+/// What became of one model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AttemptKind {
+    /// The reply parsed on its own.
+    Accepted,
+    /// The reply did not parse on its own, but merged with the valid
+    /// sections of earlier replies it did.
+    Merged,
+    /// The reply had format problems; they were sent back to the model.
+    Rejected,
+    /// The token limit cut the reply off. It got no format feedback: the
+    /// model was asked for a shorter answer (see [`Think`](crate::Think)).
+    Truncated,
+    /// The reply was identical to the previous one; the run stopped.
+    Repeated,
+}
+
+/// One transient failure that was retried before an attempt got its reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportRetry {
+    /// The error, as text (`ModelError`'s message; never a key).
+    pub error: String,
+    /// The pause taken before the next request.
+    pub delay: Duration,
+}
+
+/// One format attempt: one reply of the model and what the loop made of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Attempt {
+    /// 1-based position in the run.
+    pub number: usize,
+    /// What became of the reply.
+    pub kind: AttemptKind,
+    /// The reply exactly as the model wrote it.
+    pub raw: String,
+    /// The model's reasoning, when the server sent it.
+    pub reasoning: Option<String>,
+    /// The format problems found (for a [`AttemptKind::Rejected`] reply, or
+    /// the last problems of one that ended the run).
+    pub problems: Option<Feedback>,
+    /// The message sent back to the model after this reply, if any.
+    pub sent_back: Option<String>,
+    /// Time from the first request of this attempt to its reply, transport
+    /// retries and their pauses included.
+    pub latency: Duration,
+    /// Tokens of this attempt's reply (transport failures report none).
+    pub usage: Usage,
+    /// Why the model stopped writing, when the server said.
+    pub finish_reason: Option<FinishReason>,
+    /// The transient failures retried before the reply came.
+    pub transport_retries: Vec<TransportRetry>,
+}
+
+/// How a successful run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// The first reply parsed.
+    FirstTry,
+    /// The last reply parsed on its own after `n` re-asks.
+    Reasked(usize),
+    /// After `n` re-asks, the last reply merged with valid sections of earlier
+    /// replies parsed (repaired locally, without asking for everything again).
+    Repaired(usize),
+}
+
+/// Which reply a section of the final value came from (patch merges only).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SectionSource {
+    /// The section header, with brackets.
+    pub header: &'static str,
+    /// The 1-based number of the attempt whose reply supplied it.
+    pub attempt: usize,
+}
+
+/// The typed value and the full record of how it was obtained.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Outcome<T> {
+    /// The parsed value.
+    pub value: T,
+    /// The ledger: one entry per model call that returned a reply.
+    pub attempts: Vec<Attempt>,
+    /// Token usage summed over every attempt.
+    pub usage: Usage,
+    /// The private retry conversation as a log: the caller's messages, the
+    /// prompt with its format guide, then every reply and every message sent
+    /// back, in order. (Each request carried only the latest failed reply
+    /// and its feedback; this log keeps them all.)
+    pub transcript: Vec<Message>,
+    /// How the run ended.
+    pub ending: Ending,
+    /// For a [`Ending::Repaired`] value: where each section came from.
+    pub sources: Vec<SectionSource>,
+    /// Wall time of the whole run.
+    pub elapsed: Duration,
+    pub(crate) prompt: String,
+    pub(crate) final_reply: String,
+}
+
+impl<T> Outcome<T> {
+    /// The clean pair to append to the caller's main conversation: the prompt
+    /// as the caller wrote it (no format guide) and the final answer (for a
+    /// repaired value, the merged sections), without any retry traffic.
+    pub fn final_exchange(&self) -> [Message; 2] {
+        [
+            Message::user(self.prompt.clone()),
+            Message::assistant(self.final_reply.clone()),
+        ]
+    }
+
+    /// The final answer's text: the accepted reply, or the merged sections.
+    pub fn final_reply(&self) -> &str {
+        &self.final_reply
+    }
+
+    /// Number of model calls that returned a reply.
+    pub fn attempt_count(&self) -> usize {
+        self.attempts.len()
+    }
+
+    /// Maps the value, keeping the record.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        Outcome {
+            value: f(self.value),
+            attempts: self.attempts,
+            usage: self.usage,
+            transcript: self.transcript,
+            ending: self.ending,
+            sources: self.sources,
+            elapsed: self.elapsed,
+            prompt: self.prompt,
+            final_reply: self.final_reply,
+        }
+    }
+}
