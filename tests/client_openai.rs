@@ -535,3 +535,72 @@ fn the_key_is_not_in_debug_output() {
     let pretty = format!("{model:#?}");
     assert!(!pretty.contains(KEY));
 }
+
+#[tokio::test]
+async fn an_error_event_with_plain_text() {
+    let body = format!(
+        "data: {}\n\nevent: error\ndata: upstream timed out\n\n",
+        chunk(json!({"content": "Hel"}), Value::Null)
+    );
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the server reported an error: upstream timed out"
+    );
+}
+
+/// Collects everything a tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn tracing_names_the_model_and_never_the_key() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            completion(
+                json!("fine"),
+                "stop",
+                json!({"prompt_tokens": 2, "completion_tokens": 1}),
+            ),
+        ),
+        Scripted::json(401, json!({"error": {"message": format!("bad key {KEY}")}})),
+    ])
+    .await;
+    let model = client(&server);
+    model.chat(&hi()).await.unwrap();
+    model.chat(&hi()).await.unwrap_err();
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(!logs.contains(KEY), "{logs}");
+    assert!(
+        logs.contains(
+            "twr.chat{provider=\"openai-compatible\" model=test-model stream=false messages=2}"
+        ),
+        "{logs}"
+    );
+    assert!(logs.contains("model replied"), "{logs}");
+    assert!(
+        logs.contains("prompt_tokens=2 completion_tokens=1"),
+        "{logs}"
+    );
+    assert!(logs.contains("HTTP 401: bad key [redacted]"), "{logs}");
+}

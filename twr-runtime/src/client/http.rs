@@ -1,6 +1,7 @@
 //! What both clients share: request options, sending, reading a capped body,
 //! and turning HTTP failures into [`ModelError`]s a person can act on.
 
+use std::fmt;
 use std::future::Future;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
@@ -25,7 +26,7 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 const ERROR_MESSAGE_CHARS: usize = 1000;
 
 /// The request options both clients accept.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) stream: bool,
     pub(crate) temperature: Option<f32>,
@@ -36,6 +37,30 @@ pub(crate) struct Options {
     pub(crate) timeout: Duration,
     pub(crate) max_response_bytes: usize,
     pub(crate) http_client: Option<reqwest::Client>,
+}
+
+impl fmt::Debug for Options {
+    // By hand: a caller's reqwest client may carry default headers (an
+    // `Authorization` among them), so only whether there is one is shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("stream", &self.stream)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("seed", &self.seed)
+            .field("extra", &self.extra)
+            .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field(
+                "http_client",
+                &if self.http_client.is_some() {
+                    "custom"
+                } else {
+                    "shared"
+                },
+            )
+            .finish()
+    }
 }
 
 impl Default for Options {

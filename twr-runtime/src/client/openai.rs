@@ -479,6 +479,20 @@ fn handle_events(
         if data.is_empty() {
             continue;
         }
+        if event.event.as_deref() == Some("error") {
+            // An `event: error` may carry JSON or plain text.
+            let message = serde_json::from_str(data)
+                .ok()
+                .and_then(|value| http::message_in(&value))
+                .unwrap_or_else(|| data.to_string());
+            let message = match key {
+                Some(key) => key.scrub(message),
+                None => message,
+            };
+            return Err(ModelError::Interrupted(format!(
+                "the server reported an error: {message}"
+            )));
+        }
         let chunk: ResponseBody = serde_json::from_str(data).map_err(|e| {
             ModelError::Decode(format!(
                 "a stream event is not a chat completion chunk ({e}): {}",
@@ -487,13 +501,6 @@ fn handle_events(
         })?;
         if let Some(error) = &chunk.error {
             return Err(embedded_error(error, key));
-        }
-        if event.event.as_deref() == Some("error") {
-            let message = http::message_in(&serde_json::from_str(data).unwrap_or(Value::Null))
-                .unwrap_or_else(|| data.to_string());
-            return Err(ModelError::Interrupted(format!(
-                "the server reported an error: {message}"
-            )));
         }
         if let Some(choice) = chunk.choices.first() {
             if let Some(delta) = choice.delta.as_ref().or(choice.message.as_ref()) {
