@@ -13,7 +13,7 @@ use twr_runtime::{
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
 const WHOLE: &str =
-    "Please write your whole answer again, with every section, fixing these problems.";
+    "Reply with your whole answer again, every section included, with these fixes made.";
 
 #[tokio::test]
 async fn first_try_success_sends_the_prompt_with_the_guide() {
@@ -215,11 +215,12 @@ async fn an_identical_reply_stops_the_loop_early() {
     assert_eq!(model.calls(), 2);
     assert_eq!(error.attempts()[1].kind, AttemptKind::Repeated);
     assert_eq!(error.attempts()[1].problems, Some(problems_of(bad)));
+    let problems = problems_of(bad).to_string();
     assert_eq!(
         error.to_string(),
         format!(
             "the model repeated its previous reply word for word at attempt 2, so the loop stopped early; the last reply still had 1 problem: {}",
-            problems_of(bad)
+            problems.lines().next().unwrap()
         )
     );
 }
@@ -275,9 +276,8 @@ async fn run_with_takes_any_parser_and_adds_no_guide() {
                 Message::user("How many legs has an insect?"),
                 Message::assistant("about six"),
                 Message::user(
-                    "Thank you. Your answer needs some fixes before I can use it:\n\n\
-                     Answer with one whole number from 1 to 10; you wrote 'about six'.\n\n\
-                     Please answer again, fixing these problems."
+                    "Answer with one whole number from 1 to 10; you wrote 'about six'.\n\n\
+                     Please answer again with these fixes made."
                 ),
             ],
         ]

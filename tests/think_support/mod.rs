@@ -95,9 +95,10 @@ impl Sections for Trip {
                 Err(_) => {
                     feedback.push(problem(
                         &SPECS[index],
-                        ProblemKind::BadValue {
-                            expected: "a single whole number such as 3".to_string(),
-                            found: content,
+                        ProblemKind::Invalid {
+                            message: format!(
+                                "write a single whole number such as 3, not '{content}'"
+                            ),
                         },
                     ));
                     None
@@ -131,12 +132,9 @@ pub fn prompt_with_guide(prompt: &str) -> Message {
     Message::user(format!("{prompt}\n\n{GUIDE}"))
 }
 
-/// The message sent back after a patch-mode rejection.
+/// The message sent back after a rejection of `raw` asking for `request`.
 pub fn patch_feedback(raw: &str, request: &str) -> String {
-    format!(
-        "Thank you. Your answer needs some fixes before I can use it:\n\n{}\n\n{request}",
-        problems_of(raw)
-    )
+    format!("{}\n\n{request}", problems_of(raw))
 }
 
 /// A reply that ended normally with the given usage.

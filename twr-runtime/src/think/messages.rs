@@ -25,30 +25,25 @@ pub(crate) fn format_feedback(
     request: Request<'_>,
     escalate: Option<Option<&str>>,
 ) -> String {
-    let mut text = match lang {
-        Lang::En => format!(
-            "Thank you. Your answer needs some fixes before I can use it:\n\n{feedback}\n\n"
-        ),
-        Lang::Zh => format!("谢谢。你的回答还需要修改几处才能使用：\n\n{feedback}\n\n"),
-    };
+    let mut text = format!("{feedback}\n\n");
     text.push_str(&match (lang, request) {
         (Lang::En, Request::Sections(headers)) => format!(
-            "Please reply with only the corrected {}; I have kept your other sections.",
+            "Reply with only the corrected {}; I have kept the rest of your answer.",
             sections_en(headers)
         ),
         (Lang::Zh, Request::Sections(headers)) => format!(
-            "请只回复改正后的{}部分，每部分写在其标题下；其他部分我已保留。",
+            "请只回复改正后的{}部分，每部分写在其标题下；回答的其余部分我已保留。",
             join(lang, headers)
         ),
         (Lang::En, Request::Whole) => {
-            "Please write your whole answer again, with every section, fixing these problems."
+            "Reply with your whole answer again, every section included, with these fixes made."
                 .to_string()
         }
         (Lang::Zh, Request::Whole) => {
-            "请改正这些问题，并重新写出包含所有部分的完整回答。".to_string()
+            "请重新写出包含所有部分的完整回答，并做好这些修改。".to_string()
         }
-        (Lang::En, Request::Free) => "Please answer again, fixing these problems.".to_string(),
-        (Lang::Zh, Request::Free) => "请改正这些问题后重新回答。".to_string(),
+        (Lang::En, Request::Free) => "Please answer again with these fixes made.".to_string(),
+        (Lang::Zh, Request::Free) => "请做好这些修改后重新回答。".to_string(),
     });
     match (lang, escalate) {
         (_, None) => {}
@@ -124,7 +119,7 @@ fn sections_en(headers: &[&str]) -> String {
         format!("{} section, under its header", headers[0])
     } else {
         format!(
-            "the {} sections, each under its header",
+            "{} sections, each under its header",
             join(Lang::En, headers)
         )
     }
