@@ -32,7 +32,7 @@ pub(crate) fn format_feedback(
             sections_en(headers)
         ),
         (Lang::Zh, Request::Sections(headers)) => format!(
-            "请只回复改正后的{}部分，每部分写在其标题下；回答的其余部分我已保留。",
+            "请只回复改正后的{}部分，写在各自的标题下；回答的其余部分我已保留。",
             join(lang, headers)
         ),
         (Lang::En, Request::Whole) => {
