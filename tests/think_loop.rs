@@ -313,3 +313,24 @@ async fn reasoning_is_kept_in_the_ledger() {
         Some("Kyoto has many temples; three days is enough.")
     );
 }
+
+#[test]
+fn runs_are_send_and_errors_are_send_sync() {
+    fn send<T: Send>(_: &T) {}
+    fn send_sync_static<T: Send + Sync + 'static>() {}
+    let model = ScriptedModel::new([GOOD]);
+    let think = Think::new(&model);
+    let run = think.run::<Trip>(PROMPT);
+    send(&run);
+    let range = 1..=10u32;
+    let run_with = think.run_with(PROMPT, |raw: &str| {
+        raw.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| range.contains(n))
+            .ok_or_else(|| Feedback::message("a number from 1 to 10"))
+    });
+    send(&run_with);
+    send_sync_static::<ThinkError>();
+    send_sync_static::<twr_runtime::Outcome<Trip>>();
+}

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::outcome::{Attempt, AttemptKind};
+use crate::feedback::Feedback;
 use crate::model::{ModelError, Usage};
 
 /// Which optional budget of [`Think`](crate::Think) ran out.
@@ -125,7 +126,13 @@ impl ThinkError {
             return Ok(());
         };
         let count = problems.problems().len();
-        let text = problems.to_string();
+        // The first problem's own sentence, without the message's intro,
+        // numbering or example block.
+        let mut only_first = Feedback::new(problems.lang());
+        if let Some(problem) = problems.problems().first() {
+            only_first.push(problem.clone());
+        }
+        let text = only_first.to_string();
         let first = text.lines().next().unwrap_or_default();
         match count {
             0 => Ok(()),
