@@ -1,0 +1,6 @@
+use twr_runtime::Choice;
+
+#[derive(Choice)]
+enum Priority {}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use twr_runtime::Sections;
+
+#[derive(Sections)]
+struct Plan {
+    #[section(header = "[Steps]")]
+    #[section(header = "[Plan]")]
+    steps: String,
+}
+
+fn main() {}

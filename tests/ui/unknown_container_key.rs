@@ -1,0 +1,9 @@
+use twr_runtime::Sections;
+
+#[derive(Sections)]
+#[sections(language = "zh")]
+struct Plan {
+    steps: String,
+}
+
+fn main() {}

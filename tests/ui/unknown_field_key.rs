@@ -1,0 +1,9 @@
+use twr_runtime::Sections;
+
+#[derive(Sections)]
+struct Plan {
+    #[section(heading = "[Steps]")]
+    steps: String,
+}
+
+fn main() {}

@@ -1,0 +1,307 @@
+//! A borrowing model of the derive input: the struct (or enum) with its
+//! attributes read and its headers worked out. Built once by `from_ast`,
+//! checked by `valid`, then turned into code by `expand`.
+
+use proc_macro2::Span;
+use syn::{
+    Data, DataEnum, DataStruct, DeriveInput, Fields, GenericArgument, Generics, Ident,
+    PathArguments, Type,
+};
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+
+/// A struct deriving `Sections`.
+pub(crate) struct Container<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) generics: &'a Generics,
+    pub(crate) attrs: attr::Container,
+    pub(crate) fields: Vec<Field<'a>>,
+}
+
+/// One named field of a `Sections` struct.
+pub(crate) struct Field<'a> {
+    pub(crate) ident: &'a Ident,
+    /// The field name as written, without a `r#` prefix.
+    pub(crate) name: String,
+    pub(crate) ty: &'a Type,
+    /// `T` when the type is syntactically `Option<T>`: the section is optional.
+    pub(crate) option: Option<&'a Type>,
+    pub(crate) attrs: attr::Field,
+    /// The doc comment, the section's description.
+    pub(crate) doc: String,
+}
+
+/// A header or an alias: the name without brackets and where it comes from.
+pub(crate) struct Name {
+    /// The text shown to the model; for a header, with its brackets.
+    pub(crate) shown: String,
+    /// The name without brackets, trimmed.
+    pub(crate) name: String,
+    /// The string literal that gave it, or the field name for a default header.
+    pub(crate) span: Span,
+    /// Whether the user wrote it (rather than it being derived from the field name).
+    pub(crate) given: bool,
+}
+
+impl Container<'_> {
+    /// The fields that are sections (not `#[section(skip)]`), in order; the
+    /// position in this iterator is the index in `specs()`.
+    pub(crate) fn sections(&self) -> impl Iterator<Item = &Field<'_>> {
+        self.fields.iter().filter(|f| f.is_section())
+    }
+}
+
+impl<'a> Container<'a> {
+    /// Reads the input; `None` when it is not a struct with named fields
+    /// (the error is recorded).
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        let attrs = attr::container(cx, &input.attrs);
+        let named = match &input.data {
+            Data::Struct(DataStruct {
+                fields: Fields::Named(named),
+                ..
+            }) => named,
+            Data::Struct(DataStruct {
+                fields: Fields::Unnamed(unnamed),
+                ..
+            }) => {
+                cx.error_spanned_by(
+                    unnamed,
+                    "#[derive(Sections)] needs named fields: each field is one section and its name gives the header; this is a tuple struct",
+                );
+                return None;
+            }
+            Data::Struct(DataStruct {
+                fields: Fields::Unit,
+                ..
+            }) => {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "#[derive(Sections)] needs named fields: each field is one section; this unit struct has none",
+                );
+                return None;
+            }
+            Data::Enum(DataEnum { enum_token, .. }) => {
+                cx.error_spanned_by(
+                    enum_token,
+                    "#[derive(Sections)] works on structs with named fields, not enums; for a value chosen from a fixed set use #[derive(Choice)]",
+                );
+                return None;
+            }
+            Data::Union(data) => {
+                cx.error_spanned_by(
+                    data.union_token,
+                    "#[derive(Sections)] works on structs with named fields, not unions",
+                );
+                return None;
+            }
+        };
+        let fields = named
+            .named
+            .iter()
+            .filter_map(|field| {
+                // Named fields always have an ident.
+                let ident = field.ident.as_ref()?;
+                let name = ident.to_string();
+                Some(Field {
+                    ident,
+                    name: name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                    ty: &field.ty,
+                    option: option_inner(&field.ty),
+                    attrs: attr::field(cx, &field.attrs),
+                    doc: attr::doc(&field.attrs),
+                })
+            })
+            .collect();
+        Some(Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            attrs,
+            fields,
+        })
+    }
+}
+
+impl Field<'_> {
+    /// True unless `#[section(skip)]`.
+    pub(crate) fn is_section(&self) -> bool {
+        self.attrs.skip.is_none()
+    }
+
+    /// The type a section's content is parsed into: `T` for `Option<T>`.
+    pub(crate) fn value_ty(&self) -> &Type {
+        self.option.unwrap_or(self.ty)
+    }
+
+    /// The header: the one given with `header = "..."`, or the field name
+    /// in Title Case in brackets.
+    pub(crate) fn header(&self) -> Name {
+        match &self.attrs.header {
+            Some(given) => {
+                let text = given.value.value();
+                let (open, name, close) = split_brackets(text.trim());
+                let name = name.trim().to_owned();
+                Name {
+                    shown: format!("{open}{name}{close}"),
+                    name,
+                    span: given.value.span(),
+                    given: true,
+                }
+            }
+            None => {
+                let name = title_case(&self.name);
+                Name {
+                    shown: format!("[{name}]"),
+                    name,
+                    span: self.ident.span(),
+                    given: false,
+                }
+            }
+        }
+    }
+
+    /// The aliases, brackets removed.
+    pub(crate) fn aliases(&self) -> Vec<Name> {
+        let Some(aliases) = &self.attrs.aliases else {
+            return Vec::new();
+        };
+        aliases
+            .value
+            .iter()
+            .map(|lit| {
+                let text = lit.value();
+                let (_, name, _) = split_brackets(text.trim());
+                let name = name.trim().to_owned();
+                Name {
+                    shown: name.clone(),
+                    name,
+                    span: lit.span(),
+                    given: true,
+                }
+            })
+            .collect()
+    }
+}
+
+/// An enum deriving `Choice`.
+pub(crate) struct Enum<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) generics: &'a Generics,
+    pub(crate) variants: Vec<Variant<'a>>,
+}
+
+/// One variant of a `Choice` enum.
+pub(crate) struct Variant<'a> {
+    pub(crate) ident: &'a Ident,
+    /// The value shown to the model: the variant name without `r#`.
+    pub(crate) name: String,
+}
+
+impl<'a> Enum<'a> {
+    /// Reads the input; `None` when it is not an enum (the error is recorded).
+    /// Variants with data are reported and left out.
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+        const NEEDS: &str = "#[derive(Choice)] needs an enum whose variants carry no data, such as `enum Priority { Low, Medium, High }`";
+        let data = match &input.data {
+            Data::Enum(data) => data,
+            Data::Struct(data) => {
+                cx.error_spanned_by(data.struct_token, format!("{NEEDS}; this is a struct"));
+                return None;
+            }
+            Data::Union(data) => {
+                cx.error_spanned_by(data.union_token, format!("{NEEDS}; this is a union"));
+                return None;
+            }
+        };
+        let mut variants = Vec::with_capacity(data.variants.len());
+        for variant in &data.variants {
+            match &variant.fields {
+                Fields::Unit => {
+                    let name = variant.ident.to_string();
+                    variants.push(Variant {
+                        ident: &variant.ident,
+                        name: name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                    });
+                }
+                fields => cx.error_spanned_by(
+                    fields,
+                    format!(
+                        "a Choice variant carries no data: the model answers with the word `{}` alone",
+                        variant.ident
+                    ),
+                ),
+            }
+        }
+        Some(Enum {
+            ident: &input.ident,
+            generics: &input.generics,
+            variants,
+        })
+    }
+}
+
+/// `T` when `ty` is written `Option<T>` (or `std::option::Option<T>`,
+/// `core::option::Option<T>`). Purely syntactic: a type alias of `Option`
+/// is not recognised, which is why the attribute docs say "an `Option` field".
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments = &path.path.segments;
+    let last = segments.last()?;
+    let prefix_ok = match segments.len() {
+        1 => true,
+        3 => {
+            let root = segments[0].ident.to_string();
+            (root == "std" || root == "core") && segments[1].ident == "option"
+        }
+        _ => false,
+    };
+    if !prefix_ok || last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    if args.args.len() != 1 {
+        return None;
+    }
+    match args.args.first()? {
+        GenericArgument::Type(inner) => Some(inner),
+        _ => None,
+    }
+}
+
+/// Splits `[Name]` or `【Name】` into its brackets and name; text without
+/// brackets gets square ones.
+fn split_brackets(text: &str) -> (&'static str, &str, &'static str) {
+    for (open, close) in [("[", "]"), ("【", "】")] {
+        if let Some(inner) = text
+            .strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+        {
+            return (open, inner, close);
+        }
+    }
+    ("[", text, "]")
+}
+
+/// `research_plan` → `Research Plan`.
+pub(crate) fn title_case(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    for word in field.split('_').filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}

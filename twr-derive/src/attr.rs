@@ -1,0 +1,374 @@
+//! The `#[sections(...)]` and `#[section(...)]` attributes, read into one
+//! typed field per key. Every value keeps the span of its key so later checks
+//! can point at the exact token the user wrote.
+
+use proc_macro2::Span;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, Expr, ExprArray, ExprLit, ExprPath, Lit, LitStr, Meta, Token};
+
+use crate::ctxt::Ctxt;
+
+/// The container attribute: `#[sections(...)]`.
+pub(crate) const SECTIONS: &str = "sections";
+/// The field attribute: `#[section(...)]`.
+pub(crate) const SECTION: &str = "section";
+
+/// `#[sections(lang = "zh")]`.
+pub(crate) const LANG: &str = "lang";
+/// Every key of `#[sections(...)]`.
+pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG];
+
+/// `#[section(header = "[Research Plan]")]`.
+pub(crate) const HEADER: &str = "header";
+/// `#[section(aliases = ["Schedule"])]`.
+pub(crate) const ALIASES: &str = "aliases";
+/// `#[section(example = "...")]`.
+pub(crate) const EXAMPLE: &str = "example";
+/// `#[section(default)]`.
+pub(crate) const DEFAULT: &str = "default";
+/// `#[section(json)]`.
+pub(crate) const JSON: &str = "json";
+/// `#[section(from_str)]`.
+pub(crate) const FROM_STR: &str = "from_str";
+/// `#[section(validate = path)]`.
+pub(crate) const VALIDATE: &str = "validate";
+/// `#[section(skip)]`.
+pub(crate) const SKIP: &str = "skip";
+/// Every key of `#[section(...)]`.
+pub(crate) const FIELD_KEYS: &[&str] = &[
+    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP,
+];
+
+/// A value together with the span of the key that set it.
+pub(crate) struct Spanned<T> {
+    pub(crate) key: Span,
+    pub(crate) value: T,
+}
+
+/// The languages of `#[sections(lang = "...")]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    En,
+    Zh,
+}
+
+/// What `#[sections(...)]` says.
+#[derive(Default)]
+pub(crate) struct Container {
+    pub(crate) lang: Option<Spanned<Lang>>,
+}
+
+/// What `#[section(...)]` says about one field.
+#[derive(Default)]
+pub(crate) struct Field {
+    pub(crate) header: Option<Spanned<LitStr>>,
+    pub(crate) aliases: Option<Spanned<Vec<LitStr>>>,
+    pub(crate) example: Option<Spanned<LitStr>>,
+    pub(crate) default: Option<Span>,
+    pub(crate) json: Option<Span>,
+    pub(crate) from_str: Option<Span>,
+    pub(crate) validate: Option<Spanned<ExprPath>>,
+    pub(crate) skip: Option<Span>,
+}
+
+impl Field {
+    /// The keys that were given, with their spans, in the order of
+    /// [`FIELD_KEYS`].
+    pub(crate) fn given_keys(&self) -> Vec<(&'static str, Span)> {
+        let mut keys = Vec::new();
+        let mut push = |name: &'static str, span: Option<Span>| {
+            if let Some(span) = span {
+                keys.push((name, span));
+            }
+        };
+        push(HEADER, self.header.as_ref().map(|a| a.key));
+        push(ALIASES, self.aliases.as_ref().map(|a| a.key));
+        push(EXAMPLE, self.example.as_ref().map(|a| a.key));
+        push(DEFAULT, self.default);
+        push(JSON, self.json);
+        push(FROM_STR, self.from_str);
+        push(VALIDATE, self.validate.as_ref().map(|a| a.key));
+        push(SKIP, self.skip);
+        keys
+    }
+}
+
+/// Reads every `#[sections(...)]` of the container. A `#[section(...)]` on
+/// the container is a mistake and is reported.
+pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
+    let mut out = Container::default();
+    for attr in attrs {
+        if attr.path().is_ident(SECTION) {
+            cx.error_spanned_by(
+                attr,
+                "#[section(...)] goes on a field; on the struct use #[sections(...)]",
+            );
+            continue;
+        }
+        if !attr.path().is_ident(SECTIONS) {
+            continue;
+        }
+        for meta in nested(cx, attr, SECTIONS) {
+            let Some(key) = key_of(cx, &meta, SECTIONS, CONTAINER_KEYS) else {
+                continue;
+            };
+            // `lang` is the only container key so far.
+            if key == LANG {
+                if let Some(lang) = lang_value(cx, &meta) {
+                    set(cx, &mut out.lang, &meta, LANG, lang);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `lang = "en"` or `lang = "zh"`.
+fn lang_value(cx: &Ctxt, meta: &Meta) -> Option<Lang> {
+    let lit = string_value(cx, meta, LANG, "lang = \"zh\"")?;
+    match lit.value().as_str() {
+        "en" => Some(Lang::En),
+        "zh" => Some(Lang::Zh),
+        other => {
+            cx.error_spanned_by(
+                &lit,
+                format!("unknown language `{other}`; expected \"en\" or \"zh\""),
+            );
+            None
+        }
+    }
+}
+
+/// Reads every `#[section(...)]` of a field. A `#[sections(...)]` on a field
+/// is a mistake and is reported.
+pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
+    let mut out = Field::default();
+    for attr in attrs {
+        if attr.path().is_ident(SECTIONS) {
+            cx.error_spanned_by(
+                attr,
+                "#[sections(...)] goes on the struct; on a field use #[section(...)]",
+            );
+            continue;
+        }
+        if !attr.path().is_ident(SECTION) {
+            continue;
+        }
+        for meta in nested(cx, attr, SECTION) {
+            let Some(key) = key_of(cx, &meta, SECTION, FIELD_KEYS) else {
+                continue;
+            };
+            match key {
+                HEADER => {
+                    if let Some(lit) = string_value(cx, &meta, HEADER, "header = \"[Plan]\"") {
+                        set(cx, &mut out.header, &meta, HEADER, lit);
+                    }
+                }
+                EXAMPLE => {
+                    if let Some(lit) = string_value(cx, &meta, EXAMPLE, "example = \"...\"") {
+                        set(cx, &mut out.example, &meta, EXAMPLE, lit);
+                    }
+                }
+                ALIASES => {
+                    if let Some(list) = string_list_value(cx, &meta) {
+                        set(cx, &mut out.aliases, &meta, ALIASES, list);
+                    }
+                }
+                VALIDATE => {
+                    if let Some(path) = path_value(cx, &meta) {
+                        set(cx, &mut out.validate, &meta, VALIDATE, path);
+                    }
+                }
+                DEFAULT => flag(cx, &mut out.default, &meta, DEFAULT),
+                JSON => flag(cx, &mut out.json, &meta, JSON),
+                FROM_STR => flag(cx, &mut out.from_str, &meta, FROM_STR),
+                SKIP => flag(cx, &mut out.skip, &meta, SKIP),
+                // `key_of` returns only keys of FIELD_KEYS.
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The field's doc comment: one line per `///`, the single space after
+/// `///` removed, surrounding blank lines dropped.
+pub(crate) fn doc(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let Meta::NameValue(nv) = &attr.meta {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = &nv.value
+            {
+                let text = lit.value();
+                // `split`, not `lines`: an empty `///` line is a paragraph break.
+                for line in text.split('\n') {
+                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+                }
+            }
+        }
+    }
+    lines.join("\n").trim().to_owned()
+}
+
+/// The comma-separated keys inside `#[name(...)]`; a syntax error is
+/// recorded and yields no keys.
+fn nested(cx: &Ctxt, attr: &Attribute, name: &str) -> Vec<Meta> {
+    if let Meta::Path(path) = &attr.meta {
+        cx.error_spanned_by(
+            path,
+            format!("expected keys in parentheses: #[{name}(...)]"),
+        );
+        return Vec::new();
+    }
+    match attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+        Ok(list) => list.into_iter().collect(),
+        Err(err) => {
+            cx.syn_error(err);
+            Vec::new()
+        }
+    }
+}
+
+/// The key's name when it is one of `valid`; otherwise an error naming the
+/// valid keys.
+fn key_of(cx: &Ctxt, meta: &Meta, attr: &str, valid: &[&'static str]) -> Option<&'static str> {
+    let found = meta
+        .path()
+        .get_ident()
+        .and_then(|ident| valid.iter().copied().find(|key| ident == key));
+    if found.is_none() {
+        unknown_key(cx, meta, attr, valid);
+    }
+    found
+}
+
+fn unknown_key(cx: &Ctxt, meta: &Meta, attr: &str, valid: &[&str]) {
+    let path = meta.path();
+    let shown = path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::");
+    let list = valid
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    cx.error_spanned_by(
+        path,
+        format!("unknown key `{shown}` in #[{attr}(...)]; valid keys are {list}"),
+    );
+}
+
+/// Stores `value`, reporting a key given twice at its second occurrence.
+fn set<T>(cx: &Ctxt, slot: &mut Option<Spanned<T>>, meta: &Meta, name: &str, value: T) {
+    let key = meta.path().span();
+    if slot.is_some() {
+        cx.error_at(key, format!("duplicate key `{name}`"));
+        return;
+    }
+    *slot = Some(Spanned { key, value });
+}
+
+/// A key without a value: `default`, `json`, `from_str`, `skip`.
+fn flag(cx: &Ctxt, slot: &mut Option<Span>, meta: &Meta, name: &str) {
+    let key = meta.path().span();
+    if !matches!(meta, Meta::Path(_)) {
+        cx.error_spanned_by(
+            meta,
+            format!("`{name}` takes no value: write #[section({name})]"),
+        );
+        return;
+    }
+    if slot.is_some() {
+        cx.error_at(key, format!("duplicate key `{name}`"));
+        return;
+    }
+    *slot = Some(key);
+}
+
+fn string_value(cx: &Ctxt, meta: &Meta, name: &str, usage: &str) -> Option<LitStr> {
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => Some(lit.clone()),
+            other => {
+                cx.error_spanned_by(other, format!("`{name}` expects a string literal: {usage}"));
+                None
+            }
+        },
+        _ => {
+            cx.error_spanned_by(meta, format!("`{name}` needs a value: {usage}"));
+            None
+        }
+    }
+}
+
+/// `aliases = ["A", "B"]`; a single string is accepted too.
+fn string_list_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    const USAGE: &str = "aliases = [\"Schedule\", \"Dates\"]";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, format!("`{ALIASES}` needs a value: {USAGE}"));
+        return None;
+    };
+    match &nv.value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Some(vec![lit.clone()]),
+        Expr::Array(ExprArray { elems, .. }) => {
+            let mut list = Vec::with_capacity(elems.len());
+            let mut ok = true;
+            for elem in elems {
+                match elem {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(lit), ..
+                    }) => list.push(lit.clone()),
+                    other => {
+                        ok = false;
+                        cx.error_spanned_by(
+                            other,
+                            format!("each alias must be a string literal: {USAGE}"),
+                        );
+                    }
+                }
+            }
+            ok.then_some(list)
+        }
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{ALIASES}` expects a list of string literals: {USAGE}"),
+            );
+            None
+        }
+    }
+}
+
+/// `validate = path::to::function`.
+fn path_value(cx: &Ctxt, meta: &Meta) -> Option<ExprPath> {
+    const USAGE: &str = "validate = check_summary";
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Path(path) => Some(path.clone()),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!("`{VALIDATE}` expects the path of a function: {USAGE}"),
+                );
+                None
+            }
+        },
+        _ => {
+            cx.error_spanned_by(meta, format!("`{VALIDATE}` needs a function: {USAGE}"));
+            None
+        }
+    }
+}

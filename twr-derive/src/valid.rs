@@ -1,0 +1,173 @@
+//! Rules that involve more than one key or more than one field. Each
+//! violation is recorded in the `Ctxt`, spanned at the token to change.
+
+use std::collections::HashMap;
+
+use crate::ast::{Container, Enum, Field, Name};
+use crate::attr::{DEFAULT, FROM_STR, JSON, SKIP};
+use crate::ctxt::Ctxt;
+
+/// Checks a `Sections` struct.
+pub(crate) fn check_sections(cx: &Ctxt, cont: &Container) {
+    if cont.sections().next().is_none() {
+        let why = if cont.fields.is_empty() {
+            "this struct has no fields"
+        } else {
+            "every field is #[section(skip)]"
+        };
+        cx.error_spanned_by(
+            cont.ident,
+            format!("#[derive(Sections)] needs at least one section; {why}"),
+        );
+    }
+    for field in &cont.fields {
+        check_keys(cx, field);
+    }
+    check_names(cx, cont);
+}
+
+/// Keys of one field that cannot go together.
+fn check_keys(cx: &Ctxt, field: &Field) {
+    let attrs = &field.attrs;
+    if attrs.skip.is_some() {
+        for (key, span) in field.attrs.given_keys() {
+            if key != SKIP {
+                cx.error_at(
+                    span,
+                    format!("`{key}` has no effect with `{SKIP}`: a skipped field is not a section; remove one of them"),
+                );
+            }
+        }
+        return;
+    }
+    if let (Some(_), Some(from_str)) = (attrs.json, attrs.from_str) {
+        cx.error_at(
+            from_str,
+            format!("`{JSON}` and `{FROM_STR}` cannot be used together: keep `{JSON}` to read the section as JSON, or `{FROM_STR}` to read it with FromStr"),
+        );
+    }
+    if let (Some(default), Some(_)) = (attrs.default, field.option) {
+        cx.error_at(
+            default,
+            format!("`{DEFAULT}` has no effect on an Option field: an absent section already gives None; remove `{DEFAULT}`"),
+        );
+    }
+}
+
+/// Every header and alias is well formed and names one section only.
+fn check_names(cx: &Ctxt, cont: &Container) {
+    // Normalised name → who owns it, for the message.
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for field in cont.sections() {
+        let header = field.header();
+        let header_ok = check_name(cx, &header, "header");
+        let mut names = Vec::new();
+        if header_ok {
+            let owner = format!("the header `{}` of field `{}`", header.shown, field.name);
+            let what = if header.given {
+                format!("the header `{}`", header.shown)
+            } else {
+                format!(
+                    "the default header `{}` of field `{}`",
+                    header.shown, field.name
+                )
+            };
+            names.push((header, owner, what));
+        }
+        for alias in field.aliases() {
+            if check_name(cx, &alias, "alias") {
+                let owner = format!("the alias `{}` of field `{}`", alias.shown, field.name);
+                let what = format!("the alias `{}`", alias.shown);
+                names.push((alias, owner, what));
+            }
+        }
+        for (name, owner, what) in names {
+            let key = normalize(&name.name);
+            match seen.get(&key) {
+                Some(first) => {
+                    let fix = if name.given {
+                        ""
+                    } else {
+                        "; give this field another header with #[section(header = \"...\")]"
+                    };
+                    cx.error_at(
+                        name.span,
+                        format!("{what} is the same as {first} (headers and aliases are matched ignoring case){fix}"),
+                    );
+                }
+                None => {
+                    seen.insert(key, owner);
+                }
+            }
+        }
+    }
+}
+
+/// A header or alias is one non-empty line without inner brackets.
+fn check_name(cx: &Ctxt, name: &Name, what: &str) -> bool {
+    if name.name.is_empty() {
+        let fix = if name.given {
+            "write its name, such as \"[Plan]\""
+        } else {
+            "give the field a header with #[section(header = \"...\")]"
+        };
+        cx.error_at(name.span, format!("the {what} is empty; {fix}"));
+        return false;
+    }
+    if name.name.contains(['\n', '\r']) {
+        cx.error_at(
+            name.span,
+            format!("a {what} must be a single line; this one contains a line break"),
+        );
+        return false;
+    }
+    if name.name.contains(['[', ']', '【', '】']) {
+        cx.error_at(
+            name.span,
+            format!("a {what} is one name in one pair of brackets, such as \"[Plan]\"; this one has brackets inside"),
+        );
+        return false;
+    }
+    true
+}
+
+/// How the parser compares headers: case and runs of white space ignored.
+fn normalize(name: &str) -> String {
+    name.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Checks a `Choice` enum.
+pub(crate) fn check_choice(cx: &Ctxt, input: &Enum) {
+    if input.variants.is_empty() {
+        cx.error_spanned_by(
+            input.ident,
+            "#[derive(Choice)] needs at least one variant: the model picks one of them",
+        );
+    }
+    // Matching ignores case and punctuation, so `High` and `HIGH` would
+    // be the same answer.
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for variant in &input.variants {
+        let key: String = variant
+            .name
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        match seen.get(&key) {
+            Some(first) => cx.error_spanned_by(
+                variant.ident,
+                format!(
+                    "`{}` reads the same as `{first}` (choices are matched ignoring case and punctuation)",
+                    variant.name
+                ),
+            ),
+            None => {
+                seen.insert(key, &variant.name);
+            }
+        }
+    }
+}
