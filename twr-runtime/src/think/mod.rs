@@ -43,10 +43,11 @@ mod error;
 mod hook;
 mod messages;
 mod outcome;
+mod read;
+mod transport;
 
 use std::fmt;
-use std::mem::Discriminant;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tracing::Instrument;
 
@@ -54,14 +55,15 @@ pub use error::{BudgetLimit, ThinkError};
 pub use outcome::{Attempt, AttemptKind, Ending, Outcome, SectionSource, TransportRetry};
 
 use budget::Budget;
-use conversation::{Conversation, SectionStore};
+use conversation::Conversation;
 use hook::AttemptHook;
-use messages::Request;
+use read::{Format, Reader, Verdict};
+use transport::{call, CallFailure};
 
-use crate::feedback::{Feedback, Lang, ProblemKind};
-use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
+use crate::feedback::Feedback;
+use crate::model::{ChatModel, Message, Usage};
 use crate::retry::RetryPolicy;
-use crate::sections::{SectionSpec, Sections};
+use crate::sections::Sections;
 
 /// The environment variable that sets the default number of format attempts.
 pub const MAX_ATTEMPTS_ENV: &str = "LLM_MAX_RETRIES";
@@ -165,30 +167,6 @@ pub struct Think<'a, M: ?Sized> {
     max_duration: Option<Duration>,
     retry_policy: RetryPolicy,
     hook: Option<AttemptHook<'a>>,
-}
-
-/// How a reply is read: the parser, and for `Sections` types the guide and
-/// the specs that make patch merges possible.
-struct Format<F> {
-    parse: F,
-    guide: Option<String>,
-    specs: Option<&'static [SectionSpec]>,
-    lang: Option<Lang>,
-}
-
-/// Why one model call (with its transport retries) gave no reply.
-enum CallFailure {
-    Budget(BudgetLimit),
-    Model { source: ModelError, retries: u32 },
-}
-
-/// A reply and what it took to get it.
-struct Call {
-    reply: Reply,
-    retries: Vec<TransportRetry>,
-    latency: Duration,
-    /// Tokens of empty replies that were retried.
-    wasted: Usage,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -356,20 +334,21 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         };
         let mut conversation =
             Conversation::new(self.system.as_deref(), &self.history, first_message);
-        let mut store = match (self.mode, format.specs) {
-            (RetryMode::Patch, Some(specs)) => Some(SectionStore::new(specs)),
-            _ => None,
-        };
+        let mut reader = Reader::new(format, self.mode == RetryMode::Patch);
         let mut budget = Budget::new(self.max_total_tokens, self.max_requests, self.max_duration);
         let mut attempts: Vec<Attempt> = Vec::new();
         let mut usage = Usage::default();
         let mut previous_raw: Option<String> = None;
-        let mut previous_problems: Option<Vec<ProblemKey>> = None;
 
         for number in 1..=max_attempts {
-            let call = match self
-                .call(&conversation.request(), &mut budget, number)
-                .await
+            let call = match call(
+                self.model,
+                &self.retry_policy,
+                &conversation.request(),
+                &mut budget,
+                number,
+            )
+            .await
             {
                 Ok(call) => call,
                 Err(CallFailure::Budget(limit)) => {
@@ -415,108 +394,45 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
                 return Err(ThinkError::RepeatedReply { attempts, usage });
             }
 
-            // Read the reply: on its own first, then merged with earlier sections.
-            let mut accepted: Option<(U, AttemptKind, String)> = None;
-            let message: String;
-            if truncated {
-                attempt.kind = AttemptKind::Truncated;
-                message = match store.as_mut() {
-                    Some(store) => {
-                        let kept = store.absorb(&attempt.raw, number, true);
-                        let merged = store.render();
-                        match (format.parse)(&merged) {
-                            Ok(value) => {
-                                accepted = Some((value, AttemptKind::Merged, merged));
-                                String::new()
-                            }
-                            Err(problems) => {
-                                let remaining = problems.headers();
-                                let lang = lang_of(&format, Some(&problems));
-                                if remaining.is_empty() || has_general_problem(&problems) {
-                                    messages::truncated_whole(lang)
-                                } else {
-                                    messages::truncated_patch(lang, &kept, &remaining)
-                                }
-                            }
-                        }
-                    }
-                    None => messages::truncated_whole(lang_of(&format, None)),
-                };
-                previous_problems = None;
-            } else {
-                match (format.parse)(&attempt.raw) {
-                    Ok(value) => {
-                        let raw = attempt.raw.clone();
-                        accepted = Some((value, AttemptKind::Accepted, raw));
-                        message = String::new();
-                    }
-                    Err(own_problems) => {
-                        let mut problems = own_problems;
-                        if let Some(store) = store.as_mut() {
-                            store.absorb(&attempt.raw, number, false);
-                            if store.has_earlier_than(number) {
-                                let merged = store.render();
-                                match (format.parse)(&merged) {
-                                    Ok(value) => {
-                                        accepted = Some((value, AttemptKind::Merged, merged))
-                                    }
-                                    Err(merged_problems) => problems = merged_problems,
-                                }
-                            }
-                        }
-                        if accepted.is_some() {
-                            message = String::new();
-                        } else {
-                            let keys = problem_keys(&problems);
-                            let escalate = previous_problems.as_ref() == Some(&keys);
-                            let headers = problems.headers();
-                            let request = if format.specs.is_none() {
-                                Request::Free
-                            } else if store.is_some()
-                                && !headers.is_empty()
-                                && !has_general_problem(&problems)
-                            {
-                                Request::Sections(&headers)
-                            } else {
-                                Request::Whole
-                            };
-                            message = messages::format_feedback(
-                                lang_of(&format, Some(&problems)),
-                                &problems,
-                                request,
-                                escalate.then_some(format.guide.as_deref()),
-                            );
-                            previous_problems = Some(keys);
-                            attempt.problems = Some(problems);
-                        }
-                    }
-                }
-            }
-
-            if let Some((value, kind, final_reply)) = accepted {
-                attempt.kind = kind;
-                let ending = match (kind, number) {
-                    (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
-                    (_, 1) => Ending::FirstTry,
-                    (_, n) => Ending::Reasked(n - 1),
-                };
-                let sources = match (kind, &store) {
-                    (AttemptKind::Merged, Some(store)) => store.sources(),
-                    _ => Vec::new(),
-                };
-                self.record(attempt, &mut attempts);
-                return Ok(Outcome {
+            let message = match reader.read(&attempt.raw, number, truncated) {
+                Verdict::Value {
                     value,
-                    attempts,
-                    usage,
-                    transcript: conversation.into_transcript(),
-                    ending,
-                    sources,
-                    elapsed: budget.elapsed(),
-                    prompt,
-                    final_reply,
-                });
-            }
+                    kind,
+                    answer,
+                } => {
+                    attempt.kind = kind;
+                    let ending = match (kind, number) {
+                        (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
+                        (_, 1) => Ending::FirstTry,
+                        (_, n) => Ending::Reasked(n - 1),
+                    };
+                    let sources = if kind == AttemptKind::Merged {
+                        reader.sources()
+                    } else {
+                        Vec::new()
+                    };
+                    self.record(attempt, &mut attempts);
+                    return Ok(Outcome {
+                        value,
+                        attempts,
+                        usage,
+                        transcript: conversation.into_transcript(),
+                        ending,
+                        sources,
+                        elapsed: budget.elapsed(),
+                        prompt,
+                        final_reply: answer,
+                    });
+                }
+                Verdict::Rejected { problems, message } => {
+                    attempt.problems = Some(problems);
+                    message
+                }
+                Verdict::Truncated { message } => {
+                    attempt.kind = AttemptKind::Truncated;
+                    message
+                }
+            };
 
             if number == max_attempts {
                 self.record(attempt, &mut attempts);
@@ -537,70 +453,6 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             self.record(attempt, &mut attempts);
         }
         Err(ThinkError::Exhausted { attempts, usage })
-    }
-
-    /// One model call, with transport retries.
-    async fn call(
-        &self,
-        messages: &[Message],
-        budget: &mut Budget,
-        attempt: usize,
-    ) -> Result<Call, CallFailure> {
-        let started = Instant::now();
-        let mut retries: Vec<TransportRetry> = Vec::new();
-        let mut wasted = Usage::default();
-        loop {
-            budget.take_request().map_err(CallFailure::Budget)?;
-            let result = match budget.time_left() {
-                Some(left) => match tokio::time::timeout(left, self.model.chat(messages)).await {
-                    Ok(result) => result,
-                    Err(_) => return Err(CallFailure::Budget(budget.duration_limit())),
-                },
-                None => self.model.chat(messages).await,
-            };
-            let error = match result {
-                // An empty reply cut off by the limit (a reasoning model that
-                // spent every token thinking) is a truncation, not a transport
-                // failure: asking again unchanged would fail the same way.
-                Ok(reply) if reply.content.trim().is_empty() && !reply.is_truncated() => {
-                    wasted += reply.usage;
-                    budget.add_usage(reply.usage);
-                    ModelError::EmptyReply
-                }
-                Ok(reply) => {
-                    return Ok(Call {
-                        reply,
-                        retries,
-                        latency: started.elapsed(),
-                        wasted,
-                    })
-                }
-                Err(error) => error,
-            };
-            let done = retries.len() as u32;
-            if !error.is_transient() || done >= self.retry_policy.max_retries {
-                return Err(CallFailure::Model {
-                    source: error,
-                    retries: done,
-                });
-            }
-            let delay = self.retry_policy.delay_for(done, error.retry_after());
-            if budget.time_left().is_some_and(|left| left <= delay) {
-                return Err(CallFailure::Budget(budget.duration_limit()));
-            }
-            tracing::warn!(
-                attempt,
-                retry = done + 1,
-                delay_ms = delay.as_millis() as u64,
-                error = %error,
-                "twr transport retry"
-            );
-            retries.push(TransportRetry {
-                error: error.to_string(),
-                delay,
-            });
-            tokio::time::sleep(delay).await;
-        }
     }
 
     /// Emits the attempt's event, calls the hook and appends the entry.
@@ -636,29 +488,4 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("on_attempt", &self.hook.is_some())
             .finish_non_exhaustive()
     }
-}
-
-/// What makes two replies' problems "the same": the section and the kind of
-/// problem, not the quoted text (which changes as the model rewrites).
-type ProblemKey = (String, Discriminant<ProblemKind>);
-
-fn problem_keys(feedback: &Feedback) -> Vec<ProblemKey> {
-    feedback
-        .problems()
-        .iter()
-        .map(|p| (p.header.clone(), std::mem::discriminant(&p.kind)))
-        .collect()
-}
-
-/// True when a problem concerns the reply as a whole (no section named).
-fn has_general_problem(feedback: &Feedback) -> bool {
-    feedback.problems().iter().any(|p| p.header.is_empty())
-}
-
-/// The language of the loop's own messages: the type's, else the feedback's.
-fn lang_of<F>(format: &Format<F>, feedback: Option<&Feedback>) -> Lang {
-    format
-        .lang
-        .or(feedback.map(Feedback::lang))
-        .unwrap_or_default()
 }

@@ -1,0 +1,188 @@
+//! Reading one reply: parse it, merge it with earlier sections, and decide
+//! what to send back when it does not parse.
+
+use std::mem::Discriminant;
+
+use super::conversation::SectionStore;
+use super::messages::{self, Request};
+use super::outcome::{AttemptKind, SectionSource};
+use crate::feedback::{Feedback, Lang, ProblemKind};
+use crate::sections::SectionSpec;
+
+/// How a reply is read: the parser, and for `Sections` types the guide and
+/// the specs that make patch merges possible.
+pub(crate) struct Format<F> {
+    pub(crate) parse: F,
+    pub(crate) guide: Option<String>,
+    pub(crate) specs: Option<&'static [SectionSpec]>,
+    pub(crate) lang: Option<Lang>,
+}
+
+/// What became of one reply.
+pub(crate) enum Verdict<U> {
+    /// A value: from the reply alone ([`AttemptKind::Accepted`]) or merged
+    /// with earlier sections ([`AttemptKind::Merged`]); `answer` is the text
+    /// it was parsed from.
+    Value {
+        value: U,
+        kind: AttemptKind,
+        answer: String,
+    },
+    /// Format problems, and the message that asks for the fix.
+    Rejected { problems: Feedback, message: String },
+    /// Cut off by the token limit; the message asks for a shorter answer.
+    Truncated { message: String },
+}
+
+/// Reads the replies of one run, remembering what patch merges and
+/// escalation need.
+pub(crate) struct Reader<F> {
+    format: Format<F>,
+    /// The newest content of each section, in patch mode only.
+    store: Option<SectionStore>,
+    /// The problems of the previous rejected reply, to notice repeats.
+    previous: Option<Vec<ProblemKey>>,
+}
+
+impl<U, F> Reader<F>
+where
+    F: Fn(&str) -> Result<U, Feedback>,
+{
+    /// A reader that merges sections when `patch` is set and the format has
+    /// specs.
+    pub(crate) fn new(format: Format<F>, patch: bool) -> Self {
+        let store = match (patch, format.specs) {
+            (true, Some(specs)) => Some(SectionStore::new(specs)),
+            _ => None,
+        };
+        Reader {
+            format,
+            store,
+            previous: None,
+        }
+    }
+
+    /// Reads `raw`, the reply of attempt `number`.
+    pub(crate) fn read(&mut self, raw: &str, number: usize, truncated: bool) -> Verdict<U> {
+        if truncated {
+            self.previous = None;
+            return self.read_truncated(raw, number);
+        }
+        let own_problems = match (self.format.parse)(raw) {
+            Ok(value) => {
+                return Verdict::Value {
+                    value,
+                    kind: AttemptKind::Accepted,
+                    answer: raw.to_string(),
+                }
+            }
+            Err(problems) => problems,
+        };
+        let problems = match self.merge(raw, number) {
+            Some(Ok((value, answer))) => {
+                return Verdict::Value {
+                    value,
+                    kind: AttemptKind::Merged,
+                    answer,
+                }
+            }
+            Some(Err(merged_problems)) => merged_problems,
+            None => own_problems,
+        };
+        let keys = problem_keys(&problems);
+        let escalate = self.previous.as_ref() == Some(&keys);
+        self.previous = Some(keys);
+        let headers = problems.headers();
+        let request = if self.format.specs.is_none() {
+            Request::Free
+        } else if self.store.is_some() && !headers.is_empty() && !has_general_problem(&problems) {
+            Request::Sections(&headers)
+        } else {
+            Request::Whole
+        };
+        let message = messages::format_feedback(
+            self.lang(Some(&problems)),
+            &problems,
+            request,
+            escalate.then_some(self.format.guide.as_deref()),
+        );
+        Verdict::Rejected { problems, message }
+    }
+
+    /// A cut reply gets no format feedback. In patch mode its complete
+    /// sections are kept and only the rest is asked for; otherwise the
+    /// whole answer is asked for again, shorter.
+    fn read_truncated(&mut self, raw: &str, number: usize) -> Verdict<U> {
+        let Some(store) = self.store.as_mut() else {
+            return Verdict::Truncated {
+                message: messages::truncated_whole(self.lang(None)),
+            };
+        };
+        let kept = store.absorb(raw, number, true);
+        let answer = store.render();
+        let problems = match (self.format.parse)(&answer) {
+            Ok(value) => {
+                return Verdict::Value {
+                    value,
+                    kind: AttemptKind::Merged,
+                    answer,
+                }
+            }
+            Err(problems) => problems,
+        };
+        let remaining = problems.headers();
+        let lang = self.lang(Some(&problems));
+        let message = if remaining.is_empty() || has_general_problem(&problems) {
+            messages::truncated_whole(lang)
+        } else {
+            messages::truncated_patch(lang, &kept, &remaining)
+        };
+        Verdict::Truncated { message }
+    }
+
+    /// In patch mode, takes the sections of `raw` and parses the merged
+    /// answer, once there is something from an earlier reply to merge with.
+    fn merge(&mut self, raw: &str, number: usize) -> Option<Result<(U, String), Feedback>> {
+        let store = self.store.as_mut()?;
+        store.absorb(raw, number, false);
+        if !store.has_earlier_than(number) {
+            return None;
+        }
+        let answer = store.render();
+        Some((self.format.parse)(&answer).map(|value| (value, answer)))
+    }
+
+    /// Where each section of a merged answer came from.
+    pub(crate) fn sources(&self) -> Vec<SectionSource> {
+        self.store
+            .as_ref()
+            .map(SectionStore::sources)
+            .unwrap_or_default()
+    }
+
+    /// The language of the loop's own messages: the type's, else the
+    /// feedback's.
+    fn lang(&self, feedback: Option<&Feedback>) -> Lang {
+        self.format
+            .lang
+            .or(feedback.map(Feedback::lang))
+            .unwrap_or_default()
+    }
+}
+
+/// What makes two replies' problems "the same": the section and the kind of
+/// problem, not the quoted text (which changes as the model rewrites).
+type ProblemKey = (String, Discriminant<ProblemKind>);
+
+fn problem_keys(feedback: &Feedback) -> Vec<ProblemKey> {
+    feedback
+        .problems()
+        .iter()
+        .map(|p| (p.header.clone(), std::mem::discriminant(&p.kind)))
+        .collect()
+}
+
+/// True when a problem concerns the reply as a whole (no section named).
+fn has_general_problem(feedback: &Feedback) -> bool {
+    feedback.problems().iter().any(|p| p.header.is_empty())
+}
