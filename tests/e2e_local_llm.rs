@@ -10,9 +10,14 @@
 //! assertions are about the client's behaviour (what it sent, what it made of
 //! the server's answer), not about how good a 135M-parameter model is.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use twr_runtime::{ChatModel, FinishReason, Message, ModelError, OpenAiCompatible, Reply};
+use twr_runtime::{
+    AttemptKind, BoxFuture, ChatModel, Feedback, FinishReason, Message, ModelError,
+    OpenAiCompatible, Reply, RetryPolicy, Role, Think, ThinkError,
+};
 
 const MAX_TOKENS: u32 = 48;
 
@@ -151,4 +156,162 @@ async fn real_server_errors_are_typed() {
         matches!(error, ModelError::Timeout(d) if d == Duration::from_millis(1)),
         "{error:?}"
     );
+}
+
+/// Passes calls through and records every conversation sent.
+struct Recording<M> {
+    inner: M,
+    requests: Mutex<Vec<Vec<Message>>>,
+}
+
+impl<M: ChatModel> ChatModel for Recording<M> {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        self.requests.lock().unwrap().push(messages.to_vec());
+        self.inner.chat(messages)
+    }
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+}
+
+/// A strict parser, so a small model's chatty answer gets feedback.
+fn legs(raw: &str) -> Result<u32, Feedback> {
+    let text = raw.trim().trim_end_matches('.');
+    text.parse::<u32>().map_err(|_| {
+        Feedback::message(format!(
+            "Reply with the number alone, digits only, nothing else; you wrote '{}'.",
+            raw.trim()
+        ))
+    })
+}
+
+const SYSTEM: &str = "You answer with a single number.";
+const QUESTION: &str = "How many legs does a spider have?";
+
+/// Runs the real loop over the real server and checks the loop's own
+/// behaviour: requests vs ledger, feedback turns, the bounded conversation.
+async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
+    let recording = Recording {
+        inner: model,
+        requests: Mutex::new(Vec::new()),
+    };
+    let hook_calls = AtomicUsize::new(0);
+    let started = Instant::now();
+    let result = Think::new(&recording)
+        .system(SYSTEM)
+        .max_attempts(3)
+        .retry_policy(RetryPolicy::default().max_retries(1))
+        .on_attempt(|_| {
+            hook_calls.fetch_add(1, Ordering::SeqCst);
+        })
+        .run_with(QUESTION, legs)
+        .await;
+    let elapsed = started.elapsed();
+    let requests = recording.requests.lock().unwrap().clone();
+    let attempts = match &result {
+        Ok(outcome) => {
+            eprintln!(
+                "{label}: value {} after {} attempt(s), {:?}, usage {:?}, in {elapsed:?}",
+                outcome.value,
+                outcome.attempts.len(),
+                outcome.ending,
+                outcome.usage
+            );
+            let last = outcome.attempts.last().expect("a ledger entry");
+            assert!(matches!(
+                last.kind,
+                AttemptKind::Accepted | AttemptKind::Merged
+            ));
+            outcome.attempts.clone()
+        }
+        Err(error) => {
+            eprintln!(
+                "{label}: {error} after {} attempt(s), in {elapsed:?}",
+                error.attempts().len()
+            );
+            match error {
+                ThinkError::Exhausted { attempts, .. } => assert_eq!(attempts.len(), 3),
+                ThinkError::RepeatedReply { attempts, .. } => {
+                    assert_eq!(attempts.last().unwrap().kind, AttemptKind::Repeated)
+                }
+                other => panic!("a healthy server gives a value or a format failure: {other:?}"),
+            }
+            error.attempts().to_vec()
+        }
+    };
+    for attempt in &attempts {
+        eprintln!(
+            "  #{} {:?} {:?} {:?} {:?}\n     raw: {:?}\n     sent back: {:?}",
+            attempt.number,
+            attempt.kind,
+            attempt.finish_reason,
+            attempt.usage,
+            attempt.latency,
+            attempt.raw,
+            attempt.sent_back
+        );
+    }
+    // One hook call and one ledger entry per reply; one request per reply
+    // plus one per transport retry.
+    assert_eq!(hook_calls.load(Ordering::SeqCst), attempts.len());
+    let retries: usize = attempts.iter().map(|a| a.transport_retries.len()).sum();
+    assert_eq!(requests.len(), attempts.len() + retries);
+    assert!(!attempts.is_empty() && attempts.len() <= 3);
+    // The first request: the system message, then the prompt.
+    assert_eq!(requests[0][0], Message::system(SYSTEM));
+    assert_eq!(requests[0][1].role, Role::User);
+    assert!(requests[0][1].content.starts_with(QUESTION));
+    assert_eq!(requests[0].len(), 2);
+    for (i, attempt) in attempts.iter().enumerate() {
+        assert_eq!(attempt.number, i + 1);
+        assert!(
+            attempt.finish_reason.is_some(),
+            "finish_reason from the server"
+        );
+        if streamed {
+            assert_eq!(
+                attempt.usage.total_tokens, 0,
+                "this server sends no usage in streams"
+            );
+        } else {
+            assert!(attempt.usage.prompt_tokens > 0 && attempt.usage.completion_tokens > 0);
+        }
+        let is_last = i + 1 == attempts.len();
+        if is_last {
+            // Nothing is sent back after the last reply.
+            assert_eq!(attempt.sent_back, None);
+        } else if matches!(attempt.kind, AttemptKind::Rejected | AttemptKind::Truncated) {
+            // The next request carries this reply and its feedback, and only
+            // the latest failed exchange (the conversation stays bounded).
+            let sent_back = attempt
+                .sent_back
+                .as_deref()
+                .expect("feedback for a reply that was not the last");
+            let next = requests
+                .iter()
+                .rev()
+                .find(|r| r.len() == 4 && r[2].content == attempt.raw)
+                .expect("a request carrying the rejected reply");
+            assert_eq!(next[2], Message::assistant(attempt.raw.clone()));
+            assert_eq!(next[3], Message::user(sent_back));
+        }
+    }
+    assert!(
+        requests.iter().all(|r| r.len() <= 4),
+        "retry conversation must stay bounded"
+    );
+}
+
+#[tokio::test]
+async fn real_server_through_the_loop() {
+    let Some((base, model_name)) = server() else {
+        return;
+    };
+    let model = OpenAiCompatible::new(&base, &model_name)
+        .temperature(0.0)
+        .seed(7)
+        .max_tokens(MAX_TOKENS)
+        .timeout(Duration::from_secs(120));
+    run_loop("loop, non-streaming", model.clone(), false).await;
+    run_loop("loop, streaming", model.stream(true), true).await;
 }
