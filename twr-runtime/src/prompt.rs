@@ -1,10 +1,180 @@
-//! The soft-format guide appended to the prompt.
+//! The soft-format guide appended to the prompt: think freely, then answer
+//! in sections, with a complete example answer.
+
+use std::fmt::Write as _;
 
 use crate::feedback::Lang;
-use crate::sections::SectionSpec;
+use crate::sections::{Presence, SectionSpec, ValueKind};
 
-/// The soft-format instructions for `specs`, with a complete example answer.
+/// The soft-format instructions for `specs`, with a complete example answer
+/// built from the sections' examples (or placeholders for their kinds).
+///
+/// ```
+/// use twr_runtime::prompt::format_guide;
+/// use twr_runtime::{Lang, Presence, SectionSpec, ValueKind};
+///
+/// static SPECS: [SectionSpec; 2] = [
+///     SectionSpec {
+///         field: "plan",
+///         header: "[Plan]",
+///         name: "Plan",
+///         aliases: &[],
+///         description: "What to see, in order.",
+///         example: "1. Fushimi Inari\n2. Gion",
+///         kind: ValueKind::List(&ValueKind::Text),
+///         presence: Presence::Required,
+///     },
+///     SectionSpec {
+///         field: "weeks",
+///         header: "[Weeks]",
+///         name: "Weeks",
+///         aliases: &[],
+///         description: "",
+///         example: "",
+///         kind: ValueKind::Integer,
+///         presence: Presence::Optional,
+///     },
+/// ];
+///
+/// assert_eq!(
+///     format_guide(&SPECS, Lang::En),
+///     "Think it through freely first. Then give your final answer in the sections below, \
+///      each header on a line of its own followed by its content.
+///
+/// [Plan]
+/// What to see, in order. A list, one item per line.
+///
+/// [Weeks] (optional: write N/A if it does not apply)
+/// A single whole number.
+///
+/// Example answer:
+///
+/// [Plan]
+/// 1. Fushimi Inari
+/// 2. Gion
+/// [Weeks]
+/// 3"
+/// );
+/// ```
 pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
-    let _ = (specs, lang);
-    unimplemented!("skeleton: the guide lands in the sections work")
+    let words = match lang {
+        Lang::En => &EN,
+        Lang::Zh => &ZH,
+    };
+    let mut guide = String::from(words.intro);
+    for spec in specs {
+        guide.push_str("\n\n");
+        guide.push_str(spec.header);
+        match spec.presence {
+            Presence::Required => {}
+            Presence::Optional => guide.push_str(words.optional),
+            Presence::Default => guide.push_str(words.may_omit),
+        }
+        guide.push('\n');
+        let description = spec.description.trim();
+        if !description.is_empty() {
+            guide.push_str(description);
+            if !description.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
+                guide.push_str(words.stop);
+            }
+            guide.push_str(words.space);
+        }
+        guide.push_str(&(words.kind)(&spec.kind));
+    }
+    guide.push_str("\n\n");
+    guide.push_str(words.example);
+    guide.push('\n');
+    for spec in specs {
+        let example = spec.example.trim();
+        let example = if example.is_empty() {
+            placeholder(&spec.kind, lang)
+        } else {
+            example.to_owned()
+        };
+        let _ = write!(guide, "\n{}\n{example}", spec.header);
+    }
+    guide
+}
+
+/// The example content shown for a section of `kind` that has none:
+/// `3` for a whole number, `- ...` lines for a list, the allowed values for
+/// a choice.
+pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
+    match kind {
+        ValueKind::Text | ValueKind::Custom => "...".to_owned(),
+        ValueKind::Integer => "3".to_owned(),
+        ValueKind::Float => "2.5".to_owned(),
+        ValueKind::Bool => match lang {
+            Lang::En => "yes".to_owned(),
+            Lang::Zh => "是".to_owned(),
+        },
+        ValueKind::Char => "A".to_owned(),
+        ValueKind::Choice(values) => values.join(" | "),
+        ValueKind::List(inner) => {
+            let item = match inner {
+                ValueKind::List(_) | ValueKind::Json => "...".to_owned(),
+                inner => placeholder(inner, lang),
+            };
+            format!("- {item}\n- {item}")
+        }
+        ValueKind::Json => "{ ... }".to_owned(),
+    }
+}
+
+struct Words {
+    intro: &'static str,
+    optional: &'static str,
+    may_omit: &'static str,
+    example: &'static str,
+    stop: &'static str,
+    space: &'static str,
+    kind: fn(&ValueKind) -> String,
+}
+
+static EN: Words = Words {
+    intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
+    optional: " (optional: write N/A if it does not apply)",
+    may_omit: " (optional)",
+    example: "Example answer:",
+    stop: ".",
+    space: " ",
+    kind: en_kind,
+};
+
+static ZH: Words = Words {
+    intro: "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
+    optional: "（可选：不适用时写“无”）",
+    may_omit: "（可选）",
+    example: "示例答案：",
+    stop: "。",
+    space: "",
+    kind: zh_kind,
+};
+
+fn en_kind(kind: &ValueKind) -> String {
+    match kind {
+        ValueKind::Text => "Free text.".to_owned(),
+        ValueKind::Integer => "A single whole number.".to_owned(),
+        ValueKind::Float => "A single number.".to_owned(),
+        ValueKind::Bool => "yes or no.".to_owned(),
+        ValueKind::Char => "A single character.".to_owned(),
+        ValueKind::Choice(values) => format!("One of: {}.", values.join(", ")),
+        ValueKind::List(_) => "A list, one item per line.".to_owned(),
+        ValueKind::Json => "A JSON value.".to_owned(),
+        ValueKind::Custom => "A single value.".to_owned(),
+    }
+}
+
+fn zh_kind(kind: &ValueKind) -> String {
+    match kind {
+        ValueKind::Text => "自由文字。".to_owned(),
+        ValueKind::Integer => "一个整数。".to_owned(),
+        ValueKind::Float => "一个数字。".to_owned(),
+        ValueKind::Bool => "“是”或“否”。".to_owned(),
+        ValueKind::Char => "一个字符。".to_owned(),
+        ValueKind::Choice(values) => format!("以下之一：{}。", values.join("、")),
+        ValueKind::List(_) => "一个列表，每行一项。".to_owned(),
+        ValueKind::Json => "一个 JSON 值。".to_owned(),
+        ValueKind::Custom => "一个值。".to_owned(),
+    }
 }

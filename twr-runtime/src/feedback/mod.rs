@@ -5,9 +5,14 @@
 //! one [`Problem`] per thing to fix; its `Display` is the exact text sent to
 //! the model.
 
+mod en;
 mod render;
+mod zh;
 
 use std::fmt;
+
+pub use crate::parse::Expected;
+use crate::sections::ValueKind;
 
 /// The language of the format guide and the feedback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -29,8 +34,8 @@ pub enum ProblemKind {
     Empty,
     /// The content is not a value of the expected kind.
     BadValue {
-        /// What was expected, written for the model: "a single whole number such as 6".
-        expected: String,
+        /// What was expected.
+        expected: Expected,
         /// What the section says (shortened when long).
         found: String,
     },
@@ -41,7 +46,7 @@ pub enum ProblemKind {
         /// The item's text (shortened when long).
         item: String,
         /// What was expected of each item.
-        expected: String,
+        expected: Expected,
     },
     /// A JSON section did not fit the expected shape.
     BadJson {
@@ -50,16 +55,37 @@ pub enum ProblemKind {
         /// What is wrong there, in words.
         message: String,
     },
+    /// The value's own parser (`FromStr`, `#[section(from_str)]`) rejected it.
+    Unreadable {
+        /// The parser's message.
+        message: String,
+        /// What the section says (shortened when long).
+        found: String,
+    },
     /// A `validate` function rejected the value; its message.
     Invalid {
         /// The validator's message.
         message: String,
     },
-    /// A header that is almost the expected one.
+    /// The section is missing, but a header line that names no section looks
+    /// like it was meant to be this one.
     NearMiss {
-        /// The header as the model wrote it.
+        /// The header line as the model wrote it: `[Schedule]`.
         wrote: String,
     },
+    /// The section is missing as a header line, but its header appears
+    /// inside a line of text (`Day 2: [Budget]`).
+    NotOnOwnLine {
+        /// The line where it appears (shortened when long).
+        line: String,
+    },
+    /// None of these sections is in the reply, and at least one is needed.
+    NoneOf {
+        /// The headers, with brackets.
+        headers: Vec<String>,
+    },
+    /// The reply has no `=====` divider line before its answer.
+    MissingDivider,
     /// Any other problem, in words (used by hand-written parsers).
     Other {
         /// The message.
@@ -80,6 +106,9 @@ pub struct Problem {
     pub kind: ProblemKind,
     /// The section's example content, shown so the model sees what to write.
     pub example: Option<String>,
+    /// The kind of value the section holds, so the message can say what to
+    /// write when the section is missing or empty.
+    pub value_kind: Option<ValueKind>,
 }
 
 impl Problem {
@@ -90,6 +119,7 @@ impl Problem {
             field: None,
             kind,
             example: None,
+            value_kind: None,
         }
     }
 
@@ -102,6 +132,12 @@ impl Problem {
     /// Sets the example shown with the problem.
     pub fn with_example(mut self, example: impl Into<String>) -> Self {
         self.example = Some(example.into());
+        self
+    }
+
+    /// Sets the kind of value the section holds.
+    pub fn with_value_kind(mut self, kind: ValueKind) -> Self {
+        self.value_kind = Some(kind);
         self
     }
 }
@@ -157,6 +193,17 @@ impl Feedback {
     /// The language of the message.
     pub fn lang(&self) -> Lang {
         self.lang
+    }
+
+    /// The same problems, rendered in `lang`.
+    pub fn with_lang(mut self, lang: Lang) -> Self {
+        self.lang = lang;
+        self
+    }
+
+    /// Adds the problems of `other` after these.
+    pub fn extend(&mut self, other: Feedback) {
+        self.problems.extend(other.problems);
     }
 
     /// The headers with problems, deduplicated, in order.

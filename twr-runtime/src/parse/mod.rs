@@ -1,11 +1,34 @@
 //! The section parser: finds loose headers in a reply and reads each
 //! section's content as a typed value.
 //!
-//! Formats are loose, validation is strict: see the crate README for the
-//! rules. Parsing is one linear pass over the reply.
+//! Formats are loose, validation is strict. A header line is a line that,
+//! after trimming and removing markdown decoration (leading `#`s, surrounding
+//! `**`/`__`/`*`, a trailing `:` or `：`), names a section, ignoring case,
+//! brackets optional: `[Plan]`, `## Plan`, `**Plan:**`, `【计划】`, and
+//! `[Budget]: $500` with content on the header line. A section runs to the
+//! next header line; the last occurrence of a header wins; `<think>` blocks
+//! and a code fence around the whole reply are ignored.
+//!
+//! Parsing is one pass over the reply's lines, and each line is looked at
+//! only as far as the longest header could reach.
 
+mod choice;
+mod divider;
+mod header;
+mod hints;
+mod list;
+mod multi;
+mod number;
+mod reply;
 mod split;
 mod value;
 
-pub use split::{split_sections, SectionMap};
-pub use value::{SectionValue, ValueError};
+pub use choice::{choice, choice_matches};
+pub use divider::divider_parser;
+pub use multi::{multi_section_parser, MatchMode};
+pub use split::{split_sections, SectionMap, UnknownHeader};
+pub use value::{Expected, SectionValue, ValueError};
+
+pub(crate) use hints::{inline_mention, near_misses};
+pub(crate) use reply::without_reasoning;
+pub(crate) use value::{excerpt, strip_decoration};

@@ -1,24 +1,524 @@
-//! Splitting a reply into sections.
+//! Splitting a reply into sections: one pass over its lines.
 
+use std::borrow::Cow;
+
+use memchr::memchr;
+
+use super::header::{folded, header_line, same_name, strip_brackets};
+use super::reply::{is_fence, without_reasoning};
 use crate::sections::SectionSpec;
 
-/// The sections found in a reply: header → content.
-#[derive(Debug, Clone, Default)]
+/// The sections found in a reply, in the order they were asked for.
+///
+/// Content is trimmed and borrowed from the reply whenever possible. A
+/// section given several times holds its last occurrence.
+///
+/// ```
+/// use twr_runtime::parse::{multi_section_parser, MatchMode};
+///
+/// let map = multi_section_parser("## Plan\nGo east\n[budget]: $500", &["[Plan]", "Budget"], MatchMode::All)?;
+/// assert_eq!(map.get("plan"), Some("Go east"));
+/// assert_eq!(map.get("[Budget]"), Some("$500"));
+/// assert_eq!(map.len(), 2);
+/// # Ok::<(), twr_runtime::Feedback>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SectionMap<'a> {
-    entries: Vec<(&'a str, &'a str)>,
+    sections: Vec<Section<'a>>,
+    unknown: Vec<UnknownHeader>,
 }
 
-impl<'a> SectionMap<'a> {
-    /// The content of the section named `header` (brackets optional, any case).
-    pub fn get(&self, header: &str) -> Option<&'a str> {
-        let _ = header;
-        let _ = &self.entries;
-        unimplemented!("skeleton: the parser lands in the sections work")
+/// One asked-for section and what the reply says under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Section<'a> {
+    /// The header as shown to the model, with brackets.
+    header: Cow<'static, str>,
+    /// Names that select this section: its own, then its aliases.
+    names: Names,
+    /// The trimmed content; `None` when the header is not in the reply.
+    content: Option<Cow<'a, str>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Names {
+    Spec(&'static str, &'static [&'static str]),
+    Plain(String),
+}
+
+impl Names {
+    fn matches(&self, header: &str) -> bool {
+        match self {
+            Names::Spec(name, aliases) => {
+                same_name(name, header) || aliases.iter().any(|alias| same_name(alias, header))
+            }
+            Names::Plain(name) => same_name(name, header),
+        }
     }
 }
 
-/// Finds the sections of `specs` in `raw`.
+/// A line shaped like a header (`[Schedule]`, `## Schedule`, `**Schedule**`)
+/// that names no section: the material of rename hints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownHeader {
+    /// The line as written, trimmed.
+    pub line: String,
+    /// The name it gives, without brackets or decoration.
+    pub name: String,
+    /// Whether the name was in brackets, as asked (`[Schedule]`, not
+    /// `## Schedule`).
+    pub bracketed: bool,
+}
+
+/// At most this many unknown header lines are remembered for rename hints;
+/// a reply made of thousands of bracketed lines costs no more.
+const MAX_UNKNOWN: usize = 32;
+
+impl<'a> SectionMap<'a> {
+    /// The trimmed content of the section named `header` (with or without
+    /// brackets, any case, or one of its aliases); `None` when the reply does
+    /// not have it.
+    pub fn get(&self, header: &str) -> Option<&str> {
+        self.sections
+            .iter()
+            .find(|section| section.names.matches(header))
+            .and_then(|section| section.content.as_deref())
+    }
+
+    /// Whether the reply has the section named `header`.
+    pub fn contains(&self, header: &str) -> bool {
+        self.get(header).is_some()
+    }
+
+    /// The content of the `index`-th asked-for section.
+    pub fn content(&self, index: usize) -> Option<&str> {
+        self.sections.get(index)?.content.as_deref()
+    }
+
+    /// The sections found, in the order they were asked for: `(header,
+    /// content)` with the header as shown to the model (`[Plan]`).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.sections
+            .iter()
+            .filter_map(|section| Some((section.header.as_ref(), section.content.as_deref()?)))
+    }
+
+    /// Every asked-for header with its content, if any.
+    pub(crate) fn headers_and_contents(&self) -> impl Iterator<Item = (&str, Option<&str>)> + '_ {
+        self.sections
+            .iter()
+            .map(|section| (section.header.as_ref(), section.content.as_deref()))
+    }
+
+    /// The headers asked for but not found, in order.
+    pub fn missing(&self) -> impl Iterator<Item = &str> + '_ {
+        self.sections
+            .iter()
+            .filter(|section| section.content.is_none())
+            .map(|section| section.header.as_ref())
+    }
+
+    /// How many of the asked-for sections the reply has.
+    pub fn len(&self) -> usize {
+        self.sections.iter().filter(|s| s.content.is_some()).count()
+    }
+
+    /// True when the reply has none of the asked-for sections.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Header-shaped lines that name no asked-for section (at most 32), in
+    /// the order written: `[Schedule]` when `[Timeline]` was asked for.
+    pub fn unknown_headers(&self) -> &[UnknownHeader] {
+        &self.unknown
+    }
+
+    /// Copies borrowed content so the map outlives the reply.
+    pub fn into_owned(self) -> SectionMap<'static> {
+        SectionMap {
+            sections: self
+                .sections
+                .into_iter()
+                .map(|s| Section {
+                    header: s.header,
+                    names: s.names,
+                    content: s.content.map(|c| Cow::Owned(c.into_owned())),
+                })
+                .collect(),
+            unknown: self.unknown,
+        }
+    }
+}
+
+/// Finds the sections of `specs` (their names and aliases) in `raw`.
+///
+/// Never fails: a section the reply lacks is `None` in the map. Text before
+/// the first header, `<think>` blocks and a code fence around the whole
+/// reply are left out.
 pub fn split_sections<'a>(raw: &'a str, specs: &[SectionSpec]) -> SectionMap<'a> {
-    let _ = (raw, specs);
-    unimplemented!("skeleton: the parser lands in the sections work")
+    let sections = specs
+        .iter()
+        .map(|spec| Section {
+            header: Cow::Borrowed(spec.header),
+            names: Names::Spec(spec.name, spec.aliases),
+            content: None,
+        })
+        .collect();
+    split(raw, sections)
+}
+
+/// Finds the sections named by plain header strings (`"[Plan]"`, `"Plan"`).
+pub(crate) fn split_plain<'a>(raw: &'a str, headers: &[&str]) -> SectionMap<'a> {
+    let sections = headers
+        .iter()
+        .map(|header| {
+            let name = strip_brackets(header).to_owned();
+            Section {
+                header: Cow::Owned(format!("[{name}]")),
+                names: Names::Plain(name),
+                content: None,
+            }
+        })
+        .collect();
+    split(raw, sections)
+}
+
+/// A name to look for and the section it selects.
+struct Key {
+    folded: String,
+    section: usize,
+}
+
+fn split<'a>(raw: &'a str, mut sections: Vec<Section<'a>>) -> SectionMap<'a> {
+    let mut keys = Vec::new();
+    for (index, section) in sections.iter().enumerate() {
+        let mut add = |name: &str| {
+            let folded: String = folded(name).collect();
+            if !folded.is_empty() {
+                keys.push(Key {
+                    folded,
+                    section: index,
+                });
+            }
+        };
+        match &section.names {
+            Names::Spec(name, aliases) => {
+                add(name);
+                aliases.iter().for_each(|alias| add(alias));
+            }
+            Names::Plain(name) => add(name),
+        }
+    }
+    // Room for decoration around the longest name: `### **[Name]:**`.
+    let longest = keys.iter().map(|k| k.folded.len()).max().unwrap_or(0);
+    let max_name = longest * 2 + 16;
+
+    let text = without_reasoning(raw);
+    let scan = scan(&text, &keys, max_name);
+    for (index, span) in scan.spans.iter().enumerate() {
+        if let Some((start, end)) = *span {
+            let end = end.min(scan.end);
+            let start = start.min(end);
+            sections[index].content = Some(match &text {
+                Cow::Borrowed(text) => {
+                    let text: &'a str = text;
+                    Cow::Borrowed(trim_content(&text[start..end]))
+                }
+                Cow::Owned(text) => Cow::Owned(trim_content(&text[start..end]).to_owned()),
+            });
+        }
+    }
+    SectionMap {
+        sections,
+        unknown: scan.unknown,
+    }
+}
+
+struct Scan {
+    /// Per section, the byte span of its last occurrence's content.
+    spans: Vec<Option<(usize, usize)>>,
+    unknown: Vec<UnknownHeader>,
+    /// Where the reply's text ends: before a closing fence when the whole
+    /// reply is wrapped in one.
+    end: usize,
+}
+
+/// The single pass over the lines of `text`.
+fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
+    let sections = keys.iter().map(|k| k.section + 1).max().unwrap_or(0);
+    let mut spans: Vec<Option<(usize, usize)>> = vec![None; sections];
+    let mut unknown = Vec::new();
+    // The section being read and where its content starts.
+    let mut open: Option<(usize, usize)> = None;
+    let mut fences = 0usize;
+    let mut first_fence_first = None;
+    let mut last_line = (0, 0);
+    let bytes = text.as_bytes();
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let line_end = memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        let trimmed = line.trim();
+        if !trimmed.is_empty() {
+            if first_fence_first.is_none() {
+                first_fence_first = Some(is_fence(trimmed));
+            }
+            if is_fence(trimmed) {
+                fences += 1;
+            }
+            last_line = (line_start, line_end);
+            if let Some(header) = header_line(line, max_name) {
+                match find_key(keys, header.name) {
+                    Some(section) => {
+                        if let Some((open_section, start)) = open {
+                            spans[open_section] = Some((start, line_start));
+                        }
+                        open = Some((section, line_start + header.content_at));
+                    }
+                    None if header.marked && unknown.len() < MAX_UNKNOWN => {
+                        unknown.push(UnknownHeader {
+                            line: trimmed.to_owned(),
+                            name: header.name.to_owned(),
+                            bracketed: header.bracketed,
+                        });
+                    }
+                    None => {}
+                }
+            }
+        }
+        line_start = line_end + 1;
+    }
+    if let Some((section, start)) = open {
+        spans[section] = Some((start, bytes.len()));
+    }
+    // A reply wrapped whole in a fence: opened on its first line, closed on
+    // its last, with any fences inside paired up. Its closing line is not
+    // content of the last section.
+    let wrapped = first_fence_first == Some(true)
+        && fences >= 2
+        && fences % 2 == 0
+        && is_fence(text[last_line.0..last_line.1].trim());
+    let end = if wrapped { last_line.0 } else { bytes.len() };
+    Scan {
+        spans,
+        unknown,
+        end,
+    }
+}
+
+fn find_key(keys: &[Key], name: &str) -> Option<usize> {
+    keys.iter()
+        .find(|key| folded(name).eq(key.folded.chars()))
+        .map(|key| key.section)
+}
+
+/// Trims a section's content, and a trailing horizontal rule (`---`) that
+/// models put between sections.
+fn trim_content(content: &str) -> &str {
+    let content = content.trim();
+    let last_line_start = content.rfind('\n').map_or(0, |i| i + 1);
+    let last = content[last_line_start..].trim();
+    let rule = last.len() >= 3
+        && (last.bytes().all(|b| b == b'-')
+            || last.bytes().all(|b| b == b'*')
+            || last.bytes().all(|b| b == b'_'));
+    if rule {
+        content[..last_line_start].trim()
+    } else {
+        content
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sections::{Presence, ValueKind};
+
+    const fn spec(
+        header: &'static str,
+        name: &'static str,
+        aliases: &'static [&'static str],
+    ) -> SectionSpec {
+        SectionSpec {
+            field: name,
+            header,
+            name,
+            aliases,
+            description: "",
+            example: "",
+            kind: ValueKind::Text,
+            presence: Presence::Required,
+        }
+    }
+
+    static SPECS: [SectionSpec; 4] = [
+        spec("[Plan]", "Plan", &[]),
+        spec("[Timeline]", "Timeline", &["Schedule"]),
+        spec("[Budget]", "Budget", &[]),
+        spec("[计划]", "计划", &[]),
+    ];
+
+    fn sections(raw: &str) -> Vec<Option<String>> {
+        let map = split_sections(raw, &SPECS);
+        (0..SPECS.len())
+            .map(|i| map.content(i).map(str::to_owned))
+            .collect()
+    }
+
+    fn some(items: [Option<&str>; 4]) -> Vec<Option<String>> {
+        items.iter().map(|i| i.map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn every_header_variant() {
+        let variants = [
+            "[Plan]",
+            "[plan]",
+            "[PLAN]",
+            "## Plan",
+            "# plan",
+            "**[Plan]**",
+            "**Plan:**",
+            "**Plan**:",
+            "__Plan__",
+            "*Plan*",
+            "Plan:",
+            "Plan：",
+            "Plan",
+            "  [Plan]  ",
+            "【Plan】",
+            "### **Plan:**",
+        ];
+        for header in variants {
+            let raw = format!("intro\n{header}\nGo east\n[Budget]\n$5");
+            assert_eq!(
+                sections(&raw),
+                some([Some("Go east"), None, Some("$5"), None]),
+                "header {header:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn content_on_the_header_line() {
+        let raw = "[Budget]: $500\n**Plan:** walk\nand eat\nTimeline: two days\n【计划】：先去寺庙";
+        assert_eq!(
+            sections(raw),
+            some([
+                Some("walk\nand eat"),
+                Some("two days"),
+                Some("$500"),
+                Some("先去寺庙")
+            ])
+        );
+    }
+
+    #[test]
+    fn aliases_count_the_same() {
+        assert_eq!(sections("[schedule]\nDay 1")[1].as_deref(), Some("Day 1"));
+        let map = split_sections("## Schedule\nDay 1", &SPECS);
+        assert_eq!(map.get("Timeline"), Some("Day 1"));
+        assert_eq!(map.get("[schedule]"), Some("Day 1"));
+    }
+
+    #[test]
+    fn last_occurrence_wins() {
+        let raw = "[Plan]\ndraft\n[Budget]\n$1\n[Plan]\nfinal\n[Budget]\n$2";
+        assert_eq!(sections(raw), some([Some("final"), None, Some("$2"), None]));
+    }
+
+    #[test]
+    fn a_header_inside_a_sentence_is_not_a_header() {
+        let raw = "[Plan]\nSee the [Budget] below and the Timeline: later.\nDay 2: [Budget]\n";
+        assert_eq!(
+            sections(raw),
+            some([
+                Some("See the [Budget] below and the Timeline: later.\nDay 2: [Budget]"),
+                None,
+                None,
+                None
+            ])
+        );
+    }
+
+    #[test]
+    fn reasoning_blocks_are_ignored() {
+        let raw = "<think>\n[Plan]\nmaybe north\n[Budget]\n$9\n</think>\n[Plan]\nsouth\n<thinking>[Budget] is hard</thinking>\n[Budget]\n$5";
+        assert_eq!(sections(raw), some([Some("south"), None, Some("$5"), None]));
+        let map = split_sections("<think>x</think>\n[Plan]\nGo", &SPECS);
+        assert!(matches!(map.sections[0].content, Some(Cow::Borrowed("Go"))));
+    }
+
+    #[test]
+    fn a_reply_wrapped_in_a_code_fence_is_unwrapped() {
+        let raw = "```markdown\n[Plan]\nGo\n[Budget]\n```json\n{\"a\": 1}\n```\n```\n";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go"), None, Some("```json\n{\"a\": 1}\n```"), None])
+        );
+        // Not wrapped whole: the last fence belongs to the section.
+        let raw = "[Budget]\n```\n5\n```";
+        assert_eq!(sections(raw)[2].as_deref(), Some("```\n5\n```"));
+    }
+
+    #[test]
+    fn crlf_is_normal_text() {
+        let raw = "[Plan]\r\nGo\r\nnow\r\n**Budget:** $5\r\n";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go\r\nnow"), None, Some("$5"), None])
+        );
+    }
+
+    #[test]
+    fn text_before_the_first_header_and_trailing_rules_are_dropped() {
+        let raw = "Sure! Here is my answer.\n\n[Plan]\nGo\n\n---\n\n[Budget]\n$5\n---";
+        assert_eq!(sections(raw), some([Some("Go"), None, Some("$5"), None]));
+    }
+
+    #[test]
+    fn empty_and_missing_differ() {
+        let map = split_sections("[Plan]\n\n[Budget]", &SPECS);
+        assert_eq!(map.content(0), Some(""));
+        assert_eq!(map.content(1), None);
+        assert_eq!(map.get("budget"), Some(""));
+        assert_eq!(map.missing().collect::<Vec<_>>(), ["[Timeline]", "[计划]"]);
+        assert_eq!(map.len(), 2);
+    }
+
+    #[test]
+    fn unknown_header_lines_are_remembered() {
+        let map = split_sections(
+            "[Plan]\nGo\n[Schedule plan]\n## Notes\n**Tip:** x\nNote: y",
+            &SPECS,
+        );
+        let unknown: Vec<_> = map
+            .unknown_headers()
+            .iter()
+            .map(|u| (u.line.as_str(), u.name.as_str(), u.bracketed))
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                ("[Schedule plan]", "Schedule plan", true),
+                ("## Notes", "Notes", false),
+                ("**Tip:** x", "Tip", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn iter_get_and_into_owned() {
+        let raw = String::from("[Budget]\n$5\n[Plan]\nGo");
+        let map = split_sections(&raw, &SPECS).into_owned();
+        drop(raw);
+        assert_eq!(
+            map.iter().collect::<Vec<_>>(),
+            [("[Plan]", "Go"), ("[Budget]", "$5")]
+        );
+        assert_eq!(map.get("PLAN"), Some("Go"));
+        assert_eq!(map.get("【budget】"), Some("$5"));
+        assert_eq!(map.get("Nope"), None);
+        assert!(map.contains("Budget"));
+    }
 }

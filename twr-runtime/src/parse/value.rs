@@ -1,5 +1,7 @@
 //! [`SectionValue`]: how the content of one section becomes a typed value.
 
+use std::fmt;
+
 use crate::sections::ValueKind;
 
 /// Why a section's content is not a value of the expected type.
@@ -10,19 +12,19 @@ pub enum ValueError {
     Empty,
     /// Not a value of the expected kind.
     Invalid {
-        /// What was expected, for the model: "a single whole number such as 6".
-        expected: String,
+        /// What was expected.
+        expected: Expected,
         /// What the content says (shortened when long).
         found: String,
     },
-    /// One list item is not a value of the element type.
+    /// One list item is not a value of the expected kind.
     BadItem {
         /// 1-based position.
         index: usize,
-        /// The item's text.
+        /// The item's text (shortened when long).
         item: String,
         /// What each item should be.
-        expected: String,
+        expected: Expected,
     },
     /// A JSON value of the wrong shape.
     Json {
@@ -35,7 +37,125 @@ pub enum ValueError {
     Message(String),
 }
 
+impl ValueError {
+    /// An [`ValueError::Invalid`] error quoting `found` (shortened when long).
+    pub fn invalid(expected: Expected, found: &str) -> Self {
+        ValueError::Invalid {
+            expected,
+            found: excerpt(found),
+        }
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::Empty => f.write_str("the section is empty"),
+            ValueError::Invalid { expected, found } => {
+                write!(f, "expected {expected}, found '{found}'")
+            }
+            ValueError::BadItem {
+                index,
+                item,
+                expected,
+            } => write!(f, "item {index} should be {expected}, found '{item}'"),
+            ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
+            ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
+            ValueError::Message(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// What a section (or list item) should hold; rendered in the feedback's
+/// language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Expected {
+    /// Some text.
+    Text,
+    /// A single whole number.
+    WholeNumber,
+    /// A single whole number within bounds (the type's range).
+    WholeNumberBetween {
+        /// The smallest allowed value.
+        min: String,
+        /// The largest allowed value.
+        max: String,
+    },
+    /// A single number, possibly with a fraction.
+    Number,
+    /// yes or no.
+    YesNo,
+    /// A single character.
+    OneCharacter,
+    /// One of these values.
+    OneOf(&'static [&'static str]),
+    /// Anything else, in words (English).
+    Described(String),
+}
+
+impl Expected {
+    /// What a value of `kind` should be.
+    pub fn of_kind(kind: &ValueKind) -> Expected {
+        match kind {
+            ValueKind::Text | ValueKind::Json | ValueKind::Custom | ValueKind::List(_) => {
+                Expected::Text
+            }
+            ValueKind::Integer => Expected::WholeNumber,
+            ValueKind::Float => Expected::Number,
+            ValueKind::Bool => Expected::YesNo,
+            ValueKind::Char => Expected::OneCharacter,
+            ValueKind::Choice(values) => Expected::OneOf(values),
+        }
+    }
+}
+
+/// English wording, as in the feedback: "a single whole number".
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Text => f.write_str("some text"),
+            Expected::WholeNumber => f.write_str("a single whole number"),
+            Expected::WholeNumberBetween { min, max } => {
+                write!(f, "a single whole number from {min} to {max}")
+            }
+            Expected::Number => f.write_str("a single number"),
+            Expected::YesNo => f.write_str("yes or no"),
+            Expected::OneCharacter => f.write_str("a single character"),
+            Expected::OneOf(values) => write!(f, "one of {}", values.join(", ")),
+            Expected::Described(text) => f.write_str(text),
+        }
+    }
+}
+
+impl From<String> for Expected {
+    fn from(text: String) -> Self {
+        Expected::Described(text)
+    }
+}
+
+impl From<&str> for Expected {
+    fn from(text: &str) -> Self {
+        Expected::Described(text.to_owned())
+    }
+}
+
 /// A type that can be the value of a section.
+///
+/// Implemented for `String`, every integer and float type, `bool`, `char`,
+/// `Vec<T>` of those, and `#[derive(Choice)]` enums. Implement it for your
+/// own type to use it as a section directly.
+///
+/// ```
+/// use twr_runtime::parse::SectionValue;
+///
+/// assert_eq!(u32::parse_section("about $1,200 in total"), Ok(1200));
+/// assert_eq!(bool::parse_section("Yes, it fits."), Ok(true));
+/// assert_eq!(Vec::<String>::parse_section("- Kyoto\n- Nara"), Ok(vec!["Kyoto".to_string(), "Nara".to_string()]));
+/// assert!(u32::parse_section("6 to 8 weeks").is_err());
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the value of a section",
     label = "this field's type is not a section value",
@@ -48,4 +168,182 @@ pub trait SectionValue: Sized {
 
     /// Reads the (already trimmed) content of a section.
     fn parse_section(content: &str) -> Result<Self, ValueError>;
+}
+
+/// The trimmed content, which must not be empty. Line breaks are `\n`.
+impl SectionValue for String {
+    const KIND: ValueKind = ValueKind::Text;
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(ValueError::Empty);
+        }
+        Ok(if memchr::memchr(b'\r', content.as_bytes()).is_some() {
+            content.replace("\r\n", "\n")
+        } else {
+            content.to_owned()
+        })
+    }
+}
+
+/// Exactly one character, optionally quoted: `B`, `'B'`, `` `B` ``.
+impl SectionValue for char {
+    const KIND: ValueKind = ValueKind::Char;
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(ValueError::Empty);
+        }
+        let unquoted = [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’'), ('“', '”')]
+            .iter()
+            .find_map(|(open, close)| content.strip_prefix(*open)?.strip_suffix(*close))
+            .filter(|inner| !inner.is_empty())
+            .unwrap_or(content);
+        let mut chars = unquoted.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Ok(c),
+            _ => Err(ValueError::invalid(Expected::OneCharacter, content)),
+        }
+    }
+}
+
+const YES: &[&str] = &["yes", "true", "是", "是的", "对", "对的"];
+const NO: &[&str] = &["no", "false", "否", "不是", "不对"];
+
+/// yes/no, true/false, 是/否 (any case); the answer may be followed by a
+/// reason: `Yes, because ...`.
+impl SectionValue for bool {
+    const KIND: ValueKind = ValueKind::Bool;
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(ValueError::Empty);
+        }
+        let bare = strip_decoration(content);
+        // The first word: up to the first character that is not a letter.
+        let word_end = bare
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(bare.len());
+        let word = bare[..word_end].to_lowercase();
+        let answer = |word: &str| {
+            if YES.contains(&word) {
+                Some(true)
+            } else if NO.contains(&word) {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        // `是因为` has no separator after its first word: look at the first
+        // character alone for Chinese answers.
+        let first_char = bare.chars().next().map(String::from).unwrap_or_default();
+        answer(&word)
+            .or_else(|| {
+                (first_char != word && matches!(first_char.as_str(), "是" | "否"))
+                    .then(|| answer(&first_char))
+                    .flatten()
+            })
+            .ok_or_else(|| ValueError::invalid(Expected::YesNo, content))
+    }
+}
+
+/// `content` without surrounding markdown emphasis, quotes and punctuation:
+/// `**Yes.**` → `Yes`.
+pub(crate) fn strip_decoration(content: &str) -> &str {
+    content.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// `text` shortened for quoting in feedback: one line, at most 80 characters.
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX: usize = 80;
+    let mut out = String::new();
+    let mut count = 0;
+    for (i, line) in text
+        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        if i > 0 {
+            out.push_str(" / ");
+            count += 3;
+        }
+        for c in line.chars() {
+            if count == MAX {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_trimmed_and_not_empty() {
+        assert_eq!(
+            String::parse_section("  Go east \n"),
+            Ok("Go east".to_owned())
+        );
+        assert_eq!(String::parse_section("a\r\nb"), Ok("a\nb".to_owned()));
+        assert_eq!(String::parse_section(" \n "), Err(ValueError::Empty));
+    }
+
+    #[test]
+    fn chars() {
+        assert_eq!(char::parse_section("B"), Ok('B'));
+        assert_eq!(char::parse_section("'B'"), Ok('B'));
+        assert_eq!(char::parse_section("`字`"), Ok('字'));
+        assert_eq!(
+            char::parse_section("''"),
+            Err(ValueError::invalid(Expected::OneCharacter, "''"))
+        );
+        assert_eq!(
+            char::parse_section("AB"),
+            Err(ValueError::invalid(Expected::OneCharacter, "AB"))
+        );
+    }
+
+    #[test]
+    fn bools() {
+        for yes in [
+            "yes",
+            "Yes.",
+            "**YES**",
+            "true",
+            "Yes, it fits the budget.",
+            "是",
+            "是的",
+            "是，因为便宜",
+        ] {
+            assert_eq!(bool::parse_section(yes), Ok(true), "{yes}");
+        }
+        for no in ["no", "No!", "FALSE", "No - too far", "否", "不是"] {
+            assert_eq!(bool::parse_section(no), Ok(false), "{no}");
+        }
+        assert_eq!(
+            bool::parse_section("maybe"),
+            Err(ValueError::invalid(Expected::YesNo, "maybe"))
+        );
+        assert_eq!(
+            bool::parse_section("Nothing"),
+            Err(ValueError::invalid(Expected::YesNo, "Nothing"))
+        );
+    }
+
+    #[test]
+    fn excerpts_are_one_short_line() {
+        assert_eq!(excerpt("  a\n\n b "), "a / b");
+        let long = "x".repeat(100);
+        assert_eq!(excerpt(&long), format!("{}…", "x".repeat(80)));
+    }
 }

@@ -1,0 +1,237 @@
+//! Recognising a header line: `[Plan]`, `## Plan`, `**Plan:**`, `【计划】：`,
+//! `[Budget]: $500`, ... and comparing header names loosely.
+
+/// A line that has the shape of a header, before knowing whether it names a
+/// section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeaderLine<'a> {
+    /// The name, without brackets, markdown decoration or colon.
+    pub name: &'a str,
+    /// Byte offset in the line where content written on the header line
+    /// starts (the line's length when there is none).
+    pub content_at: usize,
+    /// How strongly the line looks like a header on its own: bracketed, a
+    /// markdown heading or a bold line. Only these are worth a rename hint
+    /// when they name no section; a bare `Note:` is ordinary text.
+    pub marked: bool,
+    /// Whether the name was in brackets: `[Plan]`, `【计划】`.
+    pub bracketed: bool,
+}
+
+/// Emphasis characters around a header: `**Plan**`, `__Plan__`, `*Plan*`.
+fn is_emphasis(c: char) -> bool {
+    matches!(c, '*' | '_')
+}
+
+fn is_colon(c: char) -> bool {
+    matches!(c, ':' | '：')
+}
+
+/// White space, including the ideographic space of Chinese text.
+fn is_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// Reads `line` (without its line break) as a header line.
+///
+/// `max_name` bounds the bytes looked at for a name, so a long line costs no
+/// more than a short one: a header name is never longer than the longest
+/// section name plus its decoration.
+pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let start = line.len() - line.trim_start_matches(is_space).len();
+    let mut s = &line[start..];
+    let first = s.chars().next()?;
+    // Cheap rejection of ordinary lines: list items, quotes, numbers, ...
+    if !(first.is_alphabetic() || matches!(first, '[' | '【' | '#' | '*' | '_')) {
+        return None;
+    }
+    let mut marked = false;
+    if first == '#' {
+        s = s.trim_start_matches('#').trim_start_matches(is_space);
+        marked = true;
+    }
+    let emphasis = s.len() - s.trim_start_matches(is_emphasis).len();
+    if emphasis > 0 {
+        s = s[emphasis..].trim_start_matches(is_space);
+        marked = true;
+    }
+    let bound = max_name.min(s.len());
+    let mut bracketed = false;
+    let (name, after) = if let Some(close) = s
+        .strip_prefix('[')
+        .map(|_| ']')
+        .or_else(|| s.strip_prefix('【').map(|_| '】'))
+    {
+        let open_len = if close == ']' { 1 } else { '【'.len_utf8() };
+        let window = &s.as_bytes()[..floor_boundary(s, bound)];
+        let end = find_char(window, close)?;
+        marked = true;
+        bracketed = true;
+        (&s[open_len..end], &s[end + close.len_utf8()..])
+    } else {
+        let window = &s[..floor_boundary(s, bound)];
+        match window.find(is_colon) {
+            Some(colon) => (&s[..colon], &s[colon..]),
+            // No colon: the whole line must be the name (`## Plan`, `Plan`).
+            None if s.len() <= max_name => (s, ""),
+            None => return None,
+        }
+    };
+    let name = name
+        .trim_matches(is_space)
+        .trim_end_matches(is_emphasis)
+        .trim_end_matches(is_colon)
+        .trim_matches(is_space);
+    if name.is_empty() || name.contains(['[', ']', '【', '】']) {
+        return None;
+    }
+    // After the name: closing emphasis, an optional colon, emphasis again
+    // (`**[Plan]:**`, `**Plan**:`), then the content written on the line.
+    let rest = after
+        .trim_start_matches(is_space)
+        .trim_start_matches(is_emphasis)
+        .trim_start_matches(is_space);
+    let rest = rest.strip_prefix(is_colon).unwrap_or(rest);
+    let rest = rest
+        .trim_start_matches(is_space)
+        .trim_start_matches(is_emphasis)
+        .trim_start_matches(is_space);
+    Some(HeaderLine {
+        name,
+        content_at: line.len() - rest.len(),
+        marked,
+        bracketed,
+    })
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, mut at: usize) -> usize {
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn find_char(window: &[u8], c: char) -> Option<usize> {
+    let mut buf = [0; 4];
+    let needle = c.encode_utf8(&mut buf).as_bytes();
+    if needle.len() == 1 {
+        memchr::memchr(needle[0], window)
+    } else {
+        memchr::memmem::find(window, needle)
+    }
+}
+
+/// Whether two header names are the same, ignoring case, surrounding
+/// brackets and runs of white space.
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
+    folded(a).eq(folded(b))
+}
+
+/// `name` without brackets, trimmed, lower-cased, with white space runs
+/// folded to one space.
+pub(crate) fn folded(name: &str) -> impl Iterator<Item = char> + '_ {
+    let name = strip_brackets(name);
+    let mut space = false;
+    name.chars()
+        .filter_map(move |c| {
+            if is_space(c) {
+                let first = !space;
+                space = true;
+                first.then_some(' ')
+            } else {
+                space = false;
+                Some(c)
+            }
+        })
+        .flat_map(char::to_lowercase)
+}
+
+/// `[Plan]`, `【计划】` or ` Plan ` → `Plan`.
+pub(crate) fn strip_brackets(name: &str) -> &str {
+    let name = name.trim_matches(is_space);
+    let inner = name
+        .strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .or_else(|| name.strip_prefix('【').and_then(|n| n.strip_suffix('】')));
+    inner.unwrap_or(name).trim_matches(is_space)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name_and_content(line: &str) -> Option<(&str, &str, bool)> {
+        header_line(line, 64).map(|h| (h.name, line[h.content_at..].trim_end(), h.marked))
+    }
+
+    #[test]
+    fn header_variants() {
+        let cases = [
+            ("[Plan]", "Plan", "", true),
+            ("[plan]", "plan", "", true),
+            ("  [Plan]  ", "Plan", "", true),
+            ("## Plan", "Plan", "", true),
+            ("#Plan", "Plan", "", true),
+            ("### **Plan**", "Plan", "", true),
+            ("**[Plan]**", "Plan", "", true),
+            ("**Plan:**", "Plan", "", true),
+            ("**Plan**:", "Plan", "", true),
+            ("__Plan__", "Plan", "", true),
+            ("*Plan*", "Plan", "", true),
+            ("Plan:", "Plan", "", false),
+            ("Plan：", "Plan", "", false),
+            ("Plan", "Plan", "", false),
+            ("【计划】", "计划", "", true),
+            ("【计划】：先去寺庙", "计划", "先去寺庙", true),
+            ("[Budget]: $500", "Budget", "$500", true),
+            ("[Budget] $500", "Budget", "$500", true),
+            ("**[Budget]:** $500", "Budget", "$500", true),
+            ("Budget: $500", "Budget", "$500", false),
+            ("[Plan]\r", "Plan", "", true),
+            ("[ Research  Plan ]", "Research  Plan", "", true),
+        ];
+        for (line, name, content, marked) in cases {
+            assert_eq!(
+                name_and_content(line),
+                Some((name, content, marked)),
+                "line {line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn not_header_lines() {
+        for line in [
+            "",
+            "   ",
+            "- [Plan]",
+            "1. Plan",
+            "Visit temples. [Timeline]",
+            "[]",
+            "[Plan",
+            "**",
+            "> [Plan]",
+            "$500",
+        ] {
+            assert_eq!(name_and_content(line), None, "line {line:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_not_scanned_past_the_bound() {
+        let line = format!("Plan {}", "word ".repeat(100));
+        assert_eq!(header_line(&line, 16), None);
+        let bracket = format!("[{}]", "x".repeat(100));
+        assert_eq!(header_line(&bracket, 16), None);
+    }
+
+    #[test]
+    fn names_compare_loosely() {
+        assert!(same_name("[Research Plan]", "research  plan"));
+        assert!(same_name("【计划】", "计划"));
+        assert!(same_name("PLAN", "plan"));
+        assert!(!same_name("Plan", "Plans"));
+    }
+}

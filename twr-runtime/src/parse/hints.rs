@@ -1,0 +1,183 @@
+//! Hints for missing sections: a header written under another name
+//! (`[Schedule]` for `[Timeline]`), or written inside a line of text.
+
+use super::header::{folded, same_name};
+use super::split::UnknownHeader;
+
+/// Pairs missing sections with unknown header lines: first by similar
+/// names, then, when as many bracketed unknown headers remain as sections
+/// are missing, by position. `missing[i]` lists the names of one missing
+/// section (its name, then aliases); the result holds, per missing section,
+/// the index of its unknown header.
+pub(crate) fn near_misses(missing: &[Vec<&str>], unknown: &[UnknownHeader]) -> Vec<Option<usize>> {
+    let mut paired: Vec<Option<usize>> = vec![None; missing.len()];
+    let mut used = vec![false; unknown.len()];
+    for (slot, names) in paired.iter_mut().zip(missing) {
+        let best = unknown
+            .iter()
+            .enumerate()
+            .filter(|(u, _)| !used[*u])
+            .map(|(u, header)| {
+                let score = names
+                    .iter()
+                    .map(|name| similarity(name, &header.name))
+                    .fold(0.0, f64::max);
+                (u, score)
+            })
+            .filter(|(_, score)| *score >= 0.5)
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        if let Some((u, _)) = best {
+            used[u] = true;
+            *slot = Some(u);
+        }
+    }
+    // By position: only bracketed lines, as asked, count; a markdown heading
+    // inside a section is more likely part of its content.
+    let left: Vec<usize> = (0..unknown.len())
+        .filter(|&u| !used[u] && unknown[u].bracketed)
+        .collect();
+    let unpaired = paired.iter().filter(|p| p.is_none()).count();
+    if unpaired > 0 && left.len() == unpaired {
+        let mut left = left.into_iter();
+        for slot in paired.iter_mut().filter(|p| p.is_none()) {
+            *slot = left.next();
+        }
+    }
+    paired
+}
+
+/// How alike two header names are, from 0 to 1: one minus their edit
+/// distance over the longer length; a name inside the other counts 0.8.
+fn similarity(a: &str, b: &str) -> f64 {
+    // Names are short; bound the work on hostile input anyway.
+    let a: Vec<char> = folded(a).take(64).collect();
+    let b: Vec<char> = folded(b).take(64).collect();
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let longest = a.len().max(b.len()) as f64;
+    let edit = 1.0 - levenshtein(&a, &b) as f64 / longest;
+    let inside = |x: &[char], y: &[char]| x.len() >= 3 && y.windows(x.len()).any(|w| w == x);
+    if inside(&a, &b) || inside(&b, &a) {
+        edit.max(0.8)
+    } else {
+        edit
+    }
+}
+
+fn levenshtein(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The line of `text` where one of `names` appears in brackets inside the
+/// text rather than alone on a line (`Day 2: [Budget]`), shortened.
+pub(crate) fn inline_mention(text: &str, names: &[&str]) -> Option<String> {
+    let longest = names.iter().map(|n| n.len()).max().unwrap_or(0) * 2 + 16;
+    let bytes = text.as_bytes();
+    for open in memchr::memchr2_iter(b'[', 0xE3, bytes) {
+        let close = if bytes[open] == b'[' {
+            "]"
+        } else if text.is_char_boundary(open) && text[open..].starts_with('【') {
+            "】"
+        } else {
+            continue;
+        };
+        let inner_start = open + if close == "]" { 1 } else { '【'.len_utf8() };
+        let window_end = (inner_start + longest).min(bytes.len());
+        let Some(len) = memchr::memmem::find(&bytes[inner_start..window_end], close.as_bytes())
+        else {
+            continue;
+        };
+        let inner = &text[inner_start..inner_start + len];
+        if names.iter().any(|name| same_name(name, inner)) {
+            let line_start = memchr::memrchr(b'\n', &bytes[..open]).map_or(0, |i| i + 1);
+            let line_end = memchr::memchr(b'\n', &bytes[open..]).map_or(bytes.len(), |i| open + i);
+            return Some(super::excerpt(&text[line_start..line_end]));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unknown(name: &str, bracketed: bool) -> UnknownHeader {
+        UnknownHeader {
+            line: if bracketed {
+                format!("[{name}]")
+            } else {
+                format!("## {name}")
+            },
+            name: name.to_owned(),
+            bracketed,
+        }
+    }
+
+    #[test]
+    fn pairs_by_similar_name_first() {
+        let missing = vec![vec!["Timeline"], vec!["Budget"]];
+        let found = [
+            unknown("Budgets", false),
+            unknown("Time line", true),
+            unknown("Notes", true),
+        ];
+        assert_eq!(near_misses(&missing, &found), vec![Some(1), Some(0)]);
+    }
+
+    #[test]
+    fn pairs_by_position_when_counts_match() {
+        let missing = vec![vec!["Timeline"]];
+        assert_eq!(
+            near_misses(&missing, &[unknown("Schedule", true)]),
+            vec![Some(0)]
+        );
+        // A heading is not paired by position, nor are two candidates for one slot.
+        assert_eq!(
+            near_misses(&missing, &[unknown("Schedule", false)]),
+            vec![None]
+        );
+        let two = [unknown("Schedule", true), unknown("Notes", true)];
+        assert_eq!(near_misses(&missing, &two), vec![None]);
+    }
+
+    #[test]
+    fn aliases_count_for_similarity() {
+        let missing = vec![vec!["Timeline", "Schedule"]];
+        let found = [unknown("Schedules", false)];
+        assert_eq!(near_misses(&missing, &found), vec![Some(0)]);
+    }
+
+    #[test]
+    fn similarity_scores() {
+        assert_eq!(similarity("Plan", "plan"), 1.0);
+        assert_eq!(similarity("Research Plan", "Plan"), 0.8);
+        assert!(similarity("Schedule", "Timeline") < 0.5);
+    }
+
+    #[test]
+    fn finds_a_header_written_inside_a_line() {
+        let text = "Visit temples\nDay 2: [budget]\n$500";
+        assert_eq!(
+            inline_mention(text, &["Budget"]),
+            Some("Day 2: [budget]".to_owned())
+        );
+        assert_eq!(
+            inline_mention("预算见【预算】。", &["预算"]),
+            Some("预算见【预算】。".to_owned())
+        );
+        assert_eq!(inline_mention("[Budgets] [x", &["Budget"]), None);
+    }
+}

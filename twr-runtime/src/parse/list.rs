@@ -1,0 +1,214 @@
+//! Lists: items marked `-`, `*`, `+`, `•`, `1.`, `1)`, `(1)`, or one item a
+//! line when nothing is marked.
+
+use super::value::{excerpt, Expected, SectionValue, ValueError};
+use crate::sections::ValueKind;
+
+/// One line of a list section.
+struct Line<'a> {
+    indent: usize,
+    /// The text after the marker, or the whole trimmed line.
+    text: &'a str,
+    /// The whole trimmed line, marker included.
+    line: &'a str,
+    marked: bool,
+}
+
+/// The text after a list marker at the start of `line` (already trimmed at
+/// the start), or `None` when the line has no marker.
+fn after_marker(line: &str) -> Option<&str> {
+    let bytes = line.as_bytes();
+    let rest = if let Some(rest) = line.strip_prefix(['-', '*', '+', '•', '·', '–']) {
+        rest
+    } else if let Some(inner) = line.strip_prefix('(') {
+        let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+        if !(1..=4).contains(&digits) {
+            return None;
+        }
+        inner[digits..].strip_prefix(')')?
+    } else {
+        let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        if !(1..=4).contains(&digits) {
+            return None;
+        }
+        let rest = &line[digits..];
+        if let Some(rest) = rest.strip_prefix('、') {
+            // Chinese enumeration needs no space: `1、先去寺庙`.
+            return Some(rest.trim());
+        }
+        rest.strip_prefix(['.', ')'])?
+    };
+    // The marker must stand apart: `-3` and `1.5` are values, `**bold**` text.
+    match rest.chars().next() {
+        None => Some(rest),
+        Some(c) if c.is_whitespace() => Some(rest.trim()),
+        Some(_) => None,
+    }
+}
+
+/// The items of a list section, continuation lines joined to their item.
+pub(crate) fn items(content: &str) -> Vec<String> {
+    let lines: Vec<Line<'_>> = content
+        .lines()
+        .filter_map(|raw| {
+            let trimmed = raw.trim();
+            if trimmed.is_empty() {
+                return None;
+            }
+            let indent = raw.len() - raw.trim_start().len();
+            Some(match after_marker(trimmed) {
+                Some(text) => Line {
+                    indent,
+                    text,
+                    line: trimmed,
+                    marked: true,
+                },
+                None => Line {
+                    indent,
+                    text: trimmed,
+                    line: trimmed,
+                    marked: false,
+                },
+            })
+        })
+        .collect();
+    let Some(base) = lines.iter().find(|l| l.marked).map(|l| l.indent) else {
+        // Nothing marked: one item a line.
+        return lines.iter().map(|l| l.text.to_owned()).collect();
+    };
+    let mut items: Vec<String> = Vec::new();
+    let mut started = false;
+    for line in &lines {
+        // A marked line at the list's own depth starts an item; deeper marked
+        // lines (a nested list) and unmarked lines continue the current one.
+        if line.marked && line.indent <= base + 1 {
+            items.push(line.text.to_owned());
+            started = true;
+        } else if started {
+            let item = items.last_mut().expect("started");
+            if !item.is_empty() {
+                item.push(' ');
+            }
+            // A nested item keeps its marker: "Lunch - ramen - tea".
+            item.push_str(line.line);
+        } else if !line.text.ends_with([':', '：']) {
+            // Text before the first marker is an item of its own, unless it
+            // introduces the list ("Steps:").
+            items.push(line.text.to_owned());
+        }
+    }
+    items.retain(|item| !item.is_empty());
+    items
+}
+
+/// A list: each item is read as `T`; a bad item is named by its position.
+impl<T: SectionValue> SectionValue for Vec<T> {
+    const KIND: ValueKind = ValueKind::List(&T::KIND);
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let items = items(content);
+        if items.is_empty() {
+            return Err(ValueError::Empty);
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                T::parse_section(item).map_err(|error| ValueError::BadItem {
+                    index: i + 1,
+                    item: excerpt(item),
+                    expected: match error {
+                        ValueError::Invalid { expected, .. }
+                        | ValueError::BadItem { expected, .. } => expected,
+                        ValueError::Empty => Expected::of_kind(&T::KIND),
+                        ValueError::Json { message, .. } | ValueError::Message(message) => {
+                            Expected::Described(message)
+                        }
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_marker() {
+        for content in [
+            "- a\n- b",
+            "* a\n* b",
+            "+ a\n+ b",
+            "• a\n• b",
+            "1. a\n2. b",
+            "1) a\n2) b",
+            "(1) a\n(2) b",
+            "1、a\n2、b",
+        ] {
+            assert_eq!(items(content), strings(&["a", "b"]), "{content:?}");
+        }
+    }
+
+    #[test]
+    fn one_item_a_line_when_nothing_is_marked() {
+        assert_eq!(
+            items("Kyoto\n\n  Nara \r\nOsaka"),
+            strings(&["Kyoto", "Nara", "Osaka"])
+        );
+    }
+
+    #[test]
+    fn continuation_lines_join_their_item() {
+        let content =
+            "Steps:\n1. Visit the\n   Golden Pavilion\n2. Lunch\n   - ramen\n   - tea\nthen rest";
+        assert_eq!(
+            items(content),
+            strings(&["Visit the Golden Pavilion", "Lunch - ramen - tea then rest"])
+        );
+    }
+
+    #[test]
+    fn text_before_the_first_marker_is_an_item_unless_it_introduces() {
+        assert_eq!(items("Kyoto\n- Nara"), strings(&["Kyoto", "Nara"]));
+        assert_eq!(items("Cities：\n- Nara"), strings(&["Nara"]));
+    }
+
+    #[test]
+    fn markers_need_a_space_and_values_are_not_markers() {
+        assert_eq!(
+            items("-3\n1.5\n**bold**"),
+            strings(&["-3", "1.5", "**bold**"])
+        );
+        assert_eq!(items("- \n-\n- a"), strings(&["a"]));
+    }
+
+    #[test]
+    fn typed_items_and_a_bad_item_named_by_position() {
+        assert_eq!(
+            Vec::<u32>::parse_section("- 3 days\n- $1,200"),
+            Ok(vec![3, 1200])
+        );
+        assert_eq!(
+            Vec::<u32>::parse_section("1. 3\n2. a few\n3. 4"),
+            Err(ValueError::BadItem {
+                index: 2,
+                item: "a few".to_owned(),
+                expected: Expected::WholeNumber,
+            })
+        );
+        assert_eq!(
+            Vec::<String>::parse_section("-\n- "),
+            Err(ValueError::Empty)
+        );
+        assert_eq!(
+            <Vec<u32> as SectionValue>::KIND,
+            ValueKind::List(&ValueKind::Integer)
+        );
+    }
+}
