@@ -6,8 +6,8 @@
 //!
 //! Both stream or not, move reasoning out of the visible answer, cap the
 //! response size, enforce a whole-request time limit, and turn every failure
-//! into a [`ModelError`](crate::ModelError) whose
-//! [`is_transient`](crate::ModelError::is_transient) tells the retry loop
+//! into a [`ModelError`] whose
+//! [`is_transient`](ModelError::is_transient) tells the retry loop
 //! whether asking again can help. API keys never appear in `Debug` output,
 //! errors or logs.
 
