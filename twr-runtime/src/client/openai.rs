@@ -352,10 +352,11 @@ impl ReplyBuilder {
         text_of(&message.content, &mut content);
         self.splitter.push(&content);
         // Servers send one of the two names; a server sending both sends the
-        // same text twice, so take the first present.
-        if message.reasoning_content.is_some() {
-            text_of(&message.reasoning_content, &mut self.reasoning);
-        } else {
+        // same text twice, so take the first that has text (some send the
+        // other as `""`).
+        let before = self.reasoning.len();
+        text_of(&message.reasoning_content, &mut self.reasoning);
+        if self.reasoning.len() == before {
             text_of(&message.reasoning, &mut self.reasoning);
         }
         if let Some(refusal) = &message.refusal {
@@ -618,6 +619,22 @@ mod tests {
                 finish_reason: Some(FinishReason::Length),
             }
         );
+    }
+
+    #[test]
+    fn an_empty_reasoning_content_does_not_hide_reasoning() {
+        let reply = parse_response(
+            br#"{"choices":[{"message":{"content":"A","reasoning_content":"","reasoning":"why"}}]}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(reply.reasoning.as_deref(), Some("why"));
+        let reply = parse_response(
+            br#"{"choices":[{"message":{"content":"A","reasoning_content":"rc","reasoning":"rc"}}]}"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(reply.reasoning.as_deref(), Some("rc"));
     }
 
     #[test]
