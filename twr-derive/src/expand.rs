@@ -4,6 +4,7 @@
 
 use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 use syn::{parse_quote, Generics, Type, WherePredicate};
 
 use crate::ast::{Container, Enum, Field};
@@ -168,9 +169,20 @@ fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
     } else {
         quote!(#local.as_ref())
     };
+    // Through `Borrow`, so the validator may take what the value borrows as
+    // (`&str` for a String, `&[T]` for a Vec) as well as `&T` itself; its
+    // parameter type decides which. Spanned at the path so that a wrong
+    // signature or an error type without `Display` is reported there.
+    let call = quote_spanned! {check.span()=>
+        __twr_collector.validate(
+            #index,
+            #value.map(<#ty as ::core::borrow::Borrow<_>>::borrow),
+            #check,
+        );
+    };
     quote! {
         #read
-        __twr_collector.validate::<#ty, _>(#index, #value, #check);
+        #call
     }
 }
 

@@ -1,0 +1,8 @@
+use twr_runtime::Choice;
+
+#[derive(Choice)]
+union Priority {
+    level: u8,
+}
+
+fn main() {}

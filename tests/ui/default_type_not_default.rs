@@ -1,0 +1,15 @@
+use twr_runtime::{Choice, Sections};
+
+#[derive(Choice)]
+enum Priority {
+    Low,
+    High,
+}
+
+#[derive(Sections)]
+struct Plan {
+    #[section(default)]
+    priority: Priority,
+}
+
+fn main() {}

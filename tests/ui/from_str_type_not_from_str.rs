@@ -1,0 +1,11 @@
+use twr_runtime::Sections;
+
+struct Day(u32);
+
+#[derive(Sections)]
+struct Plan {
+    #[section(from_str)]
+    start: Day,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use twr_runtime::Sections;
+
+#[derive(Sections)]
+struct Plan {
+    #[sections(lang = "zh")]
+    steps: String,
+}
+
+fn main() {}
