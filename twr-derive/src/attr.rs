@@ -261,10 +261,48 @@ fn unknown_key(cx: &Ctxt, meta: &Meta, attr: &str, valid: &[&str]) {
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ");
+    let hint = closest(&shown, valid)
+        .map(|key| format!(" did you mean `{key}`?"))
+        .unwrap_or_default();
     cx.error_spanned_by(
         path,
-        format!("unknown key `{shown}` in #[{attr}(...)]; valid keys are {list}"),
+        format!("unknown key `{shown}` in #[{attr}(...)];{hint} valid keys are {list}"),
     );
+}
+
+/// The valid key closest to a misspelt one, when it is close enough to be
+/// what was meant: at most a third of its letters differ, or both start
+/// with the same four letters (`heading`, `header`).
+fn closest<'k>(wrote: &str, valid: &[&'k str]) -> Option<&'k str> {
+    let shared_prefix = |key: &str| {
+        wrote
+            .chars()
+            .zip(key.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    valid
+        .iter()
+        .map(|key| (edit_distance(wrote, key), *key))
+        .filter(|(distance, key)| *distance * 3 <= key.len() || shared_prefix(key) >= 4)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
+}
+
+/// Levenshtein distance; the keys are a few ASCII letters long.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// Stores `value`, reporting a key given twice at its second occurrence.

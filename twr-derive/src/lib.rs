@@ -21,7 +21,94 @@ use syn::{parse_macro_input, DeriveInput};
 
 use crate::ctxt::Ctxt;
 
-/// `#[derive(Sections)]`: see `twr_runtime::Sections`.
+/// Derives `twr_runtime::Sections` for a struct with named fields: each
+/// field is one section of the reply, in declaration order.
+///
+/// ```
+/// use twr_runtime::{Choice, Sections};
+///
+/// #[derive(Debug, PartialEq, Choice)]
+/// enum Pace {
+///     Relaxed,
+///     Packed,
+/// }
+///
+/// #[derive(Debug, Sections)]
+/// struct Trip {
+///     /// What to see, one stop per line.
+///     #[section(header = "[Plan]", example = "- Fushimi Inari\n- Gion")]
+///     stops: Vec<String>,
+///     #[section(aliases = ["Schedule"])]
+///     timeline: String,
+///     pace: Pace,
+///     budget: u32,
+///     notes: Option<String>,
+/// }
+///
+/// let reply = "Kyoto in one day, then.\n[Plan]\n- Gion\n- Nishiki Market\n\
+///              **Schedule:**\nDay 1, afternoon\n[Pace]\nrelaxed\n[Budget]\n$120";
+/// let trip = Trip::parse_sections(reply).unwrap();
+/// assert_eq!(trip.stops, ["Gion", "Nishiki Market"]);
+/// assert_eq!(trip.timeline, "Day 1, afternoon");
+/// assert_eq!(trip.pace, Pace::Relaxed);
+/// assert_eq!(trip.budget, 120);
+/// assert_eq!(trip.notes, None);
+///
+/// let headers: Vec<&str> = Trip::specs().iter().map(|s| s.header).collect();
+/// assert_eq!(headers, ["[Plan]", "[Timeline]", "[Pace]", "[Budget]", "[Notes]"]);
+///
+/// // A reply that misses a section gives feedback naming it.
+/// let feedback = Trip::parse_sections("[Plan]\n- Gion\n[Timeline]\nDay 1\n[Pace]\npacked").unwrap_err();
+/// assert_eq!(feedback.headers(), ["[Budget]"]);
+/// ```
+///
+/// # The header
+///
+/// A section's header is the field name in Title Case in brackets
+/// (`research_plan` gives `[Research Plan]`), or the one given with
+/// `header = "..."` (brackets optional: `"Research Plan"` is shown as
+/// `[Research Plan]`; `"【计划】"` keeps its full-width brackets). The
+/// field's doc comment is the section's description in the format guide.
+///
+/// # `#[sections(...)]` on the struct
+///
+/// - `lang = "en"` (the default) or `lang = "zh"`: the language of the
+///   format guide and the feedback.
+///
+/// # `#[section(...)]` on a field
+///
+/// - `header = "[Name]"`: the header shown to the model.
+/// - `aliases = ["Schedule", "Dates"]`: other names accepted for the section
+///   (brackets optional); a single string works too.
+/// - `example = "..."`: the example content shown in the guide and with
+///   feedback about this section.
+/// - `default`: an absent section gives `Default::default()`.
+/// - `json`: the content is JSON read into any `serde::Deserialize` type,
+///   with twr's extraction and repair.
+/// - `from_str`: the content is read with the type's `FromStr`; its error
+///   text goes into the feedback.
+/// - `validate = path::to::check`: a function `fn(&T) -> Result<(), E>`
+///   with `E: Display`, run on a value that parsed; `Err` becomes feedback.
+///   `T` may be the field type or what it borrows as (`&str` for a
+///   `String`, `&[T]` for a `Vec<T>`); an `Option` field's validator sees
+///   the inner value when there is one.
+/// - `skip`: not a section; the field is `Default::default()`.
+///
+/// A field written `Option<T>` is optional: absent, empty, `N/A`, `None`
+/// or `无` give `None`. Other fields must be a section value (`String`,
+/// numbers, `bool`, `char`, a `Choice` enum, a `Vec` of those) unless they
+/// use `json`, `from_str` or `skip`. Generic structs work; bounds such as
+/// `T: SectionValue` are added for fields that use a type parameter (a
+/// `json` field's `DeserializeOwned` bound is left to you).
+///
+/// # Mistakes are compile errors
+///
+/// Each at the token to change, all reported at once: the derive on an
+/// enum, union, tuple or unit struct; an unknown or repeated key (the
+/// message lists the valid ones); two sections sharing a header or alias
+/// (case ignored); an empty header or one with a line break; `json` with
+/// `from_str`; `default` on an `Option`; `skip` with other keys; a field
+/// type that cannot be a section; a `validate` function of the wrong type.
 #[proc_macro_derive(Sections, attributes(sections, section))]
 pub fn derive_sections(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -30,7 +117,27 @@ pub fn derive_sections(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// `#[derive(Choice)]`: see `twr_runtime::Choice`.
+/// Derives `twr_runtime::Choice` (and the section reading) for an enum whose
+/// variants carry no data. The allowed values are the variant names; the
+/// model's answer is matched ignoring case, punctuation and spacing
+/// (`very high`, `**VERY-HIGH.**` and `VeryHigh` are one value), and the
+/// values are listed in the guide and in the feedback.
+///
+/// ```
+/// use twr_runtime::Choice;
+///
+/// #[derive(Debug, PartialEq, Choice)]
+/// enum Priority {
+///     Low,
+///     Medium,
+///     High,
+/// }
+///
+/// assert_eq!(Priority::VARIANTS, ["Low", "Medium", "High"]);
+/// assert_eq!(Priority::from_choice("**high.**"), Some(Priority::High));
+/// assert_eq!(Priority::from_choice("urgent"), None);
+/// assert_eq!(Priority::Medium.as_choice(), "Medium");
+/// ```
 #[proc_macro_derive(Choice)]
 pub fn derive_choice(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
