@@ -106,7 +106,9 @@ fn check_names(cx: &Ctxt, cont: &Container) {
 /// A header or alias is one non-empty line without inner brackets.
 fn check_name(cx: &Ctxt, name: &Name, what: &str) -> bool {
     if name.name.is_empty() {
-        let fix = if name.given {
+        let fix = if what == "alias" {
+            "write the other name, such as \"Schedule\", or remove it"
+        } else if name.given {
             "write its name, such as \"[Plan]\""
         } else {
             "give the field a header with #[section(header = \"...\")]"
