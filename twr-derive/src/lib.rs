@@ -3,10 +3,10 @@
 //! attribute.
 //!
 //! Each derive runs three separate steps: read the input into a model
-//! ([`ast`], [`attr`]), check the rules that span keys and fields
-//! ([`valid`]), then generate code ([`expand`]). Every mistake found by the
+//! (`ast`, `attr`), check the rules that span keys and fields
+//! (`valid`), then generate code (`expand`). Every mistake found by the
 //! first two steps is reported at once, spanned at the offending token, and
-//! comes with a placeholder impl ([`fallback`]) so it does not cascade into
+//! comes with a placeholder impl (`fallback`) so it does not cascade into
 //! unrelated errors.
 
 mod ast;
