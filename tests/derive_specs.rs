@@ -283,3 +283,41 @@ fn generic_structs_derive_with_their_parameters() {
         ValueKind::Choice(&["Low", "High"])
     );
 }
+
+/// `from_str` fields of a type parameter get `FromStr` bounds from the
+/// derive; a `json` field's `DeserializeOwned` bound is written by the user.
+#[derive(Debug, Sections)]
+struct Parsed<D, J>
+where
+    J: serde::de::DeserializeOwned,
+{
+    #[section(from_str)]
+    date: D,
+    #[section(json)]
+    data: J,
+    #[section(from_str)]
+    maybe: Option<D>,
+}
+
+#[test]
+fn generic_codec_fields_parse() {
+    let parsed = Parsed::<Day, Budget>::parse_sections(
+        "[Date]\nday 4\n[Data]\n{\"total\": 7}\n[Maybe]\nN/A",
+    )
+    .unwrap();
+    assert_eq!(parsed.date, Day(4));
+    assert_eq!(parsed.data, Budget { total: 7 });
+    assert_eq!(parsed.maybe, None);
+    let kinds: Vec<_> = <Parsed<Day, Budget> as Sections>::specs()
+        .iter()
+        .map(|s| (s.kind, s.presence))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (ValueKind::Custom, Presence::Required),
+            (ValueKind::Json, Presence::Required),
+            (ValueKind::Custom, Presence::Optional),
+        ]
+    );
+}
