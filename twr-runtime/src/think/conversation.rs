@@ -158,4 +158,13 @@ impl SectionStore {
             })
             .collect()
     }
+
+    /// The headers of the sections received so far.
+    pub(crate) fn headers_present(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.specs
+            .iter()
+            .zip(&self.slots)
+            .filter(|(_, slot)| slot.is_some())
+            .map(|(spec, _)| spec.header)
+    }
 }

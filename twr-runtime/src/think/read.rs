@@ -95,7 +95,15 @@ where
         let headers = problems.headers();
         let request = if self.format.specs.is_none() {
             Request::Free
-        } else if self.store.is_some() && !headers.is_empty() && !has_general_problem(&problems) {
+        } else if !headers.is_empty()
+            && !has_general_problem(&problems)
+            && self.store.as_ref().is_some_and(|store| {
+                store
+                    .headers_present()
+                    .any(|header| !headers.contains(&header))
+            })
+        {
+            // Some sections are valid and kept: ask only for the others.
             Request::Sections(&headers)
         } else {
             Request::Whole

@@ -1,0 +1,324 @@
+//! Patch retries (the default mode): only the failing sections are asked
+//! for and merged with the valid ones; replies cut off by the token limit.
+
+mod think_support;
+
+use think_support::*;
+use twr_runtime::think::SectionSource;
+use twr_runtime::{
+    AttemptKind, Ending, Feedback, Message, RetryMode, ScriptedModel, Think, ThinkError,
+};
+
+const PROMPT: &str = "Plan a 3-day trip to Kyoto";
+const BAD_DAYS: &str =
+    "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\nthree\n[Budget]\n500";
+
+#[tokio::test]
+async fn a_patch_asks_only_for_the_failing_section_and_is_merged() {
+    let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3"]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value, good_trip());
+    assert_eq!(outcome.ending, Ending::Repaired(1));
+    assert_eq!(outcome.attempts[0].kind, AttemptKind::Rejected);
+    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
+    let feedback = patch_feedback(
+        BAD_DAYS,
+        "Reply with only the corrected [Days] section, under its header; I have kept the rest of your answer.",
+    );
+    assert_eq!(
+        model.requests()[1],
+        vec![
+            prompt_with_guide(PROMPT),
+            Message::assistant(BAD_DAYS),
+            Message::user(feedback),
+        ]
+    );
+    assert_eq!(
+        outcome.sources,
+        vec![
+            SectionSource {
+                header: "[Plan]",
+                attempt: 1
+            },
+            SectionSource {
+                header: "[Days]",
+                attempt: 2
+            },
+            SectionSource {
+                header: "[Budget]",
+                attempt: 1
+            },
+        ]
+    );
+    let merged = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n\n[Days]\n3\n\n[Budget]\n500";
+    assert_eq!(outcome.final_reply(), merged);
+    assert_eq!(
+        outcome.final_exchange(),
+        [Message::user(PROMPT), Message::assistant(merged)]
+    );
+}
+
+#[tokio::test]
+async fn patches_accumulate_over_several_attempts() {
+    let r1 = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\nthree\n[Budget]\nfive hundred";
+    let r2 = "[Days]\n3\n[Budget]\nabout 500";
+    let model = ScriptedModel::new([r1, r2, "[Budget]\n500"]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value, good_trip());
+    assert_eq!(outcome.ending, Ending::Repaired(2));
+    // The second feedback is about the merged answer: only [Budget] is left.
+    let merged_after_two =
+        "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n\n[Days]\n3\n\n[Budget]\nabout 500";
+    assert_eq!(
+        model.requests()[2].last().unwrap().content,
+        patch_feedback(
+            merged_after_two,
+            "Reply with only the corrected [Budget] section, under its header; I have kept the rest of your answer."
+        )
+    );
+    assert_eq!(model.requests()[2][1], Message::assistant(r2));
+}
+
+#[tokio::test]
+async fn a_full_re_answer_is_merged_too() {
+    let r2 = "[Plan]\nShrines only\n[Days]\n3";
+    let model = ScriptedModel::new([BAD_DAYS, r2]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value.plan, "Shrines only");
+    assert_eq!(outcome.value.days, 3);
+    assert_eq!(outcome.value.budget, 500);
+    assert_eq!(outcome.ending, Ending::Repaired(1));
+}
+
+#[tokio::test]
+async fn a_complete_second_reply_is_a_reask_not_a_repair() {
+    let model = ScriptedModel::new([BAD_DAYS, GOOD]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.ending, Ending::Reasked(1));
+    assert_eq!(outcome.final_reply(), GOOD);
+    assert!(outcome.sources.is_empty());
+}
+
+#[tokio::test]
+async fn full_mode_does_not_merge() {
+    let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3", GOOD]);
+    let outcome = Think::new(&model)
+        .retry_mode(RetryMode::Full)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    assert_eq!(outcome.ending, Ending::Reasked(2));
+    assert_eq!(outcome.attempts[1].problems, Some(problems_of("[Days]\n3")));
+}
+
+#[tokio::test]
+async fn exhaustion_in_patch_mode_keeps_every_raw_reply() {
+    let replies = [BAD_DAYS, "[Days]\nthree, I think", "[Days]\nsome"];
+    let model = ScriptedModel::new(replies);
+    let error = Think::new(&model).run::<Trip>(PROMPT).await.unwrap_err();
+    assert!(matches!(error, ThinkError::Exhausted { .. }), "{error:?}");
+    assert_eq!(error.raw_replies(), replies.to_vec());
+    assert!(error.attempts().iter().all(|a| a.problems.is_some()));
+    let debug = format!("{error:?}");
+    for raw in replies {
+        assert!(debug.contains(&format!("{raw:?}")));
+    }
+}
+
+#[tokio::test]
+async fn max_attempts_one_makes_exactly_one_call() {
+    let model = ScriptedModel::new(["[Plan]\nTemples", GOOD]);
+    let error = Think::new(&model)
+        .max_attempts(1)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ThinkError::Exhausted { .. }));
+    assert_eq!(model.calls(), 1);
+    assert_eq!(model.remaining(), 1);
+    assert_eq!(error.raw_replies(), vec!["[Plan]\nTemples"]);
+    assert_eq!(error.attempts()[0].sent_back, None);
+    assert!(error.to_string().starts_with(
+        "the model gave no valid answer in 1 attempt; the last reply still had 2 problems"
+    ));
+}
+
+#[tokio::test]
+async fn escalation_in_patch_mode_shows_the_full_example() {
+    let model = ScriptedModel::new([BAD_DAYS, "[Days]\nthree days", "[Days]\n3"]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.ending, Ending::Repaired(2));
+    let requests = model.requests();
+    assert!(!requests[1].last().unwrap().content.contains(GUIDE));
+    assert!(requests[2].last().unwrap().content.ends_with(&format!(
+        "here it is again, with a complete example answer:\n\n{GUIDE}"
+    )));
+}
+
+#[tokio::test]
+async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_briefly() {
+    // The cut went through [Budget]: "5" may be the start of "500" or "5000".
+    let cut = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\n3\n[Budget]\n5";
+    let model = ScriptedModel::from_results([
+        Ok(truncated(cut)),
+        Ok(reply_with_usage("[Budget]\n500", 1, 1)),
+    ]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value, good_trip());
+    assert_eq!(outcome.ending, Ending::Repaired(1));
+    let first = &outcome.attempts[0];
+    assert_eq!(first.kind, AttemptKind::Truncated);
+    assert_eq!(first.problems, None, "a cut reply gets no format feedback");
+    let expected = "Your answer was cut off by the length limit before it was finished. \
+                    I have kept the complete [Plan] and [Days] sections. \
+                    Please write only the [Budget] section, under its header, and keep it short so that it fits.";
+    assert_eq!(first.sent_back.as_deref(), Some(expected));
+    assert_eq!(
+        model.requests()[1],
+        vec![
+            prompt_with_guide(PROMPT),
+            Message::assistant(cut),
+            Message::user(expected),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_truncated_reply_with_no_complete_section_asks_for_everything_briefly() {
+    let cut = "[Plan]\nDay one: Kiyomizu-dera, then a long walk through";
+    let model = ScriptedModel::from_results([Ok(truncated(cut)), Ok(reply_with_usage(GOOD, 1, 1))]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.ending, Ending::Reasked(1));
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some(
+            "Your answer was cut off by the length limit before it was finished. \
+             Please write only the [Plan], [Days] and [Budget] sections, each under its header, and keep it short so that it fits."
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_truncated_reply_that_parses_is_still_not_accepted_whole() {
+    // Every section is there, but [Budget] may have been cut mid-number.
+    let cut = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\n3\n[Budget]\n50";
+    let model = ScriptedModel::from_results([
+        Ok(truncated(cut)),
+        Ok(reply_with_usage("[Budget]\n500", 1, 1)),
+    ]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value.budget, 500);
+}
+
+#[tokio::test]
+async fn full_mode_and_run_with_ask_for_a_shorter_whole_answer_after_a_cut() {
+    let whole = "Your answer was cut off by the length limit before it was finished. \
+                 Please write the whole answer again, shorter, so that it fits: keep each part brief.";
+    let model = ScriptedModel::from_results([
+        Ok(truncated("[Plan]\nA very long")),
+        Ok(reply_with_usage(GOOD, 1, 1)),
+    ]);
+    let outcome = Think::new(&model)
+        .retry_mode(RetryMode::Full)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    assert_eq!(outcome.attempts[0].kind, AttemptKind::Truncated);
+    assert_eq!(outcome.attempts[0].sent_back.as_deref(), Some(whole));
+
+    let model = ScriptedModel::from_results([Ok(truncated("4")), Ok(reply_with_usage("42", 1, 1))]);
+    let outcome = Think::new(&model)
+        .run_with("Six times seven?", |raw: &str| {
+            raw.trim()
+                .parse::<u32>()
+                .map_err(|e| Feedback::message(e.to_string()))
+        })
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, 42, "the cut '4' was not accepted");
+    assert_eq!(model.requests()[1].last().unwrap().content, whole);
+}
+
+#[tokio::test]
+async fn a_truncated_attempt_counts_toward_max_attempts() {
+    let model = ScriptedModel::from_results([
+        Ok(truncated("[Plan]\nLong")),
+        Ok(truncated("[Plan]\nLonger")),
+    ]);
+    let error = Think::new(&model)
+        .max_attempts(2)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ThinkError::Exhausted { .. }));
+    assert_eq!(
+        error.to_string(),
+        "the model gave no valid answer in 2 attempts; the last reply was cut off by the token limit \
+         (every reply is kept in this error; see its Debug output)"
+    );
+}
+
+/// `Trip` with Chinese feedback.
+#[derive(Debug)]
+struct ZhTrip(Trip);
+
+impl twr_runtime::Sections for ZhTrip {
+    fn specs() -> &'static [twr_runtime::SectionSpec] {
+        Trip::specs()
+    }
+    fn format_guide() -> String {
+        Trip::format_guide()
+    }
+    fn parse_sections(raw: &str) -> Result<Self, Feedback> {
+        Trip::parse_sections(raw).map(ZhTrip).map_err(|english| {
+            let mut chinese = Feedback::new(twr_runtime::Lang::Zh);
+            for problem in english.into_problems() {
+                chinese.push(problem);
+            }
+            chinese
+        })
+    }
+    fn lang() -> twr_runtime::Lang {
+        twr_runtime::Lang::Zh
+    }
+}
+
+#[tokio::test]
+async fn the_loop_speaks_the_types_language() {
+    let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3"]);
+    let outcome = Think::new(&model).run::<ZhTrip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value.0, good_trip());
+    let sent = outcome.attempts[0].sent_back.as_deref().unwrap();
+    assert!(
+        sent.ends_with(
+            "\n\n请只回复改正后的[Days]部分，写在各自的标题下；回答的其余部分我已保留。"
+        ),
+        "{sent}"
+    );
+
+    let model = ScriptedModel::from_results([
+        Ok(truncated("[Plan]\n很长")),
+        Ok(reply_with_usage(GOOD, 1, 1)),
+    ]);
+    let outcome = Think::new(&model).run::<ZhTrip>(PROMPT).await.unwrap();
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some("你的回答因长度限制被截断，没有写完。请只写[Plan]、[Days]和[Budget]部分，每部分写在其标题下，并尽量简短，以免再次被截断。")
+    );
+}
+
+#[tokio::test]
+async fn with_nothing_to_keep_a_patch_retry_asks_for_the_whole_answer() {
+    let raw = "1. Fushimi Inari at dawn\n2. Gion at dusk";
+    let model = ScriptedModel::new([raw, GOOD]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.ending, Ending::Reasked(1));
+    let expected = patch_feedback(
+        raw,
+        "Reply with your whole answer again, every section included, with these fixes made.",
+    );
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some(expected.as_str())
+    );
+}
