@@ -334,3 +334,16 @@ fn runs_are_send_and_errors_are_send_sync() {
     send_sync_static::<ThinkError>();
     send_sync_static::<twr_runtime::Outcome<Trip>>();
 }
+
+#[tokio::test]
+async fn max_attempts_zero_still_makes_one_call() {
+    let model = ScriptedModel::new(["no sections", GOOD]);
+    let error = Think::new(&model)
+        .max_attempts(0)
+        .retry_mode(RetryMode::Full)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ThinkError::Exhausted { .. }));
+    assert_eq!(model.calls(), 1);
+}

@@ -133,3 +133,57 @@ pub struct ScriptExhausted {
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime")
+            .block_on(future)
+    }
+
+    #[test]
+    fn replays_in_order_then_reports_running_out() {
+        let model = ScriptedModel::from_results([
+            Ok(Reply::text("one")),
+            Err(ModelError::Timeout(std::time::Duration::from_secs(1))),
+        ]);
+        let first = block_on(model.chat(&[Message::user("a")])).unwrap();
+        assert_eq!(first.content, "one");
+        let second = block_on(model.chat(&[Message::user("b")])).unwrap_err();
+        assert!(matches!(second, ModelError::Timeout(_)));
+        let third = block_on(model.chat(&[Message::user("c")])).unwrap_err();
+        assert!(!third.is_transient());
+        assert_eq!(
+            third.to_string(),
+            "the ScriptedModel ran out of replies: it was given 2 and all were used; \
+             script more replies or expect fewer calls"
+        );
+        assert_eq!(model.calls(), 3);
+        assert_eq!(model.remaining(), 0);
+        assert_eq!(
+            model.requests(),
+            vec![
+                vec![Message::user("a")],
+                vec![Message::user("b")],
+                vec![Message::user("c")]
+            ]
+        );
+    }
+
+    #[test]
+    fn text_replies_end_normally_and_the_name_is_settable() {
+        let model = ScriptedModel::new(["x"]).with_name("demo");
+        assert_eq!(model.name(), "demo");
+        let reply = block_on(model.chat(&[])).unwrap();
+        assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
+        assert!(!reply.is_truncated());
+        assert_eq!(
+            format!("{model:?}"),
+            "ScriptedModel { name: \"demo\", scripted: 1, remaining: 0, calls: 1 }"
+        );
+    }
+}

@@ -23,7 +23,7 @@
 //!
 //! # Replies cut off by the token limit
 //!
-//! A reply whose `finish_reason` is `length` ([`Reply::is_truncated`]) gets no
+//! A reply whose `finish_reason` is `length` ([`Reply::is_truncated`](crate::Reply::is_truncated)) gets no
 //! format feedback: its "problems" are an artefact of the cut, not mistakes
 //! to correct. It is recorded as [`AttemptKind::Truncated`] and counts as one
 //! attempt (so a model that always rambles cannot loop forever). The loop
