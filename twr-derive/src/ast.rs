@@ -305,3 +305,49 @@ pub(crate) fn title_case(field: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_case_splits_on_underscores() {
+        assert_eq!(title_case("research_plan"), "Research Plan");
+        assert_eq!(title_case("weeks"), "Weeks");
+        assert_eq!(title_case("step_2"), "Step 2");
+        assert_eq!(title_case("_private__name_"), "Private Name");
+        assert_eq!(title_case("über_plan"), "Über Plan");
+        assert_eq!(title_case("预算"), "预算");
+        assert_eq!(title_case("__"), "");
+    }
+
+    #[test]
+    fn brackets_are_split_off() {
+        assert_eq!(split_brackets("[Plan]"), ("[", "Plan", "]"));
+        assert_eq!(split_brackets("【计划】"), ("【", "计划", "】"));
+        assert_eq!(split_brackets("Plan"), ("[", "Plan", "]"));
+        assert_eq!(split_brackets("[Plan"), ("[", "[Plan", "]"));
+        assert_eq!(split_brackets("[]"), ("[", "", "]"));
+    }
+
+    #[test]
+    fn option_is_recognised_by_its_spelling() {
+        let inner = |ty: Type| option_inner(&ty).map(|t| quote::quote!(#t).to_string());
+        assert_eq!(
+            inner(syn::parse_quote!(Option<String>)),
+            Some("String".to_owned())
+        );
+        assert_eq!(
+            inner(syn::parse_quote!(std::option::Option<Vec<u8>>)),
+            Some("Vec < u8 >".to_owned())
+        );
+        assert_eq!(
+            inner(syn::parse_quote!(::core::option::Option<u8>)),
+            Some("u8".to_owned())
+        );
+        assert_eq!(inner(syn::parse_quote!(Vec<Option<u8>>)), None);
+        assert_eq!(inner(syn::parse_quote!(my::Option<u8>)), None);
+        assert_eq!(inner(syn::parse_quote!(Option)), None);
+        assert_eq!(inner(syn::parse_quote!(<T as Trait>::Option<u8>)), None);
+    }
+}

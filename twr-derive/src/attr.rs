@@ -410,3 +410,40 @@ fn path_value(cx: &Ctxt, meta: &Meta) -> Option<ExprPath> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_single_letter_edits() {
+        assert_eq!(edit_distance("header", "header"), 0);
+        assert_eq!(edit_distance("jsn", "json"), 1);
+        assert_eq!(edit_distance("exmaple", "example"), 2);
+        assert_eq!(edit_distance("", "skip"), 4);
+        assert_eq!(edit_distance("heading", "header"), 3);
+    }
+
+    #[test]
+    fn only_close_keys_are_suggested() {
+        assert_eq!(closest("heading", FIELD_KEYS), Some(HEADER));
+        assert_eq!(closest("alias", FIELD_KEYS), Some(ALIASES));
+        assert_eq!(closest("from_string", FIELD_KEYS), Some(FROM_STR));
+        assert_eq!(closest("validator", FIELD_KEYS), Some(VALIDATE));
+        assert_eq!(closest("rename", FIELD_KEYS), None);
+        assert_eq!(closest("flatten", FIELD_KEYS), None);
+        assert_eq!(closest("language", CONTAINER_KEYS), Some(LANG));
+    }
+
+    #[test]
+    fn doc_comments_keep_paragraphs() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = " First line."]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = "   indented"]),
+            syn::parse_quote!(#[allow(dead_code)]),
+            syn::parse_quote!(#[doc = " "]),
+        ];
+        assert_eq!(doc(&attrs), "First line.\n\n  indented");
+    }
+}
