@@ -1,0 +1,56 @@
+//! The loop with a derived `Sections` type and the real parser: the guide is
+//! appended, a number in words and a missing section are patched and merged.
+
+use twr_runtime::{AttemptKind, Ending, Message, ScriptedModel, Sections, Think};
+
+/// A trip plan.
+#[derive(Debug, PartialEq, Sections)]
+struct TripPlan {
+    /// What to see, one item per line.
+    plan: Vec<String>,
+    /// How many days.
+    days: u32,
+    /// Budget per person in dollars.
+    #[section(example = "$600")]
+    budget: u32,
+}
+
+const FIRST: &str = "Kyoto rewards an early start.\n\n[Plan]\n1. Fushimi Inari at dawn\n2. Gion at dusk\n\n[Days]\nthree\n";
+const PATCH: &str = "[Days]\n3\n\n[Budget]\nAbout $650 per person.";
+
+#[tokio::test]
+async fn a_derived_struct_is_patched_and_merged() {
+    let model = ScriptedModel::new([FIRST, PATCH]);
+    let outcome = Think::new(&model)
+        .run::<TripPlan>("Plan a 3-day trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        TripPlan {
+            plan: vec!["Fushimi Inari at dawn".into(), "Gion at dusk".into()],
+            days: 3,
+            budget: 650,
+        }
+    );
+    assert_eq!(outcome.ending, Ending::Repaired(1));
+    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
+
+    let requests = model.requests();
+    assert_eq!(
+        requests[0],
+        vec![Message::user(format!(
+            "Plan a 3-day trip to Kyoto.\n\n{}",
+            TripPlan::format_guide()
+        ))]
+    );
+    let feedback = &requests[1][2].content;
+    let problems = TripPlan::parse_sections(FIRST).unwrap_err();
+    assert_eq!(problems.headers(), vec!["[Days]", "[Budget]"]);
+    assert_eq!(
+        feedback,
+        &format!(
+            "{problems}\n\nReply with only the corrected [Days] and [Budget] sections, each under its header; I have kept the rest of your answer."
+        )
+    );
+}
