@@ -15,8 +15,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use twr_runtime::{
-    AttemptKind, BoxFuture, ChatModel, Feedback, FinishReason, Message, ModelError,
-    OpenAiCompatible, Reply, RetryPolicy, Role, Think, ThinkError,
+    Attempt, AttemptKind, BoxFuture, ChatModel, Feedback, FinishReason, Message, ModelError,
+    OpenAiCompatible, Outcome, Reply, RetryPolicy, Role, Sections, Think, ThinkError,
 };
 
 const MAX_TOKENS: u32 = 48;
@@ -189,33 +189,30 @@ fn legs(raw: &str) -> Result<u32, Feedback> {
     })
 }
 
-const SYSTEM: &str = "You answer with a single number.";
+const SYSTEM: &str = "You are a careful assistant.";
 const QUESTION: &str = "How many legs does a spider have?";
 
-/// Runs the real loop over the real server and checks the loop's own
-/// behaviour: requests vs ledger, feedback turns, the bounded conversation.
-async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
-    let recording = Recording {
-        inner: model,
-        requests: Mutex::new(Vec::new()),
-    };
-    let hook_calls = AtomicUsize::new(0);
-    let started = Instant::now();
-    let result = Think::new(&recording)
-        .system(SYSTEM)
-        .max_attempts(3)
-        .retry_policy(RetryPolicy::default().max_retries(1))
-        .on_attempt(|_| {
-            hook_calls.fetch_add(1, Ordering::SeqCst);
-        })
-        .run_with(QUESTION, legs)
-        .await;
-    let elapsed = started.elapsed();
-    let requests = recording.requests.lock().unwrap().clone();
-    let attempts = match &result {
+/// What one run of the loop produced, for the checks below.
+struct Run {
+    label: &'static str,
+    streamed: bool,
+    prompt: String,
+    attempts: Vec<Attempt>,
+    requests: Vec<Vec<Message>>,
+    hook_calls: usize,
+}
+
+/// Prints the run's result and returns its ledger: a value, or a format
+/// failure (exhausted or repeated); a healthy server gives nothing else.
+fn ledger<T: std::fmt::Debug>(
+    label: &str,
+    result: &Result<Outcome<T>, ThinkError>,
+    elapsed: Duration,
+) -> Vec<Attempt> {
+    match result {
         Ok(outcome) => {
             eprintln!(
-                "{label}: value {} after {} attempt(s), {:?}, usage {:?}, in {elapsed:?}",
+                "{label}: value {:?} after {} attempt(s), {:?}, usage {:?}, in {elapsed:?}",
                 outcome.value,
                 outcome.attempts.len(),
                 outcome.ending,
@@ -242,10 +239,23 @@ async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
             }
             error.attempts().to_vec()
         }
-    };
-    for attempt in &attempts {
+    }
+}
+
+/// Checks the loop's own behaviour on a real run: requests against the
+/// ledger, hook calls, feedback turns, the bounded conversation.
+fn check_run(run: &Run) {
+    let Run {
+        label,
+        streamed,
+        prompt,
+        attempts,
+        requests,
+        hook_calls,
+    } = run;
+    for attempt in attempts {
         eprintln!(
-            "  #{} {:?} {:?} {:?} {:?}\n     raw: {:?}\n     sent back: {:?}",
+            "  {label} #{} {:?} {:?} {:?} {:?}\n     raw: {:?}\n     sent back: {:?}",
             attempt.number,
             attempt.kind,
             attempt.finish_reason,
@@ -257,14 +267,14 @@ async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
     }
     // One hook call and one ledger entry per reply; one request per reply
     // plus one per transport retry.
-    assert_eq!(hook_calls.load(Ordering::SeqCst), attempts.len());
+    assert_eq!(*hook_calls, attempts.len());
     let retries: usize = attempts.iter().map(|a| a.transport_retries.len()).sum();
     assert_eq!(requests.len(), attempts.len() + retries);
     assert!(!attempts.is_empty() && attempts.len() <= 3);
     // The first request: the system message, then the prompt.
     assert_eq!(requests[0][0], Message::system(SYSTEM));
     assert_eq!(requests[0][1].role, Role::User);
-    assert!(requests[0][1].content.starts_with(QUESTION));
+    assert_eq!(requests[0][1].content, *prompt);
     assert_eq!(requests[0].len(), 2);
     for (i, attempt) in attempts.iter().enumerate() {
         assert_eq!(attempt.number, i + 1);
@@ -272,7 +282,7 @@ async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
             attempt.finish_reason.is_some(),
             "finish_reason from the server"
         );
-        if streamed {
+        if *streamed {
             assert_eq!(
                 attempt.usage.total_tokens, 0,
                 "this server sends no usage in streams"
@@ -280,30 +290,103 @@ async fn run_loop(label: &str, model: OpenAiCompatible, streamed: bool) {
         } else {
             assert!(attempt.usage.prompt_tokens > 0 && attempt.usage.completion_tokens > 0);
         }
-        let is_last = i + 1 == attempts.len();
-        if is_last {
+        if i + 1 == attempts.len() {
             // Nothing is sent back after the last reply.
             assert_eq!(attempt.sent_back, None);
-        } else if matches!(attempt.kind, AttemptKind::Rejected | AttemptKind::Truncated) {
-            // The next request carries this reply and its feedback, and only
-            // the latest failed exchange (the conversation stays bounded).
+        } else {
+            // The next request carries the prompt, this reply and its
+            // feedback, and only the latest failed exchange (bounded).
             let sent_back = attempt
                 .sent_back
                 .as_deref()
                 .expect("feedback for a reply that was not the last");
-            let next = requests
-                .iter()
-                .rev()
-                .find(|r| r.len() == 4 && r[2].content == attempt.raw)
-                .expect("a request carrying the rejected reply");
+            let next = &requests[i
+                + 1
+                + attempts[..=i]
+                    .iter()
+                    .map(|a| a.transport_retries.len())
+                    .sum::<usize>()];
+            assert_eq!(next.len(), 4);
+            assert_eq!(next[..2], requests[0][..]);
             assert_eq!(next[2], Message::assistant(attempt.raw.clone()));
             assert_eq!(next[3], Message::user(sent_back));
         }
     }
-    assert!(
-        requests.iter().all(|r| r.len() <= 4),
-        "retry conversation must stay bounded"
-    );
+}
+
+/// Runs `Think` over the real server with a closure parser.
+async fn run_numbers(label: &'static str, model: OpenAiCompatible, streamed: bool) {
+    let recording = Recording {
+        inner: model,
+        requests: Mutex::new(Vec::new()),
+    };
+    let hook_calls = AtomicUsize::new(0);
+    let started = Instant::now();
+    let result = Think::new(&recording)
+        .system(SYSTEM)
+        .max_attempts(3)
+        .retry_policy(RetryPolicy::default().max_retries(1))
+        .on_attempt(|_| {
+            hook_calls.fetch_add(1, Ordering::SeqCst);
+        })
+        .run_with(QUESTION, legs)
+        .await;
+    let attempts = ledger(label, &result, started.elapsed());
+    check_run(&Run {
+        label,
+        streamed,
+        prompt: QUESTION.to_string(),
+        attempts,
+        requests: recording.requests.lock().unwrap().clone(),
+        hook_calls: hook_calls.load(Ordering::SeqCst),
+    });
+}
+
+/// The brief's own task, through the derive, the parser and the loop.
+#[derive(Debug, Sections)]
+struct Trip {
+    /// What to do, in a few lines.
+    plan: String,
+    /// Day by day.
+    timeline: String,
+    /// The total cost.
+    budget: String,
+}
+
+const TRIP: &str = "Plan a 3-day trip to Kyoto.";
+
+async fn run_trip(label: &'static str, model: OpenAiCompatible, streamed: bool) {
+    let recording = Recording {
+        inner: model,
+        requests: Mutex::new(Vec::new()),
+    };
+    let hook_calls = AtomicUsize::new(0);
+    let started = Instant::now();
+    let result = Think::new(&recording)
+        .system(SYSTEM)
+        .max_attempts(3)
+        .retry_policy(RetryPolicy::default().max_retries(1))
+        .on_attempt(|_| {
+            hook_calls.fetch_add(1, Ordering::SeqCst);
+        })
+        .run::<Trip>(TRIP)
+        .await;
+    if let Ok(outcome) = &result {
+        // A parsed String section is never empty.
+        let trip = &outcome.value;
+        for section in [&trip.plan, &trip.timeline, &trip.budget] {
+            assert!(!section.trim().is_empty());
+        }
+    }
+    let attempts = ledger(label, &result, started.elapsed());
+    check_run(&Run {
+        label,
+        streamed,
+        prompt: format!("{TRIP}\n\n{}", Trip::format_guide()),
+        attempts,
+        requests: recording.requests.lock().unwrap().clone(),
+        hook_calls: hook_calls.load(Ordering::SeqCst),
+    });
 }
 
 #[tokio::test]
@@ -316,6 +399,9 @@ async fn real_server_through_the_loop() {
         .seed(7)
         .max_tokens(MAX_TOKENS)
         .timeout(Duration::from_secs(120));
-    run_loop("loop, non-streaming", model.clone(), false).await;
-    run_loop("loop, streaming", model.stream(true), true).await;
+    run_numbers("numbers", model.clone(), false).await;
+    run_numbers("numbers, streamed", model.clone().stream(true), true).await;
+    // The sections run once: a 135M model on a shared CPU is slow, and the
+    // streamed path is already covered above.
+    run_trip("trip", model.max_tokens(160), false).await;
 }
