@@ -106,7 +106,8 @@ use crate::ctxt::Ctxt;
 /// Each at the token to change, all reported at once: the derive on an
 /// enum, union, tuple or unit struct; an unknown or repeated key (the
 /// message lists the valid ones); two sections sharing a header or alias
-/// (case ignored); an empty header or one with a line break; `json` with
+/// (case ignored); an empty header, one with a line break, or one with
+/// markdown the parser strips from replies (`Plan:`, `**Plan**`); `json` with
 /// `from_str`; `default` on an `Option`; `skip` with other keys; a field
 /// type that cannot be a section; a `validate` function of the wrong type.
 #[proc_macro_derive(Sections, attributes(sections, section))]

@@ -105,6 +105,11 @@ fn check_names(cx: &Ctxt, cont: &Container) {
 
 /// A header or alias is one non-empty line without inner brackets.
 fn check_name(cx: &Ctxt, name: &Name, what: &str) -> bool {
+    let a_what = if what == "alias" {
+        "an alias"
+    } else {
+        "a header"
+    };
     if name.name.is_empty() {
         let fix = if what == "alias" {
             "write the other name, such as \"Schedule\", or remove it"
@@ -119,14 +124,35 @@ fn check_name(cx: &Ctxt, name: &Name, what: &str) -> bool {
     if name.name.contains(['\n', '\r']) {
         cx.error_at(
             name.span,
-            format!("a {what} must be a single line; this one contains a line break"),
+            format!("{a_what} must be a single line; this one contains a line break"),
+        );
+        return false;
+    }
+    // The parser strips these from the reply's header lines (`## Plan`,
+    // `**Plan**`, `Plan:`), so a name that keeps them could never match.
+    let bare = name
+        .name
+        .trim_start_matches(['#', '*', '_'])
+        .trim_end_matches(['*', '_', ':', '：'])
+        .trim();
+    if bare != name.name {
+        let fix = if bare.is_empty() {
+            String::new()
+        } else if what == "alias" {
+            format!("; write \"{bare}\"")
+        } else {
+            format!("; write \"[{bare}]\"")
+        };
+        cx.error_at(
+            name.span,
+            format!("{a_what} cannot start with `#`, `*` or `_`, or end with `*`, `_` or a colon: replies are read with that markdown removed, so `{}` would never match{fix}", name.name),
         );
         return false;
     }
     if name.name.contains(['[', ']', '【', '】']) {
         cx.error_at(
             name.span,
-            format!("a {what} is one name in one pair of brackets, such as \"[Plan]\"; this one has brackets inside"),
+            format!("{a_what} is one name in one pair of brackets, such as \"[Plan]\"; this one has brackets inside"),
         );
         return false;
     }
