@@ -604,3 +604,32 @@ async fn tracing_names_the_model_and_never_the_key() {
     );
     assert!(logs.contains("HTTP 401: bad key [redacted]"), "{logs}");
 }
+
+#[tokio::test]
+async fn a_custom_http_client_is_used_and_not_printed() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        completion(json!("ok"), "stop", json!({})),
+    )])
+    .await;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        "x-proxy-token",
+        reqwest::header::HeaderValue::from_static("proxy-SECRET"),
+    );
+    let http = reqwest::Client::builder()
+        .user_agent("twr-test/1")
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let model = client(&server).http_client(http);
+    assert_eq!(model.chat(&hi()).await.unwrap().content, "ok");
+    let request = server.only_request();
+    assert_eq!(request.header("user-agent"), Some("twr-test/1"));
+    assert_eq!(request.header("x-proxy-token"), Some("proxy-SECRET"));
+    let debug = format!("{model:?}");
+    assert!(
+        !debug.contains("proxy-SECRET") && debug.contains("http_client: \"custom\""),
+        "{debug}"
+    );
+}

@@ -295,3 +295,24 @@ async fn gemini_through_the_loop() {
         vec!["the model server answered HTTP 503: The model is overloaded.".to_string()]
     );
 }
+
+#[tokio::test]
+async fn a_blocked_prompt_fails_at_once() {
+    let server = TestServer::start(vec![
+        Scripted::json(200, json!({"promptFeedback": {"blockReason": "SAFETY"}})),
+        Scripted::json(200, json!({"candidates": [{"content": {"parts": [{"text": "8"}]}, "finishReason": "STOP"}]})),
+    ])
+    .await;
+    let model = Gemini::new(KEY, "gemini-test").base_url(server.url("/v1beta"));
+    let error = Think::new(&model)
+        .retry_policy(fast())
+        .run_with(PROMPT, legs)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ThinkError::Model { source: ModelError::Refused(m), retries: 0, .. }
+            if m == "Gemini blocked the prompt (blockReason SAFETY)"),
+        "{error:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
