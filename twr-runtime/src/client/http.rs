@@ -204,9 +204,20 @@ pub(crate) fn transport_error(
         return ModelError::Timeout(timeout);
     }
     let connect = error.is_connect();
+    // Only the host and port: a URL may carry credentials in its user info.
+    let host = error.url().and_then(|url| {
+        let host = url.host_str()?;
+        Some(match url.port_or_known_default() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
+        })
+    });
     let message = scrub(error_chain(&error.without_url()), key);
     if connect {
-        ModelError::Connect(message)
+        ModelError::Connect(match host {
+            Some(host) => format!("{host} ({message})"),
+            None => message,
+        })
     } else {
         // The request went out but the connection failed before a whole
         // response arrived (reset, closed early): retrying may well work.
