@@ -208,11 +208,14 @@ impl<'a> Collector<'a> {
                     .collect()
             })
         };
-        let wanted: Vec<Vec<&str>> = missing.iter().map(|&i| names(self.problems[i].0)).collect();
+        let wanted: Vec<(usize, Vec<&str>)> = missing
+            .iter()
+            .map(|&i| (self.problems[i].0, names(self.problems[i].0)))
+            .collect();
         let pairs = near_misses(&wanted, self.map.unknown_headers());
         let text = without_reasoning(self.raw);
         let mut kinds = Vec::with_capacity(missing.len());
-        for (names, pair) in wanted.iter().zip(&pairs) {
+        for ((_, names), pair) in wanted.iter().zip(&pairs) {
             kinds.push(match pair {
                 Some(u) => Some(ProblemKind::NearMiss {
                     wrote: self.map.unknown_headers()[*u].line.clone(),

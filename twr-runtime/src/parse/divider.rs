@@ -6,7 +6,8 @@ use super::reply::without_reasoning;
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 
 /// The text between the last two lines made of five or more `=`, or after
-/// the only one; trimmed. `<think>` blocks are ignored.
+/// the only one (or after the last, when nothing is between the last two);
+/// trimmed. `<think>` blocks are ignored.
 ///
 /// ```
 /// use twr_runtime::parse::divider_parser;
@@ -33,12 +34,16 @@ pub fn divider_parser(raw: &str) -> Result<String, Feedback> {
         }
         start = end + 1;
     }
-    let answer = match (before_last, last) {
-        (Some((_, open_end)), Some((close_start, _))) => &text[open_end..close_start],
-        (None, Some((_, open_end))) => &text[open_end..],
+    let between = match (before_last, last) {
+        (Some((_, open_end)), Some((close_start, _))) => text[open_end..close_start].trim(),
         _ => "",
     };
-    let answer = answer.trim();
+    // Nothing between the last two (or only one divider): the answer follows
+    // the last one.
+    let answer = match last {
+        Some((_, end)) if between.is_empty() => text[end..].trim(),
+        _ => between,
+    };
     if answer.is_empty() {
         let mut feedback = Feedback::new(Lang::En);
         feedback.push(Problem::new(String::new(), ProblemKind::MissingDivider));
@@ -76,6 +81,7 @@ mod tests {
         let err = divider_parser("====\nx\n==-==\n").unwrap_err();
         assert_eq!(err.problems()[0].kind, ProblemKind::MissingDivider);
         assert!(divider_parser("x\n=====\n=====\n").is_err());
+        assert_eq!(divider_parser("x\n=====\n=====\ny").unwrap(), "y");
     }
 
     #[test]

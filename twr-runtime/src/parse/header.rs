@@ -70,8 +70,8 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         bracketed = true;
         (&s[open_len..end], &s[end + close.len_utf8()..])
     } else {
-        let window = &s[..floor_boundary(s, bound)];
-        match window.find(is_colon) {
+        let window = &s.as_bytes()[..floor_boundary(s, bound)];
+        match find_colon(window) {
             Some(colon) => (&s[..colon], &s[colon..]),
             // No colon: the whole line must be the name (`## Plan`, `Plan`).
             None if s.len() <= max_name => (s, ""),
@@ -85,6 +85,16 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         .trim_matches(is_space);
     if name.is_empty() || name.contains(['[', ']', '【', '】']) {
         return None;
+    }
+    // Right after a bracketed name only a colon, white space or emphasis may
+    // follow: `[Plan], [Timeline], [Budget].` and `[Festival] [Lantern]` are
+    // text that names headers, not a header.
+    if bracketed {
+        let next = after.trim_start_matches(is_emphasis).chars().next();
+        let tag_list = after.trim_start_matches(is_space).starts_with(['[', '【']);
+        if tag_list || next.is_some_and(|c| !(is_space(c) || is_colon(c))) {
+            return None;
+        }
     }
     // After the name: closing emphasis, an optional colon, emphasis again
     // (`**[Plan]:**`, `**Plan**:`), then the content written on the line.
@@ -103,6 +113,13 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         marked,
         bracketed,
     })
+}
+
+/// The first `:` or `：` in `window`.
+fn find_colon(window: &[u8]) -> Option<usize> {
+    // `：` is EF BC 9A in UTF-8.
+    memchr::memchr2_iter(b':', 0xEF, window)
+        .find(|&i| window[i] == b':' || window[i..].starts_with("：".as_bytes()))
 }
 
 /// The largest char boundary of `s` at or below `at`.
@@ -214,6 +231,10 @@ mod tests {
             "**",
             "> [Plan]",
             "$500",
+            "[Plan], [Timeline], [Budget].",
+            "[Festival] [Lanter] [Gaien]",
+            "[Plan](https://example.com)",
+            "[x]y",
         ] {
             assert_eq!(name_and_content(line), None, "line {line:?}");
         }

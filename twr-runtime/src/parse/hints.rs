@@ -6,13 +6,17 @@ use super::split::UnknownHeader;
 
 /// Pairs missing sections with unknown header lines: first by similar
 /// names, then, when as many bracketed unknown headers remain as sections
-/// are missing, by position. `missing[i]` lists the names of one missing
-/// section (its name, then aliases); the result holds, per missing section,
-/// the index of its unknown header.
-pub(crate) fn near_misses(missing: &[Vec<&str>], unknown: &[UnknownHeader]) -> Vec<Option<usize>> {
+/// are missing, by position, each where its section belongs (after the
+/// sections before it, before the ones after it). `missing` lists, per
+/// missing section, its index and names (its own, then aliases); the result
+/// holds, per missing section, the index of its unknown header.
+pub(crate) fn near_misses(
+    missing: &[(usize, Vec<&str>)],
+    unknown: &[UnknownHeader],
+) -> Vec<Option<usize>> {
     let mut paired: Vec<Option<usize>> = vec![None; missing.len()];
     let mut used = vec![false; unknown.len()];
-    for (slot, names) in paired.iter_mut().zip(missing) {
+    for (slot, (_, names)) in paired.iter_mut().zip(missing) {
         let best = unknown
             .iter()
             .enumerate()
@@ -36,11 +40,19 @@ pub(crate) fn near_misses(missing: &[Vec<&str>], unknown: &[UnknownHeader]) -> V
     let left: Vec<usize> = (0..unknown.len())
         .filter(|&u| !used[u] && unknown[u].bracketed)
         .collect();
-    let unpaired = paired.iter().filter(|p| p.is_none()).count();
-    if unpaired > 0 && left.len() == unpaired {
-        let mut left = left.into_iter();
-        for slot in paired.iter_mut().filter(|p| p.is_none()) {
-            *slot = left.next();
+    let unpaired: Vec<usize> = (0..missing.len())
+        .filter(|&m| paired[m].is_none())
+        .collect();
+    if !unpaired.is_empty() && left.len() == unpaired.len() {
+        let fits = unpaired.iter().zip(&left).all(|(&m, &u)| {
+            let section = missing[m].0;
+            unknown[u].after.is_none_or(|after| after < section)
+                && unknown[u].before.is_none_or(|before| before > section)
+        });
+        if fits {
+            for (&m, &u) in unpaired.iter().zip(&left) {
+                paired[m] = Some(u);
+            }
         }
     }
     paired
@@ -123,12 +135,22 @@ mod tests {
             },
             name: name.to_owned(),
             bracketed,
+            after: None,
+            before: None,
+        }
+    }
+
+    fn between(name: &str, after: Option<usize>, before: Option<usize>) -> UnknownHeader {
+        UnknownHeader {
+            after,
+            before,
+            ..unknown(name, true)
         }
     }
 
     #[test]
     fn pairs_by_similar_name_first() {
-        let missing = vec![vec!["Timeline"], vec!["Budget"]];
+        let missing = vec![(1, vec!["Timeline"]), (2, vec!["Budget"])];
         let found = [
             unknown("Budgets", false),
             unknown("Time line", true),
@@ -138,12 +160,10 @@ mod tests {
     }
 
     #[test]
-    fn pairs_by_position_when_counts_match() {
-        let missing = vec![vec!["Timeline"]];
-        assert_eq!(
-            near_misses(&missing, &[unknown("Schedule", true)]),
-            vec![Some(0)]
-        );
+    fn pairs_by_position_when_counts_match_and_places_fit() {
+        let missing = vec![(1, vec!["Timeline"])];
+        let schedule = between("Schedule", Some(0), Some(2));
+        assert_eq!(near_misses(&missing, &[schedule]), vec![Some(0)]);
         // A heading is not paired by position, nor are two candidates for one slot.
         assert_eq!(
             near_misses(&missing, &[unknown("Schedule", false)]),
@@ -151,11 +171,16 @@ mod tests {
         );
         let two = [unknown("Schedule", true), unknown("Notes", true)];
         assert_eq!(near_misses(&missing, &two), vec![None]);
+        // An extra section after the last one is not the missing first one.
+        let friend = between("Friend", Some(2), None);
+        assert_eq!(near_misses(&[(0, vec!["Plan"])], &[friend]), vec![None]);
+        let first = between("Steps", None, Some(1));
+        assert_eq!(near_misses(&[(0, vec!["Plan"])], &[first]), vec![Some(0)]);
     }
 
     #[test]
     fn aliases_count_for_similarity() {
-        let missing = vec![vec!["Timeline", "Schedule"]];
+        let missing = vec![(1, vec!["Timeline", "Schedule"])];
         let found = [unknown("Schedules", false)];
         assert_eq!(near_misses(&missing, &found), vec![Some(0)]);
     }

@@ -1,6 +1,8 @@
 //! Lists: items marked `-`, `*`, `+`, `•`, `1.`, `1)`, `(1)`, or one item a
 //! line when nothing is marked.
 
+use std::borrow::Cow;
+
 use super::value::{excerpt, Expected, SectionValue, ValueError};
 use crate::sections::ValueKind;
 
@@ -22,13 +24,13 @@ fn after_marker(line: &str) -> Option<&str> {
         rest
     } else if let Some(inner) = line.strip_prefix('(') {
         let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
-        if !(1..=4).contains(&digits) {
+        if !(1..=9).contains(&digits) {
             return None;
         }
         inner[digits..].strip_prefix(')')?
     } else {
         let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-        if !(1..=4).contains(&digits) {
+        if !(1..=9).contains(&digits) {
             return None;
         }
         let rest = &line[digits..];
@@ -46,8 +48,9 @@ fn after_marker(line: &str) -> Option<&str> {
     }
 }
 
-/// The items of a list section, continuation lines joined to their item.
-pub(crate) fn items(content: &str) -> Vec<String> {
+/// The items of a list section, continuation lines joined to their item;
+/// borrowed unless joined.
+pub(crate) fn items(content: &str) -> Vec<Cow<'_, str>> {
     let lines: Vec<Line<'_>> = content
         .lines()
         .filter_map(|raw| {
@@ -74,18 +77,18 @@ pub(crate) fn items(content: &str) -> Vec<String> {
         .collect();
     let Some(base) = lines.iter().find(|l| l.marked).map(|l| l.indent) else {
         // Nothing marked: one item a line.
-        return lines.iter().map(|l| l.text.to_owned()).collect();
+        return lines.iter().map(|l| Cow::Borrowed(l.text)).collect();
     };
-    let mut items: Vec<String> = Vec::new();
+    let mut items: Vec<Cow<'_, str>> = Vec::new();
     let mut started = false;
     for line in &lines {
         // A marked line at the list's own depth starts an item; deeper marked
         // lines (a nested list) and unmarked lines continue the current one.
         if line.marked && line.indent <= base + 1 {
-            items.push(line.text.to_owned());
+            items.push(Cow::Borrowed(line.text));
             started = true;
         } else if started {
-            let item = items.last_mut().expect("started");
+            let item = items.last_mut().expect("started").to_mut();
             if !item.is_empty() {
                 item.push(' ');
             }
@@ -94,7 +97,7 @@ pub(crate) fn items(content: &str) -> Vec<String> {
         } else if !line.text.ends_with([':', '：']) {
             // Text before the first marker is an item of its own, unless it
             // introduces the list ("Steps:").
-            items.push(line.text.to_owned());
+            items.push(Cow::Borrowed(line.text));
         }
     }
     items.retain(|item| !item.is_empty());
@@ -135,8 +138,8 @@ impl<T: SectionValue> SectionValue for Vec<T> {
 mod tests {
     use super::*;
 
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
+    fn strings(items: &[&str]) -> Vec<Cow<'static, str>> {
+        items.iter().map(|s| Cow::Owned(s.to_string())).collect()
     }
 
     #[test]

@@ -38,9 +38,11 @@ pub fn multi_section_parser<'a>(
     let mut feedback = Feedback::new(Lang::En);
     match mode {
         MatchMode::All => {
-            let missing: Vec<Vec<&str>> = map
-                .missing()
-                .map(|header| vec![super::header::strip_brackets(header)])
+            let missing: Vec<(usize, Vec<&str>)> = map
+                .headers_and_contents()
+                .enumerate()
+                .filter(|(_, (_, content))| content.is_none())
+                .map(|(index, (header, _))| (index, vec![super::header::strip_brackets(header)]))
                 .collect();
             let hints = super::hints::near_misses(&missing, map.unknown_headers());
             let mut missing_hints = hints.into_iter();

@@ -67,6 +67,10 @@ pub struct UnknownHeader {
     /// Whether the name was in brackets, as asked (`[Schedule]`, not
     /// `## Schedule`).
     pub bracketed: bool,
+    /// The section being read when the line appeared (its index), if any.
+    pub(crate) after: Option<usize>,
+    /// The section whose header came next after the line, if any.
+    pub(crate) before: Option<usize>,
 }
 
 /// At most this many unknown header lines are remembered for rename hints;
@@ -186,6 +190,8 @@ pub(crate) fn split_plain<'a>(raw: &'a str, headers: &[&str]) -> SectionMap<'a> 
 /// A name to look for and the section it selects.
 struct Key {
     folded: String,
+    /// The first character of `folded`.
+    first: char,
     section: usize,
 }
 
@@ -194,9 +200,10 @@ fn split<'a>(raw: &'a str, mut sections: Vec<Section<'a>>) -> SectionMap<'a> {
     for (index, section) in sections.iter().enumerate() {
         let mut add = |name: &str| {
             let folded: String = folded(name).collect();
-            if !folded.is_empty() {
+            if let Some(first) = folded.chars().next() {
                 keys.push(Key {
                     folded,
+                    first,
                     section: index,
                 });
             }
@@ -247,7 +254,9 @@ struct Scan {
 fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
     let sections = keys.iter().map(|k| k.section + 1).max().unwrap_or(0);
     let mut spans: Vec<Option<(usize, usize)>> = vec![None; sections];
-    let mut unknown = Vec::new();
+    let mut unknown: Vec<UnknownHeader> = Vec::new();
+    // Unknown headers from this one on still wait for the next known header.
+    let mut pending = 0;
     // The section being read and where its content starts.
     let mut open: Option<(usize, usize)> = None;
     let mut fences = 0usize;
@@ -270,6 +279,10 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
             if let Some(header) = header_line(line, max_name) {
                 match find_key(keys, header.name) {
                     Some(section) => {
+                        for header in &mut unknown[pending..] {
+                            header.before = Some(section);
+                        }
+                        pending = unknown.len();
                         if let Some((open_section, start)) = open {
                             spans[open_section] = Some((start, line_start));
                         }
@@ -280,6 +293,8 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
                             line: trimmed.to_owned(),
                             name: header.name.to_owned(),
                             bracketed: header.bracketed,
+                            after: open.map(|(section, _)| section),
+                            before: None,
                         });
                     }
                     None => {}
@@ -307,7 +322,16 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
 }
 
 fn find_key(keys: &[Key], name: &str) -> Option<usize> {
+    // Most lines that reach here are ordinary text ("Morning: ..."): the
+    // first letter alone rules them out without folding the whole name.
+    let first = name.chars().next()?;
+    let first = if first.is_ascii() {
+        first.to_ascii_lowercase()
+    } else {
+        first.to_lowercase().next()?
+    };
     keys.iter()
+        .filter(|key| key.first == first)
         .find(|key| folded(name).eq(key.folded.chars()))
         .map(|key| key.section)
 }
@@ -489,20 +513,28 @@ mod tests {
     #[test]
     fn unknown_header_lines_are_remembered() {
         let map = split_sections(
-            "[Plan]\nGo\n[Schedule plan]\n## Notes\n**Tip:** x\nNote: y",
+            "[Plan]\nGo\n[Schedule plan]\n## Notes\n**Tip:** x\nNote: y\n[Budget]\n5",
             &SPECS,
         );
         let unknown: Vec<_> = map
             .unknown_headers()
             .iter()
-            .map(|u| (u.line.as_str(), u.name.as_str(), u.bracketed))
+            .map(|u| {
+                (
+                    u.line.as_str(),
+                    u.name.as_str(),
+                    u.bracketed,
+                    u.after,
+                    u.before,
+                )
+            })
             .collect();
         assert_eq!(
             unknown,
             [
-                ("[Schedule plan]", "Schedule plan", true),
-                ("## Notes", "Notes", false),
-                ("**Tip:** x", "Tip", false)
+                ("[Schedule plan]", "Schedule plan", true, Some(0), Some(2)),
+                ("## Notes", "Notes", false, Some(0), Some(2)),
+                ("**Tip:** x", "Tip", false, Some(0), Some(2))
             ]
         );
     }

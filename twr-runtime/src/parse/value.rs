@@ -274,6 +274,7 @@ pub(crate) fn excerpt(text: &str) -> String {
         }
         for c in line.chars() {
             if count == MAX {
+                out.truncate(out.trim_end().len());
                 out.push('…');
                 return out;
             }
