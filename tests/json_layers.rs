@@ -253,3 +253,17 @@ fn nesting_beyond_serde_json_limit_is_an_error_not_a_crash() {
     let fine = "[".repeat(100) + &"]".repeat(100);
     assert!(extract_value(&fine).is_ok());
 }
+
+#[test]
+fn a_cut_off_list_is_repaired_whole_not_read_as_its_first_item() {
+    let got = extract_value_with_report("Items: [{\"a\": 1}, {\"b\": 2}, {\"c\"").unwrap();
+    assert_eq!(got.value, json!([{"a": 1}, {"b": 2}, {}]));
+    assert_eq!(
+        got.report,
+        report(Layer::Repair, &[Repair::Truncated, Repair::DanglingKey])
+    );
+    // A prose bracket never closed does not hide the JSON after it.
+    let got = extract_value_with_report("See [1 for details: {\"a\": 1}").unwrap();
+    assert_eq!(got.value, json!({"a": 1}));
+    assert_eq!(got.report, report(Layer::Scan, &[]));
+}

@@ -14,7 +14,11 @@ use super::think::strip_think;
 
 /// At most this many repair attempts per reply: each costs up to the
 /// length of the text, so a bound keeps hostile input linear.
-const MAX_REPAIRS: usize = 8;
+const MAX_REPAIRS: usize = 4;
+
+/// Openers never closed that are worth a repair: the outermost few. Each
+/// encloses all that follows it, so the rest are ever deeper inside.
+const MAX_UNCLOSED: usize = 2;
 
 /// Why nothing could be extracted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,56 +150,79 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
     }
 
-    // 4. Balanced brackets in prose, the first that fits.
+    // 4. Balanced brackets in prose, the first that fits. Brackets after an
+    // opener that is never closed lie inside it (a reply cut off): they wait
+    // for that opener's repair, or a cut-off list would give its first item.
     let candidates = scan(&text);
-    let mut valid_json = vec![false; candidates.balanced.len()];
-    for (i, &(start, end)) in candidates.balanced.iter().enumerate() {
-        match attempt::<T>(&text[start..end]) {
-            Ok(value) => return found(value, Layer::Scan),
-            Err(Miss::Shape(e)) => {
-                valid_json[i] = is_json(&text[start..end]);
-                misses.shape(e);
-            }
-            Err(Miss::Syntax(_)) => {}
-        }
-    }
-
-    // 5. Repair: the text itself when it starts like a value, then the
-    // bracket candidates that were not valid JSON, in order.
+    let cut = candidates.unclosed.first().copied().unwrap_or(usize::MAX);
     let lead = text.len()
         - text
             .trim_start_matches([' ', '\t', '\r', '\n', '\u{FEFF}'])
             .len();
     let scalar_start = starts_scalar(&text[lead..]);
-    let mut starts: Vec<usize> = Vec::with_capacity(MAX_REPAIRS);
+    // Where to repair from, in order; with the end of a balanced span not
+    // yet tried as it stands.
+    let mut queue: Vec<(usize, Option<usize>)> = Vec::new();
     if scalar_start {
         // From 0: the repair pass skips (and records) a byte-order mark.
-        starts.push(0);
+        queue.push((0, None));
     }
-    {
-        // Merge the two sorted lists of bracket starts.
-        let mut balanced = candidates
-            .balanced
-            .iter()
-            .zip(&valid_json)
-            .filter(|(_, &valid)| !valid)
-            .map(|(&(start, _), _)| start)
-            .peekable();
-        let mut unclosed = candidates.unclosed.iter().copied().peekable();
-        while starts.len() < MAX_REPAIRS {
-            let next = match (balanced.peek(), unclosed.peek()) {
-                (Some(&b), Some(&u)) if b < u => balanced.next(),
-                (Some(_), Some(_)) | (None, Some(_)) => unclosed.next(),
-                (Some(_), None) => balanced.next(),
-                (None, None) => None,
-            };
-            match next {
-                Some(start) => starts.push(start),
-                None => break,
+    let mut deferred = Vec::new();
+    for &(start, end) in &candidates.balanced {
+        if start > cut {
+            deferred.push((start, Some(end)));
+            continue;
+        }
+        match attempt::<T>(&text[start..end]) {
+            Ok(value) => return found(value, Layer::Scan),
+            Err(Miss::Shape(e)) => {
+                misses.shape(e);
+                if !is_json(&text[start..end]) {
+                    queue.push((start, None));
+                }
             }
+            Err(Miss::Syntax(_)) => queue.push((start, None)),
         }
     }
-    for start in starts {
+    // Merge the deferred spans and the unclosed openers by position.
+    {
+        let mut deferred = deferred.into_iter().peekable();
+        let mut unclosed = candidates
+            .unclosed
+            .iter()
+            .take(MAX_UNCLOSED)
+            .map(|&u| (u, None))
+            .peekable();
+        loop {
+            let next = match (deferred.peek(), unclosed.peek()) {
+                (Some(d), Some(u)) if d.0 < u.0 => deferred.next(),
+                (_, Some(_)) => unclosed.next(),
+                (Some(_), None) => deferred.next(),
+                (None, None) => break,
+            };
+            queue.extend(next);
+        }
+    }
+
+    // 5. Repair, from each place in the queue.
+    let mut repairs_left = MAX_REPAIRS;
+    for (start, span_end) in queue {
+        if let Some(end) = span_end {
+            match attempt::<T>(&text[start..end]) {
+                Ok(value) => return found(value, Layer::Scan),
+                Err(Miss::Shape(e)) => {
+                    misses.shape(e);
+                    if is_json(&text[start..end]) {
+                        continue;
+                    }
+                }
+                Err(Miss::Syntax(_)) => {}
+            }
+        }
+        if repairs_left == 0 {
+            continue;
+        }
+        repairs_left -= 1;
         let repaired = match repair(&text, start) {
             Ok(repaired) => repaired,
             Err(e) => {

@@ -1,0 +1,97 @@
+//! Time grows linearly with the input, even on hostile input: the cost per
+//! byte at 1 MB stays within a generous factor of the cost at 1 KB and 32 KB.
+//! A quadratic rescan would be 32 to 1000 times slower per byte.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use twr_runtime::json::extract;
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Target {
+    name: String,
+}
+
+/// `unit` repeated to `len` bytes (whole units).
+fn repeat(unit: &str, len: usize) -> String {
+    unit.repeat(len / unit.len().max(1))
+}
+
+/// Hostile inputs of about `len` bytes, by name.
+fn hostile(len: usize) -> Vec<(&'static str, String)> {
+    let half = len / 2;
+    vec![
+        ("unclosed [", repeat("[", len)),
+        ("unclosed {", repeat("{", len)),
+        ("unclosed members", repeat("{\"a\":", len)),
+        ("deep nesting", repeat("[", half) + &repeat("]", half)),
+        ("quotes", repeat("\"", len)),
+        ("single quotes", repeat("'", len)),
+        ("quote space", repeat("' ", len)),
+        ("brackets in prose", repeat("a [b] {c} ", len)),
+        ("many candidates", repeat("[1]", len)),
+        ("closers", repeat("]}", len)),
+        ("backslashes", "[\"".to_owned() + &repeat("\\", len)),
+        ("fences", repeat("```\n", len)),
+        (
+            "long fence opener",
+            "````\n".to_owned() + &repeat("```\n", len),
+        ),
+        ("think tags", repeat("<think>", len)),
+        ("close tags", repeat("</think>", len)),
+        ("open comment", "[/*".to_owned() + &repeat("*", len)),
+        ("comments", repeat("[//\n", len)),
+        ("missing commas", "[".to_owned() + &repeat("1 ", len)),
+        ("object in prose", repeat("x {'a': 'b' c: True,} ", len)),
+        ("truncated strings", repeat("{\"a\": [\"x", len)),
+    ]
+}
+
+fn time(input: &str, reps: usize) -> Duration {
+    // Best of three: the machine is shared.
+    (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..reps {
+                // A struct target: every candidate is tried and its shape
+                // error located, the most work per byte.
+                black_box(extract::<Target>(black_box(input)).ok());
+            }
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+#[test]
+fn time_per_byte_stays_flat_from_1_kb_to_1_mb() {
+    const FACTOR: f64 = 10.0;
+    let sizes = [(1 << 10, 64), (32 << 10, 2), (1 << 20, 1)];
+    let inputs: Vec<Vec<(&str, String)>> = sizes.iter().map(|&(len, _)| hostile(len)).collect();
+    let mut failures = Vec::new();
+    for case in 0..inputs[0].len() {
+        let per_byte: Vec<f64> = sizes
+            .iter()
+            .zip(&inputs)
+            .map(|(&(_, reps), inputs)| {
+                let input = &inputs[case].1;
+                time(input, reps).as_secs_f64() / (input.len() * reps) as f64
+            })
+            .collect();
+        let small = per_byte[0].min(per_byte[1]);
+        let ratio = per_byte[2] / small;
+        println!(
+            "{:<20} ns/byte: 1 KB {:.2}, 32 KB {:.2}, 1 MB {:.2} (x{ratio:.1})",
+            inputs[0][case].0,
+            per_byte[0] * 1e9,
+            per_byte[1] * 1e9,
+            per_byte[2] * 1e9
+        );
+        if ratio > FACTOR {
+            failures.push((inputs[0][case].0, ratio));
+        }
+    }
+    assert!(failures.is_empty(), "superlinear: {failures:?}");
+}
