@@ -72,6 +72,15 @@ fn single_quoted(s: &str, out: &mut String) {
     out.push('\'');
 }
 
+/// An object or an array: a bare scalar is wrapped in an array. (A bare
+/// single-quoted string holding `{}` is ambiguous: prose quoting an object.)
+fn container() -> impl Strategy<Value = Value> {
+    json_value().prop_map(|v| match v {
+        Value::Array(_) | Value::Object(_) => v,
+        scalar => Value::Array(vec![scalar]),
+    })
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Target {
@@ -103,15 +112,14 @@ proptest! {
     }
 
     #[test]
-    fn pythonish_rendering_repairs_to_the_value(value in json_value()) {
+    fn pythonish_rendering_repairs_to_the_value(value in container()) {
         let mut text = String::new();
         pythonish(&value, &mut text);
         prop_assert_eq!(extract_value(&text).unwrap(), value);
     }
 
     #[test]
-    fn cut_off_json_always_repairs(value in json_value(), cut in any::<prop::sample::Index>()) {
-        prop_assume!(value.is_object() || value.is_array());
+    fn cut_off_json_always_repairs(value in container(), cut in any::<prop::sample::Index>()) {
         let text = serde_json::to_string(&value).unwrap();
         let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
         prop_assume!(!boundaries.is_empty());

@@ -17,10 +17,12 @@ const OTHER: u8 = 0;
 const QUOTE: u8 = 1;
 const OPEN: u8 = 2;
 const CLOSE: u8 = 3;
+const SINGLE: u8 = 4;
 
 const CLASS: [u8; 256] = {
     let mut table = [OTHER; 256];
     table[b'"' as usize] = QUOTE;
+    table[b'\'' as usize] = SINGLE;
     table[b'{' as usize] = OPEN;
     table[b'[' as usize] = OPEN;
     table[b'}' as usize] = CLOSE;
@@ -39,7 +41,9 @@ fn opener_of(close: u8) -> u8 {
 /// Scans `text` for bracket candidates.
 ///
 /// Quotes count only inside brackets (an apostrophe in prose starts no
-/// string). A closing bracket that does not match the innermost opener
+/// string). A single-quoted string (broken JSON, but common) ends at a quote
+/// followed by what ends a value, or at the end of its line: an apostrophe
+/// in bracketed prose (`[Bob's notes]`) costs at most that line. A closing bracket that does not match the innermost opener
 /// closes the nearest opener it matches, abandoning the ones inside; with no
 /// such opener it is ignored.
 pub(crate) fn scan(text: &str) -> Candidates {
@@ -64,6 +68,7 @@ pub(crate) fn scan(text: &str) -> Candidates {
                     }
                 }
             }
+            SINGLE if !stack.is_empty() => i = skip_single_quoted(bytes, i + 1),
             OPEN => {
                 if b == b'{' {
                     open_objects += 1;
@@ -114,6 +119,29 @@ pub(crate) fn scan(text: &str) -> Candidates {
     }
 }
 
+/// From just after an opening `'`: the position of the closing quote, or
+/// of the line break or end that stops the string.
+fn skip_single_quoted(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' => return i,
+            b'\'' => {
+                let mut j = i + 1;
+                while j < bytes.len() && matches!(bytes[j], b' ' | b'\t' | b'\r') {
+                    j += 1;
+                }
+                match bytes.get(j) {
+                    None | Some(b',' | b'}' | b']' | b':' | b'\n' | b'\'' | b'"') => return i,
+                    Some(_) => i += 1,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::{scan, Candidates};
@@ -125,6 +153,19 @@ mod tests {
         let spans: Vec<&str> = c.balanced.iter().map(|&(s, e)| &text[s..e]).collect();
         assert_eq!(spans, [r#"{"a": [1, "]"]}"#, "[2]", r#"{"b": "}{"}"#]);
         assert!(c.unclosed.is_empty());
+    }
+
+    #[test]
+    fn single_quoted_strings_hide_their_brackets_and_quotes() {
+        let text = "{'a': '\"', 'b': 'it's [x'} and ['c']";
+        let c = scan(text);
+        let spans: Vec<&str> = c.balanced.iter().map(|&(s, e)| &text[s..e]).collect();
+        assert_eq!(spans, ["{'a': '\"', 'b': 'it's [x'}", "['c']"]);
+        // An apostrophe in bracketed prose costs its line only.
+        let text = "[Bob's notes]\n{\"a\": 1}";
+        let c = scan(text);
+        assert_eq!(c.balanced, [(14, text.len())]);
+        assert_eq!(c.unclosed, [0]);
     }
 
     #[test]

@@ -1,0 +1,61 @@
+//! The `#[section(json)]` codec: section content through the JSON layers,
+//! failures as `ValueError::Json` with the field path.
+
+use serde::Deserialize;
+use twr_runtime::parse::ValueError;
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Budget {
+    total: u32,
+    currency: String,
+}
+
+fn codec(content: &str) -> Result<Budget, ValueError> {
+    twr_runtime::__private::json::<Budget>(content)
+}
+
+#[test]
+fn section_content_goes_through_every_layer() {
+    let want = Budget {
+        total: 500,
+        currency: "USD".into(),
+    };
+    assert_eq!(codec(r#"{"total": 500, "currency": "USD"}"#).unwrap(), want);
+    assert_eq!(
+        codec("```json\n{\"total\": 500, \"currency\": \"USD\"}\n```").unwrap(),
+        want
+    );
+    assert_eq!(
+        codec("About this: {total: 500, currency: 'USD',}").unwrap(),
+        want
+    );
+}
+
+#[test]
+fn wrong_shape_is_a_json_error_with_its_path() {
+    assert_eq!(
+        codec(r#"{"total": "lots", "currency": "USD"}"#).unwrap_err(),
+        ValueError::Json {
+            path: "total".into(),
+            message: r#"should be a whole number (0 or more); it is "lots""#.into(),
+        }
+    );
+    assert_eq!(
+        codec(r#"{"total": 5}"#).unwrap_err(),
+        ValueError::Json {
+            path: "currency".into(),
+            message: "is missing".into(),
+        }
+    );
+}
+
+#[test]
+fn prose_is_a_json_error_at_the_root() {
+    assert_eq!(
+        codec("about five hundred dollars").unwrap_err(),
+        ValueError::Json {
+            path: String::new(),
+            message: "contains no JSON value; write it as JSON, such as an object in { } or an array in [ ]".into(),
+        }
+    );
+}
