@@ -77,9 +77,14 @@ pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
             if !description.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
                 guide.push_str(words.stop);
             }
-            guide.push_str(words.space);
         }
-        guide.push_str(&(words.kind)(&spec.kind));
+        // Free text needs no words when the description says what to write.
+        if description.is_empty() || spec.kind != ValueKind::Text {
+            if !description.is_empty() {
+                guide.push_str(words.space);
+            }
+            guide.push_str(&(words.kind)(&spec.kind));
+        }
     }
     guide.push_str("\n\n");
     guide.push_str(words.example);
@@ -156,7 +161,7 @@ fn en_kind(kind: &ValueKind) -> String {
         ValueKind::Text => "Free text.".to_owned(),
         ValueKind::Integer => "A single whole number.".to_owned(),
         ValueKind::Float => "A single number.".to_owned(),
-        ValueKind::Bool => "yes or no.".to_owned(),
+        ValueKind::Bool => "Yes or no.".to_owned(),
         ValueKind::Char => "A single character.".to_owned(),
         ValueKind::Choice(values) => format!("One of: {}.", values.join(", ")),
         ValueKind::List(_) => "A list, one item per line.".to_owned(),
@@ -176,5 +181,114 @@ fn zh_kind(kind: &ValueKind) -> String {
         ValueKind::List(_) => "一个列表，每行一项。".to_owned(),
         ValueKind::Json => "一个 JSON 值。".to_owned(),
         ValueKind::Custom => "一个值。".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn spec(
+        header: &'static str,
+        description: &'static str,
+        example: &'static str,
+        kind: ValueKind,
+        presence: Presence,
+    ) -> SectionSpec {
+        SectionSpec {
+            field: "f",
+            header,
+            name: "",
+            aliases: &[],
+            description,
+            example,
+            kind,
+            presence,
+        }
+    }
+
+    static SPECS: [SectionSpec; 5] = [
+        spec(
+            "【计划】",
+            "研究的步骤",
+            "",
+            ValueKind::List(&ValueKind::Text),
+            Presence::Required,
+        ),
+        spec("[周数]", "", "", ValueKind::Integer, Presence::Required),
+        spec("[可行]", "", "", ValueKind::Bool, Presence::Required),
+        spec(
+            "[优先级]",
+            "",
+            "",
+            ValueKind::Choice(&["低", "中", "高"]),
+            Presence::Default,
+        ),
+        spec(
+            "[备注]",
+            "其他说明。",
+            "无",
+            ValueKind::Text,
+            Presence::Optional,
+        ),
+    ];
+
+    #[test]
+    fn chinese_guide() {
+        assert_eq!(
+            format_guide(&SPECS, Lang::Zh),
+            "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。
+
+【计划】
+研究的步骤。一个列表，每行一项。
+
+[周数]
+一个整数。
+
+[可行]
+“是”或“否”。
+
+[优先级]（可选）
+以下之一：低、中、高。
+
+[备注]（可选：不适用时写“无”）
+其他说明。
+
+示例答案：
+
+【计划】
+- ...
+- ...
+[周数]
+3
+[可行]
+是
+[优先级]
+低 | 中 | 高
+[备注]
+无"
+        );
+    }
+
+    #[test]
+    fn placeholders_by_kind() {
+        let cases = [
+            (ValueKind::Text, "..."),
+            (ValueKind::Integer, "3"),
+            (ValueKind::Float, "2.5"),
+            (ValueKind::Bool, "yes"),
+            (ValueKind::Char, "A"),
+            (ValueKind::Choice(&["Low", "High"]), "Low | High"),
+            (ValueKind::List(&ValueKind::Integer), "- 3\n- 3"),
+            (
+                ValueKind::List(&ValueKind::List(&ValueKind::Text)),
+                "- ...\n- ...",
+            ),
+            (ValueKind::Json, "{ ... }"),
+            (ValueKind::Custom, "..."),
+        ];
+        for (kind, placeholder) in cases {
+            assert_eq!(super::placeholder(&kind, Lang::En), placeholder, "{kind:?}");
+        }
     }
 }

@@ -100,11 +100,11 @@ fn example_block(problem: &Problem) -> Option<String> {
             | ProblemKind::NearMiss { .. }
             | ProblemKind::NotOnOwnLine { .. }
     );
-    // A choice lists its values in the sentence already.
+    // A choice or yes/no lists its values in the sentence already.
     let choice = matches!(
         problem.kind,
         ProblemKind::BadValue {
-            expected: Expected::OneOf(_),
+            expected: Expected::OneOf(_) | Expected::YesNo,
             ..
         }
     );
@@ -119,5 +119,146 @@ pub(super) fn sentence_end(text: &str, stop: char) -> String {
     match text.chars().next_back() {
         Some('.' | '!' | '?' | '。' | '！' | '？') | None => text.to_owned(),
         Some(_) => format!("{text}{stop}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sections::ValueKind;
+
+    fn one(lang: Lang, problem: Problem) -> String {
+        let mut feedback = Feedback::new(lang);
+        feedback.push(problem);
+        // Only the sentence and example block: the closing is tested apart.
+        let text = feedback.to_string();
+        let closing = [en::WORDS.closing_one, zh::WORDS.closing_one];
+        closing
+            .iter()
+            .find_map(|c| text.strip_suffix(c))
+            .map_or(text.clone(), |t| t.trim_end().to_owned())
+    }
+
+    fn section(kind: ProblemKind) -> Problem {
+        Problem::new("[Weeks]", kind)
+            .with_example("6")
+            .with_value_kind(ValueKind::Integer)
+    }
+
+    #[test]
+    fn every_kind_in_english_and_chinese() {
+        let cases: Vec<(ProblemKind, &str, &str)> = vec![
+            (
+                ProblemKind::Missing,
+                "The [Weeks] section is missing. Please add it: the header [Weeks] on a line of its own, then a single whole number.\nFor example:\n[Weeks]\n6",
+                "缺少 [Weeks] 部分。请补上：标题 [Weeks] 单独占一行，下面写一个整数。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::Empty,
+                "The [Weeks] section is empty. Please write a single whole number under its header.\nFor example:\n[Weeks]\n6",
+                "[Weeks] 部分是空的。请在标题下面写一个整数。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::BadValue { expected: Expected::WholeNumber, found: "about six".into() },
+                "The [Weeks] section should be a single whole number such as 6; it says 'about six'.",
+                "[Weeks] 部分应该是一个整数，例如 6；现在写的是“about six”。",
+            ),
+            (
+                ProblemKind::BadValue {
+                    expected: Expected::WholeNumberBetween { min: "0".into(), max: "255".into() },
+                    found: "300".into(),
+                },
+                "The [Weeks] section should be a single whole number from 0 to 255; it says '300'.\nFor example:\n[Weeks]\n6",
+                "[Weeks] 部分应该是介于 0 和 255 之间的一个整数；现在写的是“300”。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::BadItem { index: 2, item: "a few".into(), expected: Expected::WholeNumber },
+                "Item 2 of the [Weeks] list should be a single whole number; it says 'a few'.\nFor example:\n[Weeks]\n6",
+                "[Weeks] 列表的第 2 项应该是一个整数；现在写的是“a few”。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::BadJson { path: "budget.total".into(), message: "expected a number".into() },
+                "The JSON in the [Weeks] section is wrong at `budget.total`: expected a number.\nFor example:\n[Weeks]\n6",
+                "[Weeks] 部分的 JSON 在 `budget.total` 处有误：expected a number。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::Unreadable { message: "invalid date.".into(), found: "soon".into() },
+                "The [Weeks] section could not be read (invalid date); it says 'soon'.\nFor example:\n[Weeks]\n6",
+                "无法读取 [Weeks] 部分（invalid date）；现在写的是“soon”。\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::Invalid { message: "must be at most 52!".into() },
+                "The [Weeks] section needs a change: must be at most 52!\nFor example:\n[Weeks]\n6",
+                "[Weeks] 部分需要修改：must be at most 52!\n例如：\n[Weeks]\n6",
+            ),
+            (
+                ProblemKind::NearMiss { wrote: "## Duration".into() },
+                "You wrote ## Duration; name it [Weeks], on a line of its own.\nFor example:\n[Weeks]\n6",
+                "你写的是 ## Duration；请把它改成 [Weeks]，单独占一行。\n例如：\n[Weeks]\n6",
+            ),
+        ];
+        for (kind, english, chinese) in cases {
+            assert_eq!(one(Lang::En, section(kind.clone())), english, "{kind:?}");
+            assert_eq!(one(Lang::Zh, section(kind.clone())), chinese, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn reply_wide_problems_have_no_closing() {
+        let none_of = Problem::new(
+            "",
+            ProblemKind::NoneOf {
+                headers: vec!["[Plan]".into(), "[Budget]".into()],
+            },
+        );
+        let mut feedback = Feedback::new(Lang::En);
+        feedback.push(none_of.clone());
+        assert_eq!(
+            feedback.to_string(),
+            "None of the sections [Plan], [Budget] is in your answer. Please give at least one of them, each header on a line of its own."
+        );
+        assert_eq!(
+            feedback.clone().with_lang(Lang::Zh).to_string(),
+            "你的回答里没有 [Plan]、[Budget] 中的任何一个部分。请至少写出其中一个，每个标题单独占一行。"
+        );
+        assert_eq!(
+            Feedback::message("Say it in one word.").to_string(),
+            "Say it in one word."
+        );
+        let mut divider = Feedback::new(Lang::Zh);
+        divider.push(Problem::new("", ProblemKind::MissingDivider));
+        assert_eq!(
+            divider.to_string(),
+            "请把最终答案写在一行五个或更多等号（=====）之后，或写在两行这样的等号之间。"
+        );
+    }
+
+    #[test]
+    fn several_problems_are_numbered_with_indented_examples() {
+        let mut feedback = Feedback::new(Lang::Zh);
+        feedback.push(section(ProblemKind::Missing));
+        feedback.push(
+            Problem::new(
+                "[Priority]",
+                ProblemKind::BadValue {
+                    expected: Expected::OneOf(&["Low", "High"]),
+                    found: "urgent".into(),
+                },
+            )
+            .with_example("Low | High"),
+        );
+        assert_eq!(
+            feedback.to_string(),
+            "谢谢。你的回答有几处需要修改：
+
+1. 缺少 [Weeks] 部分。请补上：标题 [Weeks] 单独占一行，下面写一个整数。
+   例如：
+   [Weeks]
+   6
+
+2. [Priority] 部分应该是以下之一：Low、High；现在写的是“urgent”。
+
+请重新写出这些部分：每个标题单独占一行，内容写在标题下面。"
+        );
     }
 }

@@ -73,7 +73,7 @@ pub(crate) fn expected(expected: &Expected, such_as: Option<&str>) -> String {
     match expected {
         Expected::Text => "一段文字".to_owned(),
         Expected::WholeNumber => format!("一个整数{such_as}"),
-        Expected::WholeNumberBetween { min, max } => format!("{min} 到 {max} 之间的一个整数"),
+        Expected::WholeNumberBetween { min, max } => format!("介于 {min} 和 {max} 之间的一个整数"),
         Expected::Number => format!("一个数字{such_as}"),
         Expected::YesNo => "“是”或“否”".to_owned(),
         Expected::OneCharacter => format!("一个字符{such_as}"),
