@@ -259,8 +259,10 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
     let mut pending = 0;
     // The section being read and where its content starts.
     let mut open: Option<(usize, usize)> = None;
+    // Fence lines seen, where the first and the last start.
     let mut fences = 0usize;
-    let mut first_fence_first = None;
+    let mut fence_starts = [0usize; 2];
+    let mut first_header: Option<usize> = None;
     let mut last_line = (0, 0);
     let bytes = text.as_bytes();
     let mut line_start = 0;
@@ -269,11 +271,12 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
         let line = &text[line_start..line_end];
         let trimmed = line.trim();
         if !trimmed.is_empty() {
-            if first_fence_first.is_none() {
-                first_fence_first = Some(is_fence(trimmed));
-            }
             if is_fence(trimmed) {
+                if fences == 0 {
+                    fence_starts[0] = line_start;
+                }
                 fences += 1;
+                fence_starts[1] = line_start;
             }
             last_line = (line_start, line_end);
             if let Some(header) = header_line(line, max_name) {
@@ -283,6 +286,7 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
                             header.before = Some(section);
                         }
                         pending = unknown.len();
+                        first_header.get_or_insert(line_start);
                         if let Some((open_section, start)) = open {
                             spans[open_section] = Some((start, line_start));
                         }
@@ -306,13 +310,14 @@ fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
     if let Some((section, start)) = open {
         spans[section] = Some((start, bytes.len()));
     }
-    // A reply wrapped whole in a fence: opened on its first line, closed on
-    // its last, with any fences inside paired up. Its closing line is not
-    // content of the last section.
-    let wrapped = first_fence_first == Some(true)
-        && fences >= 2
+    // An answer wrapped whole in a fence: closed on the last line, opened
+    // by the first fence, before the first header (after a preamble,
+    // perhaps), any fences inside paired up. Its closing line is not content
+    // of the last section.
+    let wrapped = fences >= 2
         && fences % 2 == 0
-        && is_fence(text[last_line.0..last_line.1].trim());
+        && fence_starts[1] == last_line.0
+        && first_header.is_some_and(|header| fence_starts[0] < header);
     let end = if wrapped { last_line.0 } else { bytes.len() };
     Scan {
         spans,
@@ -480,8 +485,13 @@ mod tests {
             sections(raw),
             some([Some("Go"), None, Some("```json\n{\"a\": 1}\n```"), None])
         );
+        // After a preamble.
+        let raw = "Here you go:\n~~~\n[Plan]\nGo\n~~~";
+        assert_eq!(sections(raw)[0].as_deref(), Some("Go"));
         // Not wrapped whole: the last fence belongs to the section.
         let raw = "[Budget]\n```\n5\n```";
+        assert_eq!(sections(raw)[2].as_deref(), Some("```\n5\n```"));
+        let raw = "[Plan]\n```\nx\n```\n[Budget]\n```\n5\n```";
         assert_eq!(sections(raw)[2].as_deref(), Some("```\n5\n```"));
     }
 
