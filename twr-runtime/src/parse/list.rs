@@ -79,29 +79,49 @@ pub(crate) fn items(content: &str) -> Vec<Cow<'_, str>> {
         // Nothing marked: one item a line.
         return lines.iter().map(|l| Cow::Borrowed(l.text)).collect();
     };
-    let mut items: Vec<Cow<'_, str>> = Vec::new();
-    let mut started = false;
-    for line in &lines {
+    // Each item as the range of lines it spans: its marked line, then its
+    // continuation lines.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
         // A marked line at the list's own depth starts an item; deeper marked
         // lines (a nested list) and unmarked lines continue the current one.
         if line.marked && line.indent <= base + 1 {
-            items.push(Cow::Borrowed(line.text));
-            started = true;
-        } else if started {
-            let item = items.last_mut().expect("started").to_mut();
-            if !item.is_empty() {
-                item.push(' ');
-            }
-            // A nested item keeps its marker: "Lunch - ramen - tea".
-            item.push_str(line.line);
+            spans.push((i, i + 1));
+        } else if let Some(current) = spans.last_mut() {
+            current.1 = i + 1;
         } else if !line.text.ends_with([':', '：']) {
             // Text before the first marker is an item of its own, unless it
             // introduces the list ("Steps:").
-            items.push(Cow::Borrowed(line.text));
+            spans.push((i, i + 1));
         }
     }
+    let mut items: Vec<Cow<'_, str>> = spans
+        .into_iter()
+        .map(|(start, end)| join(&lines[start..end]))
+        .collect();
     items.retain(|item| !item.is_empty());
     items
+}
+
+/// One item from its lines: the first line's text, then each continuation
+/// line after a space. A nested item keeps its marker: "Lunch - ramen".
+fn join<'a>(lines: &[Line<'a>]) -> Cow<'a, str> {
+    match lines {
+        [] => Cow::Borrowed(""),
+        [only] => Cow::Borrowed(only.text),
+        [first, rest @ ..] => {
+            let len = first.text.len() + rest.iter().map(|l| l.line.len() + 1).sum::<usize>();
+            let mut item = String::with_capacity(len);
+            item.push_str(first.text);
+            for line in rest {
+                if !item.is_empty() {
+                    item.push(' ');
+                }
+                item.push_str(line.line);
+            }
+            Cow::Owned(item)
+        }
+    }
 }
 
 /// A list: each item is read as `T`; a bad item is named by its position.
