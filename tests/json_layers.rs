@@ -194,19 +194,22 @@ fn wrong_shape_names_path_and_expected_type() {
         problem::<Meta>(r#"{"weeks": "many", "city": "Kyoto"}"#),
         (
             "weeks".to_owned(),
-            r#"should be a whole number (0 or more); it is "many""#.to_owned()
+            r#"it should be a whole number (0 or more), not "many""#.to_owned()
         )
     );
     assert_eq!(
         problem::<Meta>("Here: ```json\n{\"weeks\": 2}\n```"),
-        ("city".to_owned(), "is missing".to_owned())
+        (
+            "city".to_owned(),
+            "this required field is missing".to_owned()
+        )
     );
     // Repaired JSON of the wrong shape is reported the same way.
     assert_eq!(
         problem::<Meta>("{weeks: -2, city: 'Kyoto'}"),
         (
             "weeks".to_owned(),
-            "should be a whole number (0 or more); it is -2".to_owned()
+            "it should be a whole number (0 or more), not -2".to_owned()
         )
     );
 }
@@ -225,11 +228,11 @@ fn prose_without_json_is_feedback() {
     assert_eq!(path, "");
     assert_eq!(
         message,
-        "contains no JSON value; write it as JSON, such as an object in { } or an array in [ ]"
+        "there is no JSON in it; write the value as JSON, such as an object in { } or an array in [ ]"
     );
     let feedback = extract_value("The [Budget] section follows.").unwrap_err();
     assert!(
-        feedback.to_string().contains("not valid JSON"),
+        feedback.to_string().contains("the JSON breaks"),
         "{feedback}"
     );
 }
@@ -240,7 +243,7 @@ fn unrepairable_json_says_where() {
     assert_eq!(path, "");
     assert_eq!(
         message,
-        "is not valid JSON at line 2, column 10 (near `Kyoto}`): expected a JSON value; text must be in double quotes"
+        "the JSON breaks at line 2, column 10 (near `Kyoto}`): expected a JSON value; text must be in double quotes"
     );
 }
 
@@ -266,4 +269,18 @@ fn a_cut_off_list_is_repaired_whole_not_read_as_its_first_item() {
     let got = extract_value_with_report("See [1 for details: {\"a\": 1}").unwrap();
     assert_eq!(got.value, json!({"a": 1}));
     assert_eq!(got.report, report(Layer::Scan, &[]));
+}
+
+#[test]
+fn feedback_reads_as_sentences_for_the_model() {
+    let text = |raw: &str| extract::<Meta>(raw).unwrap_err().to_string();
+    assert_eq!(
+        text(r#"{"weeks": "many", "city": "Kyoto"}"#),
+        r#"The JSON in the reply is wrong at `weeks`: it should be a whole number (0 or more), not "many"."#
+    );
+    assert_eq!(
+        text("I could not decide."),
+        "The reply should be JSON of the expected shape: there is no JSON in it; \
+         write the value as JSON, such as an object in { } or an array in [ ]."
+    );
 }

@@ -37,14 +37,14 @@ fn wrong_shape_is_a_json_error_with_its_path() {
         codec(r#"{"total": "lots", "currency": "USD"}"#).unwrap_err(),
         ValueError::Json {
             path: "total".into(),
-            message: r#"should be a whole number (0 or more); it is "lots""#.into(),
+            message: r#"it should be a whole number (0 or more), not "lots""#.into(),
         }
     );
     assert_eq!(
         codec(r#"{"total": 5}"#).unwrap_err(),
         ValueError::Json {
             path: "currency".into(),
-            message: "is missing".into(),
+            message: "this required field is missing".into(),
         }
     );
 }
@@ -55,7 +55,32 @@ fn prose_is_a_json_error_at_the_root() {
         codec("about five hundred dollars").unwrap_err(),
         ValueError::Json {
             path: String::new(),
-            message: "contains no JSON value; write it as JSON, such as an object in { } or an array in [ ]".into(),
+            message: "there is no JSON in it; write the value as JSON, such as an object in { } or an array in [ ]".into(),
         }
+    );
+}
+
+#[derive(Debug, twr_runtime::Sections)]
+#[allow(dead_code)]
+struct Trip {
+    #[section(json)]
+    budget: Budget,
+}
+
+#[test]
+fn derived_struct_names_section_path_and_type() {
+    use twr_runtime::Sections;
+    let trip = Trip::parse_sections("[Budget]\n{total: 500, currency: 'USD',}").unwrap();
+    assert_eq!(trip.budget.total, 500);
+    let feedback = Trip::parse_sections(
+        "[Budget]\n```json\n{\"total\": \"lots\", \"currency\": \"USD\"}\n```",
+    )
+    .unwrap_err();
+    assert!(
+        feedback.to_string().starts_with(
+            "The JSON in the [Budget] section is wrong at `total`: \
+             it should be a whole number (0 or more), not \"lots\"."
+        ),
+        "{feedback}"
     );
 }

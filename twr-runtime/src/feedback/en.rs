@@ -35,6 +35,13 @@ fn sentence(problem: &Problem, such_as: Option<&str>) -> String {
             "Item {index} of the {h} list should be {}; it says '{item}'.",
             self::expected(expected, None)
         ),
+        // From json::extract: about the whole reply, not a section.
+        ProblemKind::BadJson { path, message } if h.is_empty() && path.is_empty() => {
+            format!("The reply should be JSON of the expected shape: {}", sentence_end(message, '.'))
+        }
+        ProblemKind::BadJson { path, message } if h.is_empty() => {
+            format!("The JSON in the reply is wrong at `{path}`: {}", sentence_end(message, '.'))
+        }
         ProblemKind::BadJson { path, message } if path.is_empty() => format!(
             "The {h} section should be JSON of the expected shape: {}",
             sentence_end(message, '.')

@@ -35,6 +35,15 @@ fn sentence(problem: &Problem, such_as: Option<&str>) -> String {
             "{h} 列表的第 {index} 项应该是{}；现在写的是“{item}”。",
             self::expected(expected, None)
         ),
+        ProblemKind::BadJson { path, message } if h.is_empty() && path.is_empty() => {
+            format!("回复应该是符合要求的 JSON：{}", sentence_end(message, '。'))
+        }
+        ProblemKind::BadJson { path, message } if h.is_empty() => {
+            format!(
+                "回复中的 JSON 在 `{path}` 处有误：{}",
+                sentence_end(message, '。')
+            )
+        }
         ProblemKind::BadJson { path, message } if path.is_empty() => format!(
             "{h} 部分应该是符合要求的 JSON：{}",
             sentence_end(message, '。')

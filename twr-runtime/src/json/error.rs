@@ -79,28 +79,28 @@ fn backticked(text: &str) -> Option<&str> {
 pub(crate) fn humanize(message: &str) -> (Option<String>, String) {
     if let Some(rest) = message.strip_prefix("missing field ") {
         let field = backticked(rest).unwrap_or(rest).to_owned();
-        return (Some(field), "is missing".to_owned());
+        return (Some(field), "this required field is missing".to_owned());
     }
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let field = backticked(rest).unwrap_or(rest).to_owned();
         let allowed = rest.split_once(", expected ").map(|(_, e)| e);
         let text = match allowed {
-            Some(allowed) if allowed.starts_with("one of") => {
-                format!("is not an allowed field; use {allowed}")
-            }
-            Some(allowed) => format!("is not an allowed field; use {allowed}"),
-            None => "is not an allowed field; remove it".to_owned(),
+            Some(allowed) => format!("this field is not allowed; use {allowed}"),
+            None => "this field is not allowed; remove it".to_owned(),
         };
         return (Some(field), text);
     }
     if let Some(rest) = message.strip_prefix("duplicate field ") {
         let field = backticked(rest).unwrap_or(rest).to_owned();
-        return (Some(field), "appears more than once; keep one".to_owned());
+        return (
+            Some(field),
+            "this field appears more than once; keep one".to_owned(),
+        );
     }
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         if let Some((found, expected)) = rest.split_once(", expected ") {
             let found = backticked(found).unwrap_or(found);
-            return (None, format!("should be {expected}; it is \"{found}\""));
+            return (None, format!("it should be {expected}, not \"{found}\""));
         }
     }
     for prefix in ["invalid type: ", "invalid value: "] {
@@ -109,7 +109,7 @@ pub(crate) fn humanize(message: &str) -> (Option<String>, String) {
                 return (
                     None,
                     format!(
-                        "should be {}; it is {}",
+                        "it should be {}, not {}",
                         expected_words(expected),
                         found_words(found)
                     ),
@@ -122,7 +122,7 @@ pub(crate) fn humanize(message: &str) -> (Option<String>, String) {
             return (
                 None,
                 format!(
-                    "should be {}; it has {found} items",
+                    "it should be {}, not {found} items",
                     expected_words(expected)
                 ),
             );
@@ -236,21 +236,21 @@ mod tests {
             shape(r#"{"weeks": "many", "budget": {"total": 1}, "tags": []}"#),
             ShapeError {
                 path: "weeks".into(),
-                message: r#"should be a whole number (0 or more); it is "many""#.into()
+                message: r#"it should be a whole number (0 or more), not "many""#.into()
             }
         );
         assert_eq!(
             shape(r#"{"weeks": 2, "budget": {"total": true}, "tags": []}"#),
             ShapeError {
                 path: "budget.total".into(),
-                message: "should be a number; it is true".into()
+                message: "it should be a number, not true".into()
             }
         );
         assert_eq!(
             shape(r#"{"weeks": 2, "budget": {"total": 1}, "tags": ["a", 3]}"#),
             ShapeError {
                 path: "tags[1]".into(),
-                message: "should be a string in double quotes; it is 3".into()
+                message: "it should be a string in double quotes, not 3".into()
             }
         );
     }
@@ -261,7 +261,7 @@ mod tests {
             shape(r#"{"weeks": 2, "budget": {}, "tags": []}"#),
             ShapeError {
                 path: "budget.total".into(),
-                message: "is missing".into()
+                message: "this required field is missing".into()
             }
         );
     }
@@ -272,7 +272,7 @@ mod tests {
             shape("\"six\""),
             ShapeError {
                 path: String::new(),
-                message: "should be an object; it is \"six\"".into()
+                message: "it should be an object, not \"six\"".into()
             }
         );
     }

@@ -40,7 +40,7 @@ impl Failure {
             Failure::Syntax(message) => (String::new(), message),
             Failure::NoJson => (
                 String::new(),
-                "contains no JSON value; write it as JSON, such as an object in { } or an array in [ ]"
+                "there is no JSON in it; write the value as JSON, such as an object in { } or an array in [ ]"
                     .to_owned(),
             ),
         }
@@ -229,10 +229,10 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
                 misses.syntax(e.at - start, || {
                     let (line, column, excerpt) = locate(&text, e.at);
                     if excerpt.is_empty() {
-                        format!("is not valid JSON: it ends early at line {line}, column {column}; {}", e.message)
+                        format!("the JSON breaks at its end (line {line}, column {column}): {}", e.message)
                     } else {
                         format!(
-                            "is not valid JSON at line {line}, column {column} (near `{excerpt}`): {}",
+                            "the JSON breaks at line {line}, column {column} (near `{excerpt}`): {}",
                             e.message
                         )
                     }
@@ -244,7 +244,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         if scalar_start && start == 0 && !repaired.whole {
             misses.syntax(repaired.end - start, || {
                 let (line, column, excerpt) = locate(&text, repaired.end);
-                format!("is not valid JSON at line {line}, column {column} (near `{excerpt}`): unexpected text after the value")
+                format!("the JSON breaks at line {line}, column {column} (near `{excerpt}`): unexpected text after the value")
             });
             continue;
         }
@@ -264,7 +264,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
                 let message = message
                     .rfind(" at line ")
                     .map_or(&*message, |i| &message[..i]);
-                format!("is not valid JSON: {message}")
+                format!("the JSON is not valid: {message}")
             }),
         }
     }
