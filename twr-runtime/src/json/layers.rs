@@ -175,12 +175,8 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
         match attempt::<T>(&text[start..end]) {
             Ok(value) => return found(value, Layer::Scan),
-            Err(Miss::Shape(e)) => {
-                misses.shape(e);
-                if !is_json(&text[start..end]) {
-                    queue.push((start, None));
-                }
-            }
+            // Repair changes syntax, not values: the value would still not fit.
+            Err(Miss::Shape(e)) => misses.shape(e),
             Err(Miss::Syntax(_)) => queue.push((start, None)),
         }
     }
@@ -212,9 +208,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
                 Ok(value) => return found(value, Layer::Scan),
                 Err(Miss::Shape(e)) => {
                     misses.shape(e);
-                    if is_json(&text[start..end]) {
-                        continue;
-                    }
+                    continue;
                 }
                 Err(Miss::Syntax(_)) => {}
             }
