@@ -284,3 +284,11 @@ fn feedback_reads_as_sentences_for_the_model() {
          write the value as JSON, such as an object in { } or an array in [ ]."
     );
 }
+
+#[test]
+fn think_tags_inside_json_strings_are_kept() {
+    let raw = "```json\n{\"weeks\": 1, \"city\": \"<think> and </think>\"}\n```";
+    let got = extract_with_report::<Meta>(raw).unwrap();
+    assert_eq!(got.value, meta(1, "<think> and </think>"));
+    assert_eq!(got.report.layer, Layer::Fence);
+}

@@ -35,6 +35,24 @@ fn tag_at(bytes: &[u8], at: usize) -> Option<Tag> {
     })
 }
 
+/// True when only spaces or tabs stand between the line start and `at`: a
+/// block opens on its own line, while `"<think>"` inside a JSON string is text.
+fn starts_line(bytes: &[u8], at: usize) -> bool {
+    bytes[..at]
+        .iter()
+        .rev()
+        .find(|&&b| b != b' ' && b != b'\t')
+        .is_none_or(|&b| b == b'\n')
+}
+
+/// True when only spaces or tabs stand between `at` and the line end.
+fn ends_line(bytes: &[u8], at: usize) -> bool {
+    bytes[at..]
+        .iter()
+        .find(|&&b| b != b' ' && b != b'\t' && b != b'\r')
+        .is_none_or(|&b| b == b'\n')
+}
+
 fn starts_with_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
     hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
 }
@@ -60,7 +78,7 @@ pub(crate) fn strip_think(text: &str) -> Cow<'_, str> {
             continue;
         };
         match (tag, open) {
-            (Tag::Open(len), None) => {
+            (Tag::Open(len), None) if starts_line(bytes, at) => {
                 kept.push_str(&text[copy_from..at]);
                 open = Some(at);
                 copy_from = at + len;
@@ -69,12 +87,12 @@ pub(crate) fn strip_think(text: &str) -> Cow<'_, str> {
                 open = None;
                 copy_from = at + len;
             }
-            (Tag::Close(len), None) if !seen_tag => {
+            (Tag::Close(len), None) if !seen_tag && ends_line(bytes, at + len) => {
                 // Everything before a lone closing tag was reasoning.
                 copy_from = at + len;
             }
-            // A nested opening tag or a stray closing tag: not a boundary.
-            _ => {}
+            // A nested or mid-line opening tag, a stray closing tag: text.
+            _ => continue,
         }
         seen_tag = true;
         changed = true;
@@ -95,19 +113,26 @@ mod tests {
     #[test]
     fn removes_blocks_of_both_spellings_in_any_case() {
         assert_eq!(
-            strip_think("<think>{\"a\":1}</think>{\"b\":2}<THINKING>x</Thinking>!"),
-            "{\"b\":2}!"
+            strip_think("<think>{\"a\":1}</think>{\"b\":2}\n<THINKING>x</Thinking>!"),
+            "{\"b\":2}\n!"
         );
     }
 
     #[test]
     fn unclosed_block_runs_to_the_end() {
-        assert_eq!(strip_think("[1] <think> draft [2]"), "[1] ");
+        assert_eq!(strip_think("[1]\n<think> draft [2]"), "[1]\n");
     }
 
     #[test]
     fn lone_closing_tag_drops_what_came_before() {
         assert_eq!(strip_think("draft {\"a\":1}</think>\n[3]"), "\n[3]");
+    }
+
+    #[test]
+    fn tags_inside_json_strings_are_text() {
+        let text = "```json\n{\"a\": \"<think>\", \"b\": \"</think>\"}\n```";
+        assert!(matches!(strip_think(text), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(strip_think("  <think>x</think> [1]"), "   [1]");
     }
 
     #[test]
