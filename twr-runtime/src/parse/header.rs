@@ -56,6 +56,9 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         s = s[emphasis..].trim_start_matches(is_space);
         marked = true;
     }
+    if marked {
+        s = without_enumeration(s);
+    }
     let bound = max_name.min(s.len());
     let mut bracketed = false;
     let (name, after) = if let Some(close) = s
@@ -113,6 +116,19 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         marked,
         bracketed,
     })
+}
+
+/// `s` without a leading `1.` or `2)` and the space after it: numbered
+/// headings (`## 1. Plan`, `**2) Timeline**`) name their section too.
+fn without_enumeration(s: &str) -> &str {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=3).contains(&digits) {
+        return s;
+    }
+    match s[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if rest.starts_with(is_space) => rest.trim_start_matches(is_space),
+        _ => s,
+    }
 }
 
 /// The first `:` or `：` in `window`.
@@ -208,6 +224,10 @@ mod tests {
             ("Budget: $500", "Budget", "$500", false),
             ("[Plan]\r", "Plan", "", true),
             ("[ Research  Plan ]", "Research  Plan", "", true),
+            ("## 1. Plan", "Plan", "", true),
+            ("**2) Plan:** go", "Plan", "go", true),
+            ("### 10. [Plan]", "Plan", "", true),
+            ("## 2024 Plan", "2024 Plan", "", true),
         ];
         for (line, name, content, marked) in cases {
             assert_eq!(

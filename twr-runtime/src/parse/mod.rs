@@ -4,7 +4,7 @@
 //! Formats are loose, validation is strict. A header line is a line that,
 //! after trimming and removing markdown decoration (leading `#`s, surrounding
 //! `**`/`__`/`*`, a trailing `:` or `：`), names a section, ignoring case,
-//! brackets optional: `[Plan]`, `## Plan`, `**Plan:**`, `【计划】`, and
+//! brackets optional: `[Plan]`, `## Plan`, `## 1. Plan`, `**Plan:**`, `【计划】`, and
 //! `[Budget]: $500` with content on the header line. A section runs to the
 //! next header line; the last occurrence of a header wins; `<think>` blocks
 //! and a code fence around the whole reply are ignored.
