@@ -50,7 +50,8 @@ async fn a_derived_struct_is_patched_and_merged() {
     assert_eq!(
         feedback,
         &format!(
-            "{problems}\n\nReply with only the corrected [Days] and [Budget] sections, each under its header; I have kept the rest of your answer."
+            "{}\n\nReply with only the corrected [Days] and [Budget] sections, each under its header on a line of its own; I have kept the rest of your answer.",
+            problems.problem_list()
         )
     );
 }

@@ -13,7 +13,7 @@ use twr_runtime::{
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
 const WHOLE: &str =
-    "Reply with your whole answer again, every section included, with these fixes made.";
+    "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.";
 
 #[tokio::test]
 async fn first_try_success_sends_the_prompt_with_the_guide() {

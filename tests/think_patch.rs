@@ -23,7 +23,7 @@ async fn a_patch_asks_only_for_the_failing_section_and_is_merged() {
     assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
     let feedback = patch_feedback(
         BAD_DAYS,
-        "Reply with only the corrected [Days] section, under its header; I have kept the rest of your answer.",
+        "Reply with only the corrected [Days] section, under its header on a line of its own; I have kept the rest of your answer.",
     );
     assert_eq!(
         model.requests()[1],
@@ -73,7 +73,7 @@ async fn patches_accumulate_over_several_attempts() {
         model.requests()[2].last().unwrap().content,
         patch_feedback(
             merged_after_two,
-            "Reply with only the corrected [Budget] section, under its header; I have kept the rest of your answer."
+            "Reply with only the corrected [Budget] section, under its header on a line of its own; I have kept the rest of your answer."
         )
     );
     assert_eq!(model.requests()[2][1], Message::assistant(r2));
@@ -171,7 +171,7 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
     assert_eq!(first.problems, None, "a cut reply gets no format feedback");
     let expected = "Your answer was cut off by the length limit before it was finished. \
                     I have kept the complete [Plan] and [Days] sections. \
-                    Please write only the [Budget] section, under its header, and keep it short so that it fits.";
+                    Please write only the [Budget] section, under its header on a line of its own, and keep it short so that it fits.";
     assert_eq!(first.sent_back.as_deref(), Some(expected));
     assert_eq!(
         model.requests()[1],
@@ -193,7 +193,7 @@ async fn a_truncated_reply_with_no_complete_section_asks_for_everything_briefly(
         outcome.attempts[0].sent_back.as_deref(),
         Some(
             "Your answer was cut off by the length limit before it was finished. \
-             Please write only the [Plan], [Days] and [Budget] sections, each under its header, and keep it short so that it fits."
+             Please write only the [Plan], [Days] and [Budget] sections, each under its header on a line of its own, and keep it short so that it fits."
         )
     );
 }
@@ -315,7 +315,7 @@ async fn with_nothing_to_keep_a_patch_retry_asks_for_the_whole_answer() {
     assert_eq!(outcome.ending, Ending::Reasked(1));
     let expected = patch_feedback(
         raw,
-        "Reply with your whole answer again, every section included, with these fixes made.",
+        "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.",
     );
     assert_eq!(
         outcome.attempts[0].sent_back.as_deref(),

@@ -134,7 +134,7 @@ pub fn prompt_with_guide(prompt: &str) -> Message {
 
 /// The message sent back after a rejection of `raw` asking for `request`.
 pub fn patch_feedback(raw: &str, request: &str) -> String {
-    format!("{}\n\n{request}", problems_of(raw))
+    format!("{}\n\n{request}", problems_of(raw).problem_list())
 }
 
 /// A reply that ended normally with the given usage.

@@ -218,9 +218,28 @@ impl Feedback {
     }
 }
 
+impl Feedback {
+    /// The problems as they appear in the message, without its closing
+    /// request ("Please write those sections again: ..."), for a caller that
+    /// writes its own: the retry loop asks for exactly the sections it wants.
+    pub fn problem_list(&self) -> ProblemList<'_> {
+        ProblemList(self)
+    }
+}
+
+/// [`Feedback::problem_list`]: the message without its closing request.
+#[derive(Debug, Clone, Copy)]
+pub struct ProblemList<'a>(&'a Feedback);
+
+impl fmt::Display for ProblemList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render::render(self.0, f, false)
+    }
+}
+
 impl fmt::Display for Feedback {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        render::render(self, f)
+        render::render(self, f, true)
     }
 }
 

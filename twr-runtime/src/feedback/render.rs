@@ -28,7 +28,13 @@ fn words(lang: Lang) -> &'static Words {
     }
 }
 
-pub(super) fn render(feedback: &Feedback, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// Writes every problem of `feedback`; `closing` adds the request that ends a
+/// message sent on its own.
+pub(super) fn render(
+    feedback: &Feedback,
+    f: &mut fmt::Formatter<'_>,
+    closing: bool,
+) -> fmt::Result {
     let words = words(feedback.lang());
     let problems = feedback.problems();
     let numbered = problems.len() > 1;
@@ -59,7 +65,7 @@ pub(super) fn render(feedback: &Feedback, f: &mut fmt::Formatter<'_>) -> fmt::Re
         }
     }
     let sections = problems.iter().filter(|p| !p.header.is_empty()).count();
-    if sections > 0 {
+    if closing && sections > 0 {
         out.push_str("\n\n");
         out.push_str(if sections > 1 {
             words.closing_many
@@ -126,6 +132,21 @@ pub(super) fn sentence_end(text: &str, stop: char) -> String {
 mod tests {
     use super::*;
     use crate::sections::ValueKind;
+
+    #[test]
+    fn problem_list_is_the_message_without_its_closing_request() {
+        let mut feedback = Feedback::new(Lang::En);
+        feedback.push(Problem::new("[Days]", ProblemKind::Missing));
+        let list = feedback.problem_list().to_string();
+        assert_eq!(
+            list,
+            "The [Days] section is missing. Please add it: the header [Days] on a line of its own, then its content."
+        );
+        assert_eq!(
+            feedback.to_string(),
+            format!("{list}\n\n{}", en::WORDS.closing_one)
+        );
+    }
 
     fn one(lang: Lang, problem: Problem) -> String {
         let mut feedback = Feedback::new(lang);

@@ -25,7 +25,8 @@ pub(crate) fn format_feedback(
     request: Request<'_>,
     escalate: Option<Option<&str>>,
 ) -> String {
-    let mut text = format!("{feedback}\n\n");
+    // The loop's own request below replaces the feedback's generic closing.
+    let mut text = format!("{}\n\n", feedback.problem_list());
     text.push_str(&match (lang, request) {
         (Lang::En, Request::Sections(headers)) => format!(
             "Reply with only the corrected {}; I have kept the rest of your answer.",
@@ -36,7 +37,7 @@ pub(crate) fn format_feedback(
             join(lang, headers)
         ),
         (Lang::En, Request::Whole) => {
-            "Reply with your whole answer again, every section included, with these fixes made."
+            "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made."
                 .to_string()
         }
         (Lang::Zh, Request::Whole) => {
@@ -112,14 +113,17 @@ pub(crate) fn truncated_whole(lang: Lang) -> String {
     }
 }
 
-/// "[A] section, under its header" or "[A] and [B] sections, each under its
-/// header".
+/// "[A] section, under its header on a line of its own" or "[A] and [B]
+/// sections, each under its header on a line of its own".
 fn sections_en(headers: &[&str]) -> String {
     if headers.len() == 1 {
-        format!("{} section, under its header", headers[0])
+        format!(
+            "{} section, under its header on a line of its own",
+            headers[0]
+        )
     } else {
         format!(
-            "{} sections, each under its header",
+            "{} sections, each under its header on a line of its own",
             join(Lang::En, headers)
         )
     }
