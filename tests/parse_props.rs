@@ -34,7 +34,14 @@ fn report() -> impl Strategy<Value = Report> {
         prop::collection::vec("[A-Za-z][A-Za-z0-9 ,.'()]{0,30}[A-Za-z.]", 1..6),
         "Day [1-9]: [a-z][a-z ,.]{0,40}[a-z]",
         any::<u32>(),
-        prop::option::of("[A-Z][a-z ]{0,20}[a-z]"),
+        // Notes that say "does not apply" (Na, None, Nil, Null) read back as
+        // None by design, so the generator leaves them out.
+        prop::option::of("[A-Z][a-z ]{0,20}[a-z]".prop_filter("an N/A marker", |n| {
+            !matches!(
+                n.trim().to_lowercase().as_str(),
+                "na" | "none" | "nil" | "null"
+            )
+        })),
     )
         .prop_map(|(plan, timeline, weeks, notes)| Report {
             plan,
