@@ -142,7 +142,10 @@ impl<'a> Collector<'a> {
             None => return Found::Absent,
             Some(content) if content.trim().is_empty() => return Found::Empty,
             Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
-            Some(content) => parse(content.trim()),
+            Some(content) => {
+                let header = self.specs[index].header;
+                crate::json::provenance::in_section(header, || parse(content.trim()))
+            }
         };
         match result {
             Ok(value) => Found::Value(value),

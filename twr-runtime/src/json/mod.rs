@@ -45,6 +45,7 @@
 mod error;
 mod fence;
 mod layers;
+pub(crate) mod provenance;
 mod repair;
 mod report;
 mod scan;
@@ -55,6 +56,7 @@ use serde::de::DeserializeOwned;
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 use crate::parse::ValueError;
 
+pub use provenance::JsonProvenance;
 pub use report::{Extracted, Layer, Repair, Report};
 
 /// Extracts a `T` from a model's reply.
@@ -98,7 +100,7 @@ pub fn extract_value(raw: &str) -> Result<serde_json::Value, Feedback> {
 ///
 /// As [`extract`].
 pub fn extract_with_report<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Feedback> {
-    layers::extract(raw).map_err(|failure| {
+    read(raw).map_err(|failure| {
         let (path, message) = failure.into_parts();
         let mut feedback = Feedback::new(Lang::En);
         feedback.push(Problem::new(
@@ -121,10 +123,17 @@ pub fn extract_value_with_report(raw: &str) -> Result<Extracted<serde_json::Valu
 /// The codec of `#[section(json)]`: the section's content through the same
 /// layers, with the failure as a [`ValueError::Json`].
 pub(crate) fn section_value<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
-    layers::extract(content)
+    read(content)
         .map(|extracted| extracted.value)
         .map_err(|failure| {
             let (path, message) = failure.into_parts();
             ValueError::Json { path, message }
         })
+}
+
+/// The layers, with the result recorded for the loop's ledger.
+fn read<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, layers::Failure> {
+    let extracted = layers::extract(raw)?;
+    provenance::record(&extracted.report);
+    Ok(extracted)
 }

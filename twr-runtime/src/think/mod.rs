@@ -61,6 +61,7 @@ use read::{Format, Reader, Verdict};
 use transport::{call, CallFailure};
 
 use crate::feedback::Feedback;
+use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message, Usage};
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
@@ -385,6 +386,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
                 usage: reply_usage,
                 finish_reason: call.reply.finish_reason,
                 transport_retries: call.retries,
+                json: Vec::new(),
             };
 
             if previous_raw.as_deref().map(str::trim) == Some(attempt.raw.trim()) {
@@ -399,8 +401,10 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
                     value,
                     kind,
                     answer,
+                    json,
                 } => {
                     attempt.kind = kind;
+                    attempt.json = json;
                     let ending = match (kind, number) {
                         (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
                         (_, 1) => Ending::FirstTry,
@@ -465,6 +469,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             completion_tokens = attempt.usage.completion_tokens,
             problems = attempt.problems.as_ref().map_or(0, |p| p.problems().len()),
             transport_retries = attempt.transport_retries.len(),
+            json = %JsonSummary(&attempt.json),
             "twr attempt"
         );
         if let Some(hook) = &self.hook {
@@ -487,5 +492,30 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("retry_policy", &self.retry_policy)
             .field("on_attempt", &self.hook.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// The JSON provenance of an attempt for its tracing event:
+/// `[Budget]=repair(trailing_comma,single_quotes) [Meta]=as_is`.
+struct JsonSummary<'a>(&'a [JsonProvenance]);
+
+impl fmt::Display for JsonSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, json) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            let header = if json.header.is_empty() {
+                "reply"
+            } else {
+                json.header
+            };
+            write!(f, "{header}={}", json.report.layer)?;
+            if !json.report.repairs.is_empty() {
+                let repairs: Vec<&str> = json.report.repairs.iter().map(|r| r.as_str()).collect();
+                write!(f, "({})", repairs.join(","))?;
+            }
+        }
+        Ok(())
     }
 }

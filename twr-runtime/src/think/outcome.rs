@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::feedback::Feedback;
+use crate::json::JsonProvenance;
 use crate::model::{FinishReason, Message, Usage};
 
 /// What became of one model call.
@@ -57,6 +58,11 @@ pub struct Attempt {
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.
     pub transport_retries: Vec<TransportRetry>,
+    /// For the reply that gave the value: how each `#[section(json)]`
+    /// section (or JSON read by your own parser through
+    /// [`json::extract`](crate::json::extract)) was obtained, its layer and
+    /// the repairs applied. Empty for a rejected reply.
+    pub json: Vec<JsonProvenance>,
 }
 
 /// How a successful run ended.

@@ -7,6 +7,7 @@ use super::conversation::SectionStore;
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, Lang, ProblemKind};
+use crate::json::provenance::{self, JsonProvenance};
 use crate::sections::SectionSpec;
 
 /// How a reply is read: the parser, and for `Sections` types the guide and
@@ -27,6 +28,8 @@ pub(crate) enum Verdict<U> {
         value: U,
         kind: AttemptKind,
         answer: String,
+        /// How each JSON section of the value was read.
+        json: Vec<JsonProvenance>,
     },
     /// Format problems, and the message that asks for the fix.
     Rejected { problems: Feedback, message: String },
@@ -68,22 +71,26 @@ where
             self.previous = None;
             return self.read_truncated(raw, number);
         }
-        let own_problems = match (self.format.parse)(raw) {
+        let (parsed, json) = provenance::collect(|| (self.format.parse)(raw));
+        let own_problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Accepted,
                     answer: raw.to_string(),
+                    json,
                 }
             }
             Err(problems) => problems,
         };
-        let problems = match self.merge(raw, number) {
+        let (merged, json) = provenance::collect(|| self.merge(raw, number));
+        let problems = match merged {
             Some(Ok((value, answer))) => {
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Merged,
                     answer,
+                    json,
                 }
             }
             Some(Err(merged_problems)) => merged_problems,
@@ -128,12 +135,14 @@ where
         };
         let kept = store.absorb(raw, number, true);
         let answer = store.render();
-        let problems = match (self.format.parse)(&answer) {
+        let (parsed, json) = provenance::collect(|| (self.format.parse)(&answer));
+        let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Merged,
                     answer,
+                    json,
                 }
             }
             Err(problems) => problems,

@@ -1,0 +1,87 @@
+//! The loop records how each JSON section was read (layer and repairs) in
+//! its ledger.
+
+use serde::Deserialize;
+use twr_runtime::json::{JsonProvenance, Layer, Repair, Report};
+use twr_runtime::{Feedback, ScriptedModel, Sections, Think};
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Budget {
+    total: u32,
+    currency: String,
+}
+
+#[derive(Debug, Sections)]
+struct Costed {
+    plan: String,
+    #[section(json)]
+    budget: Budget,
+}
+
+#[tokio::test]
+async fn a_repaired_json_section_is_in_the_ledger() {
+    let model = ScriptedModel::new([
+        "[Plan]\nTemples\n[Budget]\n```json\n{'total': 500, 'currency': 'USD',}\n```",
+    ]);
+    let outcome = Think::new(&model).run::<Costed>("Plan it").await.unwrap();
+    assert_eq!(outcome.value.plan, "Temples");
+    assert_eq!(
+        outcome.value.budget,
+        Budget {
+            total: 500,
+            currency: "USD".to_string()
+        }
+    );
+    assert_eq!(
+        outcome.attempts[0].json,
+        [JsonProvenance {
+            header: "[Budget]",
+            report: Report {
+                layer: Layer::Repair,
+                repairs: vec![Repair::TrailingComma, Repair::SingleQuotes],
+            },
+        }]
+    );
+}
+
+#[tokio::test]
+async fn a_merged_answer_records_the_json_of_the_merge() {
+    let model = ScriptedModel::new([
+        "[Plan]\nTemples\n[Budget]\nabout five hundred",
+        "[Budget]\n{\"total\": 500, \"currency\": \"USD\"}",
+    ]);
+    let outcome = Think::new(&model).run::<Costed>("Plan it").await.unwrap();
+    assert!(outcome.attempts[0].json.is_empty());
+    assert_eq!(
+        outcome.attempts[1].json,
+        [JsonProvenance {
+            header: "[Budget]",
+            report: Report {
+                layer: Layer::AsIs,
+                repairs: vec![],
+            },
+        }]
+    );
+}
+
+#[tokio::test]
+async fn json_read_by_a_custom_parser_is_recorded_without_a_header() {
+    let model = ScriptedModel::new(["Here you go: {\"total\": 7, \"currency\": \"EUR\"} done"]);
+    let outcome = Think::new(&model)
+        .run_with("Cost?", |raw: &str| -> Result<Budget, Feedback> {
+            twr_runtime::json::extract(raw)
+        })
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.total, 7);
+    assert_eq!(
+        outcome.attempts[0].json,
+        [JsonProvenance {
+            header: "",
+            report: Report {
+                layer: Layer::Scan,
+                repairs: vec![],
+            },
+        }]
+    );
+}
