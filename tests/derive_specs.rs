@@ -284,17 +284,16 @@ fn generic_structs_derive_with_their_parameters() {
     );
 }
 
-/// `from_str` fields of a type parameter get `FromStr` bounds from the
-/// derive; a `json` field's `DeserializeOwned` bound is written by the user.
+/// Codec fields of a type parameter get their bounds from the derive:
+/// `FromStr` for `from_str`, `DeserializeOwned` for `json` (none written here).
 #[derive(Debug, Sections)]
-struct Parsed<D, J>
-where
-    J: serde::de::DeserializeOwned,
-{
+struct Parsed<D, J> {
     #[section(from_str)]
     date: D,
     #[section(json)]
     data: J,
+    #[section(json)]
+    extra: Option<J>,
     #[section(from_str)]
     maybe: Option<D>,
 }
@@ -302,11 +301,12 @@ where
 #[test]
 fn generic_codec_fields_parse() {
     let parsed = Parsed::<Day, Budget>::parse_sections(
-        "[Date]\nday 4\n[Data]\n{\"total\": 7}\n[Maybe]\nN/A",
+        "[Date]\nday 4\n[Data]\n{\"total\": 7}\n[Extra]\n{'total': 8,}\n[Maybe]\nN/A",
     )
     .unwrap();
     assert_eq!(parsed.date, Day(4));
     assert_eq!(parsed.data, Budget { total: 7 });
+    assert_eq!(parsed.extra, Some(Budget { total: 8 }));
     assert_eq!(parsed.maybe, None);
     let kinds: Vec<_> = <Parsed<Day, Budget> as Sections>::specs()
         .iter()
@@ -317,6 +317,7 @@ fn generic_codec_fields_parse() {
         [
             (ValueKind::Custom, Presence::Required),
             (ValueKind::Json, Presence::Required),
+            (ValueKind::Json, Presence::Optional),
             (ValueKind::Custom, Presence::Optional),
         ]
     );

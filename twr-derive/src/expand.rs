@@ -204,12 +204,14 @@ fn with_field_bounds(cont: &Container) -> Generics {
         if !field.is_section() || field.attrs.default.is_some() {
             bounds.push(parse_quote!(#ty: ::core::default::Default));
         }
-        if !field.is_section() || field.attrs.json.is_some() {
-            // A JSON field's `DeserializeOwned` bound is left to the user:
-            // the generated code must not name serde.
+        if !field.is_section() {
             continue;
         }
-        if field.attrs.from_str.is_some() {
+        if field.attrs.json.is_some() {
+            // Through the runtime's re-export: the user's crate may not
+            // depend on serde under that name.
+            bounds.push(parse_quote!(#value: ::twr_runtime::__private::DeserializeOwned));
+        } else if field.attrs.from_str.is_some() {
             bounds.push(parse_quote!(#value: ::core::str::FromStr));
             bounds.push(parse_quote!(
                 <#value as ::core::str::FromStr>::Err: ::core::fmt::Display

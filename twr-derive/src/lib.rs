@@ -98,8 +98,8 @@ use crate::ctxt::Ctxt;
 /// or `无` give `None`. Other fields must be a section value (`String`,
 /// numbers, `bool`, `char`, a `Choice` enum, a `Vec` of those) unless they
 /// use `json`, `from_str` or `skip`. Generic structs work; bounds such as
-/// `T: SectionValue` are added for fields that use a type parameter (a
-/// `json` field's `DeserializeOwned` bound is left to you).
+/// `T: SectionValue` (or `DeserializeOwned` for `json`, `FromStr` for
+/// `from_str`) are added for fields that use a type parameter.
 ///
 /// # Mistakes are compile errors
 ///

@@ -2,12 +2,14 @@
 //! `#[derive(Choice)]`. Not a public API: names here may change at any time.
 
 pub use ::core;
+/// The bound of a generic `#[section(json)]` field, named here so that the
+/// generated code needs no `serde` dependency of its own.
+pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
 use std::fmt::Display;
 use std::str::FromStr;
 
-use serde::de::DeserializeOwned;
 
 use crate::choice::Choice;
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
