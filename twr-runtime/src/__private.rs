@@ -10,7 +10,6 @@ pub use ::std;
 use std::fmt::Display;
 use std::str::FromStr;
 
-
 use crate::choice::Choice;
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 use crate::parse::{
