@@ -175,25 +175,18 @@ fn an_alias_counts_as_the_header() {
 
 #[test]
 fn the_format_guide_shows_headers_descriptions_and_examples() {
-    let guide = Trip::format_guide();
-    for needle in [
-        "[Plan]",
-        "What to see, one stop per line.",
-        "Visit temples",
-        "[Timeline]",
-        "When, one slot per line.",
-        "Day 1: Fushimi Inari",
-        "[Budget]",
-        "The total in US dollars.",
-        "$500",
-    ] {
-        assert!(guide.contains(needle), "{needle:?} not in:\n{guide}");
-    }
-    // Sections appear in declaration order.
-    let plan = guide.find("[Plan]").unwrap();
-    let timeline = guide.find("[Timeline]").unwrap();
-    let budget = guide.find("[Budget]").unwrap();
-    assert!(plan < timeline && timeline < budget, "{guide}");
+    // Doc comments become descriptions and `example`s make the example
+    // answer, in declaration order.
+    assert_eq!(
+        Trip::format_guide(),
+        "Think it through freely first. Then give your final answer in the sections below, \
+         each header on a line of its own followed by its content.\n\n\
+         [Plan]\nWhat to see, one stop per line. A list, one item per line.\n\n\
+         [Timeline]\nWhen, one slot per line. A list, one item per line.\n\n\
+         [Budget]\nThe total in US dollars. A single whole number.\n\n\
+         Example answer:\n\n\
+         [Plan]\nVisit temples\n[Timeline]\nDay 1: Fushimi Inari\n[Budget]\n$500"
+    );
 }
 
 #[derive(Debug, PartialEq, Deserialize)]

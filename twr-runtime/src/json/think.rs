@@ -2,6 +2,11 @@
 //!
 //! Reasoning models put their scratch work (often with draft or example
 //! JSON) in such blocks; the answer is what is left.
+//!
+//! This is stricter than the section parser's `parse::without_reasoning`,
+//! on purpose: an opening tag counts only at the start of a line, because
+//! in JSON the same characters are often data (`"tag": "<think>"`), while
+//! in section text a tag anywhere is reasoning.
 
 use std::borrow::Cow;
 
