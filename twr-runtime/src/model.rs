@@ -196,6 +196,17 @@ pub enum ModelError {
     /// Any other failure, from a user's own [`ChatModel`].
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),
+    /// Part of the reply arrived before `source` cut it off (a stream that
+    /// broke or stalled). The text that arrived is kept: it is what the
+    /// model said, marked incomplete. Transient exactly when `source` is.
+    #[error("{source} ({} bytes of the reply had arrived and are kept)", partial.content.len())]
+    Incomplete {
+        /// What arrived before the failure.
+        partial: Box<Reply>,
+        /// The failure that cut the reply off.
+        #[source]
+        source: Box<ModelError>,
+    },
 }
 
 impl ModelError {
@@ -213,6 +224,7 @@ impl ModelError {
             | ModelError::Decode(_)
             | ModelError::Config(_)
             | ModelError::Other(_) => false,
+            ModelError::Incomplete { source, .. } => source.is_transient(),
         }
     }
 
@@ -220,6 +232,16 @@ impl ModelError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             ModelError::Status { retry_after, .. } => *retry_after,
+            ModelError::Incomplete { source, .. } => source.retry_after(),
+            _ => None,
+        }
+    }
+
+    /// The part of the reply that arrived before the failure, if any did
+    /// (see [`ModelError::Incomplete`]).
+    pub fn partial(&self) -> Option<&Reply> {
+        match self {
+            ModelError::Incomplete { partial, .. } => Some(partial),
             _ => None,
         }
     }
