@@ -13,8 +13,8 @@ use std::str::FromStr;
 use crate::choice::Choice;
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 use crate::parse::{
-    excerpt, inline_mention, near_misses, split_sections, strip_decoration, without_reasoning,
-    SectionMap, SectionValue, ValueError,
+    inline_mention, near_misses, split_sections, strip_decoration, without_reasoning, SectionMap,
+    SectionValue, ValueError,
 };
 use crate::sections::SectionSpec;
 
@@ -152,25 +152,8 @@ impl<'a> Collector<'a> {
             Ok(value) => Found::Value(value),
             Err(ValueError::Empty) => Found::Empty,
             Err(error) => {
-                let found = self.map.content(index).map(excerpt).unwrap_or_default();
-                let kind = match error {
-                    ValueError::Empty => ProblemKind::Empty,
-                    ValueError::Invalid { expected, found } => {
-                        ProblemKind::BadValue { expected, found }
-                    }
-                    ValueError::BadItem {
-                        index,
-                        item,
-                        expected,
-                    } => ProblemKind::BadItem {
-                        index,
-                        item,
-                        expected,
-                    },
-                    ValueError::Json { path, message } => ProblemKind::BadJson { path, message },
-                    ValueError::Message(message) => ProblemKind::Unreadable { message, found },
-                };
-                self.push(index, kind);
+                let content = self.map.content(index).unwrap_or_default();
+                self.push(index, error.into_problem(content));
                 Found::Problem
             }
         }

@@ -31,6 +31,9 @@ pub mod scripted;
 pub mod sections;
 pub mod think;
 
+mod phrases;
+mod vocab;
+
 #[doc(hidden)]
 pub mod __private;
 

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::feedback::Lang;
-use crate::sections::{Presence, SectionSpec, ValueKind};
+use crate::phrases::phrases;
+use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
@@ -57,37 +57,34 @@ use crate::sections::{Presence, SectionSpec, ValueKind};
 /// );
 /// ```
 pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
-    let words = match lang {
-        Lang::En => &EN,
-        Lang::Zh => &ZH,
-    };
-    let mut guide = String::from(words.intro);
+    let words = phrases(lang);
+    let mut guide = String::from(words.guide_intro);
     for spec in specs {
         guide.push_str("\n\n");
         guide.push_str(spec.header);
         match spec.presence {
             Presence::Required => {}
-            Presence::Optional => guide.push_str(words.optional),
-            Presence::Default => guide.push_str(words.may_omit),
+            Presence::Optional => guide.push_str(words.guide_optional),
+            Presence::Default => guide.push_str(words.guide_may_omit),
         }
         guide.push('\n');
         let description = spec.description.trim();
         if !description.is_empty() {
             guide.push_str(description);
             if !description.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
-                guide.push_str(words.stop);
+                guide.push(words.stop);
             }
         }
         // Free text needs no words when the description says what to write.
         if description.is_empty() || spec.kind != ValueKind::Text {
             if !description.is_empty() {
-                guide.push_str(words.space);
+                guide.push_str(words.sentence_gap);
             }
-            guide.push_str(&(words.kind)(&spec.kind));
+            guide.push_str(&words.guide_kind(&spec.kind));
         }
     }
     guide.push_str("\n\n");
-    guide.push_str(words.example);
+    guide.push_str(words.guide_example);
     guide.push('\n');
     for spec in specs {
         let example = spec.example.trim();
@@ -109,10 +106,7 @@ pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
         ValueKind::Text | ValueKind::Custom => "...".to_owned(),
         ValueKind::Integer => "3".to_owned(),
         ValueKind::Float => "2.5".to_owned(),
-        ValueKind::Bool => match lang {
-            Lang::En => "yes".to_owned(),
-            Lang::Zh => "是".to_owned(),
-        },
+        ValueKind::Bool => phrases(lang).yes.to_owned(),
         ValueKind::Char => "A".to_owned(),
         ValueKind::Choice(values) => values.join(" | "),
         ValueKind::List(inner) => {
@@ -123,64 +117,6 @@ pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
             format!("- {item}\n- {item}")
         }
         ValueKind::Json => "{ ... }".to_owned(),
-    }
-}
-
-struct Words {
-    intro: &'static str,
-    optional: &'static str,
-    may_omit: &'static str,
-    example: &'static str,
-    stop: &'static str,
-    space: &'static str,
-    kind: fn(&ValueKind) -> String,
-}
-
-static EN: Words = Words {
-    intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
-    optional: " (optional: write N/A if it does not apply)",
-    may_omit: " (optional)",
-    example: "Example answer:",
-    stop: ".",
-    space: " ",
-    kind: en_kind,
-};
-
-static ZH: Words = Words {
-    intro: "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
-    optional: "（可选：不适用时写“无”）",
-    may_omit: "（可选）",
-    example: "示例答案：",
-    stop: "。",
-    space: "",
-    kind: zh_kind,
-};
-
-fn en_kind(kind: &ValueKind) -> String {
-    match kind {
-        ValueKind::Text => "Free text.".to_owned(),
-        ValueKind::Integer => "A single whole number.".to_owned(),
-        ValueKind::Float => "A single number.".to_owned(),
-        ValueKind::Bool => "Yes or no.".to_owned(),
-        ValueKind::Char => "A single character.".to_owned(),
-        ValueKind::Choice(values) => format!("One of: {}.", values.join(", ")),
-        ValueKind::List(_) => "A list, one item per line.".to_owned(),
-        ValueKind::Json => "A JSON value.".to_owned(),
-        ValueKind::Custom => "A single value.".to_owned(),
-    }
-}
-
-fn zh_kind(kind: &ValueKind) -> String {
-    match kind {
-        ValueKind::Text => "自由文字。".to_owned(),
-        ValueKind::Integer => "一个整数。".to_owned(),
-        ValueKind::Float => "一个数字。".to_owned(),
-        ValueKind::Bool => "“是”或“否”。".to_owned(),
-        ValueKind::Char => "一个字符。".to_owned(),
-        ValueKind::Choice(values) => format!("以下之一：{}。", values.join("、")),
-        ValueKind::List(_) => "一个列表，每行一项。".to_owned(),
-        ValueKind::Json => "一个 JSON 值。".to_owned(),
-        ValueKind::Custom => "一个值。".to_owned(),
     }
 }
 

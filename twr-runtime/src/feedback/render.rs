@@ -1,32 +1,11 @@
 //! Renders a [`Feedback`] as the message sent to the model: every problem of
 //! the reply in one message, each with what to write and the section's
-//! example. The wording lives in `en.rs` and `zh.rs`.
+//! example. The words come from the language's table in `phrases/`.
 
 use std::fmt::{self, Write as _};
 
-use super::{en, zh, Expected, Feedback, Lang, Problem, ProblemKind};
-
-/// The phrases of one language.
-pub(super) struct Words {
-    /// Opens a message with several problems.
-    pub intro: &'static str,
-    /// Introduces an example block.
-    pub for_example: &'static str,
-    /// Ends a message about one section.
-    pub closing_one: &'static str,
-    /// Ends a message about several sections.
-    pub closing_many: &'static str,
-    /// The sentence naming one problem. `such_as` is the example when it is
-    /// short enough to be said inline.
-    pub sentence: fn(&Problem, Option<&str>) -> String,
-}
-
-fn words(lang: Lang) -> &'static Words {
-    match lang {
-        Lang::En => &en::WORDS,
-        Lang::Zh => &zh::WORDS,
-    }
-}
+use super::{Expected, Feedback, Problem, ProblemKind};
+use crate::phrases::{fill, phrases, without_stop, Phrases};
 
 /// Writes every problem of `feedback`; `closing` adds the request that ends a
 /// message sent on its own.
@@ -35,7 +14,7 @@ pub(super) fn render(
     f: &mut fmt::Formatter<'_>,
     closing: bool,
 ) -> fmt::Result {
-    let words = words(feedback.lang());
+    let words = phrases(feedback.lang());
     let problems = feedback.problems();
     let numbered = problems.len() > 1;
     let mut out = String::new();
@@ -54,7 +33,7 @@ pub(super) fn render(
             ""
         };
         let such_as = inline_example(problem);
-        out.push_str(&(words.sentence)(problem, such_as));
+        out.push_str(&sentence(words, problem, such_as));
         if such_as.is_none() {
             if let Some(example) = example_block(problem) {
                 let _ = write!(out, "\n{indent}{}", words.for_example);
@@ -74,6 +53,77 @@ pub(super) fn render(
         });
     }
     f.write_str(&out)
+}
+
+/// The sentence naming one problem. `such_as` is the example when it is
+/// short enough to be said inline.
+fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String {
+    let h = problem.header.as_str();
+    let kind = || words.to_write(problem.value_kind.as_ref());
+    match &problem.kind {
+        ProblemKind::Missing => fill(words.missing, &[("h", h), ("kind", &kind())]),
+        ProblemKind::Empty => fill(words.empty, &[("h", h), ("kind", &kind())]),
+        ProblemKind::BadValue { expected, found } => fill(
+            words.bad_value,
+            &[
+                ("h", h),
+                ("expected", &words.expected(expected, such_as)),
+                ("found", found),
+            ],
+        ),
+        ProblemKind::BadItem {
+            index,
+            item,
+            expected,
+        } => fill(
+            words.bad_item,
+            &[
+                ("h", h),
+                ("index", &index.to_string()),
+                ("expected", &words.expected(expected, None)),
+                ("item", item),
+            ],
+        ),
+        ProblemKind::BadJson { path, message } => {
+            // From json::extract, the problem is about the whole reply, not
+            // a section.
+            let template = match (h.is_empty(), path.is_empty()) {
+                (true, true) => words.reply_json_shape,
+                (true, false) => words.reply_json_at,
+                (false, true) => words.json_shape,
+                (false, false) => words.json_at,
+            };
+            fill(
+                template,
+                &[
+                    ("h", h),
+                    ("path", path),
+                    ("message", &words.sentence_end(message)),
+                ],
+            )
+        }
+        ProblemKind::Unreadable { message, found } => fill(
+            words.unreadable,
+            &[
+                ("h", h),
+                ("message", without_stop(message)),
+                ("found", found),
+            ],
+        ),
+        ProblemKind::Invalid { message } => fill(
+            words.invalid,
+            &[("h", h), ("message", &words.sentence_end(message))],
+        ),
+        ProblemKind::NearMiss { wrote } => fill(words.near_miss, &[("h", h), ("wrote", wrote)]),
+        ProblemKind::NotOnOwnLine { line } => {
+            fill(words.not_on_own_line, &[("h", h), ("line", line)])
+        }
+        ProblemKind::NoneOf { headers } => {
+            fill(words.none_of, &[("headers", &headers.join(words.comma))])
+        }
+        ProblemKind::MissingDivider => words.missing_divider.to_owned(),
+        ProblemKind::Other { message } => message.clone(),
+    }
 }
 
 /// The example, when it is a short single line and the problem is about a
@@ -118,20 +168,10 @@ fn example_block(problem: &Problem) -> Option<String> {
         .then(|| format!("{}\n{example}", problem.header))
 }
 
-/// `text` as the end of a sentence: its own final punctuation is kept, a
-/// full stop is added otherwise.
-pub(super) fn sentence_end(text: &str, stop: char) -> String {
-    let text = text.trim();
-    match text.chars().next_back() {
-        Some('.' | '!' | '?' | '。' | '！' | '？') | None => text.to_owned(),
-        Some(_) => format!("{text}{stop}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sections::ValueKind;
+    use crate::vocab::{Lang, ValueKind};
 
     #[test]
     fn problem_list_is_the_message_without_its_closing_request() {
@@ -144,7 +184,7 @@ mod tests {
         );
         assert_eq!(
             feedback.to_string(),
-            format!("{list}\n\n{}", en::WORDS.closing_one)
+            format!("{list}\n\n{}", phrases(Lang::En).closing_one)
         );
     }
 
@@ -153,7 +193,7 @@ mod tests {
         feedback.push(problem);
         // Only the sentence and example block: the closing is tested apart.
         let text = feedback.to_string();
-        let closing = [en::WORDS.closing_one, zh::WORDS.closing_one];
+        let closing = [phrases(Lang::En).closing_one, phrases(Lang::Zh).closing_one];
         closing
             .iter()
             .find_map(|c| text.strip_suffix(c))

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::value::{excerpt, Expected, SectionValue, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// One line of a list section.
 struct Line<'a> {

@@ -1,7 +1,7 @@
 //! Numbers: one number, with separators, a sign, units and currency around it.
 
 use super::value::{excerpt, Expected, SectionValue, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// One number written in the text, normalised for Rust's parsers.
 #[derive(Debug, Clone, PartialEq, Eq)]

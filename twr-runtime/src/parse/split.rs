@@ -6,7 +6,7 @@ use memchr::memchr;
 
 use super::header::{folded, header_line, same_name, strip_brackets};
 use super::reply::{is_fence, without_reasoning};
-use crate::sections::SectionSpec;
+use crate::vocab::SectionSpec;
 
 /// The sections found in a reply, in the order they were asked for.
 ///
@@ -361,7 +361,7 @@ fn trim_content(content: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sections::{Presence, ValueKind};
+    use crate::vocab::{Presence, ValueKind};
 
     const fn spec(
         header: &'static str,

@@ -1,146 +1,8 @@
 //! [`SectionValue`]: how the content of one section becomes a typed value.
 
-use std::fmt;
-
-use crate::sections::ValueKind;
-
-/// Why a section's content is not a value of the expected type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ValueError {
-    /// Nothing but white space.
-    Empty,
-    /// Not a value of the expected kind.
-    Invalid {
-        /// What was expected.
-        expected: Expected,
-        /// What the content says (shortened when long).
-        found: String,
-    },
-    /// One list item is not a value of the expected kind.
-    BadItem {
-        /// 1-based position.
-        index: usize,
-        /// The item's text (shortened when long).
-        item: String,
-        /// What each item should be.
-        expected: Expected,
-    },
-    /// A JSON value of the wrong shape.
-    Json {
-        /// Field path inside the value; empty for the root.
-        path: String,
-        /// What is wrong, in words.
-        message: String,
-    },
-    /// A message from a `FromStr` implementation or a custom parser.
-    Message(String),
-}
-
-impl ValueError {
-    /// An [`ValueError::Invalid`] error quoting `found` (shortened when long).
-    pub fn invalid(expected: Expected, found: &str) -> Self {
-        ValueError::Invalid {
-            expected,
-            found: excerpt(found),
-        }
-    }
-}
-
-impl fmt::Display for ValueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValueError::Empty => f.write_str("the section is empty"),
-            ValueError::Invalid { expected, found } => {
-                write!(f, "expected {expected}, found '{found}'")
-            }
-            ValueError::BadItem {
-                index,
-                item,
-                expected,
-            } => write!(f, "item {index} should be {expected}, found '{item}'"),
-            ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
-            ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
-            ValueError::Message(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for ValueError {}
-
-/// What a section (or list item) should hold; rendered in the feedback's
-/// language.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Expected {
-    /// Some text.
-    Text,
-    /// A single whole number.
-    WholeNumber,
-    /// A single whole number within bounds (the type's range).
-    WholeNumberBetween {
-        /// The smallest allowed value.
-        min: String,
-        /// The largest allowed value.
-        max: String,
-    },
-    /// A single number, possibly with a fraction.
-    Number,
-    /// yes or no.
-    YesNo,
-    /// A single character.
-    OneCharacter,
-    /// One of these values.
-    OneOf(&'static [&'static str]),
-    /// Anything else, in words (English).
-    Described(String),
-}
-
-impl Expected {
-    /// What a value of `kind` should be.
-    pub fn of_kind(kind: &ValueKind) -> Expected {
-        match kind {
-            ValueKind::Text | ValueKind::Json | ValueKind::Custom | ValueKind::List(_) => {
-                Expected::Text
-            }
-            ValueKind::Integer => Expected::WholeNumber,
-            ValueKind::Float => Expected::Number,
-            ValueKind::Bool => Expected::YesNo,
-            ValueKind::Char => Expected::OneCharacter,
-            ValueKind::Choice(values) => Expected::OneOf(values),
-        }
-    }
-}
-
-/// English wording, as in the feedback: "a single whole number".
-impl fmt::Display for Expected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expected::Text => f.write_str("some text"),
-            Expected::WholeNumber => f.write_str("a single whole number"),
-            Expected::WholeNumberBetween { min, max } => {
-                write!(f, "a single whole number from {min} to {max}")
-            }
-            Expected::Number => f.write_str("a single number"),
-            Expected::YesNo => f.write_str("yes or no"),
-            Expected::OneCharacter => f.write_str("a single character"),
-            Expected::OneOf(values) => write!(f, "one of {}", values.join(", ")),
-            Expected::Described(text) => f.write_str(text),
-        }
-    }
-}
-
-impl From<String> for Expected {
-    fn from(text: String) -> Self {
-        Expected::Described(text)
-    }
-}
-
-impl From<&str> for Expected {
-    fn from(text: &str) -> Self {
-        Expected::Described(text.to_owned())
-    }
-}
+pub(crate) use crate::vocab::excerpt;
+use crate::vocab::ValueKind;
+pub use crate::vocab::{Expected, ValueError};
 
 /// A type that can be the value of a section.
 ///
@@ -256,35 +118,6 @@ pub(crate) fn strip_decoration(content: &str) -> &str {
     content.trim_matches(|c: char| !c.is_alphanumeric())
 }
 
-/// `text` shortened for quoting in feedback: one line, at most 80 characters.
-pub(crate) fn excerpt(text: &str) -> String {
-    const MAX: usize = 80;
-    let mut out = String::new();
-    let mut count = 0;
-    for (i, line) in text
-        .trim()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .enumerate()
-    {
-        if i > 0 {
-            out.push_str(" / ");
-            count += 3;
-        }
-        for c in line.chars() {
-            if count == MAX {
-                out.truncate(out.trim_end().len());
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,12 +172,5 @@ mod tests {
             bool::parse_section("Nothing"),
             Err(ValueError::invalid(Expected::YesNo, "Nothing"))
         );
-    }
-
-    #[test]
-    fn excerpts_are_one_short_line() {
-        assert_eq!(excerpt("  a\n\n b "), "a / b");
-        let long = "x".repeat(100);
-        assert_eq!(excerpt(&long), format!("{}…", "x".repeat(80)));
     }
 }

@@ -1,0 +1,430 @@
+//! Every text twr writes for a model, one table per language.
+//!
+//! The format guide, the feedback and the loop's own requests all take their
+//! words from the [`Phrases`] of the run's [`Lang`]; the code that assembles
+//! them (`feedback/render.rs`, `prompt.rs`, `think/messages.rs`) holds no
+//! words of its own. Templates name their blanks (`{h}`, `{found}`, ...) and
+//! are filled by [`fill`], so a translation may put them in any order.
+//! Adding a language is a new table beside `en.rs` and `zh.rs`, a [`Lang`]
+//! variant, and its arm in [`phrases`].
+
+mod en;
+mod zh;
+
+use std::fmt;
+
+use crate::vocab::{Expected, Lang, ValueError, ValueKind};
+
+/// The phrases of one language.
+pub(crate) struct Phrases {
+    /// Ends a sentence: `.` or `。`.
+    pub(crate) stop: char,
+    /// Between two sentences of one paragraph: a space, or nothing.
+    pub(crate) sentence_gap: &'static str,
+    /// Between the items of a list written inline: `, ` or `、`.
+    pub(crate) comma: &'static str,
+    /// Before the last item of a list written inline: ` and ` or `和`.
+    pub(crate) and: &'static str,
+
+    // What a value should be: "The [Weeks] section should be {expected}".
+    /// [`Expected::Text`].
+    pub(crate) some_text: &'static str,
+    /// [`Expected::WholeNumber`], [`ValueKind::Integer`].
+    pub(crate) whole_number: &'static str,
+    /// [`Expected::WholeNumberBetween`]: `{whole_number}`, `{min}`, `{max}`.
+    pub(crate) whole_number_between: &'static str,
+    /// [`Expected::Number`], [`ValueKind::Float`].
+    pub(crate) number: &'static str,
+    /// [`Expected::YesNo`], [`ValueKind::Bool`].
+    pub(crate) yes_no: &'static str,
+    /// [`Expected::OneCharacter`], [`ValueKind::Char`].
+    pub(crate) one_character: &'static str,
+    /// [`Expected::OneOf`], [`ValueKind::Choice`]: `{values}`.
+    pub(crate) one_of: &'static str,
+    /// [`ValueKind::List`].
+    pub(crate) list: &'static str,
+    /// After a scalar's noun, its example said inline: `{example}`.
+    pub(crate) such_as: &'static str,
+
+    // What to write under a missing or empty section, where it differs from
+    // the nouns above.
+    /// A text section, or a section of unknown kind.
+    pub(crate) its_content: &'static str,
+    /// A JSON section.
+    pub(crate) the_json_value: &'static str,
+    /// A `from_str` section.
+    pub(crate) its_value: &'static str,
+
+    // The format guide's line for a kind, where it differs from the nouns
+    // above.
+    /// A text section without a description.
+    pub(crate) free_text: &'static str,
+    /// A JSON section.
+    pub(crate) a_json_value: &'static str,
+    /// A `from_str` section.
+    pub(crate) a_single_value: &'static str,
+    /// The example of a yes/no section.
+    pub(crate) yes: &'static str,
+
+    // The format guide.
+    /// Opens the guide.
+    pub(crate) guide_intro: &'static str,
+    /// After the header of an `Option` section.
+    pub(crate) guide_optional: &'static str,
+    /// After the header of a `#[section(default)]` section.
+    pub(crate) guide_may_omit: &'static str,
+    /// Introduces the complete example answer.
+    pub(crate) guide_example: &'static str,
+
+    // Feedback: the frame of the message.
+    /// Opens a message with several problems.
+    pub(crate) intro: &'static str,
+    /// Introduces an example block.
+    pub(crate) for_example: &'static str,
+    /// Ends a message about one section.
+    pub(crate) closing_one: &'static str,
+    /// Ends a message about several sections.
+    pub(crate) closing_many: &'static str,
+
+    // Feedback: one sentence per problem. `{h}` is the section's header.
+    /// `{h}`, `{kind}`: what to write.
+    pub(crate) missing: &'static str,
+    /// `{h}`, `{kind}`.
+    pub(crate) empty: &'static str,
+    /// `{h}`, `{expected}`, `{found}`.
+    pub(crate) bad_value: &'static str,
+    /// `{h}`, `{index}`, `{expected}`, `{item}`.
+    pub(crate) bad_item: &'static str,
+    /// JSON of the wrong shape at its root: `{h}`, `{message}`.
+    pub(crate) json_shape: &'static str,
+    /// JSON wrong at a field: `{h}`, `{path}`, `{message}`.
+    pub(crate) json_at: &'static str,
+    /// As `json_shape`, for a whole reply read as JSON: `{message}`.
+    pub(crate) reply_json_shape: &'static str,
+    /// As `json_at`, for a whole reply read as JSON: `{path}`, `{message}`.
+    pub(crate) reply_json_at: &'static str,
+    /// `{h}`, `{message}`, `{found}`.
+    pub(crate) unreadable: &'static str,
+    /// `{h}`, `{message}`.
+    pub(crate) invalid: &'static str,
+    /// `{h}`, `{wrote}`.
+    pub(crate) near_miss: &'static str,
+    /// `{h}`, `{line}`.
+    pub(crate) not_on_own_line: &'static str,
+    /// `{headers}`.
+    pub(crate) none_of: &'static str,
+    /// No blanks.
+    pub(crate) missing_divider: &'static str,
+
+    // The loop's requests after a rejected or cut-off reply.
+    /// One section asked for again: `{headers}`.
+    pub(crate) sections_one: &'static str,
+    /// Several sections asked for again: `{headers}`.
+    pub(crate) sections_many: &'static str,
+    /// Only some sections again: `{sections}`.
+    pub(crate) ask_sections: &'static str,
+    /// The whole answer again.
+    pub(crate) ask_whole: &'static str,
+    /// A new answer, for a parser of the caller's own.
+    pub(crate) ask_free: &'static str,
+    /// The same problems as last time.
+    pub(crate) same_problems: &'static str,
+    /// Escalation with the format guide following: `{same}`.
+    pub(crate) escalate_with_guide: &'static str,
+    /// Escalation without a guide: `{same}`.
+    pub(crate) escalate: &'static str,
+    /// The reply was cut off by the token limit.
+    pub(crate) cut_off: &'static str,
+    /// One complete section of a cut reply kept: `{headers}`.
+    pub(crate) kept_one: &'static str,
+    /// Several complete sections of a cut reply kept: `{headers}`.
+    pub(crate) kept_many: &'static str,
+    /// Only the rest of a cut reply, short: `{sections}`.
+    pub(crate) write_only: &'static str,
+    /// The whole of a cut reply again, shorter.
+    pub(crate) rewrite_shorter: &'static str,
+}
+
+/// The phrases of `lang`.
+pub(crate) fn phrases(lang: Lang) -> &'static Phrases {
+    match lang {
+        Lang::En => &en::EN,
+        Lang::Zh => &zh::ZH,
+    }
+}
+
+/// `template` with each `{name}` blank replaced by its value in `values`.
+///
+/// One pass over the template: the values are not searched for blanks, so a
+/// quoted reply containing `{h}` stays as written. A blank with no value is
+/// left as it is.
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let extra: usize = values.iter().map(|(_, value)| value.len()).sum();
+    let mut out = String::with_capacity(template.len() + extra);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            values
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| (*value, close))
+        });
+        match value {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+impl Phrases {
+    /// What a value should be: "a single whole number", with its example
+    /// when `such_as` gives one ("a single whole number such as 6").
+    pub(crate) fn expected(&self, expected: &Expected, such_as: Option<&str>) -> String {
+        let noun = match expected {
+            Expected::Text => self.some_text.to_owned(),
+            Expected::WholeNumber => self.whole_number.to_owned(),
+            Expected::WholeNumberBetween { min, max } => fill(
+                self.whole_number_between,
+                &[
+                    ("whole_number", self.whole_number),
+                    ("min", min),
+                    ("max", max),
+                ],
+            ),
+            Expected::Number => self.number.to_owned(),
+            Expected::YesNo => self.yes_no.to_owned(),
+            Expected::OneCharacter => self.one_character.to_owned(),
+            Expected::OneOf(values) => self.one_of(values),
+            Expected::Described(text) => without_stop(text).to_owned(),
+        };
+        match such_as {
+            Some(example) => noun + &fill(self.such_as, &[("example", example)]),
+            None => noun,
+        }
+    }
+
+    /// What to write under a missing or empty section of `kind`.
+    pub(crate) fn to_write(&self, kind: Option<&ValueKind>) -> String {
+        match kind {
+            None | Some(ValueKind::Text) => self.its_content.to_owned(),
+            Some(ValueKind::Json) => self.the_json_value.to_owned(),
+            Some(ValueKind::Custom) => self.its_value.to_owned(),
+            Some(kind) => self.noun(kind),
+        }
+    }
+
+    /// The format guide's sentence for a section of `kind`: "A single whole
+    /// number."
+    pub(crate) fn guide_kind(&self, kind: &ValueKind) -> String {
+        let noun = match kind {
+            ValueKind::Text => self.free_text.to_owned(),
+            ValueKind::Json => self.a_json_value.to_owned(),
+            ValueKind::Custom => self.a_single_value.to_owned(),
+            kind => self.noun(kind),
+        };
+        let mut chars = noun.chars();
+        let mut sentence: String = chars
+            .next()
+            .into_iter()
+            .flat_map(char::to_uppercase)
+            .collect();
+        sentence.push_str(chars.as_str());
+        sentence.push(self.stop);
+        sentence
+    }
+
+    /// The noun of a kind that has one value noun in every use.
+    fn noun(&self, kind: &ValueKind) -> String {
+        match kind {
+            ValueKind::Integer => self.whole_number.to_owned(),
+            ValueKind::Float => self.number.to_owned(),
+            ValueKind::Bool => self.yes_no.to_owned(),
+            ValueKind::Char => self.one_character.to_owned(),
+            ValueKind::Choice(values) => self.one_of(values),
+            ValueKind::List(_) => self.list.to_owned(),
+            ValueKind::Text => self.its_content.to_owned(),
+            ValueKind::Json => self.the_json_value.to_owned(),
+            ValueKind::Custom => self.its_value.to_owned(),
+        }
+    }
+
+    fn one_of(&self, values: &[&str]) -> String {
+        fill(self.one_of, &[("values", &values.join(self.comma))])
+    }
+
+    /// "[A]", "[A] and [B]", "[A], [B] and [C]".
+    pub(crate) fn join(&self, items: &[&str]) -> String {
+        match items {
+            [] => String::new(),
+            [one] => (*one).to_owned(),
+            [init @ .., last] => format!("{}{}{last}", init.join(self.comma), self.and),
+        }
+    }
+
+    /// `text` as the end of a sentence: its own final punctuation is kept,
+    /// this language's full stop is added otherwise.
+    pub(crate) fn sentence_end(&self, text: &str) -> String {
+        let text = text.trim();
+        match text.chars().next_back() {
+            Some('.' | '!' | '?' | '。' | '！' | '？') | None => text.to_owned(),
+            Some(_) => format!("{text}{}", self.stop),
+        }
+    }
+}
+
+/// `text` without its final full stops, to be set inside a sentence.
+pub(crate) fn without_stop(text: &str) -> &str {
+    text.trim().trim_end_matches(['.', '。'])
+}
+
+/// English wording, as in the feedback: "a single whole number".
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&en::EN.expected(self, None))
+    }
+}
+
+/// English, for developers: "expected a single whole number, found 'about
+/// six'".
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::Empty => f.write_str("the section is empty"),
+            ValueError::Invalid { expected, found } => {
+                write!(f, "expected {expected}, found '{found}'")
+            }
+            ValueError::BadItem {
+                index,
+                item,
+                expected,
+            } => write!(f, "item {index} should be {expected}, found '{item}'"),
+            ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
+            ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
+            ValueError::Message(message) => f.write_str(message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_replaces_named_blanks_once() {
+        assert_eq!(
+            fill("{h} says {found}; {h}!", &[("h", "[A]"), ("found", "{h}")]),
+            "[A] says {h}; [A]!"
+        );
+        assert_eq!(fill("{ a } {x}", &[("h", "1")]), "{ a } {x}");
+        assert_eq!(fill("trailing {", &[]), "trailing {");
+    }
+
+    #[test]
+    fn joins_headers_for_humans() {
+        let en = phrases(Lang::En);
+        assert_eq!(en.join(&["[A]"]), "[A]");
+        assert_eq!(en.join(&["[A]", "[B]"]), "[A] and [B]");
+        assert_eq!(en.join(&["[A]", "[B]", "[C]"]), "[A], [B] and [C]");
+        assert_eq!(
+            phrases(Lang::Zh).join(&["[A]", "[B]", "[C]"]),
+            "[A]、[B]和[C]"
+        );
+    }
+
+    /// Every table fills every blank its templates name: a misspelt blank
+    /// would reach the model as `{hh}`.
+    #[test]
+    fn every_template_blank_is_known() {
+        for lang in [Lang::En, Lang::Zh] {
+            let p = phrases(lang);
+            let templates: [(&str, &[&str]); 30] = [
+                (p.whole_number_between, &["whole_number", "min", "max"]),
+                (p.one_of, &["values"]),
+                (p.such_as, &["example"]),
+                (p.missing, &["h", "kind"]),
+                (p.empty, &["h", "kind"]),
+                (p.bad_value, &["h", "expected", "found"]),
+                (p.bad_item, &["h", "index", "expected", "item"]),
+                (p.json_shape, &["h", "message"]),
+                (p.json_at, &["h", "path", "message"]),
+                (p.reply_json_shape, &["message"]),
+                (p.reply_json_at, &["path", "message"]),
+                (p.unreadable, &["h", "message", "found"]),
+                (p.invalid, &["h", "message"]),
+                (p.near_miss, &["h", "wrote"]),
+                (p.not_on_own_line, &["h", "line"]),
+                (p.none_of, &["headers"]),
+                (p.missing_divider, &[]),
+                (p.sections_one, &["headers"]),
+                (p.sections_many, &["headers"]),
+                (p.ask_sections, &["sections"]),
+                (p.ask_whole, &[]),
+                (p.ask_free, &[]),
+                (p.escalate_with_guide, &["same"]),
+                (p.escalate, &["same"]),
+                (p.cut_off, &[]),
+                (p.kept_one, &["headers"]),
+                (p.kept_many, &["headers"]),
+                (p.write_only, &["sections"]),
+                (p.rewrite_shorter, &[]),
+                (p.guide_intro, &[]),
+            ];
+            for (template, blanks) in templates {
+                let values: Vec<(&str, &str)> = blanks.iter().map(|b| (*b, "")).collect();
+                let filled = fill(template, &values);
+                assert!(!filled.contains('{'), "{lang:?}: {template}");
+                for blank in blanks.iter() {
+                    assert!(
+                        template.contains(&format!("{{{blank}}}")),
+                        "{lang:?}: {template} lacks {{{blank}}}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_noun_for_a_kind_in_every_use() {
+        let en = phrases(Lang::En);
+        assert_eq!(
+            en.expected(&Expected::WholeNumber, Some("6")),
+            "a single whole number such as 6"
+        );
+        assert_eq!(
+            en.to_write(Some(&ValueKind::Integer)),
+            "a single whole number"
+        );
+        assert_eq!(en.guide_kind(&ValueKind::Integer), "A single whole number.");
+        assert_eq!(Expected::WholeNumber.to_string(), "a single whole number");
+        assert_eq!(
+            en.expected(
+                &Expected::WholeNumberBetween {
+                    min: "0".into(),
+                    max: "9".into()
+                },
+                None
+            ),
+            "a single whole number from 0 to 9"
+        );
+        let zh = phrases(Lang::Zh);
+        assert_eq!(
+            zh.expected(&Expected::WholeNumber, Some("6")),
+            "一个整数，例如 6"
+        );
+        assert_eq!(
+            zh.guide_kind(&ValueKind::Choice(&["低", "高"])),
+            "以下之一：低、高。"
+        );
+    }
+}
