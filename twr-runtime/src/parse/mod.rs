@@ -13,6 +13,7 @@
 //! only as far as the longest header could reach.
 
 mod choice;
+pub(crate) mod collect;
 mod divider;
 mod header;
 mod hints;
@@ -29,6 +30,4 @@ pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
 pub use value::{Expected, SectionValue, ValueError};
 
-pub(crate) use hints::{inline_mention, near_misses};
-pub(crate) use reply::without_reasoning;
-pub(crate) use value::{excerpt, strip_decoration};
+pub(crate) use value::excerpt;

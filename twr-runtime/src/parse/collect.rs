@@ -1,0 +1,598 @@
+//! The section reader behind `#[derive(Sections)]`: reads a reply field by
+//! field with the rules of each field's presence (`N/A` for optional
+//! sections), collects every problem, and turns missing sections into rename
+//! hints. Generated code reaches it through `__private`; it is not part of
+//! the public API.
+
+use std::fmt::Display;
+use std::str::FromStr;
+
+use serde::de::DeserializeOwned;
+
+use super::hints::{inline_mention, near_misses};
+use super::reply::without_reasoning;
+use super::split::{split_sections, SectionMap};
+use super::value::strip_decoration;
+use crate::feedback::Feedback;
+use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
+
+/// Reads the sections of one reply field by field, collecting every problem.
+///
+/// The derive calls one reading method per field (`index` is the field's
+/// position in `specs`), then [`Collector::finish`]. Problems come out in
+/// the order of `specs`, whatever the order of the calls.
+pub struct Collector<'a> {
+    raw: &'a str,
+    specs: &'static [SectionSpec],
+    map: SectionMap<'a>,
+    lang: Lang,
+    /// Problems with the index of their section.
+    problems: Vec<(usize, Problem)>,
+}
+
+/// What a section's content reads as, before the field's own rules.
+enum Found<T> {
+    Absent,
+    Empty,
+    NotApplicable,
+    Value(T),
+    Problem,
+}
+
+impl<'a> Collector<'a> {
+    /// Splits `raw` into the sections of `specs`.
+    pub fn new(raw: &'a str, specs: &'static [SectionSpec], lang: Lang) -> Self {
+        Collector {
+            raw,
+            specs,
+            map: split_sections(raw, specs),
+            lang,
+            problems: Vec::new(),
+        }
+    }
+
+    /// A required section read with `parse`; `None` when a problem was recorded.
+    pub fn required<T>(
+        &mut self,
+        index: usize,
+        parse: fn(&str) -> Result<T, ValueError>,
+    ) -> Option<T> {
+        match self.read(index, parse, false) {
+            Found::Value(value) => Some(value),
+            Found::Absent => {
+                self.push(index, ProblemKind::Missing);
+                None
+            }
+            Found::Empty | Found::NotApplicable => {
+                self.push(index, ProblemKind::Empty);
+                None
+            }
+            Found::Problem => None,
+        }
+    }
+
+    /// An optional section: absent, empty, `N/A`, `None` or `无` give `Some(None)`.
+    pub fn optional<T>(
+        &mut self,
+        index: usize,
+        parse: fn(&str) -> Result<T, ValueError>,
+    ) -> Option<Option<T>> {
+        match self.read(index, parse, true) {
+            Found::Value(value) => Some(Some(value)),
+            Found::Absent | Found::Empty | Found::NotApplicable => Some(None),
+            Found::Problem => None,
+        }
+    }
+
+    /// A `#[section(default)]` section: absent, empty or `N/A` give `T::default()`.
+    pub fn or_default<T: Default>(
+        &mut self,
+        index: usize,
+        parse: fn(&str) -> Result<T, ValueError>,
+    ) -> Option<T> {
+        match self.read(index, parse, true) {
+            Found::Value(value) => Some(value),
+            Found::Absent | Found::Empty | Found::NotApplicable => Some(T::default()),
+            Found::Problem => None,
+        }
+    }
+
+    /// Runs a `#[section(validate = ...)]` function on a value that parsed;
+    /// `None` (the value had a problem already) is skipped.
+    pub fn validate<T: ?Sized, E: Display>(
+        &mut self,
+        index: usize,
+        value: Option<&T>,
+        check: fn(&T) -> Result<(), E>,
+    ) {
+        if let Some(Err(error)) = value.map(check) {
+            self.push(
+                index,
+                ProblemKind::Invalid {
+                    message: error.to_string(),
+                },
+            );
+        }
+    }
+
+    /// `Ok` when no problem was recorded; otherwise every problem, in the
+    /// order of the sections, missing ones with rename hints where a header
+    /// was written under another name or inside a line.
+    pub fn finish(mut self) -> Result<(), Feedback> {
+        if self.problems.is_empty() {
+            return Ok(());
+        }
+        self.hint_missing();
+        self.problems.sort_by_key(|(index, _)| *index);
+        let mut feedback = Feedback::new(self.lang);
+        for (_, problem) in self.problems {
+            feedback.push(problem);
+        }
+        Err(feedback)
+    }
+
+    fn read<T>(
+        &mut self,
+        index: usize,
+        parse: fn(&str) -> Result<T, ValueError>,
+        optional: bool,
+    ) -> Found<T> {
+        let result = match self.map.content(index) {
+            None => return Found::Absent,
+            Some(content) if content.trim().is_empty() => return Found::Empty,
+            Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
+            Some(content) => {
+                let header = self.specs.get(index).map_or("", |spec| spec.header);
+                crate::json::provenance::in_section(header, || parse(content.trim()))
+            }
+        };
+        match result {
+            Ok(value) => Found::Value(value),
+            Err(ValueError::Empty) => Found::Empty,
+            Err(error) => {
+                let content = self.map.content(index).unwrap_or_default();
+                self.push(index, error.into_problem(content));
+                Found::Problem
+            }
+        }
+    }
+
+    fn push(&mut self, index: usize, kind: ProblemKind) {
+        let Some(spec) = self.specs.get(index) else {
+            // An index outside the specs is a bug in generated code; still
+            // report the problem rather than panic.
+            self.problems
+                .push((index, Problem::new(String::new(), kind)));
+            return;
+        };
+        let example = if spec.example.trim().is_empty() {
+            crate::prompt::placeholder(&spec.kind, self.lang)
+        } else {
+            spec.example.to_owned()
+        };
+        let problem = Problem::new(spec.header, kind)
+            .with_field(spec.field)
+            .with_example(example)
+            .with_value_kind(spec.kind);
+        self.problems.push((index, problem));
+    }
+
+    /// Turns `Missing` problems into rename hints where the reply wrote the
+    /// section under another header, or its header inside a line.
+    fn hint_missing(&mut self) {
+        let specs = self.specs;
+        // Per missing section: its index and the names it answers to.
+        let missing: Vec<(usize, Vec<&'static str>)> = self
+            .problems
+            .iter()
+            .filter(|(_, problem)| problem.kind == ProblemKind::Missing)
+            .map(|(index, _)| {
+                let names = specs.get(*index).map_or_else(Vec::new, |spec| {
+                    std::iter::once(spec.name)
+                        .chain(spec.aliases.iter().copied())
+                        .collect()
+                });
+                (*index, names)
+            })
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let unknown = self.map.unknown_headers();
+        let pairs = near_misses(&missing, unknown);
+        let text = without_reasoning(self.raw);
+        let hints: Vec<Option<ProblemKind>> = missing
+            .iter()
+            .zip(pairs)
+            .map(
+                |((_, names), pair)| match pair.and_then(|u| unknown.get(u)) {
+                    Some(header) => Some(ProblemKind::NearMiss {
+                        wrote: header.line.clone(),
+                    }),
+                    None => {
+                        inline_mention(&text, names).map(|line| ProblemKind::NotOnOwnLine { line })
+                    }
+                },
+            )
+            .collect();
+        // The same filter as above, so the hints come back in order.
+        let missing_problems = self
+            .problems
+            .iter_mut()
+            .filter(|(_, problem)| problem.kind == ProblemKind::Missing);
+        for ((_, problem), hint) in missing_problems.zip(hints) {
+            if let Some(kind) = hint {
+                problem.kind = kind;
+            }
+        }
+    }
+}
+
+/// `N/A`, `None`, `无`, `-`: the content says the section does not apply.
+fn not_applicable(content: &str) -> bool {
+    let bare = strip_decoration(content).to_lowercase();
+    matches!(
+        bare.as_str(),
+        "" | "n/a"
+            | "na"
+            | "n.a"
+            | "none"
+            | "null"
+            | "nil"
+            | "not applicable"
+            | "无"
+            | "没有"
+            | "暂无"
+            | "不适用"
+    )
+}
+
+/// Codec: `#[section(from_str)]`; the error's text becomes the feedback.
+pub fn from_str<T: FromStr>(content: &str) -> Result<T, ValueError>
+where
+    T::Err: Display,
+{
+    content
+        .trim()
+        .parse::<T>()
+        .map_err(|e| ValueError::Message(e.to_string()))
+}
+
+/// Codec: `#[section(json)]`, through [`crate::json`].
+pub fn json<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
+    crate::json::section_value::<T>(content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::SectionValue;
+    use crate::vocab::{Expected, Presence, ValueKind};
+
+    /// The codec of a plain section value, as the derive passes it.
+    fn value<T: SectionValue>(content: &str) -> Result<T, ValueError> {
+        T::parse_section(content)
+    }
+
+    const fn spec(
+        field: &'static str,
+        header: &'static str,
+        name: &'static str,
+        example: &'static str,
+        kind: ValueKind,
+        presence: Presence,
+    ) -> SectionSpec {
+        SectionSpec {
+            field,
+            header,
+            name,
+            aliases: &[],
+            description: "",
+            example,
+            kind,
+            presence,
+        }
+    }
+
+    static SPECS: [SectionSpec; 5] = [
+        spec(
+            "plan",
+            "[Plan]",
+            "Plan",
+            "Visit temples",
+            ValueKind::Text,
+            Presence::Required,
+        ),
+        spec(
+            "timeline",
+            "[Timeline]",
+            "Timeline",
+            "Day 1: ...",
+            ValueKind::Text,
+            Presence::Required,
+        ),
+        spec(
+            "weeks",
+            "[Weeks]",
+            "Weeks",
+            "6",
+            ValueKind::Integer,
+            Presence::Required,
+        ),
+        spec(
+            "notes",
+            "[Notes]",
+            "Notes",
+            "",
+            ValueKind::Text,
+            Presence::Optional,
+        ),
+        spec(
+            "tags",
+            "[Tags]",
+            "Tags",
+            "",
+            ValueKind::List(&ValueKind::Text),
+            Presence::Default,
+        ),
+    ];
+
+    #[derive(Debug, PartialEq)]
+    struct Plan {
+        plan: String,
+        timeline: String,
+        weeks: u32,
+        notes: Option<String>,
+        tags: Vec<String>,
+    }
+
+    fn short(plan: &str) -> Result<(), String> {
+        if plan.len() < 40 {
+            Ok(())
+        } else {
+            Err("keep it under 40 characters".to_owned())
+        }
+    }
+
+    /// What `#[derive(Sections)]` generates, written by hand.
+    fn parse(raw: &str, lang: Lang) -> Result<Plan, Feedback> {
+        let mut c = Collector::new(raw, &SPECS, lang);
+        let weeks = c.required(2, value::<u32>);
+        let plan = c.required(0, value::<String>);
+        let timeline = c.required(1, value::<String>);
+        let notes = c.optional(3, value::<String>);
+        let tags = c.or_default(4, value::<Vec<String>>);
+        c.validate(0, plan.as_deref(), short);
+        c.finish()?;
+        Ok(Plan {
+            plan: plan.unwrap(),
+            timeline: timeline.unwrap(),
+            weeks: weeks.unwrap(),
+            notes: notes.unwrap(),
+            tags: tags.unwrap(),
+        })
+    }
+
+    #[test]
+    fn reads_every_field() {
+        let raw = "[Plan]\nTemples\n[Timeline]\nDay 1\n[Weeks]\n6 weeks\n[Notes]\nBring cash\n[Tags]\n- kyoto\n- food";
+        assert_eq!(
+            parse(raw, Lang::En),
+            Ok(Plan {
+                plan: "Temples".into(),
+                timeline: "Day 1".into(),
+                weeks: 6,
+                notes: Some("Bring cash".into()),
+                tags: vec!["kyoto".into(), "food".into()],
+            })
+        );
+    }
+
+    #[test]
+    fn optional_and_default_sections_may_be_absent_or_not_applicable() {
+        for notes in [
+            "",
+            "[Notes]\n",
+            "[Notes]\nN/A",
+            "[Notes]\nNone.",
+            "[Notes]\n无",
+            "**Notes:** n/a",
+        ] {
+            let raw = format!("[Plan]\nT\n[Timeline]\nD\n[Weeks]\n2\n{notes}\n[Tags]\nNone");
+            let plan = parse(&raw, Lang::En).unwrap();
+            assert_eq!((plan.notes, plan.tags), (None, vec![]), "{notes:?}");
+        }
+    }
+
+    #[test]
+    fn problems_come_out_in_spec_order_with_header_field_kind_and_example() {
+        let raw =
+            "[Plan]\nA very long plan that goes on and on and on\n[Weeks]\nabout six\n[Tags]\n";
+        let feedback = parse(raw, Lang::En).unwrap_err();
+        let problems: Vec<_> = feedback
+            .problems()
+            .iter()
+            .map(|p| {
+                (
+                    p.header.as_str(),
+                    p.field.as_deref(),
+                    p.kind.clone(),
+                    p.example.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                (
+                    "[Plan]",
+                    Some("plan"),
+                    ProblemKind::Invalid {
+                        message: "keep it under 40 characters".into()
+                    },
+                    Some("Visit temples")
+                ),
+                (
+                    "[Timeline]",
+                    Some("timeline"),
+                    ProblemKind::Missing,
+                    Some("Day 1: ...")
+                ),
+                (
+                    "[Weeks]",
+                    Some("weeks"),
+                    ProblemKind::BadValue {
+                        expected: Expected::WholeNumber,
+                        found: "about six".into()
+                    },
+                    Some("6")
+                ),
+            ]
+        );
+        assert_eq!(
+            feedback.to_string(),
+            "Thank you. A few parts of your answer need fixing:
+
+1. The [Plan] section needs a change: keep it under 40 characters.
+   For example:
+   [Plan]
+   Visit temples
+
+2. The [Timeline] section is missing. Please add it: the header [Timeline] on a line of its own, then its content.
+   For example:
+   [Timeline]
+   Day 1: ...
+
+3. The [Weeks] section should be a single whole number such as 6; it says 'about six'.
+
+Please write those sections again: each header on a line of its own, followed by its content."
+        );
+    }
+
+    #[test]
+    fn a_single_problem_is_one_sentence_and_a_closing() {
+        let raw = "[Plan]\nT\n[Timeline]\nD\n[Weeks]\nabout six";
+        assert_eq!(
+            parse(raw, Lang::En).unwrap_err().to_string(),
+            "The [Weeks] section should be a single whole number such as 6; it says 'about six'.
+
+Please write that section again: the header on a line of its own, followed by its content."
+        );
+        assert_eq!(
+            parse(raw, Lang::Zh).unwrap_err().to_string(),
+            "[Weeks] 部分应该是一个整数，例如 6；现在写的是“about six”。
+
+请重新写出这个部分：标题单独占一行，内容写在标题下面。"
+        );
+    }
+
+    #[test]
+    fn a_header_under_another_name_gets_a_rename_hint() {
+        let raw = "[Plan]\nT\n[Schedule]\nDay 1\n[Weeks]\n3";
+        let feedback = parse(raw, Lang::En).unwrap_err();
+        assert_eq!(
+            feedback.problems()[0].kind,
+            ProblemKind::NearMiss {
+                wrote: "[Schedule]".into()
+            }
+        );
+        assert_eq!(
+            feedback.to_string(),
+            "You wrote [Schedule]; name it [Timeline], on a line of its own.
+For example:
+[Timeline]
+Day 1: ...
+
+Please write that section again: the header on a line of its own, followed by its content."
+        );
+    }
+
+    #[test]
+    fn a_header_written_inside_a_line_is_pointed_out() {
+        let raw = "[Plan]\nT\nDay 2: [Timeline] then [Weeks]\n3";
+        let feedback = parse(raw, Lang::Zh).unwrap_err();
+        assert_eq!(
+            feedback
+                .problems()
+                .iter()
+                .map(|p| p.kind.clone())
+                .collect::<Vec<_>>(),
+            [
+                ProblemKind::NotOnOwnLine {
+                    line: "Day 2: [Timeline] then [Weeks]".into()
+                },
+                ProblemKind::NotOnOwnLine {
+                    line: "Day 2: [Timeline] then [Weeks]".into()
+                },
+            ]
+        );
+        assert!(feedback.to_string().starts_with(
+            "谢谢。你的回答有几处需要修改：\n\n1. 标题 [Timeline] 必须单独占一行，但它出现在这一行里：“Day 2: [Timeline] then [Weeks]”。\n   例如：\n   [Timeline]\n   Day 1: ..."
+        ));
+    }
+
+    #[test]
+    fn from_str_errors_become_unreadable_problems() {
+        static DATE: [SectionSpec; 1] = [spec(
+            "date",
+            "[Date]",
+            "Date",
+            "2025-05-01",
+            ValueKind::Custom,
+            Presence::Required,
+        )];
+        let mut c = Collector::new("[Date]\nsoon", &DATE, Lang::En);
+        assert_eq!(c.required(0, from_str::<std::net::Ipv4Addr>), None);
+        let feedback = c.finish().unwrap_err();
+        assert_eq!(
+            feedback.problems()[0].kind,
+            ProblemKind::Unreadable {
+                message: "invalid IPv4 address syntax".into(),
+                found: "soon".into()
+            }
+        );
+        assert_eq!(
+            feedback.to_string(),
+            "The [Date] section could not be read (invalid IPv4 address syntax); it says 'soon'.
+For example:
+[Date]
+2025-05-01
+
+Please write that section again: the header on a line of its own, followed by its content."
+        );
+    }
+
+    #[test]
+    fn bad_list_items_are_named() {
+        static NUMS: [SectionSpec; 1] = [spec(
+            "days",
+            "[Days]",
+            "Days",
+            "",
+            ValueKind::List(&ValueKind::Integer),
+            Presence::Required,
+        )];
+        let mut c = Collector::new("[Days]\n1. 3\n2. a few", &NUMS, Lang::En);
+        assert_eq!(c.required(0, value::<Vec<u8>>), None);
+        assert_eq!(
+            c.finish().unwrap_err().to_string(),
+            "Item 2 of the [Days] list should be a single whole number; it says 'a few'.
+For example:
+[Days]
+- 3
+- 3
+
+Please write that section again: the header on a line of its own, followed by its content."
+        );
+    }
+
+    #[test]
+    fn an_index_outside_the_specs_is_a_problem_not_a_panic() {
+        let mut c = Collector::new("[Plan]\nT", &SPECS, Lang::En);
+        assert_eq!(c.required(9, value::<String>), None);
+        assert_eq!(
+            c.finish().unwrap_err().into_problems(),
+            [Problem::new("", ProblemKind::Missing)]
+        );
+    }
+}
