@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use twr_runtime::{
     Attempt, AttemptKind, BoxFuture, ChatModel, Feedback, FinishReason, Message, ModelError,
     OpenAiCompatible, Outcome, Reply, RetryPolicy, Role, Sections, Think, ThinkError,
+    ThinkErrorKind,
 };
 
 const MAX_TOKENS: u32 = 48;
@@ -230,9 +231,10 @@ fn ledger<T: std::fmt::Debug>(
                 "{label}: {error} after {} attempt(s), in {elapsed:?}",
                 error.attempts().len()
             );
-            match error {
-                ThinkError::Exhausted { attempts, .. } => assert_eq!(attempts.len(), 3),
-                ThinkError::RepeatedReply { attempts, .. } => {
+            let attempts = error.attempts();
+            match error.kind() {
+                ThinkErrorKind::Exhausted => assert_eq!(attempts.len(), 3),
+                ThinkErrorKind::RepeatedReply => {
                     assert_eq!(attempts.last().unwrap().kind, AttemptKind::Repeated)
                 }
                 other => panic!("a healthy server gives a value or a format failure: {other:?}"),

@@ -4,7 +4,7 @@
 mod think_support;
 
 use think_support::*;
-use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkError};
+use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
 
 async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, ScriptedModel>) -> usize {
     let model = ScriptedModel::new(["one", "two", "three", "four", "five"]);
@@ -13,7 +13,7 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, ScriptedMode
         .run::<Trip>("Plan a trip")
         .await
         .unwrap_err();
-    assert!(matches!(error, ThinkError::Exhausted { .. }));
+    assert!(matches!(error.kind(), ThinkErrorKind::Exhausted));
     model.calls()
 }
 

@@ -9,7 +9,7 @@ use think_support::*;
 use twr_runtime::think::BudgetLimit;
 use twr_runtime::{
     BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy,
-    ScriptedModel, Think, ThinkError,
+    ScriptedModel, Think, ThinkErrorKind, Usage,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
@@ -105,7 +105,7 @@ async fn transport_retries_have_their_own_budget() {
         .unwrap_err();
     assert_eq!(model.calls(), 3);
     assert!(
-        matches!(error, ThinkError::Model { retries: 2, .. }),
+        matches!(error.kind(), ThinkErrorKind::Model { retries: 2, .. }),
         "{error:?}"
     );
     assert_eq!(
@@ -127,7 +127,10 @@ async fn non_transient_errors_fail_at_once_with_the_servers_message() {
             .await
             .unwrap_err();
         assert_eq!(model.calls(), 1, "HTTP {code} was retried");
-        assert!(matches!(error, ThinkError::Model { retries: 0, .. }));
+        assert!(matches!(
+            error.kind(),
+            ThinkErrorKind::Model { retries: 0, .. }
+        ));
         assert_eq!(
             error.to_string(),
             format!("the model call failed: the model server answered HTTP {code}: {message}")
@@ -169,7 +172,10 @@ async fn running_out_of_script_is_a_clear_error() {
         .await
         .unwrap_err();
     assert_eq!(model.calls(), 2);
-    assert!(matches!(error, ThinkError::Model { retries: 0, .. }));
+    assert!(matches!(
+        error.kind(),
+        ThinkErrorKind::Model { retries: 0, .. }
+    ));
     assert_eq!(
         error.to_string(),
         "the model call failed: the ScriptedModel ran out of replies: it was given 1 and all were used; \
@@ -194,10 +200,9 @@ async fn the_request_budget_counts_transport_retries() {
         .unwrap_err();
     assert_eq!(model.calls(), 2);
     assert!(matches!(
-        error,
-        ThinkError::Budget {
+        error.kind(),
+        ThinkErrorKind::Budget {
             limit: BudgetLimit::Requests(2),
-            ..
         }
     ));
     assert_eq!(error.raw_replies(), vec!["no sections"]);
@@ -221,10 +226,9 @@ async fn the_token_budget_stops_before_another_request() {
         .unwrap_err();
     assert_eq!(model.calls(), 2);
     assert!(matches!(
-        error,
-        ThinkError::Budget {
+        error.kind(),
+        ThinkErrorKind::Budget {
             limit: BudgetLimit::Tokens(250),
-            ..
         }
     ));
     assert_eq!(error.usage().total_tokens, 300);
@@ -263,8 +267,8 @@ async fn the_time_budget_cuts_a_slow_request_short() {
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(2));
     assert!(matches!(
-        error,
-        ThinkError::Budget { limit: BudgetLimit::Duration(d), .. } if d == Duration::from_millis(50)
+        error.kind(),
+        ThinkErrorKind::Budget { limit: BudgetLimit::Duration(d) } if *d == Duration::from_millis(50)
     ));
 }
 
@@ -287,11 +291,95 @@ async fn the_time_budget_does_not_sleep_past_its_end() {
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_millis(500));
     assert!(matches!(
-        error,
-        ThinkError::Budget {
+        error.kind(),
+        ThinkErrorKind::Budget {
             limit: BudgetLimit::Duration(_),
-            ..
         }
     ));
     assert_eq!(model.calls(), 1);
+}
+
+#[tokio::test]
+async fn tokens_of_retried_empty_replies_count_once() {
+    let model = ScriptedModel::from_replies([
+        reply_with_usage(" \n", 60, 40),
+        reply_with_usage("no sections", 30, 20),
+        reply_with_usage(GOOD, 30, 20),
+    ]);
+    // 100 tokens for the empty reply, 50 for the rejected one: 150 of 200
+    // used, so the third request is allowed.
+    let outcome = Think::new(&model)
+        .retry_mode(RetryMode::Full)
+        .retry_policy(fast())
+        .max_total_tokens(200)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, good_trip());
+    assert_eq!(model.calls(), 3);
+    assert_eq!(outcome.attempts[0].usage, Usage::new(90, 60));
+    assert_eq!(outcome.attempts[1].usage, Usage::new(30, 20));
+    assert_eq!(outcome.usage, Usage::new(120, 80));
+}
+
+#[tokio::test]
+async fn a_failed_call_keeps_its_tokens_and_every_request() {
+    let model = ScriptedModel::from_results([
+        Ok(reply_with_usage("no sections", 30, 20)),
+        Ok(reply_with_usage("", 7, 3)),
+        Err(status(503, "busy")),
+        Err(ModelError::Connect("connection refused".to_string())),
+    ]);
+    let error = Think::new(&model)
+        .retry_mode(RetryMode::Full)
+        .retry_policy(fast().max_retries(2))
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            ThinkErrorKind::Model {
+                source: ModelError::Connect(_),
+                retries: 2
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(error.raw_replies(), vec!["no sections"]);
+    let call = error.failed_call().expect("the call that got no reply");
+    assert_eq!(call.number, 2);
+    let failures: Vec<&str> = call.failures.iter().map(|f| f.error.as_str()).collect();
+    assert_eq!(
+        failures,
+        vec![
+            "the model sent an empty reply",
+            "the model server answered HTTP 503: busy",
+            "could not connect to the model server: connection refused",
+        ]
+    );
+    // The run ended after the last one: no pause was taken.
+    assert_eq!(call.failures[2].delay, Duration::ZERO);
+    assert_eq!(call.usage, Usage::new(7, 3));
+    assert_eq!(error.usage(), Usage::new(37, 23));
+    assert_eq!(error.requests(), 4);
+    assert_eq!(model.calls(), 4);
+}
+
+#[tokio::test]
+async fn a_request_cut_by_the_time_budget_is_in_the_ledger() {
+    let error = Think::new(&Slow(Duration::from_secs(5)))
+        .max_duration(Duration::from_millis(50))
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    let call = error.failed_call().expect("the request in flight");
+    assert_eq!(call.number, 1);
+    assert_eq!(call.failures.len(), 1);
+    assert_eq!(
+        call.failures[0].error,
+        "stopped when the time budget of 50ms ran out"
+    );
+    assert_eq!(call.failures[0].delay, Duration::ZERO);
+    assert_eq!(error.requests(), 1);
 }

@@ -46,7 +46,7 @@ pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
-    ThinkError,
+    ThinkError, ThinkErrorKind,
 };
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.

@@ -1,6 +1,15 @@
 //! The optional budgets of a run: total tokens, requests and wall time.
+//!
+//! The budget is also the one place where a run's token usage is summed:
+//! [`Outcome::usage`](super::Outcome::usage) and
+//! [`ThinkError::usage`](super::ThinkError::usage) are read from it, so what is
+//! reported and what is checked against `max_total_tokens` cannot drift apart.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, not std's: it is the clock `tokio::time::timeout` and
+// `sleep` run on, so deadlines agree with it (and tests can pause it).
+use tokio::time::Instant;
 
 use super::error::BudgetLimit;
 use crate::model::Usage;
@@ -12,7 +21,7 @@ pub(crate) struct Budget {
     max_duration: Option<Duration>,
     started: Instant,
     requests: usize,
-    tokens: u64,
+    used: Usage,
 }
 
 impl Budget {
@@ -27,7 +36,7 @@ impl Budget {
             max_duration,
             started: Instant::now(),
             requests: 0,
-            tokens: 0,
+            used: Usage::default(),
         }
     }
 
@@ -51,14 +60,20 @@ impl Budget {
     /// `Err` once the token budget is spent.
     pub(crate) fn check_tokens(&self) -> Result<(), BudgetLimit> {
         match self.max_tokens {
-            Some(max) if self.tokens >= max => Err(BudgetLimit::Tokens(max)),
+            Some(max) if self.used.total_tokens >= max => Err(BudgetLimit::Tokens(max)),
             _ => Ok(()),
         }
     }
 
-    /// Counts the tokens of a reply.
+    /// Counts the tokens of one response. Every response is counted here
+    /// exactly once, whether it became an attempt or was retried.
     pub(crate) fn add_usage(&mut self, usage: Usage) {
-        self.tokens = self.tokens.saturating_add(usage.total_tokens);
+        self.used = sum(self.used, usage);
+    }
+
+    /// The tokens used so far, summed over every response.
+    pub(crate) fn used(&self) -> Usage {
+        self.used
     }
 
     /// Wall time left, when there is a time budget.
@@ -75,5 +90,15 @@ impl Budget {
     /// Wall time since the run started.
     pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+}
+
+/// `a + b`, saturating: the counts come from the server, which may send
+/// anything.
+pub(crate) fn sum(a: Usage, b: Usage) -> Usage {
+    Usage {
+        prompt_tokens: a.prompt_tokens.saturating_add(b.prompt_tokens),
+        completion_tokens: a.completion_tokens.saturating_add(b.completion_tokens),
+        total_tokens: a.total_tokens.saturating_add(b.total_tokens),
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::outcome::{Attempt, AttemptKind};
+use super::outcome::{Attempt, AttemptKind, FailedCall};
 use crate::feedback::Feedback;
 use crate::model::{ModelError, Usage};
 
@@ -28,72 +28,118 @@ impl fmt::Display for BudgetLimit {
     }
 }
 
-/// Why [`Think::run`](crate::Think::run) returned no value.
+/// Why [`Think::run`](crate::Think::run) returned no value: what went wrong
+/// ([`ThinkError::kind`]) and the full ledger of the run.
 ///
-/// Every variant keeps the full ledger: each raw reply, its reasoning, the
-/// problems found and the feedback sent, so nothing the model said is lost.
-/// `Display` is a short summary; `Debug` shows everything.
+/// The ledger keeps everything: each raw reply with its reasoning, the
+/// problems found and the feedback sent ([`ThinkError::attempts`]), every
+/// failed request with its error and pause (each attempt's
+/// [`transport_retries`](crate::Attempt::transport_retries), then
+/// [`ThinkError::failed_call`]), and the tokens used. Nothing the model said
+/// is lost. `Display` is a short summary; `Debug` shows everything.
+///
+/// ```
+/// use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let model = ScriptedModel::new(["about six", "six-ish"]);
+/// let error = Think::new(&model)
+///     .max_attempts(2)
+///     .run_with("How many legs has an insect?", |raw: &str| {
+///         raw.trim().parse::<u32>().map_err(|_| "Write only the number.".into())
+///     })
+///     .await
+///     .unwrap_err();
+/// assert!(matches!(error.kind(), ThinkErrorKind::Exhausted));
+/// assert_eq!(error.raw_replies(), ["about six", "six-ish"]);
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct ThinkError {
+    kind: ThinkErrorKind,
+    attempts: Vec<Attempt>,
+    failed_call: Option<FailedCall>,
+    usage: Usage,
+}
+
+/// What ended a run without a value; the ledger is in [`ThinkError`].
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum ThinkError {
+pub enum ThinkErrorKind {
     /// Every format attempt was used and no reply (or merge) parsed.
-    Exhausted {
-        /// The ledger, one entry per reply.
-        attempts: Vec<Attempt>,
-        /// Tokens used.
-        usage: Usage,
-    },
+    Exhausted,
     /// The model sent the same reply as the time before: asking again would
-    /// only burn the budget, so the run stopped early.
-    RepeatedReply {
-        /// The ledger; the last entry is the repeat.
-        attempts: Vec<Attempt>,
-        /// Tokens used.
-        usage: Usage,
-    },
+    /// only burn the budget, so the run stopped early. The last attempt of
+    /// the ledger is the repeat.
+    RepeatedReply,
     /// An optional budget ran out before a reply parsed.
     Budget {
         /// The budget that ran out.
         limit: BudgetLimit,
-        /// The ledger.
-        attempts: Vec<Attempt>,
-        /// Tokens used.
-        usage: Usage,
     },
     /// The model could not be reached or refused the request: a non-transient
     /// error (400, 401, 403, 404, a bad configuration, ...) at once, or a
-    /// transient one after the transport retries were spent.
+    /// transient one after the transport retries were spent. Every request
+    /// of that call is in [`ThinkError::failed_call`].
     Model {
         /// The last error, with the server's own message.
         source: ModelError,
         /// How many transport retries were made before giving up.
         retries: u32,
-        /// The ledger of the replies received before the failure.
-        attempts: Vec<Attempt>,
-        /// Tokens used.
-        usage: Usage,
     },
 }
 
 impl ThinkError {
-    /// The ledger: one entry per reply received.
-    pub fn attempts(&self) -> &[Attempt] {
-        match self {
-            ThinkError::Exhausted { attempts, .. }
-            | ThinkError::RepeatedReply { attempts, .. }
-            | ThinkError::Budget { attempts, .. }
-            | ThinkError::Model { attempts, .. } => attempts,
+    /// An error of `kind` with the run's ledger.
+    pub(crate) fn new(
+        kind: ThinkErrorKind,
+        attempts: Vec<Attempt>,
+        failed_call: Option<FailedCall>,
+        usage: Usage,
+    ) -> Self {
+        ThinkError {
+            kind,
+            attempts,
+            failed_call,
+            usage,
         }
     }
 
-    /// Tokens used before the run ended.
+    /// What went wrong.
+    pub fn kind(&self) -> &ThinkErrorKind {
+        &self.kind
+    }
+
+    /// The ledger: one entry per reply received.
+    pub fn attempts(&self) -> &[Attempt] {
+        &self.attempts
+    }
+
+    /// The ledger, by value.
+    pub fn into_attempts(self) -> Vec<Attempt> {
+        self.attempts
+    }
+
+    /// The call under way when the run ended, if it had sent any request:
+    /// its failed requests, each with its error and pause.
+    pub fn failed_call(&self) -> Option<&FailedCall> {
+        self.failed_call.as_ref()
+    }
+
+    /// The number of requests the run sent: one per reply, one per
+    /// transport retry, and those of the failed call.
+    pub fn requests(&self) -> usize {
+        let replies: usize = self
+            .attempts
+            .iter()
+            .map(|a| 1 + a.transport_retries.len())
+            .sum();
+        replies + self.failed_call.as_ref().map_or(0, |c| c.failures.len())
+    }
+
+    /// Tokens used before the run ended (every response counted once).
     pub fn usage(&self) -> Usage {
-        match self {
-            ThinkError::Exhausted { usage, .. }
-            | ThinkError::RepeatedReply { usage, .. }
-            | ThinkError::Budget { usage, .. }
-            | ThinkError::Model { usage, .. } => *usage,
-        }
+        self.usage
     }
 
     /// Every raw reply, in order.
@@ -101,10 +147,18 @@ impl ThinkError {
         self.attempts().iter().map(|a| a.raw.as_str()).collect()
     }
 
-    /// The model error, for [`ThinkError::Model`].
+    /// The model error, for [`ThinkErrorKind::Model`].
     pub fn model_error(&self) -> Option<&ModelError> {
-        match self {
-            ThinkError::Model { source, .. } => Some(source),
+        match &self.kind {
+            ThinkErrorKind::Model { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// The budget that ran out, for [`ThinkErrorKind::Budget`].
+    pub fn budget_limit(&self) -> Option<BudgetLimit> {
+        match &self.kind {
+            ThinkErrorKind::Budget { limit } => Some(*limit),
             _ => None,
         }
     }
@@ -155,36 +209,34 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 impl fmt::Display for ThinkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let replies = plural(self.attempts().len(), "reply", "replies");
-        match self {
-            ThinkError::Exhausted { attempts, .. } => {
+        let replies = plural(self.attempts.len(), "reply", "replies");
+        match &self.kind {
+            ThinkErrorKind::Exhausted => {
                 write!(
                     f,
                     "the model gave no valid answer in {}",
-                    plural(attempts.len(), "attempt", "attempts")
+                    plural(self.attempts.len(), "attempt", "attempts")
                 )?;
                 self.write_last_problem(f)?;
                 f.write_str(" (every reply is kept in this error; see its Debug output)")
             }
-            ThinkError::RepeatedReply { attempts, .. } => {
+            ThinkErrorKind::RepeatedReply => {
                 write!(
                     f,
                     "the model repeated its previous reply word for word at attempt {}, so the loop stopped early",
-                    attempts.len()
+                    self.attempts.len()
                 )?;
                 self.write_last_problem(f)
             }
-            ThinkError::Budget { limit, usage, .. } => {
+            ThinkErrorKind::Budget { limit } => {
                 write!(
                     f,
                     "the {limit} ran out after {replies} ({} tokens) before a valid answer",
-                    usage.total_tokens
+                    self.usage.total_tokens
                 )?;
                 self.write_last_problem(f)
             }
-            ThinkError::Model {
-                source, retries, ..
-            } => {
+            ThinkErrorKind::Model { source, retries } => {
                 write!(f, "the model call failed")?;
                 if *retries > 0 {
                     write!(
@@ -201,9 +253,7 @@ impl fmt::Display for ThinkError {
 
 impl std::error::Error for ThinkError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ThinkError::Model { source, .. } => Some(source),
-            _ => None,
-        }
+        self.model_error()
+            .map(|source| source as &(dyn std::error::Error + 'static))
     }
 }

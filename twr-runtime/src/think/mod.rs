@@ -17,7 +17,7 @@
 //!    [`RetryMode::Full`] asks for everything and does not merge.
 //! 4. The same problems twice in a row escalate the feedback: it then carries
 //!    the format guide with its complete example answer. A reply identical to
-//!    the previous one stops the run with [`ThinkError::RepeatedReply`].
+//!    the previous one stops the run with [`ThinkErrorKind::RepeatedReply`].
 //! 5. Transient transport failures are retried under a [`RetryPolicy`] that
 //!    never consumes format attempts.
 //!
@@ -44,6 +44,7 @@ mod hook;
 mod messages;
 mod outcome;
 mod read;
+mod run;
 mod transport;
 
 use std::fmt;
@@ -51,26 +52,32 @@ use std::time::Duration;
 
 use tracing::Instrument;
 
-pub use error::{BudgetLimit, ThinkError};
-pub use outcome::{Attempt, AttemptKind, Ending, Outcome, SectionSource, TransportRetry};
+pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
+pub use outcome::{
+    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
+};
 
-use budget::Budget;
-use conversation::Conversation;
 use hook::AttemptHook;
-use read::{Format, Reader, Verdict};
-use transport::{call, CallFailure};
+use read::Format;
+use run::Run;
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::model::{ChatModel, Message, Usage};
+use crate::model::{ChatModel, Message};
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
 
-/// The environment variable that sets the default number of format attempts.
+/// The environment variable of the seed programs that sets the default
+/// number of format attempts; read when [`TWR_MAX_ATTEMPTS_ENV`] is not set.
 pub const MAX_ATTEMPTS_ENV: &str = "LLM_MAX_RETRIES";
 
+/// twr's own environment variable for the default number of format
+/// attempts. It wins over [`MAX_ATTEMPTS_ENV`] (`LLM_MAX_RETRIES`) when both
+/// are set; [`Think::max_attempts`] wins over both.
+pub const TWR_MAX_ATTEMPTS_ENV: &str = "TWR_MAX_ATTEMPTS";
+
 /// The number of format attempts when neither [`Think::max_attempts`] nor
-/// `LLM_MAX_RETRIES` says otherwise.
+/// `TWR_MAX_ATTEMPTS` / `LLM_MAX_RETRIES` says otherwise.
 pub const DEFAULT_MAX_ATTEMPTS: usize = 3;
 
 /// What a retry asks the model for.
@@ -203,8 +210,10 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     }
 
     /// The total number of format attempts (model calls that returned a
-    /// reply): `1` makes exactly one call. Default 3, or `LLM_MAX_RETRIES`
-    /// when set. Values below 1 are taken as 1.
+    /// reply): `1` makes exactly one call. Default 3, or `TWR_MAX_ATTEMPTS`
+    /// when set, else `LLM_MAX_RETRIES` when set (the seeds' name; twr's own
+    /// wins when both are). This setting wins over both. Values below 1 are
+    /// taken as 1.
     pub fn max_attempts(mut self, attempts: usize) -> Self {
         self.max_attempts = Some(attempts.max(1));
         self
@@ -284,24 +293,17 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         self.drive(prompt.into(), format).await
     }
 
-    /// The number of format attempts of a run.
+    /// The number of format attempts of a run: [`Think::max_attempts`], else
+    /// `TWR_MAX_ATTEMPTS`, else `LLM_MAX_RETRIES`, else the default. A
+    /// variable that is set but not a whole number is reported and skipped.
     fn attempts_allowed(&self) -> usize {
         if let Some(attempts) = self.max_attempts {
             return attempts;
         }
-        match std::env::var(MAX_ATTEMPTS_ENV) {
-            Ok(value) => match value.trim().parse::<usize>() {
-                Ok(attempts) => attempts.max(1),
-                Err(_) => {
-                    tracing::warn!(
-                        value = %value,
-                        "{MAX_ATTEMPTS_ENV} is not a whole number; using {DEFAULT_MAX_ATTEMPTS} attempts"
-                    );
-                    DEFAULT_MAX_ATTEMPTS
-                }
-            },
-            Err(_) => DEFAULT_MAX_ATTEMPTS,
-        }
+        [TWR_MAX_ATTEMPTS_ENV, MAX_ATTEMPTS_ENV]
+            .into_iter()
+            .find_map(attempts_from_env)
+            .unwrap_or(DEFAULT_MAX_ATTEMPTS)
     }
 
     async fn drive<U, F>(&self, prompt: String, format: Format<F>) -> Result<Outcome<U>, ThinkError>
@@ -315,152 +317,14 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             max_attempts,
             mode = ?self.mode,
         );
-        self.drive_in_span(prompt, format, max_attempts)
+        Run::new(self, prompt, format, max_attempts)
+            .go()
             .instrument(span)
             .await
     }
 
-    async fn drive_in_span<U, F>(
-        &self,
-        prompt: String,
-        format: Format<F>,
-        max_attempts: usize,
-    ) -> Result<Outcome<U>, ThinkError>
-    where
-        F: Fn(&str) -> Result<U, Feedback>,
-    {
-        let first_message = match &format.guide {
-            Some(guide) if !guide.trim().is_empty() => format!("{prompt}\n\n{guide}"),
-            _ => prompt.clone(),
-        };
-        let mut conversation =
-            Conversation::new(self.system.as_deref(), &self.history, first_message);
-        let mut reader = Reader::new(format, self.mode == RetryMode::Patch);
-        let mut budget = Budget::new(self.max_total_tokens, self.max_requests, self.max_duration);
-        let mut attempts: Vec<Attempt> = Vec::new();
-        let mut usage = Usage::default();
-        let mut previous_raw: Option<String> = None;
-
-        for number in 1..=max_attempts {
-            let call = match call(
-                self.model,
-                &self.retry_policy,
-                &conversation.request(),
-                &mut budget,
-                number,
-            )
-            .await
-            {
-                Ok(call) => call,
-                Err(CallFailure::Budget(limit)) => {
-                    tracing::warn!(attempt = number, %limit, "twr budget exhausted");
-                    return Err(ThinkError::Budget {
-                        limit,
-                        attempts,
-                        usage,
-                    });
-                }
-                Err(CallFailure::Model { source, retries }) => {
-                    tracing::warn!(attempt = number, retries, error = %source, "twr model call failed");
-                    return Err(ThinkError::Model {
-                        source,
-                        retries,
-                        attempts,
-                        usage,
-                    });
-                }
-            };
-            let reply_usage = call.reply.usage + call.wasted;
-            usage += reply_usage;
-            budget.add_usage(reply_usage);
-            conversation.log_reply(&call.reply.content);
-            let truncated = call.reply.is_truncated();
-            let mut attempt = Attempt {
-                number,
-                kind: AttemptKind::Rejected,
-                raw: call.reply.content,
-                reasoning: call.reply.reasoning,
-                problems: None,
-                sent_back: None,
-                latency: call.latency,
-                usage: reply_usage,
-                finish_reason: call.reply.finish_reason,
-                transport_retries: call.retries,
-                json: Vec::new(),
-            };
-
-            if previous_raw.as_deref().map(str::trim) == Some(attempt.raw.trim()) {
-                attempt.kind = AttemptKind::Repeated;
-                attempt.problems = attempts.last().and_then(|a: &Attempt| a.problems.clone());
-                self.record(attempt, &mut attempts);
-                return Err(ThinkError::RepeatedReply { attempts, usage });
-            }
-
-            let message = match reader.read(&attempt.raw, number, truncated) {
-                Verdict::Value {
-                    value,
-                    kind,
-                    answer,
-                    json,
-                } => {
-                    attempt.kind = kind;
-                    attempt.json = json;
-                    let ending = match (kind, number) {
-                        (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
-                        (_, 1) => Ending::FirstTry,
-                        (_, n) => Ending::Reasked(n - 1),
-                    };
-                    let sources = if kind == AttemptKind::Merged {
-                        reader.sources()
-                    } else {
-                        Vec::new()
-                    };
-                    self.record(attempt, &mut attempts);
-                    return Ok(Outcome {
-                        value,
-                        attempts,
-                        usage,
-                        transcript: conversation.into_transcript(),
-                        ending,
-                        sources,
-                        elapsed: budget.elapsed(),
-                        prompt,
-                        final_reply: answer,
-                    });
-                }
-                Verdict::Rejected { problems, message } => {
-                    attempt.problems = Some(problems);
-                    message
-                }
-                Verdict::Truncated { message } => {
-                    attempt.kind = AttemptKind::Truncated;
-                    message
-                }
-            };
-
-            if number == max_attempts {
-                self.record(attempt, &mut attempts);
-                break;
-            }
-            if let Err(limit) = budget.check_tokens() {
-                self.record(attempt, &mut attempts);
-                tracing::warn!(attempt = number, %limit, "twr budget exhausted");
-                return Err(ThinkError::Budget {
-                    limit,
-                    attempts,
-                    usage,
-                });
-            }
-            conversation.send_back(&attempt.raw, &message);
-            attempt.sent_back = Some(message);
-            previous_raw = Some(attempt.raw.clone());
-            self.record(attempt, &mut attempts);
-        }
-        Err(ThinkError::Exhausted { attempts, usage })
-    }
-
-    /// Emits the attempt's event, calls the hook and appends the entry.
-    fn record(&self, attempt: Attempt, attempts: &mut Vec<Attempt>) {
+    /// Emits the attempt's event and calls the hook.
+    fn record(&self, attempt: &Attempt) {
         tracing::info!(
             attempt = attempt.number,
             kind = ?attempt.kind,
@@ -473,9 +337,21 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             "twr attempt"
         );
         if let Some(hook) = &self.hook {
-            hook(&attempt);
+            hook(attempt);
         }
-        attempts.push(attempt);
+    }
+}
+
+/// The number of attempts the environment variable `name` asks for, when it
+/// is set to a whole number (at least 1).
+fn attempts_from_env(name: &str) -> Option<usize> {
+    let value = std::env::var(name).ok()?;
+    match value.trim().parse::<usize>() {
+        Ok(attempts) => Some(attempts.max(1)),
+        Err(_) => {
+            tracing::warn!(value = %value, "{name} is not a whole number; ignoring it");
+            None
+        }
     }
 }
 

@@ -23,13 +23,38 @@ pub enum AttemptKind {
     Repeated,
 }
 
-/// One transient failure that was retried before an attempt got its reply.
+/// One request that failed: a transient failure that was retried before an
+/// attempt got its reply ([`Attempt::transport_retries`]), or one of the
+/// requests of a call that got no reply at all ([`FailedCall::failures`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportRetry {
     /// The error, as text (`ModelError`'s message; never a key).
     pub error: String,
-    /// The pause taken before the next request.
+    /// The pause taken before the next request (zero when there was none:
+    /// the run ended after this request).
     pub delay: Duration,
+}
+
+/// The model call under way when a run ended without a value, when it had
+/// sent at least one request: none of its requests got a usable reply.
+///
+/// With it the ledger of a [`ThinkError`](crate::ThinkError) accounts for
+/// every request of the run: each attempt's reply and transport retries, and
+/// these failures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FailedCall {
+    /// The number the attempt would have had.
+    pub number: usize,
+    /// Every request of the call, in order, each with its error; the last one
+    /// is the failure that ended the run (or the request the time budget cut
+    /// short).
+    pub failures: Vec<TransportRetry>,
+    /// Time from the call's first request to the end of the run.
+    pub latency: Duration,
+    /// Tokens of its failed requests (empty replies), already in the run's
+    /// usage.
+    pub usage: Usage,
 }
 
 /// One format attempt: one reply of the model and what the loop made of it.

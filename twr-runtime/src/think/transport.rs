@@ -1,30 +1,50 @@
 //! One model call with its transport retries: transient failures and empty
 //! replies are retried with backoff, under the run's budgets.
+//!
+//! Every request made is written down: the failed ones as
+//! [`TransportRetry`] records (with the error and the pause after it), the
+//! last one as the reply. A call that gets no reply returns its records too,
+//! so the run's ledger always accounts for every request.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::budget::Budget;
+use tokio::time::Instant;
+
+use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
-use super::outcome::TransportRetry;
+use super::outcome::{FailedCall, TransportRetry};
 use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
 use crate::retry::RetryPolicy;
-
-/// Why one model call (with its transport retries) gave no reply.
-pub(crate) enum CallFailure {
-    Budget(BudgetLimit),
-    Model { source: ModelError, retries: u32 },
-}
 
 /// A reply and what it took to get it.
 pub(crate) struct Call {
     pub(crate) reply: Reply,
+    /// The failed requests before the reply.
     pub(crate) retries: Vec<TransportRetry>,
     pub(crate) latency: Duration,
-    /// Tokens of empty replies that were retried.
+    /// Tokens of the failed requests (empty replies that were retried); already
+    /// counted in the budget.
     pub(crate) wasted: Usage,
 }
 
-/// One model call, with transport retries under `policy`.
+/// A call that got no reply: why, and every request it made.
+pub(crate) struct CallFailure {
+    pub(crate) stop: Stop,
+    /// The requests made, all failed; `None` when the budget refused the
+    /// first one.
+    pub(crate) call: Option<FailedCall>,
+}
+
+/// Why a call ended without a reply.
+pub(crate) enum Stop {
+    /// A budget of the run ran out.
+    Budget(BudgetLimit),
+    /// The model failed and retrying was not allowed or not worth it.
+    Model(ModelError),
+}
+
+/// One model call for attempt `attempt`, with transport retries under
+/// `policy`.
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
     policy: &RetryPolicy,
@@ -32,47 +52,42 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
     budget: &mut Budget,
     attempt: usize,
 ) -> Result<Call, CallFailure> {
-    let started = Instant::now();
-    let mut retries: Vec<TransportRetry> = Vec::new();
-    let mut wasted = Usage::default();
+    let mut log = RequestLog {
+        attempt,
+        started: Instant::now(),
+        failures: Vec::new(),
+        wasted: Usage::default(),
+    };
     loop {
-        budget.take_request().map_err(CallFailure::Budget)?;
-        let result = match budget.time_left() {
-            Some(left) => match tokio::time::timeout(left, model.chat(messages)).await {
-                Ok(result) => result,
-                Err(_) => return Err(CallFailure::Budget(budget.duration_limit())),
-            },
-            None => model.chat(messages).await,
+        if let Err(limit) = budget.take_request() {
+            return Err(log.stop(Stop::Budget(limit)));
+        }
+        let Some(result) = send(model, messages, budget).await else {
+            let limit = budget.duration_limit();
+            log.failed(format!("stopped when the {limit} ran out"), Duration::ZERO);
+            return Err(log.stop(Stop::Budget(limit)));
         };
         let error = match result {
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
             Ok(reply) if reply.content.trim().is_empty() && !reply.is_truncated() => {
-                wasted += reply.usage;
+                log.wasted = sum(log.wasted, reply.usage);
                 budget.add_usage(reply.usage);
                 ModelError::EmptyReply
             }
-            Ok(reply) => {
-                return Ok(Call {
-                    reply,
-                    retries,
-                    latency: started.elapsed(),
-                    wasted,
-                })
-            }
+            Ok(reply) => return Ok(log.reply(reply)),
             Err(error) => error,
         };
-        let done = retries.len() as u32;
+        let done = log.failures.len() as u32;
         if !error.is_transient() || done >= policy.max_retries {
-            return Err(CallFailure::Model {
-                source: error,
-                retries: done,
-            });
+            log.failed(error.to_string(), Duration::ZERO);
+            return Err(log.stop(Stop::Model(error)));
         }
         let delay = policy.delay_for(done, error.retry_after());
         if budget.time_left().is_some_and(|left| left <= delay) {
-            return Err(CallFailure::Budget(budget.duration_limit()));
+            log.failed(error.to_string(), Duration::ZERO);
+            return Err(log.stop(Stop::Budget(budget.duration_limit())));
         }
         tracing::warn!(
             attempt,
@@ -81,10 +96,55 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             error = %error,
             "twr transport retry"
         );
-        retries.push(TransportRetry {
-            error: error.to_string(),
-            delay,
-        });
+        log.failed(error.to_string(), delay);
         tokio::time::sleep(delay).await;
+    }
+}
+
+/// Sends one request, cut short when the run's time budget ends (`None`).
+async fn send<M: ChatModel + ?Sized>(
+    model: &M,
+    messages: &[Message],
+    budget: &Budget,
+) -> Option<Result<Reply, ModelError>> {
+    match budget.time_left() {
+        Some(left) => tokio::time::timeout(left, model.chat(messages)).await.ok(),
+        None => Some(model.chat(messages).await),
+    }
+}
+
+/// The requests of one call so far.
+struct RequestLog {
+    attempt: usize,
+    started: Instant,
+    failures: Vec<TransportRetry>,
+    wasted: Usage,
+}
+
+impl RequestLog {
+    /// Records a failed request and the pause taken after it.
+    fn failed(&mut self, error: String, delay: Duration) {
+        self.failures.push(TransportRetry { error, delay });
+    }
+
+    /// The call succeeded with `reply`.
+    fn reply(self, reply: Reply) -> Call {
+        Call {
+            reply,
+            retries: self.failures,
+            latency: self.started.elapsed(),
+            wasted: self.wasted,
+        }
+    }
+
+    /// The call ends without a reply.
+    fn stop(self, stop: Stop) -> CallFailure {
+        let call = (!self.failures.is_empty()).then(|| FailedCall {
+            number: self.attempt,
+            failures: self.failures,
+            latency: self.started.elapsed(),
+            usage: self.wasted,
+        });
+        CallFailure { stop, call }
     }
 }

@@ -1,0 +1,246 @@
+//! One run of the loop, step by step: ask, record, read, and either finish
+//! or send the problems back and ask again.
+
+use super::budget::Budget;
+use super::conversation::Conversation;
+use super::error::{ThinkError, ThinkErrorKind};
+use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
+use super::read::{Format, Reader, Verdict};
+use super::transport::{self, Call, CallFailure, Stop};
+use super::{RetryMode, Think};
+use crate::feedback::Feedback;
+use crate::json::JsonProvenance;
+use crate::model::{ChatModel, FinishReason};
+
+/// The state of one run of [`Think`].
+pub(super) struct Run<'r, 'a, M: ?Sized, F> {
+    think: &'r Think<'a, M>,
+    max_attempts: usize,
+    /// The prompt as the caller wrote it, for [`Outcome::final_exchange`].
+    prompt: String,
+    conversation: Conversation,
+    reader: Reader<F>,
+    budget: Budget,
+    /// The ledger so far.
+    attempts: Vec<Attempt>,
+}
+
+/// What the reader made of a reply that gave a value.
+struct Accepted<U> {
+    value: U,
+    kind: AttemptKind,
+    /// The text the value was parsed from.
+    answer: String,
+    json: Vec<JsonProvenance>,
+}
+
+impl<'r, 'a, M, U, F> Run<'r, 'a, M, F>
+where
+    M: ChatModel + ?Sized,
+    F: Fn(&str) -> Result<U, Feedback>,
+{
+    /// A run of `think` for `prompt`: the first request is the prompt with
+    /// the format guide, after the caller's system message and history.
+    pub(super) fn new(
+        think: &'r Think<'a, M>,
+        prompt: String,
+        format: Format<F>,
+        max_attempts: usize,
+    ) -> Self {
+        let first_message = match &format.guide {
+            Some(guide) if !guide.trim().is_empty() => format!("{prompt}\n\n{guide}"),
+            _ => prompt.clone(),
+        };
+        Run {
+            think,
+            max_attempts,
+            prompt,
+            conversation: Conversation::new(think.system.as_deref(), &think.history, first_message),
+            reader: Reader::new(format, think.mode == RetryMode::Patch),
+            budget: Budget::new(
+                think.max_total_tokens,
+                think.max_requests,
+                think.max_duration,
+            ),
+            attempts: Vec::new(),
+        }
+    }
+
+    /// The loop's story: ask; stop on a repeat; keep a value; otherwise send
+    /// the problems back and ask again, until the attempts or a budget run
+    /// out.
+    pub(super) async fn go(mut self) -> Result<Outcome<U>, ThinkError> {
+        for number in 1..=self.max_attempts {
+            let mut attempt = self.ask(number).await?;
+            if self.repeats_previous(&attempt) {
+                return Err(self.stop_on_repeat(attempt));
+            }
+            let message = match self.read(&mut attempt) {
+                Ok(accepted) => return Ok(self.finish(attempt, accepted)),
+                Err(message) => message,
+            };
+            if number == self.max_attempts {
+                self.record(attempt);
+                break;
+            }
+            if let Err(limit) = self.budget.check_tokens() {
+                self.record(attempt);
+                return Err(self.fail(ThinkErrorKind::Budget { limit }));
+            }
+            self.send_back(attempt, message);
+        }
+        Err(self.fail(ThinkErrorKind::Exhausted))
+    }
+
+    /// One model call (with its transport retries), opened as the ledger
+    /// entry of attempt `number`.
+    async fn ask(&mut self, number: usize) -> Result<Attempt, ThinkError> {
+        let request = self.conversation.request();
+        let think = self.think;
+        let call = transport::call(
+            think.model,
+            &think.retry_policy,
+            &request,
+            &mut self.budget,
+            number,
+        )
+        .await;
+        match call {
+            Ok(call) => Ok(self.open_attempt(number, call)),
+            Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
+        }
+    }
+
+    /// The ledger entry of a reply, not yet judged.
+    fn open_attempt(&mut self, number: usize, call: Call) -> Attempt {
+        // The failed requests' tokens are already in the budget.
+        self.budget.add_usage(call.reply.usage);
+        self.conversation.log_reply(&call.reply.content);
+        Attempt {
+            number,
+            kind: AttemptKind::Rejected,
+            raw: call.reply.content,
+            reasoning: call.reply.reasoning,
+            problems: None,
+            sent_back: None,
+            latency: call.latency,
+            usage: super::budget::sum(call.reply.usage, call.wasted),
+            finish_reason: call.reply.finish_reason,
+            transport_retries: call.retries,
+            json: Vec::new(),
+        }
+    }
+
+    /// True when `attempt`'s reply is the previous reply again, word for word.
+    fn repeats_previous(&self, attempt: &Attempt) -> bool {
+        self.attempts
+            .last()
+            .is_some_and(|previous| previous.raw.trim() == attempt.raw.trim())
+    }
+
+    /// Ends the run on a repeated reply, which carries the previous
+    /// reply's problems.
+    fn stop_on_repeat(mut self, mut attempt: Attempt) -> ThinkError {
+        attempt.kind = AttemptKind::Repeated;
+        attempt.problems = self.attempts.last().and_then(|a| a.problems.clone());
+        self.record(attempt);
+        self.fail(ThinkErrorKind::RepeatedReply)
+    }
+
+    /// Reads the attempt's reply: a value, or the message to send back
+    /// (the problems are written into the attempt).
+    fn read(&mut self, attempt: &mut Attempt) -> Result<Accepted<U>, String> {
+        let truncated = attempt.finish_reason == Some(FinishReason::Length);
+        match self.reader.read(&attempt.raw, attempt.number, truncated) {
+            Verdict::Value {
+                value,
+                kind,
+                answer,
+                json,
+            } => Ok(Accepted {
+                value,
+                kind,
+                answer,
+                json,
+            }),
+            Verdict::Rejected { problems, message } => {
+                attempt.problems = Some(problems);
+                Err(message)
+            }
+            Verdict::Truncated { message } => {
+                attempt.kind = AttemptKind::Truncated;
+                Err(message)
+            }
+        }
+    }
+
+    /// The run ends with a value.
+    fn finish(mut self, mut attempt: Attempt, accepted: Accepted<U>) -> Outcome<U> {
+        attempt.kind = accepted.kind;
+        attempt.json = accepted.json;
+        let ending = match (accepted.kind, attempt.number) {
+            (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
+            (_, 1) => Ending::FirstTry,
+            (_, n) => Ending::Reasked(n - 1),
+        };
+        let sources = if accepted.kind == AttemptKind::Merged {
+            self.reader.sources()
+        } else {
+            Vec::new()
+        };
+        self.record(attempt);
+        Outcome {
+            value: accepted.value,
+            attempts: self.attempts,
+            usage: self.budget.used(),
+            transcript: self.conversation.into_transcript(),
+            ending,
+            sources,
+            elapsed: self.budget.elapsed(),
+            prompt: self.prompt,
+            final_reply: accepted.answer,
+        }
+    }
+
+    /// Puts the failed reply and `message` into the conversation for the
+    /// next request.
+    fn send_back(&mut self, mut attempt: Attempt, message: String) {
+        self.conversation.send_back(&attempt.raw, &message);
+        attempt.sent_back = Some(message);
+        self.record(attempt);
+    }
+
+    /// The run ends during a call that got no reply.
+    fn stopped(&mut self, number: usize, stop: Stop, call: Option<FailedCall>) -> ThinkError {
+        let kind = match stop {
+            Stop::Budget(limit) => {
+                tracing::warn!(attempt = number, %limit, "twr budget exhausted");
+                ThinkErrorKind::Budget { limit }
+            }
+            Stop::Model(source) => {
+                let retries = call
+                    .as_ref()
+                    .map_or(0, |call| call.failures.len().saturating_sub(1))
+                    as u32;
+                tracing::warn!(attempt = number, retries, error = %source, "twr model call failed");
+                ThinkErrorKind::Model { source, retries }
+            }
+        };
+        let attempts = std::mem::take(&mut self.attempts);
+        ThinkError::new(kind, attempts, call, self.budget.used())
+    }
+
+    /// The run ends without a value, between calls.
+    fn fail(self, kind: ThinkErrorKind) -> ThinkError {
+        if let ThinkErrorKind::Budget { limit } = &kind {
+            tracing::warn!(attempt = self.attempts.len(), %limit, "twr budget exhausted");
+        }
+        ThinkError::new(kind, self.attempts, None, self.budget.used())
+    }
+
+    /// Emits the attempt's event, calls the hook and appends the entry.
+    fn record(&mut self, attempt: Attempt) {
+        self.think.record(&attempt);
+        self.attempts.push(attempt);
+    }
+}
