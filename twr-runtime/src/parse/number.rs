@@ -1,18 +1,122 @@
-//! Numbers: one number, with separators, a sign, units and currency around it.
+//! Numbers: one number, with separators, a sign, a scale, units and
+//! currency around it.
+//!
+//! A number is read exactly or not at all. `-$1.5k` is -1500: the sign may
+//! stand before or after the currency (`-$20`, `$-20`, `−€5` with the
+//! Unicode minus), and a scale written after the digits multiplies them
+//! (`k`/`K`, `M`, `bn`, `thousand`, `million`, `billion`, `dozen`, `万`,
+//! `亿`, ...). A suffix that could be a scale or a unit (`5 K` is 5 kelvin or
+//! 5000, `2b` is bits or billions) is feedback rather than a guess. Lowercase
+//! `m` is metres or minutes (`5m` is 5) unless money is meant (`$5m`,
+//! `5m dollars` are 5 000 000); uppercase `M` is million.
+//!
+//! Written by hand: number-parsing crates read one number from a whole
+//! string, while a section holds prose around it; this reader finds the
+//! number in one pass and keeps it as decimal digits, so scaling is exact.
 
 use super::value::{excerpt, Expected, SectionValue, ValueError};
 use crate::vocab::ValueKind;
 
-/// One number written in the text, normalised for Rust's parsers.
+/// One number written in the text: `negative × digits × 10^exp`, exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Number {
-    /// Sign, digits without separators, `.` and fraction, exponent: `-1200.5`.
-    text: String,
-    /// Whether it has a non-zero fraction or an exponent.
-    fractional: bool,
-    /// The same value written canonically, to tell distinct numbers apart
-    /// (`6` and `6.0` are one number).
-    canonical: String,
+    negative: bool,
+    /// Significant digits, ASCII, without leading or trailing zeros; empty
+    /// for zero. With `exp`, one spelling per value, so `6`, `6.0`, `06`
+    /// and `0.006k` compare equal.
+    digits: String,
+    /// The power of ten the digits are multiplied by.
+    exp: i64,
+    /// A suffix that may be a scale or a unit: the value is not known.
+    ambiguous: bool,
+}
+
+impl Number {
+    fn new(negative: bool, int: &str, fraction: &str, exp: i64) -> Number {
+        let mut digits = String::with_capacity(int.len() + fraction.len());
+        digits.push_str(int.trim_start_matches('0'));
+        let mut exp = exp.saturating_sub(fraction.len() as i64);
+        if digits.is_empty() {
+            // `0.05`: the fraction's leading zeros are not significant.
+            digits.push_str(fraction.trim_start_matches('0'));
+        } else {
+            digits.push_str(fraction);
+        }
+        let significant = digits.trim_end_matches('0').len();
+        exp = exp.saturating_add((digits.len() - significant) as i64);
+        digits.truncate(significant);
+        let zero = digits.is_empty();
+        Number {
+            negative: negative && !zero,
+            digits,
+            exp: if zero { 0 } else { exp },
+            ambiguous: false,
+        }
+    }
+
+    /// The number times `10^power`.
+    fn scale(&mut self, power: i64) {
+        if !self.digits.is_empty() {
+            self.exp = self.exp.saturating_add(power);
+        }
+    }
+
+    /// The number times 12 (a dozen), exactly: schoolbook multiplication on
+    /// the digits.
+    fn times_twelve(&mut self) {
+        let mut carry = 0u32;
+        let mut out: Vec<u8> = Vec::with_capacity(self.digits.len() + 2);
+        for b in self.digits.bytes().rev() {
+            let v = u32::from(b - b'0') * 12 + carry;
+            out.push(b'0' + (v % 10) as u8);
+            carry = v / 10;
+        }
+        while carry > 0 {
+            out.push(b'0' + (carry % 10) as u8);
+            carry /= 10;
+        }
+        out.reverse();
+        let text: String = out.into_iter().map(char::from).collect();
+        *self = Number {
+            ambiguous: self.ambiguous,
+            ..Number::new(self.negative, &text, "", self.exp)
+        };
+    }
+
+    /// The value as an integer literal (`-1500000`), or `None` when it has a
+    /// fraction. `Err` when it has more digits than any integer type holds.
+    fn whole(&self) -> Result<Option<String>, ()> {
+        if self.exp < 0 {
+            return Ok(None);
+        }
+        // u128::MAX has 39 digits: anything longer overflows every type,
+        // and is never written out (`1e999999999` stays small in memory).
+        let len = (self.digits.len() as i64).saturating_add(self.exp);
+        if len > 40 {
+            return Err(());
+        }
+        let mut text = String::with_capacity(len as usize + 1);
+        if self.negative {
+            text.push('-');
+        }
+        if self.digits.is_empty() {
+            text.push('0');
+        } else {
+            text.push_str(&self.digits);
+            text.extend(std::iter::repeat_n('0', self.exp as usize));
+        }
+        Ok(Some(text))
+    }
+
+    /// The value in scientific notation for Rust's float parser, which
+    /// rounds correctly: `-15e5`.
+    fn scientific(&self) -> String {
+        if self.digits.is_empty() {
+            return "0".to_owned();
+        }
+        let sign = if self.negative { "-" } else { "" };
+        format!("{sign}{}e{}", self.digits, self.exp)
+    }
 }
 
 /// The numbers in `content`. Stops after two distinct ones: a section with
@@ -30,10 +134,10 @@ fn numbers(content: &str) -> Vec<Number> {
             i += 1;
             continue;
         }
-        let negative = is_negative_sign(content, i);
-        let (number, end) = read_number(bytes, i, negative);
-        i = end;
-        if !found.iter().any(|n| n.canonical == number.canonical) {
+        let before = prefix(&content[..i]);
+        let (mut number, end) = read_number(bytes, i, before.negative);
+        i = suffix(content, end, before.currency, &mut number);
+        if !found.contains(&number) {
             found.push(number);
             if found.len() == 2 {
                 break;
@@ -43,18 +147,60 @@ fn numbers(content: &str) -> Vec<Number> {
     found
 }
 
-/// Whether the number starting at `at` is preceded by a minus sign that is
-/// not a hyphen inside a word (`COVID-19`) or a range (`6-8`).
-fn is_negative_sign(content: &str, at: usize) -> bool {
-    let before = &content[..at];
-    let rest = before
-        .strip_suffix('-')
-        .or_else(|| before.strip_suffix('−'))
-        .or_else(|| before.strip_suffix('－'));
-    match rest {
-        Some(rest) => !rest.chars().next_back().is_some_and(char::is_alphanumeric),
-        None => false,
+/// Currency symbols that may stand between a sign and the digits.
+const CURRENCY: &[char] = &[
+    '$', '€', '£', '¥', '￥', '₹', '₩', '₽', '₺', '₫', '₪', '฿', '₱', '₦', '₴', '¢', '₿',
+];
+
+/// Minus signs: ASCII hyphen-minus, the Unicode minus (U+2212), the
+/// full-width one, and the en dash that typesetting puts for a minus.
+const MINUS: &[char] = &['-', '−', '－', '–'];
+
+/// Words for a minus sign, before the number (and its currency).
+const MINUS_WORDS: &[&str] = &["minus ", "negative ", "负", "零下"];
+
+/// What stands before a number's digits.
+struct Before {
+    negative: bool,
+    currency: bool,
+}
+
+/// The sign and currency written right before a number: `-20`, `$-20`,
+/// `-$20`, `−€5`, `minus $5`, `负5`. A hyphen inside a word (`COVID-19`) or
+/// a range (`6-8`) is not a sign.
+fn prefix(before: &str) -> Before {
+    // The sign stands apart when what precedes it is not a letter or digit.
+    let signed = |rest: &str| -> Option<bool> {
+        let rest = rest.strip_suffix(MINUS).map(|r| (r, true)).or_else(|| {
+            rest.strip_suffix(['+', '＋']).map(|r| (r, false))
+        })?;
+        (!rest.0.chars().next_back().is_some_and(char::is_alphanumeric)).then_some(rest.1)
+    };
+    let minus_word = |rest: &str| {
+        MINUS_WORDS.iter().any(|word| {
+            let len = word.len();
+            rest.len() >= len
+                && rest.is_char_boundary(rest.len() - len)
+                && rest[rest.len() - len..].eq_ignore_ascii_case(word)
+                && !rest[..rest.len() - len]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+        })
+    };
+    // `$-20`: the sign right before the digits, the currency before it.
+    if let Some(negative) = signed(before) {
+        let rest = &before[..before.len() - before.chars().next_back().map_or(0, char::len_utf8)];
+        return Before {
+            negative,
+            currency: rest.ends_with(CURRENCY),
+        };
     }
+    // `-$20`: the currency right before the digits, the sign before it.
+    let rest = before.trim_end_matches(CURRENCY);
+    let currency = rest.len() < before.len();
+    let negative = signed(rest).unwrap_or_else(|| minus_word(rest));
+    Before { negative, currency }
 }
 
 /// Reads the number starting at `start`: digits with `,` (thousands) or `_`
@@ -85,50 +231,210 @@ fn read_number(bytes: &[u8], start: usize, negative: bool) -> (Number, usize) {
             i += 1;
         }
     }
-    let mut exponent = String::new();
+    let mut exp: i64 = 0;
     if matches!(bytes.get(i), Some(b'e' | b'E')) {
         let sign = matches!(bytes.get(i + 1), Some(b'+' | b'-'));
         let first = i + 1 + usize::from(sign);
         if digit(first) {
-            exponent.push('e');
-            if bytes[i + 1] == b'-' {
-                exponent.push('-');
-            }
+            let minus = bytes[i + 1] == b'-';
             i = first;
             while digit(i) {
-                exponent.push(bytes[i] as char);
+                exp = exp
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(bytes[i] - b'0'));
                 i += 1;
+            }
+            if minus {
+                exp = -exp;
             }
         }
     }
-    let int = if int.is_empty() { "0".to_owned() } else { int };
-    let fraction_digits = fraction.trim_end_matches('0');
-    let int_digits = int.trim_start_matches('0');
-    let int_digits = if int_digits.is_empty() {
-        "0"
-    } else {
-        int_digits
-    };
-    let zero = int_digits == "0" && fraction_digits.is_empty();
-    let sign = if negative && !zero { "-" } else { "" };
-    let mut canonical = format!("{sign}{int_digits}");
-    if !fraction_digits.is_empty() {
-        canonical.push('.');
-        canonical.push_str(fraction_digits);
+    (Number::new(negative, &int, &fraction, exp), i)
+}
+
+/// How a suffix after the digits reads.
+#[derive(Clone, Copy)]
+enum Suffix {
+    /// Times ten to this power.
+    Power(i64),
+    /// Times twelve.
+    Dozen,
+    /// A scale with money, else a unit: lowercase `m` (metres, minutes).
+    PowerWithMoney(i64),
+    /// A scale with money, else unknown: `2b` (bits or billions), `5 K`.
+    PowerOrUnknown(i64),
+}
+
+/// A suffix glued to the digits, matched with its case: `3k`, `1.5M`,
+/// `$5m`, `2bn`.
+fn glued(word: &str) -> Option<Suffix> {
+    Some(match word {
+        "k" | "K" => Suffix::Power(3),
+        "M" | "MM" | "mn" | "Mn" | "mln" => Suffix::Power(6),
+        "m" => Suffix::PowerWithMoney(6),
+        "B" | "bn" | "Bn" | "BN" | "bln" => Suffix::Power(9),
+        "b" => Suffix::PowerOrUnknown(9),
+        "tn" | "Tn" => Suffix::Power(12),
+        "T" => Suffix::PowerOrUnknown(12),
+        _ => return spelled(&word.to_lowercase()),
+    })
+}
+
+/// A scale written as a word after a space, any case: `2.5 million`,
+/// `2 dozen`, `5 bn`. A single letter after a space is a unit more often
+/// than a scale (`300 K`, `5 M`), so it counts only with money.
+fn spaced(word: &str) -> Option<Suffix> {
+    match word {
+        "k" | "K" => Some(Suffix::PowerOrUnknown(3)),
+        "M" => Some(Suffix::PowerOrUnknown(6)),
+        "m" => Some(Suffix::PowerWithMoney(6)),
+        "B" | "b" => Some(Suffix::PowerOrUnknown(9)),
+        "T" => Some(Suffix::PowerOrUnknown(12)),
+        _ => spelled(&word.to_lowercase()),
     }
-    canonical.push_str(&exponent);
-    let mut text = format!("{sign}{int}");
-    if !fraction.is_empty() {
-        text.push('.');
-        text.push_str(&fraction);
+}
+
+/// Scale words, lowercase.
+fn spelled(word: &str) -> Option<Suffix> {
+    Some(match word {
+        "hundred" | "hundreds" => Suffix::Power(2),
+        "thousand" | "thousands" | "grand" => Suffix::Power(3),
+        "lakh" | "lakhs" => Suffix::Power(5),
+        "million" | "millions" | "mn" | "mln" | "mio" => Suffix::Power(6),
+        "crore" | "crores" => Suffix::Power(7),
+        "billion" | "billions" | "bn" | "bln" => Suffix::Power(9),
+        "trillion" | "trillions" | "tn" => Suffix::Power(12),
+        "dozen" | "dozens" => Suffix::Dozen,
+        _ => return None,
+    })
+}
+
+/// Words after a number that say it is money: `5m dollars`.
+fn money_word(word: &str) -> bool {
+    matches!(
+        word.to_lowercase().as_str(),
+        "dollar"
+            | "dollars"
+            | "usd"
+            | "euro"
+            | "euros"
+            | "eur"
+            | "pound"
+            | "pounds"
+            | "gbp"
+            | "yen"
+            | "jpy"
+            | "yuan"
+            | "rmb"
+            | "cny"
+            | "rupees"
+            | "inr"
+    ) || word.starts_with(['元', '美'])
+}
+
+/// Chinese scale characters glued to the digits: `3万`, `1.5亿`, `2千万`.
+/// `千` before a unit of measure is the prefix kilo- (`3千米` is 3 km).
+fn chinese_scale(c: char, next: Option<char>) -> Option<Option<i64>> {
+    match c {
+        '百' => Some(Some(2)),
+        '千' if next.is_some_and(|n| "米克瓦赫卡焦帕伏".contains(n)) => None,
+        '千' => Some(Some(3)),
+        '万' | '萬' => Some(Some(4)),
+        '亿' | '億' => Some(Some(8)),
+        // 10^6 on the mainland, 10^12 in Taiwan and Japan.
+        '兆' => Some(None),
+        _ => None,
     }
-    text.push_str(&exponent);
-    let number = Number {
-        text,
-        fractional: !fraction_digits.is_empty() || !exponent.is_empty(),
-        canonical,
+}
+
+/// A character glued to the digits that changes the value in a way not
+/// read here: `1½`, `10²`.
+fn glued_figure(c: char) -> bool {
+    matches!(c, '¼' | '½' | '¾' | '²' | '³' | '¹' | '\u{2070}'..='\u{2079}' | '\u{2150}'..='\u{215F}')
+}
+
+/// The end of the alphabetic word starting at `at`.
+fn word_end(content: &str, at: usize) -> usize {
+    content[at..]
+        .find(|c: char| !c.is_alphabetic())
+        .map_or(content.len(), |n| at + n)
+}
+
+/// Reads the scale after the digits ending at `at` into `number`; returns
+/// where the number, scale included, ends.
+fn suffix(content: &str, at: usize, money_before: bool, number: &mut Number) -> usize {
+    let mut pending: Vec<Suffix> = Vec::new();
+    let mut i = at;
+    let mut chars = content[i..].chars();
+    match chars.next() {
+        Some(c) if glued_figure(c) => {
+            number.ambiguous = true;
+            return i + c.len_utf8();
+        }
+        Some(c) if chinese_scale(c, chars.clone().next()).is_some() => {
+            // `2千万`: each character multiplies.
+            let mut chars = content[i..].chars().peekable();
+            while let Some(c) = chars.next() {
+                match chinese_scale(c, chars.peek().copied()) {
+                    Some(Some(power)) => pending.push(Suffix::Power(power)),
+                    Some(None) => number.ambiguous = true,
+                    None => break,
+                }
+                i += c.len_utf8();
+            }
+        }
+        Some(c) if c.is_alphabetic() => {
+            let end = word_end(content, i);
+            if let Some(s) = glued(&content[i..end]) {
+                pending.push(s);
+                i = end;
+            } else {
+                // A unit (`5kg`, `3km`, `2nd`): the digits are the value.
+                return i;
+            }
+        }
+        _ => {}
+    }
+    // Scale words after a space: `2.5 million`, `1 hundred thousand`.
+    loop {
+        let gap = content[i..]
+            .find(|c: char| c != ' ' && c != '\u{a0}')
+            .unwrap_or(content.len() - i);
+        if gap == 0 {
+            break;
+        }
+        let start = i + gap;
+        let end = word_end(content, start);
+        // `5 T-shirts`, `3 M&Ms`: a letter starting a compound is no scale.
+        let compound = content[end..].starts_with(['-', '\'', '’', '&']);
+        match spaced(&content[start..end]) {
+            Some(s) if end > start && !compound => {
+                pending.push(s);
+                i = end;
+            }
+            _ => break,
+        }
+    }
+    let money = money_before || {
+        let start = content[i..]
+            .find(|c: char| c != ' ' && c != '\u{a0}')
+            .map_or(content.len(), |n| i + n);
+        let end = content[start..]
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(content.len(), |n| start + n);
+        money_word(&content[start..end])
     };
-    (number, i)
+    for s in pending {
+        match s {
+            Suffix::Power(p) => number.scale(p),
+            Suffix::Dozen => number.times_twelve(),
+            Suffix::PowerWithMoney(p) if money => number.scale(p),
+            Suffix::PowerWithMoney(_) => {}
+            Suffix::PowerOrUnknown(p) if money => number.scale(p),
+            Suffix::PowerOrUnknown(_) => number.ambiguous = true,
+        }
+    }
+    i
 }
 
 /// The single number of `content`, or why there is none.
@@ -138,7 +444,7 @@ fn single_number(content: &str, expected: impl Fn() -> Expected) -> Result<Numbe
         return Err(ValueError::Empty);
     }
     let mut found = numbers(content);
-    if found.len() == 1 {
+    if found.len() == 1 && !found[0].ambiguous {
         Ok(found.remove(0))
     } else {
         Err(ValueError::Invalid {
@@ -150,22 +456,14 @@ fn single_number(content: &str, expected: impl Fn() -> Expected) -> Result<Numbe
 
 macro_rules! integer {
     ($($t:ty),*) => {$(
-        /// A single whole number: `6`, `6 weeks`, `$1,200`, `-3`, `6.0`.
+        /// A single whole number: `6`, `6 weeks`, `$1,200`, `-3`, `6.0`,
+        /// `1.5M` (1500000), `2 dozen` (24).
         impl SectionValue for $t {
             const KIND: ValueKind = ValueKind::Integer;
 
             fn parse_section(content: &str) -> Result<Self, ValueError> {
                 let number = single_number(content, || Expected::WholeNumber)?;
-                let whole = if number.fractional {
-                    // `1e3` is whole; `1.5` is not.
-                    match number.text.parse::<f64>() {
-                        Ok(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => format!("{v:.0}"),
-                        _ => return Err(ValueError::invalid(Expected::WholeNumber, content)),
-                    }
-                } else {
-                    number.text.split('.').next().unwrap_or_default().to_owned()
-                };
-                whole.parse::<$t>().map_err(|_| {
+                let out_of_range = || {
                     ValueError::invalid(
                         Expected::WholeNumberBetween {
                             min: <$t>::MIN.to_string(),
@@ -173,7 +471,13 @@ macro_rules! integer {
                         },
                         content,
                     )
-                })
+                };
+                match number.whole() {
+                    Ok(Some(whole)) => whole.parse::<$t>().map_err(|_| out_of_range()),
+                    // `1.5 weeks`, `1.2345k`
+                    Ok(None) => Err(ValueError::invalid(Expected::WholeNumber, content)),
+                    Err(()) => Err(out_of_range()),
+                }
             }
         }
     )*};
@@ -183,13 +487,13 @@ integer!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
 macro_rules! float {
     ($($t:ty),*) => {$(
-        /// A single number: `2.5`, `$1,200.50`, `-0.3 °C`, `15%`.
+        /// A single number: `2.5`, `$1,200.50`, `-0.3 °C`, `15%`, `$3.5bn`.
         impl SectionValue for $t {
             const KIND: ValueKind = ValueKind::Float;
 
             fn parse_section(content: &str) -> Result<Self, ValueError> {
                 let number = single_number(content, || Expected::Number)?;
-                match number.text.parse::<$t>() {
+                match number.scientific().parse::<$t>() {
                     Ok(value) if value.is_finite() => Ok(value),
                     _ => Err(ValueError::invalid(Expected::Number, content)),
                 }
@@ -293,5 +597,158 @@ mod tests {
         assert_eq!(numbers("6 and 6.0 and 06").len(), 1);
         assert_eq!(numbers("-0 and 0").len(), 1);
         assert_eq!(numbers("1, 2, 3").len(), 2);
+    }
+
+    fn invalid(expected: Expected, found: &str) -> Result<u64, ValueError> {
+        Err(ValueError::invalid(expected, found))
+    }
+
+    #[test]
+    fn the_sign_is_kept_wherever_the_currency_sits() {
+        assert_eq!(i32::parse_section("-$20"), Ok(-20));
+        assert_eq!(i32::parse_section("$-20"), Ok(-20));
+        assert_eq!(i32::parse_section("−$20"), Ok(-20));
+        assert_eq!(i32::parse_section("−€5 refund"), Ok(-5));
+        assert_eq!(i32::parse_section("－¥300"), Ok(-300));
+        assert_eq!(i32::parse_section("Balance: –£12"), Ok(-12));
+        assert_eq!(i32::parse_section("+$20"), Ok(20));
+        assert_eq!(i32::parse_section("US$-7"), Ok(-7));
+        assert_eq!(f64::parse_section("-$1,200.50"), Ok(-1200.5));
+        assert_eq!(i32::parse_section("minus 5 °C"), Ok(-5));
+        assert_eq!(i32::parse_section("Negative $40"), Ok(-40));
+        assert_eq!(i32::parse_section("负5"), Ok(-5));
+        assert_eq!(i32::parse_section("零下5度"), Ok(-5));
+        // A hyphen after a word or a number is no sign.
+        assert_eq!(i32::parse_section("Item-$5"), Ok(5));
+        assert_eq!(i32::parse_section("Dominus 5"), Ok(5));
+        let between = Expected::WholeNumberBetween {
+            min: "0".to_owned(),
+            max: "4294967295".to_owned(),
+        };
+        assert_eq!(
+            u32::parse_section("-$20"),
+            Err(ValueError::invalid(between, "-$20"))
+        );
+    }
+
+    #[test]
+    fn scales_multiply_exactly() {
+        assert_eq!(u64::parse_section("$1.5k"), Ok(1_500));
+        assert_eq!(u64::parse_section("3k"), Ok(3_000));
+        assert_eq!(u64::parse_section("12K users"), Ok(12_000));
+        assert_eq!(u64::parse_section("$3.5bn"), Ok(3_500_000_000));
+        assert_eq!(u64::parse_section("2.5 million"), Ok(2_500_000));
+        assert_eq!(u64::parse_section("2 dozen"), Ok(24));
+        assert_eq!(u64::parse_section("1.25 dozen eggs"), Ok(15));
+        assert_eq!(u32::parse_section("1.5M"), Ok(1_500_000));
+        assert_eq!(u64::parse_section("7B parameters"), Ok(7_000_000_000));
+        assert_eq!(u64::parse_section("2 Billion"), Ok(2_000_000_000));
+        assert_eq!(u64::parse_section("1 hundred thousand"), Ok(100_000));
+        assert_eq!(u64::parse_section("5 grand"), Ok(5_000));
+        assert_eq!(u64::parse_section("3 lakh"), Ok(300_000));
+        assert_eq!(u64::parse_section("1.2 crore"), Ok(12_000_000));
+        assert_eq!(u64::parse_section("$2tn"), Ok(2_000_000_000_000));
+        assert_eq!(u64::parse_section("3万"), Ok(30_000));
+        assert_eq!(u64::parse_section("1.5亿人"), Ok(150_000_000));
+        assert_eq!(u64::parse_section("2千万元"), Ok(20_000_000));
+        assert_eq!(u64::parse_section("3千人"), Ok(3_000));
+        assert_eq!(i64::parse_section("-$1.5k"), Ok(-1_500));
+        assert_eq!(i64::parse_section("−2.5 million"), Ok(-2_500_000));
+        assert_eq!(u64::parse_section("5k (5,000)"), Ok(5_000));
+        assert_eq!(f64::parse_section("$3.5bn"), Ok(3.5e9));
+        assert_eq!(f64::parse_section("1.2345k"), Ok(1234.5));
+        assert_eq!(f64::parse_section("0.1 dozen"), Ok(1.2));
+        assert_eq!(f32::parse_section("2.5 million"), Ok(2.5e6));
+    }
+
+    #[test]
+    fn units_that_look_like_scales_are_units() {
+        assert_eq!(u32::parse_section("5kg"), Ok(5));
+        assert_eq!(u32::parse_section("3 km"), Ok(3));
+        assert_eq!(u32::parse_section("3千米"), Ok(3));
+        assert_eq!(u32::parse_section("20MB"), Ok(20));
+        assert_eq!(u32::parse_section("5 T-shirts"), Ok(5));
+        // Lowercase m is metres or minutes, unless money is meant.
+        assert_eq!(u32::parse_section("15m"), Ok(15));
+        assert_eq!(u32::parse_section("400 m"), Ok(400));
+        assert_eq!(u64::parse_section("$5m"), Ok(5_000_000));
+        assert_eq!(u64::parse_section("€2.5 m"), Ok(2_500_000));
+        assert_eq!(u64::parse_section("5m dollars"), Ok(5_000_000));
+        assert_eq!(u64::parse_section("$300 K"), Ok(300_000));
+    }
+
+    #[test]
+    fn a_scale_or_unit_that_cannot_be_told_apart_is_feedback() {
+        for text in ["300 K", "5 M", "2b", "4T", "5兆", "1½ hours", "10²"] {
+            assert_eq!(
+                u64::parse_section(text),
+                invalid(Expected::WholeNumber, text),
+                "{text}"
+            );
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_scaled_number_that_is_not_whole_or_too_big_is_feedback() {
+        assert_eq!(
+            u64::parse_section("1.2345k"),
+            invalid(Expected::WholeNumber, "1.2345k")
+        );
+        assert_eq!(
+            u32::parse_section("0.1 dozen"),
+            Err(ValueError::invalid(Expected::WholeNumber, "0.1 dozen"))
+        );
+        let between = |min: &str, max: &str| Expected::WholeNumberBetween {
+            min: min.to_owned(),
+            max: max.to_owned(),
+        };
+        assert_eq!(
+            u32::parse_section("5 billion"),
+            Err(ValueError::invalid(between("0", "4294967295"), "5 billion"))
+        );
+        assert_eq!(
+            i8::parse_section("-1k"),
+            Err(ValueError::invalid(between("-128", "127"), "-1k"))
+        );
+        assert_eq!(
+            u128::parse_section("1e40"),
+            Err(ValueError::invalid(
+                between("0", "340282366920938463463374607431768211455"),
+                "1e40"
+            ))
+        );
+        assert_eq!(
+            u128::parse_section("1e38"),
+            Ok(100_000_000_000_000_000_000_000_000_000_000_000_000)
+        );
+        // A huge exponent is never written out.
+        assert_eq!(
+            u64::parse_section("1e999999999999999999999"),
+            Err(ValueError::invalid(
+                between("0", "18446744073709551615"),
+                "1e999999999999999999999"
+            ))
+        );
+        assert_eq!(
+            f64::parse_section("1e999999999999999999999"),
+            Err(ValueError::invalid(Expected::Number, "1e999999999999999999999"))
+        );
+        assert_eq!(f64::parse_section("1e-999999999999999999999"), Ok(0.0));
+    }
+
+    #[test]
+    fn ranges_of_scaled_numbers_are_two_numbers() {
+        for text in ["5k-10k", "$5k–$10k", "1.5M to 2M", "3万-5万"] {
+            assert_eq!(
+                u64::parse_section(text),
+                invalid(Expected::WholeNumber, text),
+                "{text}"
+            );
+        }
     }
 }
