@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use super::hints::{inline_mention, near_misses};
 use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
-use super::value::strip_decoration;
+use super::value::{not_applicable_marker, strip_decoration};
 use crate::feedback::Feedback;
 use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
 
@@ -230,21 +230,7 @@ impl<'a> Collector<'a> {
 
 /// `N/A`, `None`, `无`, `-`: the content says the section does not apply.
 fn not_applicable(content: &str) -> bool {
-    let bare = strip_decoration(content).to_lowercase();
-    matches!(
-        bare.as_str(),
-        "" | "n/a"
-            | "na"
-            | "n.a"
-            | "none"
-            | "null"
-            | "nil"
-            | "not applicable"
-            | "无"
-            | "没有"
-            | "暂无"
-            | "不适用"
-    )
+    strip_decoration(content).is_empty() || not_applicable_marker(content)
 }
 
 /// Codec: `#[section(from_str)]`; the error's text becomes the feedback.

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::value::{excerpt, Expected, SectionValue, ValueError};
+use super::value::{excerpt, not_applicable_marker, Expected, SectionValue, ValueError};
 use crate::vocab::ValueKind;
 
 /// One line of a list section.
@@ -125,10 +125,15 @@ fn join<'a>(lines: &[Line<'a>]) -> Cow<'a, str> {
 }
 
 /// A list: each item is read as `T`; a bad item is named by its position.
+/// A section that is only `N/A`, `None.` or `无` is the empty list, not a
+/// list of that one word.
 impl<T: SectionValue> SectionValue for Vec<T> {
     const KIND: ValueKind = ValueKind::List(&T::KIND);
 
     fn parse_section(content: &str) -> Result<Self, ValueError> {
+        if not_applicable_marker(content) {
+            return Ok(Vec::new());
+        }
         let items = items(content);
         if items.is_empty() {
             return Err(ValueError::Empty);
@@ -233,5 +238,27 @@ mod tests {
             <Vec<u32> as SectionValue>::KIND,
             ValueKind::List(&ValueKind::Integer)
         );
+    }
+
+    #[test]
+    fn a_section_that_is_only_a_not_applicable_marker_is_an_empty_list() {
+        for content in ["None.", "N/A", "**n/a**", "- None", "无", "Not applicable."] {
+            assert_eq!(
+                Vec::<String>::parse_section(content),
+                Ok(vec![]),
+                "{content}"
+            );
+            assert_eq!(Vec::<u32>::parse_section(content), Ok(vec![]), "{content}");
+        }
+        // A marker among items is an item; a marker with more is text.
+        assert_eq!(
+            Vec::<String>::parse_section("- Kyoto\n- None"),
+            Ok(vec!["Kyoto".to_owned(), "None".to_owned()])
+        );
+        assert_eq!(
+            Vec::<String>::parse_section("None of the above"),
+            Ok(vec!["None of the above".to_owned()])
+        );
+        assert_eq!(Vec::<String>::parse_section("-"), Err(ValueError::Empty));
     }
 }

@@ -171,10 +171,16 @@ struct Before {
 fn prefix(before: &str) -> Before {
     // The sign stands apart when what precedes it is not a letter or digit.
     let signed = |rest: &str| -> Option<bool> {
-        let rest = rest.strip_suffix(MINUS).map(|r| (r, true)).or_else(|| {
-            rest.strip_suffix(['+', '＋']).map(|r| (r, false))
-        })?;
-        (!rest.0.chars().next_back().is_some_and(char::is_alphanumeric)).then_some(rest.1)
+        let rest = rest
+            .strip_suffix(MINUS)
+            .map(|r| (r, true))
+            .or_else(|| rest.strip_suffix(['+', '＋']).map(|r| (r, false)))?;
+        (!rest
+            .0
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric))
+        .then_some(rest.1)
     };
     let minus_word = |rest: &str| {
         MINUS_WORDS.iter().any(|word| {
@@ -353,10 +359,11 @@ fn glued_figure(c: char) -> bool {
     matches!(c, '¼' | '½' | '¾' | '²' | '³' | '¹' | '\u{2070}'..='\u{2079}' | '\u{2150}'..='\u{215F}')
 }
 
-/// The end of the alphabetic word starting at `at`.
+/// The end of the ASCII word starting at `at`: scales are ASCII, and a
+/// Chinese unit may follow one directly (`5k元`, `2.5 million人`).
 fn word_end(content: &str, at: usize) -> usize {
     content[at..]
-        .find(|c: char| !c.is_alphabetic())
+        .find(|c: char| !c.is_ascii_alphabetic())
         .map_or(content.len(), |n| at + n)
 }
 
@@ -652,6 +659,10 @@ mod tests {
         assert_eq!(u64::parse_section("1.5亿人"), Ok(150_000_000));
         assert_eq!(u64::parse_section("2千万元"), Ok(20_000_000));
         assert_eq!(u64::parse_section("3千人"), Ok(3_000));
+        assert_eq!(u64::parse_section("5k元"), Ok(5_000));
+        assert_eq!(u64::parse_section("3K人"), Ok(3_000));
+        assert_eq!(u64::parse_section("2.5 million人"), Ok(2_500_000));
+        assert_eq!(u64::parse_section("5m元"), Ok(5_000_000));
         assert_eq!(i64::parse_section("-$1.5k"), Ok(-1_500));
         assert_eq!(i64::parse_section("−2.5 million"), Ok(-2_500_000));
         assert_eq!(u64::parse_section("5k (5,000)"), Ok(5_000));
@@ -736,7 +747,10 @@ mod tests {
         );
         assert_eq!(
             f64::parse_section("1e999999999999999999999"),
-            Err(ValueError::invalid(Expected::Number, "1e999999999999999999999"))
+            Err(ValueError::invalid(
+                Expected::Number,
+                "1e999999999999999999999"
+            ))
         );
         assert_eq!(f64::parse_section("1e-999999999999999999999"), Ok(0.0));
     }

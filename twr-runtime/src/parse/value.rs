@@ -75,7 +75,9 @@ const YES: &[&str] = &["yes", "true", "是", "是的", "对", "对的"];
 const NO: &[&str] = &["no", "false", "否", "不是", "不对"];
 
 /// yes/no, true/false, 是/否 (any case); the answer may be followed by a
-/// reason: `Yes, because ...`.
+/// reason: `Yes, because ...`. Two contradicting answers (`Yes and no`,
+/// `Yes/No`, `是不是`) are an error, as is anything before the answer
+/// (`not true`, `I think yes`).
 impl SectionValue for bool {
     const KIND: ValueKind = ValueKind::Bool;
 
@@ -90,26 +92,87 @@ impl SectionValue for bool {
             .find(|c: char| !c.is_alphanumeric())
             .unwrap_or(bare.len());
         let word = bare[..word_end].to_lowercase();
-        let answer = |word: &str| {
-            if YES.contains(&word) {
-                Some(true)
-            } else if NO.contains(&word) {
-                Some(false)
-            } else {
-                None
-            }
-        };
         // `是因为` has no separator after its first word: look at the first
         // character alone for Chinese answers.
-        let first_char = bare.chars().next().map(String::from).unwrap_or_default();
-        answer(&word)
-            .or_else(|| {
-                (first_char != word && matches!(first_char.as_str(), "是" | "否"))
-                    .then(|| answer(&first_char))
-                    .flatten()
-            })
-            .ok_or_else(|| ValueError::invalid(Expected::YesNo, content))
+        let first_char = bare.chars().next().map_or(0, char::len_utf8);
+        let (answer, end) = match yes_or_no(&word) {
+            Some(answer) => (answer, word_end),
+            None if first_char < word_end && bare.starts_with(['是', '否']) => {
+                (bare.starts_with('是'), first_char)
+            }
+            None => return Err(ValueError::invalid(Expected::YesNo, content)),
+        };
+        if contradicted(answer, &bare[end..]) {
+            return Err(ValueError::invalid(Expected::YesNo, content));
+        }
+        Ok(answer)
     }
+}
+
+/// The answer a word gives, lowercase.
+fn yes_or_no(word: &str) -> Option<bool> {
+    if YES.contains(&word) {
+        Some(true)
+    } else if NO.contains(&word) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Whether `tail`, the text right after an answer, starts with the opposite
+/// answer, maybe after `and`/`or`/`/`: `Yes and no`, `True/False`, `是也不是`,
+/// `是否`. A reason after a comma (`Yes, no problem`) is no second answer.
+fn contradicted(answer: bool, tail: &str) -> bool {
+    let mut rest = tail;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || "/／|&+、".contains(c));
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        if ["and", "or"].iter().any(|c| word.eq_ignore_ascii_case(c)) {
+            rest = &rest[end..];
+        } else if let Some(after) = ["或者", "还是", "也", "或", "和", "与"]
+            .iter()
+            .find_map(|c| rest.strip_prefix(c))
+        {
+            rest = after;
+        } else {
+            break;
+        }
+    }
+    let end = rest
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(rest.len());
+    match yes_or_no(&rest[..end].to_lowercase()) {
+        Some(other) => other != answer,
+        // Chinese runs words together: `是不是`.
+        None if answer => rest.starts_with(['否', '不']),
+        None => rest.starts_with(['是', '对']),
+    }
+}
+
+/// Whether `content` is only a marker saying the section does not apply:
+/// `N/A`, `None.`, `**n/a**`, `无`. Decoration alone (`-`) is no marker.
+pub(crate) fn not_applicable_marker(content: &str) -> bool {
+    let bare = strip_decoration(content);
+    // Every marker is short: a long section is never lowercased whole.
+    bare.len() <= 16
+        && matches!(
+            bare.to_lowercase().as_str(),
+            "n/a"
+                | "na"
+                | "n.a"
+                | "none"
+                | "null"
+                | "nil"
+                | "not applicable"
+                | "无"
+                | "没有"
+                | "暂无"
+                | "不适用"
+        )
 }
 
 /// `content` without surrounding markdown emphasis, quotes and punctuation:
@@ -172,5 +235,43 @@ mod tests {
             bool::parse_section("Nothing"),
             Err(ValueError::invalid(Expected::YesNo, "Nothing"))
         );
+    }
+
+    #[test]
+    fn contradicting_or_negated_answers_are_feedback() {
+        for text in [
+            "Yes and no.",
+            "yes or no",
+            "Yes/No",
+            "**True / False**",
+            "No and yes, it depends",
+            "是也不是",
+            "是不是",
+            "是否",
+            "是或否",
+            "否/是",
+            "not true",
+            "Not yes",
+            "I think yes",
+        ] {
+            assert_eq!(
+                bool::parse_section(text),
+                Err(ValueError::invalid(Expected::YesNo, text)),
+                "{text}"
+            );
+        }
+        // A reason after the answer may say no in other words.
+        for (text, answer) in [
+            ("Yes, no problem.", true),
+            ("Yes - there is no risk", true),
+            ("No, not at all", false),
+            ("No no no", false),
+            ("Yes and yes", true),
+            ("是，不过要早点出发", true),
+            ("是因为便宜", true),
+            ("不是，太远了", false),
+        ] {
+            assert_eq!(bool::parse_section(text), Ok(answer), "{text}");
+        }
     }
 }
