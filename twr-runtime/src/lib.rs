@@ -26,6 +26,7 @@ pub mod json;
 pub mod model;
 pub mod parse;
 pub mod prompt;
+mod reasoning;
 pub mod retry;
 pub mod scripted;
 pub mod sections;

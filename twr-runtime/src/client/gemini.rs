@@ -10,8 +10,8 @@ use tracing::Instrument;
 use super::http::{self, BodyReader, Options};
 use super::secret::ApiKey;
 use super::sse::{SseDecoder, SseEvent};
-use super::think_tags::ThinkSplitter;
 use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Role, Usage};
+use crate::reasoning::ThinkSplitter;
 
 /// The public endpoint.
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";

@@ -16,7 +16,6 @@ mod http;
 mod openai;
 mod secret;
 mod sse;
-mod think_tags;
 
 pub use gemini::Gemini;
 pub use openai::OpenAiCompatible;

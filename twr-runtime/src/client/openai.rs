@@ -10,8 +10,8 @@ use tracing::Instrument;
 use super::http::{self, BodyReader, Options};
 use super::secret::ApiKey;
 use super::sse::{SseDecoder, SseEvent};
-use super::think_tags::ThinkSplitter;
 use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Usage};
+use crate::reasoning::ThinkSplitter;
 
 /// A client for any OpenAI-compatible chat completions server.
 ///

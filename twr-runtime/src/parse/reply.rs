@@ -2,19 +2,19 @@
 //! code fence around the whole reply noticed.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
-/// The reply without its `<think>`/`<thinking>` blocks.
+use crate::reasoning::{outside_blocks, Policy};
+
+/// The reply without its `<think>`/`<thinking>` blocks
+/// ([`Policy::SECTIONS`]).
 ///
 /// Borrowed when what is left is one contiguous stretch of `raw` (no
 /// reasoning, or reasoning only before or after the answer, the usual case);
 /// owned only when reasoning sits between two parts of the answer.
 pub(crate) fn without_reasoning(raw: &str) -> Cow<'_, str> {
-    // Fast path: no tag at all, nothing to cut.
-    if find_tag(raw.as_bytes(), 0, false).is_none() && find_tag(raw.as_bytes(), 0, true).is_none() {
+    let Some(kept) = outside_blocks(raw, Policy::SECTIONS) else {
         return Cow::Borrowed(raw);
-    }
-    let kept = kept_ranges(raw);
+    };
     let mut non_blank = kept.iter().filter(|r| !raw[(*r).clone()].trim().is_empty());
     match (non_blank.next(), non_blank.next()) {
         (None, _) => Cow::Borrowed(""),
@@ -27,56 +27,6 @@ pub(crate) fn without_reasoning(raw: &str) -> Cow<'_, str> {
             Cow::Owned(text)
         }
     }
-}
-
-/// The byte ranges of `raw` outside reasoning blocks, in order.
-fn kept_ranges(raw: &str) -> Vec<Range<usize>> {
-    let bytes = raw.as_bytes();
-    let mut kept = Vec::new();
-    let mut cursor = 0;
-    // A closing tag before any opening one: the template put the opening tag
-    // in the prompt (DeepSeek-R1 style), so everything before it is reasoning.
-    let first_open = find_tag(bytes, 0, false).map(|(start, _)| start);
-    if let Some((start, end)) = find_tag(bytes, 0, true) {
-        if first_open.is_none_or(|open| start < open) {
-            cursor = end;
-        }
-    }
-    while let Some((open_start, open_end)) = find_tag(bytes, cursor, false) {
-        kept.push(cursor..open_start);
-        match find_tag(bytes, open_end, true) {
-            Some((_, close_end)) => cursor = close_end,
-            // An unclosed block runs to the end: the reply was cut off while
-            // the model was still thinking.
-            None => {
-                cursor = bytes.len();
-                break;
-            }
-        }
-    }
-    if cursor < bytes.len() {
-        kept.push(cursor..bytes.len());
-    }
-    kept
-}
-
-/// The next `<think>`/`<thinking>` (or, with `closing`, `</think>`/
-/// `</thinking>`) tag at or after `from`, ignoring ASCII case: its byte range.
-fn find_tag(bytes: &[u8], from: usize, closing: bool) -> Option<(usize, usize)> {
-    let name_at = if closing { 2 } else { 1 };
-    memchr::memchr_iter(b'<', &bytes[from..])
-        .map(|i| from + i)
-        .find_map(|start| {
-            let tag = &bytes[start..];
-            if closing && tag.get(1) != Some(&b'/') {
-                return None;
-            }
-            let name = tag.get(name_at..)?;
-            [&b"think>"[..], b"thinking>"]
-                .into_iter()
-                .find(|t| name.len() >= t.len() && name[..t.len()].eq_ignore_ascii_case(t))
-                .map(|t| (start, start + name_at + t.len()))
-        })
 }
 
 /// Whether `line` (already trimmed) opens or closes a code fence: three or
