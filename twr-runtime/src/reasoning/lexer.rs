@@ -42,30 +42,14 @@ struct Tag {
     name: Name,
 }
 
-/// Every tag, spelled in lowercase. None is a prefix of another.
-const TAGS: [Tag; 4] = [
-    Tag {
-        len: 7,
-        closing: false,
-        name: Name::Think,
-    },
-    Tag {
-        len: 10,
-        closing: false,
-        name: Name::Thinking,
-    },
-    Tag {
-        len: 8,
-        closing: true,
-        name: Name::Think,
-    },
-    Tag {
-        len: 11,
-        closing: true,
-        name: Name::Thinking,
-    },
+/// Every tag, spelled in lowercase: whether it closes, its name. None is a
+/// prefix of another.
+const TAGS: [(&[u8], bool, Name); 4] = [
+    (b"<think>", false, Name::Think),
+    (b"<thinking>", false, Name::Thinking),
+    (b"</think>", true, Name::Think),
+    (b"</thinking>", true, Name::Thinking),
 ];
-const SPELLINGS: [&[u8]; 4] = [b"<think>", b"<thinking>", b"</think>", b"</thinking>"];
 const LONGEST: usize = 11;
 
 /// What the bytes at a `<` are.
@@ -341,15 +325,19 @@ impl Lexer {
 
     fn match_tag(&self, bytes: &[u8]) -> Match {
         let mut partial = false;
-        for (tag, spelling) in TAGS.iter().zip(SPELLINGS) {
-            let n = bytes.len().min(tag.len);
+        for (spelling, closing, name) in TAGS {
+            let n = bytes.len().min(spelling.len());
             let same = if self.policy.ignore_case {
                 bytes[..n].eq_ignore_ascii_case(&spelling[..n])
             } else {
                 bytes[..n] == spelling[..n]
             };
-            if same && n == tag.len {
-                return Match::Tag(*tag);
+            if same && n == spelling.len() {
+                return Match::Tag(Tag {
+                    len: n,
+                    closing,
+                    name,
+                });
             }
             partial |= same;
         }
@@ -462,12 +450,10 @@ mod tests {
     fn count_tags(mut gap: &str) -> Option<usize> {
         let mut count = 0;
         while !gap.is_empty() {
-            let len = SPELLINGS
-                .iter()
-                .find(|s| {
-                    gap.len() >= s.len() && gap.as_bytes()[..s.len()].eq_ignore_ascii_case(s)
-                })?
-                .len();
+            let (spelling, ..) = TAGS.iter().find(|(s, ..)| {
+                gap.len() >= s.len() && gap.as_bytes()[..s.len()].eq_ignore_ascii_case(s)
+            })?;
+            let len = spelling.len();
             gap = &gap[len..];
             count += 1;
         }
