@@ -1,0 +1,914 @@
+//! The yield benchmark: how often does the loop end with a typed value?
+//!
+//! ```text
+//! cargo run --release --example yield -- --temperature 0.7 --attempts 3
+//! ```
+//!
+//! It runs 35 prompts of its own (25 to tune on, 10 held out) over five
+//! derived structs (lists, whole and fractional numbers, choices, yes/no,
+//! optional sections, validators) against the OpenAI-compatible server at
+//! `TWR_BASE_URL` (`TWR_MODEL` names the model, default
+//! `smollm2-135m-instruct`; `TWR_API_KEY` is sent when set), once per
+//! strategy, and prints for each strategy: the runs typed on the first
+//! try, the runs typed within the attempts allowed, the tokens spent per
+//! typed value (every token of every run, failed runs included, divided by
+//! the typed values) and how the other runs failed.
+//!
+//! Each run gets its own sampling seed (`--seed` plus the run's index),
+//! the same for every strategy, so strategies that send the same first
+//! request see the same first reply and differences are paired.
+//!
+//! Without `TWR_BASE_URL` it runs offline: real SmolLM2-135M replies
+//! recorded in `shared/samples/smollm2-135m.md` are replayed through the
+//! loop (the same replies whatever a strategy asks, so only the way
+//! replies are read differs), which shows the report and checks the
+//! benchmark itself in well under a second. Options (`--help`):
+//!
+//! ```text
+//! --temperature T   sampling temperature (default 0.7)
+//! --attempts N      format attempts per run (default 3)
+//! --max-tokens N    max_tokens of each request (default 512)
+//! --seed N          first sampling seed (default 1000)
+//! --repeat N        run every prompt N times, with other seeds (default 1)
+//! --set S           tune | heldout | all (default all)
+//! --limit N         only the first N prompts of the set
+//! --strategies A,B  strategies to run, by name (default all)
+//! --dump DIR        write every run's ledger to DIR/<strategy>.md
+//! ```
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use twr_runtime::{
+    Attempt, AttemptKind, ChatModel, Choice, FinishReason, OpenAiCompatible, Outcome, ProblemKind,
+    Reply, ScriptedModel, Sections, Think, ThinkError, Usage,
+};
+
+// ---------------------------------------------------------------------------
+// The structs asked for. Only `Trip` gives examples; the others show what
+// the guide does with none.
+
+/// A short trip plan.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct Trip {
+    /// What to see and do, one item per line.
+    #[section(example = "1. Fushimi Inari at dawn\n2. Kiyomizu-dera and Gion at dusk")]
+    plan: Vec<String>,
+    /// How many days the trip takes.
+    #[section(example = "3")]
+    days: u32,
+    /// The total budget per person, in US dollars.
+    #[section(example = "$600")]
+    budget: u32,
+}
+
+/// How hard a recipe is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Choice)]
+enum Difficulty {
+    Easy,
+    Medium,
+    Hard,
+}
+
+/// A recipe.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct Recipe {
+    /// The ingredients with their amounts.
+    ingredients: Vec<String>,
+    /// How many people it serves.
+    servings: u32,
+    /// How hard it is to make.
+    difficulty: Difficulty,
+    /// A tip for the cook.
+    tip: Option<String>,
+}
+
+/// The overall tone of a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Choice)]
+enum Sentiment {
+    Positive,
+    Negative,
+    Mixed,
+}
+
+/// A classified review.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct Review {
+    /// The overall tone of the review.
+    sentiment: Sentiment,
+    /// The rating the review deserves, from 1 to 5 stars.
+    #[section(validate = one_to_five)]
+    stars: u8,
+    /// The review summed up in one sentence.
+    summary: String,
+}
+
+fn one_to_five(stars: &u8) -> Result<(), String> {
+    if (1..=5).contains(stars) {
+        Ok(())
+    } else {
+        Err(format!("a rating is from 1 to 5 stars, not {stars}"))
+    }
+}
+
+/// A person's contact details taken from a text.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct Contact {
+    /// The person's full name.
+    name: String,
+    /// Their email address, if the text gives one.
+    email: Option<String>,
+    /// Their age in years, if the text gives it.
+    age: Option<u32>,
+    /// The city they live or work in, if the text says.
+    city: Option<String>,
+}
+
+/// A recommendation with its reasons.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct Decision {
+    /// Whether you recommend it.
+    recommend: bool,
+    /// The main reasons for your answer.
+    reasons: Vec<String>,
+    /// How sure you are, from 0 (a guess) to 1 (certain).
+    #[section(validate = zero_to_one)]
+    confidence: f64,
+}
+
+fn zero_to_one(confidence: &f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(confidence) {
+        Ok(())
+    } else {
+        Err(format!("confidence is from 0 to 1, not {confidence}"))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The prompts.
+
+/// Which struct a prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Task {
+    Trip,
+    Recipe,
+    Review,
+    Contact,
+    Decision,
+}
+
+/// One prompt of the benchmark.
+struct Prompt {
+    task: Task,
+    text: &'static str,
+    /// Held out: never looked at while tuning the loop's wording.
+    heldout: bool,
+}
+
+const fn tune(task: Task, text: &'static str) -> Prompt {
+    Prompt {
+        task,
+        text,
+        heldout: false,
+    }
+}
+
+const fn held(task: Task, text: &'static str) -> Prompt {
+    Prompt {
+        task,
+        text,
+        heldout: true,
+    }
+}
+
+const PROMPTS: &[Prompt] = &[
+    tune(Task::Trip, "Plan a 3-day trip to Kyoto."),
+    tune(Task::Recipe, "Give me a recipe for a simple tomato pasta."),
+    tune(
+        Task::Review,
+        "Classify this product review: 'The headphones sound great, but the battery died after two weeks.'",
+    ),
+    tune(
+        Task::Contact,
+        "Extract the contact details: 'Hi, I'm Maria Lopez, 34, you can write to maria.lopez@example.com.'",
+    ),
+    tune(
+        Task::Decision,
+        "Should a small bakery switch to a four-day work week?",
+    ),
+    tune(
+        Task::Trip,
+        "Plan a weekend in Lisbon for two friends on a tight budget.",
+    ),
+    tune(Task::Recipe, "How do I make pancakes for four people?"),
+    tune(
+        Task::Review,
+        "Review: 'Best pizza in town. Friendly staff, fast service. Will come back!' Classify it.",
+    ),
+    tune(
+        Task::Contact,
+        "Extract the contact details from this note: 'Call back John Smith from Leeds about the invoice.'",
+    ),
+    tune(
+        Task::Decision,
+        "Should I learn Rust or Go as my first systems language? Would you recommend Rust?",
+    ),
+    tune(
+        Task::Trip,
+        "Plan a 5-day family holiday in the Scottish Highlands.",
+    ),
+    tune(
+        Task::Recipe,
+        "Suggest a vegetarian curry I can cook on a weeknight.",
+    ),
+    tune(
+        Task::Review,
+        "Analyse this hotel review: 'The room was dirty and the staff ignored our complaints.'",
+    ),
+    tune(
+        Task::Contact,
+        "Who wrote this, and how can we reach them? 'Regards, Dr. Aiko Tanaka (aiko@tanaka-lab.jp), Osaka'",
+    ),
+    tune(
+        Task::Decision,
+        "Is it worth buying an electric car for a 10 km daily commute?",
+    ),
+    tune(Task::Trip, "Plan a one-week rail trip through northern Italy."),
+    tune(Task::Recipe, "Write a recipe for chocolate chip cookies."),
+    tune(
+        Task::Review,
+        "Analyse this app review: 'It does what it says. Nothing special, a bit slow to start.'",
+    ),
+    tune(
+        Task::Contact,
+        "Extract the person's details: 'My grandson Tom Baker turned 12 last week and lives in Boston.'",
+    ),
+    tune(
+        Task::Decision,
+        "Should a student take a gap year before university?",
+    ),
+    tune(Task::Trip, "Plan a 2-day city break in Prague in winter."),
+    tune(Task::Recipe, "How do I make a Greek salad?"),
+    tune(
+        Task::Review,
+        "Classify this book review: 'A gripping plot, though the ending felt rushed.'",
+    ),
+    tune(
+        Task::Contact,
+        "Extract the contact details: 'Please send the contract to Peter Novak, peter.novak@example.org.'",
+    ),
+    tune(
+        Task::Decision,
+        "Should our team require a code review for every change?",
+    ),
+    held(Task::Trip, "Plan a 4-day hiking trip in the Swiss Alps."),
+    held(Task::Recipe, "Give me a recipe for French onion soup."),
+    held(
+        Task::Review,
+        "Classify this review: 'Arrived broken, and the refund took a month.'",
+    ),
+    held(
+        Task::Contact,
+        "Extract the contact: 'Signed, Lena Berg, 41, Stockholm.'",
+    ),
+    held(
+        Task::Decision,
+        "Should I rent or buy a flat in a city I may leave in two years? Would you recommend buying?",
+    ),
+    held(Task::Trip, "Plan a 3-day food tour of Mexico City."),
+    held(Task::Recipe, "How do I bake banana bread?"),
+    held(
+        Task::Review,
+        "Classify this cafe review: 'Lovely little place, the cake was divine.'",
+    ),
+    held(
+        Task::Contact,
+        "Extract the contact details: 'Contact our agent Sam Lee at sam@lee.example, based in Toronto.'",
+    ),
+    held(
+        Task::Decision,
+        "Should a startup open-source its main product?",
+    ),
+];
+
+// ---------------------------------------------------------------------------
+// The strategies compared.
+
+/// The model every run talks to.
+type Model = dyn ChatModel;
+
+/// One way of configuring the loop.
+struct Strategy {
+    name: &'static str,
+    about: &'static str,
+    configure: for<'a> fn(Think<'a, Model>) -> Think<'a, Model>,
+}
+
+const STRATEGIES: &[Strategy] = &[Strategy {
+    name: "baseline",
+    about: "the defaults: Think::new(&model).run::<T>(prompt)",
+    configure: |think| think,
+}];
+
+// ---------------------------------------------------------------------------
+// Options.
+
+/// The command line.
+struct Options {
+    temperature: f32,
+    attempts: usize,
+    max_tokens: u32,
+    seed: u64,
+    repeat: usize,
+    set: Set,
+    limit: Option<usize>,
+    strategies: Vec<&'static Strategy>,
+    dump: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Set {
+    Tune,
+    Heldout,
+    All,
+}
+
+const USAGE: &str = "usage: cargo run --release --example yield -- [--temperature T] [--attempts N] \
+[--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR]";
+
+fn options() -> Result<Options, String> {
+    let mut options = Options {
+        temperature: 0.7,
+        attempts: 3,
+        max_tokens: 512,
+        seed: 1000,
+        repeat: 1,
+        set: Set::All,
+        limit: None,
+        strategies: STRATEGIES.iter().collect(),
+        dump: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        if flag == "--help" || flag == "-h" {
+            return Err(String::new());
+        }
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let bad = |what: &str| format!("{flag} needs {what}, not '{value}'");
+        match flag.as_str() {
+            "--temperature" => options.temperature = value.parse().map_err(|_| bad("a number"))?,
+            "--attempts" => {
+                options.attempts = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad("a whole number from 1"))?
+            }
+            "--max-tokens" => options.max_tokens = value.parse().map_err(|_| bad("a number"))?,
+            "--seed" => options.seed = value.parse().map_err(|_| bad("a whole number"))?,
+            "--repeat" => {
+                options.repeat = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad("a whole number from 1"))?
+            }
+            "--limit" => options.limit = Some(value.parse().map_err(|_| bad("a whole number"))?),
+            "--set" => {
+                options.set = match value.as_str() {
+                    "tune" => Set::Tune,
+                    "heldout" => Set::Heldout,
+                    "all" => Set::All,
+                    _ => return Err(bad("tune, heldout or all")),
+                }
+            }
+            "--strategies" => {
+                options.strategies = value
+                    .split(',')
+                    .map(|name| {
+                        STRATEGIES
+                            .iter()
+                            .find(|s| s.name == name.trim())
+                            .ok_or_else(|| {
+                                let known: Vec<&str> = STRATEGIES.iter().map(|s| s.name).collect();
+                                format!("no strategy named '{name}'; known: {}", known.join(", "))
+                            })
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--dump" => options.dump = Some(value.into()),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(options)
+}
+
+// ---------------------------------------------------------------------------
+// One run and its result.
+
+/// What became of one run.
+struct Run {
+    prompt: &'static Prompt,
+    /// The attempt that gave the typed value, if any.
+    typed_at: Option<usize>,
+    usage: Usage,
+    /// How the run failed, when it did.
+    failure: Option<&'static str>,
+    attempts: Vec<Attempt>,
+    /// The typed value, for the dump.
+    value: Option<String>,
+    elapsed: Duration,
+}
+
+async fn run_typed<T: Sections + std::fmt::Debug>(
+    think: &Think<'_, Model>,
+    prompt: &'static Prompt,
+) -> Run {
+    let start = Instant::now();
+    let result: Result<Outcome<T>, ThinkError> = think.run::<T>(prompt.text).await;
+    let elapsed = start.elapsed();
+    match result {
+        Ok(outcome) => Run {
+            prompt,
+            typed_at: Some(outcome.attempts.len()),
+            usage: outcome.usage,
+            failure: None,
+            value: Some(format!("{:#?}", outcome.value)),
+            attempts: outcome.attempts,
+            elapsed,
+        },
+        Err(error) => Run {
+            prompt,
+            typed_at: None,
+            usage: error.usage(),
+            failure: Some(failure_kind(&error)),
+            attempts: error.attempts().to_vec(),
+            value: None,
+            elapsed,
+        },
+    }
+}
+
+async fn run_prompt(think: &Think<'_, Model>, prompt: &'static Prompt) -> Run {
+    match prompt.task {
+        Task::Trip => run_typed::<Trip>(think, prompt).await,
+        Task::Recipe => run_typed::<Recipe>(think, prompt).await,
+        Task::Review => run_typed::<Review>(think, prompt).await,
+        Task::Contact => run_typed::<Contact>(think, prompt).await,
+        Task::Decision => run_typed::<Decision>(think, prompt).await,
+    }
+}
+
+/// A failed run in a word or two: how the loop ended, and for a run that
+/// used its attempts, what was still wrong with the last reply.
+fn failure_kind(error: &ThinkError) -> &'static str {
+    match error {
+        ThinkError::Exhausted { attempts, .. } => match attempts.last() {
+            Some(last) if last.kind == AttemptKind::Truncated => "cut off",
+            Some(last) => match last.problems.as_ref().and_then(|p| p.problems().first()) {
+                Some(problem) => match problem.kind {
+                    ProblemKind::Missing
+                    | ProblemKind::NoneOf { .. }
+                    | ProblemKind::NearMiss { .. }
+                    | ProblemKind::NotOnOwnLine { .. } => "missing section",
+                    ProblemKind::Empty => "empty section",
+                    ProblemKind::Invalid { .. } => "invalid value",
+                    _ => "bad value",
+                },
+                None => "exhausted",
+            },
+            None => "exhausted",
+        },
+        ThinkError::RepeatedReply { .. } => "repeated reply",
+        ThinkError::Budget { .. } => "budget",
+        ThinkError::Model { .. } => "model error",
+        _ => "other",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The model: a real server, or recorded replies offline.
+
+/// Where replies come from.
+enum Source {
+    Server(OpenAiCompatible),
+    /// Recorded replies, one script per run.
+    Offline,
+}
+
+impl Source {
+    fn model_for(&self, run: usize, seed: u64) -> Box<Model> {
+        match self {
+            Source::Server(client) => Box::new(client.clone().seed(seed)),
+            Source::Offline => {
+                let script = &OFFLINE[run % OFFLINE.len()];
+                Box::new(ScriptedModel::from_replies(script.iter().map(
+                    |(text, truncated, prompt, completion)| Reply {
+                        usage: Usage::new(*prompt, *completion),
+                        finish_reason: Some(if *truncated {
+                            FinishReason::Length
+                        } else {
+                            FinishReason::Stop
+                        }),
+                        ..Reply::text(*text)
+                    },
+                )))
+            }
+        }
+    }
+}
+
+/// A struct with the sections of the recorded replies.
+#[derive(Debug, Sections)]
+#[allow(dead_code)] // read through Debug, in the dump
+struct KyotoTrip {
+    /// What to do.
+    plan: String,
+    /// When to do it.
+    timeline: String,
+    /// The total cost.
+    budget: u32,
+}
+
+/// The prompt of the recorded replies.
+const OFFLINE_PROMPT: Prompt = tune(Task::Trip, "Plan a 3-day trip to Kyoto.");
+
+/// Real SmolLM2-135M-Instruct replies (`shared/samples/smollm2-135m.md`,
+/// samples S1, S2, S3, S4, S8 and S9, verbatim): each script is one run's
+/// first reply and its reply to the feedback, as (text, cut off by the
+/// token limit, prompt tokens, completion tokens).
+type Script = &'static [(&'static str, bool, u64, u64)];
+
+const OFFLINE: &[Script] = &[
+    &[
+        ("Visit temples\n[Timeline]\nDay 2: Kyoto\n...\n[Budget]\n$1500", false, 100, 26),
+        ("Visit temples\n[Timeline]\nDay 3: Kyoto\n...\n[Budget]\n$2000", false, 156, 26),
+    ],
+    &[(
+        "Visit temples\n\n[Plan]\nImmerse yourself in traditional Japanese culture\n[Timeline]\nDay 2: Kyoto\n\n\
+At the Tsukiji Fish Market, try a delicious sushi roll\nDowel and a mokuba (a type of sashimi)\n\
+Sakura no Kagiri [Joyous Shining Sky]\nReflect on Japanese culture at the Tsukiji Fish Market\n[Budget]\n$500",
+        false,
+        100,
+        99,
+    )],
+    &[(
+        "[Plan]\nDay 1: Kinkaku-ji Temple (Otemochi) and Nijo Castle\n\
+Day 2: Shibuya Crossing, Ikebukudai, and Tokyo's Fashion Week (Kyoto Fashion Week)\n\
+Day 3: Aruko-ji Temple and the Tokyo Tower\n[Timeline]\nMorning: Fushimi-inari Shrine\n\
+Evening: Gion-no-miyakura and Ise Palace\n[Budget]\n$205",
+        false,
+        122,
+        114,
+    )],
+    &[
+        ("Visit temples\n2 days\n[Budget]\n$300", false, 100, 15),
+        ("Visit temples\nDay 2: [Budget]\n$500", false, 149, 16),
+    ],
+    &[
+        (
+            "...\n[Timeline]\nVisit temples in Kyoto\nSakura Kiyomune\nMikoro, 5:30am-6.2pm, Sakura Kiyomune Tokyo\n\
+This is the top of Kyoto's famous Tokyo Tower and it is located at the foot of Shibuya Crossing. \
+It's a popular spot for tourists to spend their days visiting temples in this beautiful city.\n[Budget]\n$450\n\
+Sakura Kiyomune 12:36am-9pm, Shibuya Crossing Tokyo\n\
+This is the top of Kyoto's famous Tokyo Tower and it is located at the foot of Shibuya Crossing. \
+It's a popular spot for tourists to visit temples in this beautiful city.\n\
+Sakura Kiyomune 3:02am-7pm, Kabukido Kyoto\nThis is the top of Kyoto's famous Tokyo Tower and it is located",
+            true,
+            100,
+            512,
+        ),
+        (
+            "The [Budget] section has been added. Please make sure to include the [Plan] in your answer, \
+which is exactly what you requested.",
+            false,
+            642,
+            30,
+        ),
+    ],
+    &[
+        ("[Plan]\nMorning: Kiyomizu-dera\nEvening: Shirokura\n[Budget]\n$180", false, 122, 32),
+        ("[Timeline]\nMorning: Nara\nEvening: Todosai-bozu\n[Budget]\n$210", false, 185, 31),
+    ],
+];
+
+async fn run_offline(think: &Think<'_, Model>) -> Run {
+    run_typed::<KyotoTrip>(think, &OFFLINE_PROMPT).await
+}
+
+// ---------------------------------------------------------------------------
+// The report.
+
+/// The figures of one strategy.
+struct Tally<'r> {
+    runs: &'r [Run],
+}
+
+impl Tally<'_> {
+    fn typed_within(&self, attempts: usize) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.typed_at.is_some_and(|n| n <= attempts))
+            .count()
+    }
+
+    fn typed(&self) -> usize {
+        self.runs.iter().filter(|r| r.typed_at.is_some()).count()
+    }
+
+    fn tokens(&self) -> u64 {
+        self.runs.iter().map(|r| r.usage.total_tokens).sum()
+    }
+
+    fn failures(&self) -> String {
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for failure in self.runs.iter().filter_map(|r| r.failure) {
+            *kinds.entry(failure).or_default() += 1;
+        }
+        let mut kinds: Vec<(&str, usize)> = kinds.into_iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    /// What became of each attempt number: `1: 3 accepted, 20 rejected, 2 truncated`.
+    fn attempt_kinds(&self) -> Vec<String> {
+        let mut by_number: BTreeMap<usize, BTreeMap<String, usize>> = BTreeMap::new();
+        for attempt in self.runs.iter().flat_map(|r| &r.attempts) {
+            let kind = format!("{:?}", attempt.kind).to_lowercase();
+            *by_number
+                .entry(attempt.number)
+                .or_default()
+                .entry(kind)
+                .or_default() += 1;
+        }
+        by_number
+            .into_iter()
+            .map(|(number, kinds)| {
+                let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+                format!("attempt {number}: {}", kinds.join(", "))
+            })
+            .collect()
+    }
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "-".to_string()
+    } else {
+        format!(
+            "{part}/{whole} ({:.0}%)",
+            100.0 * part as f64 / whole as f64
+        )
+    }
+}
+
+fn report(strategy: &Strategy, runs: &[Run], attempts: usize) {
+    let tally = Tally { runs };
+    let typed = tally.typed();
+    let tokens_per_typed = if typed == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.0}", tally.tokens() as f64 / typed as f64)
+    };
+    println!(
+        "| {} | {} | {} | {} | {} |",
+        strategy.name,
+        percent(tally.typed_within(1), runs.len()),
+        percent(tally.typed_within(attempts.min(3)), runs.len()),
+        tokens_per_typed,
+        tally.failures()
+    );
+}
+
+fn details(strategy: &Strategy, runs: &[Run]) {
+    let tally = Tally { runs };
+    println!("\n{} ({}):", strategy.name, strategy.about);
+    for line in tally.attempt_kinds() {
+        println!("  {line}");
+    }
+    let mut by_task: BTreeMap<(Task, bool), (usize, usize)> = BTreeMap::new();
+    for run in runs {
+        let entry = by_task
+            .entry((run.prompt.task, run.prompt.heldout))
+            .or_default();
+        entry.1 += 1;
+        if run.typed_at.is_some() {
+            entry.0 += 1;
+        }
+    }
+    let parts: Vec<String> = by_task
+        .iter()
+        .map(|((task, heldout), (typed, all))| {
+            format!(
+                "{task:?}{} {typed}/{all}",
+                if *heldout { " (held out)" } else { "" }
+            )
+        })
+        .collect();
+    println!("  typed by struct: {}", parts.join(", "));
+    let seconds: f64 = runs.iter().map(|r| r.elapsed.as_secs_f64()).sum();
+    println!(
+        "  {} tokens in {} runs, {seconds:.0} s",
+        tally.tokens(),
+        runs.len()
+    );
+}
+
+/// Every run's ledger as markdown, to read what the model did.
+fn dump(strategy: &Strategy, runs: &[Run]) -> String {
+    let mut text = format!("# {}: {}\n", strategy.name, strategy.about);
+    for (name, guide) in [
+        ("Trip", Trip::format_guide()),
+        ("Recipe", Recipe::format_guide()),
+        ("Review", Review::format_guide()),
+        ("Contact", Contact::format_guide()),
+        ("Decision", Decision::format_guide()),
+    ] {
+        let _ = write!(text, "\n## the guide of {name}\n\n~~~~\n{guide}\n~~~~\n");
+    }
+    for (index, run) in runs.iter().enumerate() {
+        let _ = write!(
+            text,
+            "\n## run {index}: {:?}: {}\n\n{}\n",
+            run.prompt.task,
+            run.prompt.text,
+            match (run.typed_at, run.failure) {
+                (Some(n), _) => format!("typed at attempt {n}"),
+                (None, failure) => format!("failed: {}", failure.unwrap_or("?")),
+            }
+        );
+        for attempt in &run.attempts {
+            let _ = write!(
+                text,
+                "\n### attempt {} ({:?}, {} completion tokens)\n\n~~~~\n{}\n~~~~\n",
+                attempt.number, attempt.kind, attempt.usage.completion_tokens, attempt.raw
+            );
+            if let Some(sent) = &attempt.sent_back {
+                let _ = write!(text, "\nsent back:\n\n~~~~\n{sent}\n~~~~\n");
+            }
+        }
+        if let Some(value) = &run.value {
+            let _ = write!(text, "\nvalue:\n\n~~~~\n{value}\n~~~~\n");
+        }
+    }
+    text
+}
+
+// ---------------------------------------------------------------------------
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let options = match options() {
+        Ok(options) => options,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("error: {message}");
+            }
+            eprintln!("{USAGE}");
+            let names: Vec<&str> = STRATEGIES.iter().map(|s| s.name).collect();
+            eprintln!("strategies: {}", names.join(", "));
+            return if message.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            };
+        }
+    };
+    match run(options).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(options: Options) -> Result<(), Box<dyn Error>> {
+    let source = match std::env::var("TWR_BASE_URL") {
+        Ok(base_url) if !base_url.trim().is_empty() => {
+            let model = std::env::var("TWR_MODEL")
+                .ok()
+                .filter(|m| !m.trim().is_empty())
+                .unwrap_or_else(|| "smollm2-135m-instruct".to_string());
+            let mut client = OpenAiCompatible::new(base_url.trim(), model)
+                .temperature(options.temperature)
+                .max_tokens(options.max_tokens);
+            if let Some(key) = std::env::var("TWR_API_KEY")
+                .ok()
+                .or_else(|| std::env::var("OPENAI_API_KEY").ok())
+            {
+                client = client.api_key(key);
+            }
+            println!(
+                "Asking {} at {}: temperature {}, max_tokens {}, {} attempts, seeds from {}.",
+                client.model(),
+                client.base_url(),
+                options.temperature,
+                options.max_tokens,
+                options.attempts,
+                options.seed
+            );
+            Source::Server(client)
+        }
+        _ => {
+            println!(
+                "Offline: TWR_BASE_URL is not set, so {} runs replay real SmolLM2-135M replies \
+                 recorded in shared/samples (the same replies whatever a strategy asks: only the \
+                 reading differs). To measure a model, point it at a server, e.g.\n  \
+                 bash ../shared/tools/local-llm.sh start\n  \
+                 TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",
+                OFFLINE.len()
+            );
+            Source::Offline
+        }
+    };
+
+    let prompts: Vec<&'static Prompt> = match source {
+        Source::Offline => vec![&OFFLINE_PROMPT; OFFLINE.len()],
+        Source::Server(_) => {
+            let chosen = PROMPTS.iter().filter(|p| match options.set {
+                Set::Tune => !p.heldout,
+                Set::Heldout => p.heldout,
+                Set::All => true,
+            });
+            chosen.take(options.limit.unwrap_or(usize::MAX)).collect()
+        }
+    };
+
+    let mut results: Vec<(&Strategy, Vec<Run>)> = Vec::new();
+    for strategy in &options.strategies {
+        let started = Instant::now();
+        let mut runs = Vec::new();
+        for repeat in 0..options.repeat {
+            for (index, prompt) in prompts.iter().enumerate() {
+                let number = repeat * prompts.len() + index;
+                let seed = options.seed + number as u64;
+                let model = source.model_for(number, seed);
+                let max_attempts = match source {
+                    // A recorded script has its own length.
+                    Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
+                    Source::Server(_) => options.attempts,
+                };
+                let think = (strategy.configure)(Think::new(&*model).max_attempts(max_attempts));
+                let run = match source {
+                    Source::Offline => run_offline(&think).await,
+                    Source::Server(_) => run_prompt(&think, prompt).await,
+                };
+                if let Source::Server(_) = source {
+                    eprintln!(
+                        "{} {:>3}/{}: {:<8} {:<16} {:>5} tokens {:>5.1} s",
+                        strategy.name,
+                        number + 1,
+                        prompts.len() * options.repeat,
+                        format!("{:?}", prompt.task),
+                        match run.typed_at {
+                            Some(n) => format!("typed at {n}"),
+                            None => run.failure.unwrap_or("?").to_string(),
+                        },
+                        run.usage.total_tokens,
+                        run.elapsed.as_secs_f64()
+                    );
+                }
+                runs.push(run);
+            }
+        }
+        if let Some(dir) = &options.dump {
+            std::fs::create_dir_all(dir)?;
+            let path = dir.join(format!("{}.md", strategy.name));
+            std::fs::write(&path, dump(strategy, &runs))?;
+            eprintln!(
+                "{}: {:.0} s, ledger in {}",
+                strategy.name,
+                started.elapsed().as_secs_f64(),
+                path.display()
+            );
+        }
+        results.push((strategy, runs));
+    }
+
+    let within = options.attempts.min(3);
+    println!(
+        "\n| strategy | typed on the first try | typed within {within} attempts | tokens per typed value | failures |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for (strategy, runs) in &results {
+        report(strategy, runs, options.attempts);
+    }
+    for (strategy, runs) in &results {
+        details(strategy, runs);
+    }
+    Ok(())
+}
