@@ -43,8 +43,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use twr_runtime::{
-    Attempt, AttemptKind, ChatModel, Choice, FinishReason, OpenAiCompatible, Outcome, ProblemKind,
-    Reply, ScriptedModel, Sections, Think, ThinkError, Usage,
+    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, OpenAiCompatible, Outcome,
+    ProblemKind, Reply, ScriptedModel, Sections, Think, ThinkError, Usage,
 };
 
 // ---------------------------------------------------------------------------
@@ -309,14 +309,51 @@ type Model = dyn ChatModel;
 struct Strategy {
     name: &'static str,
     about: &'static str,
-    configure: for<'a> fn(Think<'a, Model>) -> Think<'a, Model>,
+    configure: for<'a> fn(Think<'a, Model>, Task) -> Think<'a, Model>,
 }
 
-const STRATEGIES: &[Strategy] = &[Strategy {
-    name: "baseline",
-    about: "the defaults: Think::new(&model).run::<T>(prompt)",
-    configure: |think| think,
-}];
+const STRATEGIES: &[Strategy] = &[
+    Strategy {
+        name: "baseline",
+        about: "the defaults: Think::new(&model).run::<T>(prompt)",
+        configure: |think, _| think,
+    },
+    Strategy {
+        name: "demo-history",
+        about: "a hand-written demonstration as history: one question and its answer in the format",
+        configure: |think, task| {
+            let (question, answer) = demonstration(task);
+            think.history(&[Message::user(question), Message::assistant(answer)])
+        },
+    },
+];
+
+/// A question like the task's and its answer in the format, as a user of
+/// `Think::demonstration` would write it.
+fn demonstration(task: Task) -> (&'static str, &'static str) {
+    match task {
+        Task::Trip => (
+            "Plan a 1-day trip to Osaka.",
+            "[Plan]\n1. Osaka Castle in the morning\n2. Street food in Dotonbori at night\n[Days]\n1\n[Budget]\n$150",
+        ),
+        Task::Recipe => (
+            "How do I make a cheese omelette?",
+            "[Ingredients]\n- 3 eggs\n- 40 g grated cheese\n- 1 knob of butter\n[Servings]\n1\n[Difficulty]\nEasy\n[Tip]\nTake it off the heat while the top is still soft.",
+        ),
+        Task::Review => (
+            "Classify this review: 'Great screen, but the speakers crackle at high volume.'",
+            "[Sentiment]\nMixed\n[Stars]\n3\n[Summary]\nA good screen let down by poor speakers.",
+        ),
+        Task::Contact => (
+            "Extract the contact details: 'This is Anna Weber from Berlin, anna@weber.example.'",
+            "[Name]\nAnna Weber\n[Email]\nanna@weber.example\n[Age]\nN/A\n[City]\nBerlin",
+        ),
+        Task::Decision => (
+            "Should a cafe offer oat milk?",
+            "[Recommend]\nyes\n[Reasons]\n- Many customers ask for it\n- It keeps well and costs little more\n[Confidence]\n0.8",
+        ),
+    }
+}
 
 // ---------------------------------------------------------------------------
 // Options.
@@ -862,7 +899,10 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                     Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
                     Source::Server(_) => options.attempts,
                 };
-                let think = (strategy.configure)(Think::new(&*model).max_attempts(max_attempts));
+                let think = (strategy.configure)(
+                    Think::new(&*model).max_attempts(max_attempts),
+                    prompt.task,
+                );
                 let run = match source {
                     Source::Offline => run_offline(&think).await,
                     Source::Server(_) => run_prompt(&think, prompt).await,
@@ -883,19 +923,22 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                     );
                 }
                 runs.push(run);
+                // Written after every run, to read while the rest runs.
+                if let Some(dir) = &options.dump {
+                    std::fs::create_dir_all(dir)?;
+                    std::fs::write(
+                        dir.join(format!("{}.md", strategy.name)),
+                        dump(strategy, &runs),
+                    )?;
+                }
             }
         }
-        if let Some(dir) = &options.dump {
-            std::fs::create_dir_all(dir)?;
-            let path = dir.join(format!("{}.md", strategy.name));
-            std::fs::write(&path, dump(strategy, &runs))?;
-            eprintln!(
-                "{}: {:.0} s, ledger in {}",
-                strategy.name,
-                started.elapsed().as_secs_f64(),
-                path.display()
-            );
-        }
+        eprintln!(
+            "{}: {} runs in {:.0} s",
+            strategy.name,
+            runs.len(),
+            started.elapsed().as_secs_f64()
+        );
         results.push((strategy, runs));
     }
 
