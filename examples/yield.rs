@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use twr_runtime::{
     Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, OpenAiCompatible, Outcome,
-    ProblemKind, Reply, ScriptedModel, Sections, Think, ThinkError, Usage,
+    ProblemKind, Reply, ScriptedModel, Sections, Think, ThinkError, ThinkErrorKind, Usage,
 };
 
 // ---------------------------------------------------------------------------
@@ -507,8 +507,8 @@ async fn run_prompt(think: &Think<'_, Model>, prompt: &'static Prompt) -> Run {
 /// A failed run in a word or two: how the loop ended, and for a run that
 /// used its attempts, what was still wrong with the last reply.
 fn failure_kind(error: &ThinkError) -> &'static str {
-    match error {
-        ThinkError::Exhausted { attempts, .. } => match attempts.last() {
+    match error.kind() {
+        ThinkErrorKind::Exhausted => match error.attempts().last() {
             Some(last) if last.kind == AttemptKind::Truncated => "cut off",
             Some(last) => match last.problems.as_ref().and_then(|p| p.problems().first()) {
                 Some(problem) => match problem.kind {
@@ -524,9 +524,9 @@ fn failure_kind(error: &ThinkError) -> &'static str {
             },
             None => "exhausted",
         },
-        ThinkError::RepeatedReply { .. } => "repeated reply",
-        ThinkError::Budget { .. } => "budget",
-        ThinkError::Model { .. } => "model error",
+        ThinkErrorKind::RepeatedReply => "repeated reply",
+        ThinkErrorKind::Budget { .. } => "budget",
+        ThinkErrorKind::Model { .. } => "model error",
         _ => "other",
     }
 }
