@@ -238,10 +238,20 @@ async fn a_stream_cut_before_its_finish_reason_is_interrupted() {
     .await;
     let model = client(&server).stream(true);
     let error = model.chat(&conversation()).await.unwrap_err();
+    // The text that arrived is kept, and the cause is the broken stream.
     assert_eq!(
         error.to_string(),
-        "the reply broke off: the stream ended before the reply was complete (no finishReason)"
+        "the reply broke off: the stream ended before the reply was complete (no finishReason) \
+         (2 bytes of the reply had arrived and are kept)"
     );
+    assert_eq!(error.partial(), Some(&Reply::text("Ro")));
+    match &error {
+        ModelError::Incomplete { source, .. } => assert_eq!(
+            source.to_string(),
+            "the reply broke off: the stream ended before the reply was complete (no finishReason)"
+        ),
+        other => panic!("{other:?}"),
+    }
     assert!(error.is_transient());
     let error = model.chat(&conversation()).await.unwrap_err();
     assert!(matches!(error, ModelError::Interrupted(_)), "{error:?}");
@@ -261,7 +271,9 @@ async fn an_error_event_inside_the_stream() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, ModelError::Status { status: 500, message, .. } if message == "Internal error encountered."),
+        matches!(&error, ModelError::Incomplete { partial, source }
+            if partial.content == "Ro"
+            && matches!(&**source, ModelError::Status { status: 500, message, .. } if message == "Internal error encountered.")),
         "{error:?}"
     );
     assert!(error.is_transient());

@@ -237,8 +237,11 @@ async fn sse_cut_before_done_is_interrupted() {
     let events: Vec<&str> = events.iter().map(String::as_str).collect();
     let server = TestServer::start(vec![Scripted::sse(&events)]).await;
     let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
+    // What arrived is kept; the cause is the stream that broke off.
     assert!(
-        matches!(&error, ModelError::Interrupted(m) if m.contains("no finish_reason, no [DONE]")),
+        matches!(&error, ModelError::Incomplete { partial, source }
+            if **partial == Reply::text("Half an ans")
+            && matches!(&**source, ModelError::Interrupted(m) if m.contains("no finish_reason, no [DONE]"))),
         "{error}"
     );
     assert!(error.is_transient());
@@ -290,8 +293,10 @@ async fn error_events_in_a_stream() {
     let error = model.chat(&hi()).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the reply broke off: the server reported an error: Model overloaded, try later"
+        "the reply broke off: the server reported an error: Model overloaded, try later \
+         (3 bytes of the reply had arrived and are kept)"
     );
+    assert_eq!(error.partial(), Some(&Reply::text("Hel")));
     assert!(error.is_transient());
     let error = model.chat(&hi()).await.unwrap_err();
     assert!(
@@ -549,8 +554,10 @@ async fn an_error_event_with_plain_text() {
     let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the reply broke off: the server reported an error: upstream timed out"
+        "the reply broke off: the server reported an error: upstream timed out \
+         (3 bytes of the reply had arrived and are kept)"
     );
+    assert_eq!(error.partial(), Some(&Reply::text("Hel")));
 }
 
 /// Collects everything a tracing subscriber writes.

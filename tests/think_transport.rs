@@ -33,7 +33,7 @@ fn status(status: u16, message: &str) -> ModelError {
 async fn transient_errors_are_retried_without_consuming_format_attempts() {
     let model = ScriptedModel::from_results([
         Err(status(503, "overloaded")),
-        Err(ModelError::Connect("connection refused".to_string())),
+        Err(ModelError::Connect("connection refused".into())),
         Ok(Reply::text("no sections")),
         Err(ModelError::Timeout(Duration::from_secs(30))),
         Ok(Reply::text(GOOD)),

@@ -26,6 +26,10 @@ pub struct Scripted {
     delay: Duration,
     /// Break the connection after this many body bytes.
     break_after: Option<usize>,
+    /// Replace every `{KEY}` in the body with the credential the request
+    /// carried (a bearer token or `x-goog-api-key`), as a server or proxy that
+    /// quotes the key back would.
+    echo_key: bool,
 }
 
 impl Scripted {
@@ -39,6 +43,7 @@ impl Scripted {
             pause: Duration::ZERO,
             delay: Duration::ZERO,
             break_after: None,
+            echo_key: false,
         }
     }
 
@@ -78,7 +83,15 @@ impl Scripted {
             pause: Duration::from_millis(1),
             delay: Duration::ZERO,
             break_after: None,
+            echo_key: false,
         }
+    }
+
+    /// Echoes the request's credential: every `{KEY}` in the body and in
+    /// header values becomes the key the client sent.
+    pub fn echoing_key(mut self) -> Self {
+        self.echo_key = true;
+        self
     }
 
     /// Adds a response header.
@@ -109,6 +122,17 @@ impl Scripted {
     /// Drops the connection after `bytes` bytes of the body.
     pub fn break_after(mut self, bytes: usize) -> Self {
         self.break_after = Some(bytes);
+        self
+    }
+
+    fn echo(mut self, credential: &str) -> Self {
+        if self.echo_key {
+            let body = String::from_utf8_lossy(&self.body).replace("{KEY}", credential);
+            self.body = body.into_bytes();
+            for (_, value) in &mut self.headers {
+                *value = value.replace("{KEY}", credential);
+            }
+        }
         self
     }
 
@@ -257,9 +281,17 @@ async fn handle(State(shared): State<Shared>, request: Request) -> Response {
             .collect(),
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     });
+    let credential = parts
+        .headers
+        .get("x-goog-api-key")
+        .or_else(|| parts.headers.get("authorization"))
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim_start_matches("Bearer ").to_string())
+        .unwrap_or_default();
     let next = shared.script.lock().unwrap().pop_front();
     match next {
         Some(scripted) => {
+            let scripted = scripted.echo(&credential);
             if !scripted.delay.is_zero() {
                 tokio::time::sleep(scripted.delay).await;
             }

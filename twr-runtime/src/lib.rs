@@ -41,7 +41,9 @@ pub mod __private;
 pub use choice::Choice;
 pub use client::{Gemini, OpenAiCompatible};
 pub use feedback::{Feedback, Lang, Problem, ProblemKind};
-pub use model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Role, Usage};
+pub use model::{
+    BoxFuture, ChatModel, ErrorDetail, FinishReason, Message, ModelError, Reply, Role, Usage,
+};
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};

@@ -152,17 +152,20 @@ impl Reply {
 
 /// A failure to get a reply from the model (as opposed to a reply that does
 /// not parse, which is [`crate::Feedback`]).
-#[derive(Debug, thiserror::Error)]
+///
+/// The variants that wrap a lower-level failure (a reqwest error, an invalid
+/// header value, a JSON parser's complaint) keep it as their
+/// [`source()`](std::error::Error::source) through their [`ErrorDetail`];
+/// build one yourself from text: `ModelError::Connect("refused".into())`.
+/// Server text in every message has the API key replaced by `[redacted]`.
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ModelError {
     /// The server could not be reached.
-    #[error("could not connect to the model server: {0}")]
-    Connect(String),
+    Connect(ErrorDetail),
     /// No complete reply within the time limit.
-    #[error("the model server did not answer within {0:?}")]
     Timeout(Duration),
     /// The server answered with an error status; `message` is the server's own.
-    #[error("the model server answered HTTP {status}: {message}")]
     Status {
         /// The HTTP status code.
         status: u16,
@@ -172,41 +175,87 @@ pub enum ModelError {
         retry_after: Option<Duration>,
     },
     /// The reply had no text (empty or white space only).
-    #[error("the model sent an empty reply")]
     EmptyReply,
     /// The connection or the stream broke off before the reply was complete.
-    #[error("the reply broke off: {0}")]
-    Interrupted(String),
+    Interrupted(ErrorDetail),
     /// The response body was larger than the configured cap.
-    #[error("the response was larger than the {limit}-byte limit")]
     TooLarge {
         /// The cap in bytes.
         limit: usize,
     },
     /// The server declined to answer: a blocked prompt, a content filter, or
     /// the model's own refusal. Asking again the same way will not help.
-    #[error("the model server refused to answer: {0}")]
     Refused(String),
-    /// The server's response could not be understood.
-    #[error("could not read the model server's response: {0}")]
-    Decode(String),
-    /// The client is misconfigured (no model name, a bad URL, ...).
-    #[error("invalid model configuration: {0}")]
-    Config(String),
+    /// The server's response could not be understood (not the provider's
+    /// JSON, or not valid UTF-8: the message names the byte offset).
+    Decode(ErrorDetail),
+    /// The client is misconfigured (no model name, a bad URL, an API key
+    /// that cannot be sent in a header, ...).
+    Config(ErrorDetail),
     /// Any other failure, from a user's own [`ChatModel`].
-    #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),
     /// Part of the reply arrived before `source` cut it off (a stream that
     /// broke or stalled). The text that arrived is kept: it is what the
     /// model said, marked incomplete. Transient exactly when `source` is.
-    #[error("{source} ({} bytes of the reply had arrived and are kept)", partial.content.len())]
     Incomplete {
         /// What arrived before the failure.
         partial: Box<Reply>,
         /// The failure that cut the reply off.
-        #[source]
         source: Box<ModelError>,
     },
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::Connect(detail) => {
+                write!(f, "could not connect to the model server: {detail}")
+            }
+            ModelError::Timeout(limit) => {
+                write!(f, "the model server did not answer within {limit:?}")
+            }
+            ModelError::Status {
+                status, message, ..
+            } => write!(f, "the model server answered HTTP {status}: {message}"),
+            ModelError::EmptyReply => f.write_str("the model sent an empty reply"),
+            ModelError::Interrupted(detail) => write!(f, "the reply broke off: {detail}"),
+            ModelError::TooLarge { limit } => {
+                write!(f, "the response was larger than the {limit}-byte limit")
+            }
+            ModelError::Refused(message) => {
+                write!(f, "the model server refused to answer: {message}")
+            }
+            ModelError::Decode(detail) => {
+                write!(f, "could not read the model server's response: {detail}")
+            }
+            ModelError::Config(detail) => write!(f, "invalid model configuration: {detail}"),
+            ModelError::Other(error) => fmt::Display::fmt(error, f),
+            ModelError::Incomplete { partial, source } => write!(
+                f,
+                "{source} ({} bytes of the reply had arrived and are kept)",
+                partial.content.len()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ModelError::Connect(detail)
+            | ModelError::Interrupted(detail)
+            | ModelError::Decode(detail)
+            | ModelError::Config(detail) => detail.source(),
+            // Transparent, as `#[error(transparent)]` would be.
+            ModelError::Other(error) => error.source(),
+            ModelError::Incomplete { source, .. } => Some(&**source),
+            ModelError::Timeout(_)
+            | ModelError::Status { .. }
+            | ModelError::EmptyReply
+            | ModelError::TooLarge { .. }
+            | ModelError::Refused(_) => None,
+        }
+    }
 }
 
 impl ModelError {
@@ -244,6 +293,139 @@ impl ModelError {
             ModelError::Incomplete { partial, .. } => Some(partial),
             _ => None,
         }
+    }
+}
+
+/// The message of a [`ModelError`] and, when there is one, the error
+/// underneath it (a reqwest error, an invalid header value, ...), which is
+/// the [`ModelError`]'s [`source()`](std::error::Error::source).
+///
+/// Built from text with `.into()`, or from text and an error with
+/// [`with_source`](Self::with_source). It reads as the message: it derefs to
+/// `str` and compares equal to strings.
+///
+/// ```
+/// use std::error::Error;
+/// use twr_runtime::{ErrorDetail, ModelError};
+///
+/// let error = ModelError::Connect("connection refused".into());
+/// assert_eq!(error.to_string(), "could not connect to the model server: connection refused");
+/// assert!(error.source().is_none());
+///
+/// let io = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+/// let error = ModelError::Connect(ErrorDetail::with_source("127.0.0.1:8088", io));
+/// let source = error.source().unwrap();
+/// assert!(source.downcast_ref::<std::io::Error>().is_some());
+/// if let ModelError::Connect(detail) = &error {
+///     assert!(detail.starts_with("127.0.0.1"));
+/// }
+/// ```
+pub struct ErrorDetail {
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ErrorDetail {
+    /// A message with no underlying error.
+    pub fn new(message: impl Into<String>) -> Self {
+        ErrorDetail {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A message and the error it comes from.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        ErrorDetail {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// The message.
+    pub fn as_str(&self) -> &str {
+        &self.message
+    }
+
+    /// The underlying error, taken out.
+    pub fn into_source(self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
+        self.source
+    }
+
+    /// The underlying error, if any.
+    pub fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl std::ops::Deref for ErrorDetail {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ErrorDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for ErrorDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            None => fmt::Debug::fmt(&self.message, f),
+            Some(source) => f
+                .debug_struct("ErrorDetail")
+                .field("message", &self.message)
+                .field("source", source)
+                .finish(),
+        }
+    }
+}
+
+impl From<&str> for ErrorDetail {
+    fn from(message: &str) -> Self {
+        ErrorDetail::new(message)
+    }
+}
+
+impl From<String> for ErrorDetail {
+    fn from(message: String) -> Self {
+        ErrorDetail::new(message)
+    }
+}
+
+impl From<Box<dyn std::error::Error + Send + Sync>> for ErrorDetail {
+    /// The error's text as the message, the error as the source.
+    fn from(error: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        ErrorDetail {
+            message: error.to_string(),
+            source: Some(error),
+        }
+    }
+}
+
+impl PartialEq<str> for ErrorDetail {
+    fn eq(&self, other: &str) -> bool {
+        self.message == other
+    }
+}
+
+impl PartialEq<&str> for ErrorDetail {
+    fn eq(&self, other: &&str) -> bool {
+        self.message == *other
+    }
+}
+
+impl PartialEq<String> for ErrorDetail {
+    fn eq(&self, other: &String) -> bool {
+        &self.message == other
     }
 }
 

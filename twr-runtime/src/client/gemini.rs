@@ -1,17 +1,17 @@
-//! [`Gemini`]: Google's Generative Language API (`generateContent` and
+//! The adapter for Google's Generative Language API (`generateContent` and
 //! `streamGenerateContent`).
 
-use std::time::{Duration, Instant};
+use std::fmt;
 
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use tracing::Instrument;
 
-use super::http::{self, BodyReader, Options};
+use super::http_model::{env_value, required_env, HttpModel};
+use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
 use super::secret::ApiKey;
-use super::sse::{SseDecoder, SseEvent};
-use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Role, Usage};
-use crate::reasoning::ThinkSplitter;
+use super::sse::SseEvent;
+use crate::model::{FinishReason, ModelError, Role, Usage};
 
 /// The public endpoint.
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -21,45 +21,71 @@ const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta
 /// System messages become the `systemInstruction`, assistant messages the
 /// `model` role. Thought parts (`"thought": true`, sent when
 /// [`include_thoughts`](Self::include_thoughts) is on) land in
-/// [`Reply::reasoning`]. The key travels in the `x-goog-api-key` header, never
-/// in the URL, so it cannot leak through an error message that quotes a URL.
+/// [`Reply::reasoning`](crate::Reply::reasoning). The key travels in the
+/// `x-goog-api-key` header, never in the URL, so it cannot leak through an
+/// error message that quotes a URL, and never to another origin. The shared
+/// options and their builder are [`HttpModel`]'s.
 ///
 /// ```no_run
 /// use twr_runtime::{ChatModel, Gemini, Message};
 ///
 /// # async fn demo() -> Result<(), twr_runtime::ModelError> {
-/// let model = Gemini::new(std::env::var("GEMINI_API_KEY").unwrap_or_default(), "gemini-2.5-flash")
+/// let model = Gemini::from_env()?   // GEMINI_API_KEY (or GOOGLE_API_KEY) and TWR_MODEL
 ///     .temperature(0.2)
 ///     .max_tokens(1024);
 /// let reply = model.chat(&[Message::system("Be brief."), Message::user("Say hi")]).await?;
 /// println!("{}", reply.content);
 /// # Ok(()) }
 /// ```
+pub type Gemini = HttpModel<GeminiApi>;
+
+/// The Gemini part of [`Gemini`]: its own options.
 #[derive(Debug, Clone)]
-pub struct Gemini {
-    base_url: String,
-    model: String,
-    api_key: Option<ApiKey>,
+pub struct GeminiApi {
     include_thoughts: bool,
-    options: Options,
 }
 
-impl Gemini {
+impl HttpModel<GeminiApi> {
     /// A client for `model` (`gemini-2.5-flash`, or `models/gemini-2.5-flash`)
-    /// authenticated with `api_key`.
+    /// authenticated with `api_key`. An empty or blank key is no key, and a
+    /// call then fails with [`ModelError::Config`] before sending anything.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
         let model = model.into();
         let model = match model.strip_prefix("models/") {
             Some(bare) => bare.to_string(),
             None => model,
         };
-        Gemini {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            model,
-            api_key: ApiKey::new(api_key),
+        let api = GeminiApi {
             include_thoughts: false,
-            options: Options::default(),
-        }
+        };
+        HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model).api_key(api_key)
+    }
+
+    /// A client configured from the environment: the key from
+    /// `GEMINI_API_KEY` or else `GOOGLE_API_KEY`, the model from `TWR_MODEL`.
+    /// A blank variable counts as unset. The base URL stays the public
+    /// endpoint; change it with [`base_url`](Self::base_url).
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] naming the variables that are missing or empty.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) over any variable lookup.
+    fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let key = env_value(&lookup, "GEMINI_API_KEY")
+            .or_else(|| env_value(&lookup, "GOOGLE_API_KEY"))
+            .ok_or_else(|| {
+                ModelError::Config(
+                    "the environment variables GEMINI_API_KEY and GOOGLE_API_KEY are not set \
+                     (the Gemini API key)"
+                        .into(),
+                )
+            })?;
+        let model = required_env(&lookup, "TWR_MODEL", "the model id to ask")?;
+        Ok(Gemini::new(key, model))
     }
 
     /// The API root (default `https://generativelanguage.googleapis.com/v1beta`);
@@ -69,74 +95,41 @@ impl Gemini {
         self
     }
 
-    /// Streams the reply (`streamGenerateContent?alt=sse`; default: off).
-    pub fn stream(mut self, stream: bool) -> Self {
-        self.options.stream = stream;
-        self
-    }
-
     /// Asks thinking models to send their thoughts
     /// (`generationConfig.thinkingConfig.includeThoughts`), which then land in
-    /// [`Reply::reasoning`].
+    /// [`Reply::reasoning`](crate::Reply::reasoning).
     pub fn include_thoughts(mut self, include: bool) -> Self {
-        self.include_thoughts = include;
+        self.provider.include_thoughts = include;
         self
     }
+}
 
-    /// Sampling temperature (`generationConfig.temperature`).
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.options.temperature = Some(temperature);
-        self
+impl Provider for GeminiApi {
+    const NAME: &'static str = "gemini";
+    const TYPE_NAME: &'static str = "Gemini";
+    const UNFINISHED: &'static str = "no finishReason";
+
+    fn path(&self, model: &str, stream: bool) -> (String, Option<&'static str>) {
+        if stream {
+            (
+                format!("models/{model}:streamGenerateContent"),
+                Some("alt=sse"),
+            )
+        } else {
+            (format!("models/{model}:generateContent"), None)
+        }
     }
 
-    /// The most tokens the reply may have (`generationConfig.maxOutputTokens`).
-    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.options.max_tokens = Some(max_tokens);
-        self
+    fn auth(&self, key: Option<&ApiKey>) -> Result<Option<(HeaderName, HeaderValue)>, AuthError> {
+        let key = key.ok_or(AuthError::Missing("the Gemini API key is empty"))?;
+        let name = HeaderName::from_static("x-goog-api-key");
+        Ok(Some((name, secret_header(key.expose())?)))
     }
 
-    /// A sampling seed (`generationConfig.seed`).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.options.seed = Some(seed);
-        self
-    }
-
-    /// Extra fields merged deeply into the request body (`safetySettings`,
-    /// more `generationConfig`, ...); a `null` removes a field. It must be a
-    /// JSON object, or requests fail with [`ModelError::Config`].
-    pub fn extra(mut self, extra: Value) -> Self {
-        self.options.add_extra(extra);
-        self
-    }
-
-    /// The time limit for one whole request (default: 10 minutes).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = timeout;
-        self
-    }
-
-    /// The most bytes a response may have (default: 16 MiB).
-    pub fn max_response_bytes(mut self, limit: usize) -> Self {
-        self.options.max_response_bytes = limit;
-        self
-    }
-
-    /// Uses `client` for requests. By default all model clients share one.
-    pub fn http_client(mut self, client: reqwest::Client) -> Self {
-        self.options.http_client = Some(client);
-        self
-    }
-
-    /// The model id.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
-    /// The JSON request body for `messages`.
-    fn body(&self, messages: &[Message]) -> Result<Value, ModelError> {
+    fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
         let mut system = Vec::new();
         let mut contents: Vec<Value> = Vec::new();
-        for message in messages {
+        for message in spec.messages {
             let role = match message.role {
                 Role::System => {
                     system.push(json!({ "text": message.content }));
@@ -156,7 +149,7 @@ impl Gemini {
         }
         if contents.is_empty() {
             return Err(ModelError::Config(
-                "Gemini needs at least one user or assistant message".to_string(),
+                "Gemini needs at least one user or assistant message".into(),
             ));
         }
         let mut body = Map::new();
@@ -165,13 +158,13 @@ impl Gemini {
             body.insert("systemInstruction".into(), json!({ "parts": system }));
         }
         let mut config = Map::new();
-        if let Some(temperature) = self.options.temperature {
+        if let Some(temperature) = spec.temperature {
             config.insert("temperature".into(), json!(temperature));
         }
-        if let Some(max_tokens) = self.options.max_tokens {
+        if let Some(max_tokens) = spec.max_tokens {
             config.insert("maxOutputTokens".into(), json!(max_tokens));
         }
-        if let Some(seed) = self.options.seed {
+        if let Some(seed) = spec.seed {
             config.insert("seed".into(), json!(seed));
         }
         if self.include_thoughts {
@@ -180,81 +173,34 @@ impl Gemini {
         if !config.is_empty() {
             body.insert("generationConfig".into(), Value::Object(config));
         }
-        let mut body = Value::Object(body);
-        self.options.apply_extra(&mut body)?;
-        Ok(body)
+        Ok(Value::Object(body))
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
-        if self.model.trim().is_empty() {
-            return Err(ModelError::Config("the model name is empty".to_string()));
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+        let body = decode(body)?;
+        if body.candidates.is_empty() && body.prompt_feedback.is_none() && body.error.is_none() {
+            return Err(Fault::Missing("candidates"));
         }
-        let key = self
-            .api_key
-            .as_ref()
-            .ok_or_else(|| ModelError::Config("the Gemini API key is empty".to_string()))?;
-        let path = if self.options.stream {
-            format!("models/{}:streamGenerateContent", self.model)
-        } else {
-            format!("models/{}:generateContent", self.model)
-        };
-        let mut url = http::endpoint(&self.base_url, &path)?;
-        if self.options.stream {
-            url.set_query(Some("alt=sse"));
-        }
-        let body = self.body(messages)?;
-        let client = self.options.client()?;
-        let mut api_key = reqwest::header::HeaderValue::from_str(key.expose()).map_err(|_| {
-            ModelError::Config(
-                "the Gemini API key contains characters not allowed in a header".to_string(),
-            )
-        })?;
-        api_key.set_sensitive(true);
-        let request = client
-            .post(url)
-            .header("x-goog-api-key", api_key)
-            .json(&body);
-        let timeout = self.options.timeout;
-        let limit = self.options.max_response_bytes;
-        self.options
-            .timed(async move {
-                let response = http::send(request, Some(key), timeout).await?;
-                let streamed = http::is_event_stream(&response);
-                let mut reader = BodyReader::new(response, limit, timeout)?;
-                if streamed {
-                    read_stream(&mut reader, key).await
-                } else {
-                    let bytes = reader.read_all().await?;
-                    parse_response(&bytes, key)
-                }
-            })
-            .await
+        body.pieces(out)
+    }
+
+    /// Gemini's stream has no `[DONE]`: it is complete when a chunk carried
+    /// a finish reason and the connection then closed cleanly.
+    fn decode_event(&self, event: &SseEvent, out: &mut Vec<Piece>) -> Result<Flow, Fault> {
+        decode(event.data.as_bytes())?.pieces(out)?;
+        Ok(Flow::Continue)
+    }
+
+    fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
+        out.field("include_thoughts", &self.include_thoughts);
     }
 }
 
-impl ChatModel for Gemini {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        let span = tracing::debug_span!(
-            "twr.chat",
-            provider = "gemini",
-            model = %self.model,
-            stream = self.options.stream,
-            messages = messages.len(),
-        );
-        Box::pin(
-            async move {
-                let started = Instant::now();
-                let result = self.call(messages).await;
-                super::trace_result(&result, started);
-                result
-            }
-            .instrument(span),
-        )
-    }
-
-    fn name(&self) -> &str {
-        &self.model
-    }
+fn decode(bytes: &[u8]) -> Result<ResponseBody, Fault> {
+    serde_json::from_slice(bytes).map_err(|error| Fault::NotJson {
+        expected: "a Gemini response",
+        error,
+    })
 }
 
 #[derive(Deserialize)]
@@ -315,6 +261,48 @@ struct PromptFeedback {
     block_reason_message: Option<String>,
 }
 
+impl ResponseBody {
+    /// What one response (or chunk) says; an error or a blocked prompt is a
+    /// fault.
+    fn pieces(self, out: &mut Vec<Piece>) -> Result<(), Fault> {
+        if let Some(error) = self.error {
+            return Err(Fault::Embedded(error));
+        }
+        if let Some(feedback) = self.prompt_feedback {
+            if let Some(reason) = feedback.block_reason {
+                let detail = feedback
+                    .block_reason_message
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default();
+                return Err(Fault::Refused(format!(
+                    "Gemini blocked the prompt (blockReason {reason}){detail}"
+                )));
+            }
+        }
+        if let Some(candidate) = self.candidates.into_iter().next() {
+            for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
+                match part.text {
+                    Some(text) if part.thought => out.push(Piece::Reasoning(text)),
+                    Some(text) => out.push(Piece::Content(text)),
+                    None => {}
+                }
+            }
+            if let Some(reason) = candidate.finish_reason {
+                out.push(Piece::Finish(finish_reason(&reason)));
+            }
+        }
+        if let Some(usage) = self.usage_metadata {
+            let completion = usage.candidates_token_count + usage.thoughts_token_count;
+            let mut counts = Usage::new(usage.prompt_token_count, completion);
+            if let Some(total) = usage.total_token_count {
+                counts.total_tokens = total;
+            }
+            out.push(Piece::Usage(counts));
+        }
+        Ok(())
+    }
+}
+
 /// Gemini's finish reasons that mean "a filter stopped it".
 fn finish_reason(reason: &str) -> FinishReason {
     match reason {
@@ -325,147 +313,21 @@ fn finish_reason(reason: &str) -> FinishReason {
     }
 }
 
-/// Collects a reply from one response or from every stream chunk.
-#[derive(Default)]
-struct ReplyBuilder {
-    splitter: ThinkSplitter,
-    thoughts: String,
-    usage: Usage,
-    finish_reason: Option<FinishReason>,
-}
-
-impl ReplyBuilder {
-    /// Applies one response (or chunk); a blocked prompt is an error.
-    fn add(&mut self, body: ResponseBody, key: &ApiKey) -> Result<(), ModelError> {
-        if let Some(error) = &body.error {
-            let message =
-                http::message_in(&json!({ "error": error })).unwrap_or_else(|| error.to_string());
-            let message = key.scrub(message);
-            let status = error
-                .get("code")
-                .and_then(Value::as_u64)
-                .filter(|c| (400..600).contains(c));
-            return Err(match status {
-                Some(status) => ModelError::Status {
-                    status: status as u16,
-                    message,
-                    retry_after: None,
-                },
-                None => ModelError::Interrupted(format!("the server reported an error: {message}")),
-            });
-        }
-        if let Some(reason) = body
-            .prompt_feedback
-            .as_ref()
-            .and_then(|f| f.block_reason.as_deref())
-        {
-            let detail = body
-                .prompt_feedback
-                .as_ref()
-                .and_then(|f| f.block_reason_message.as_deref())
-                .map(|m| format!(": {m}"))
-                .unwrap_or_default();
-            return Err(ModelError::Refused(format!(
-                "Gemini blocked the prompt (blockReason {reason}){detail}"
-            )));
-        }
-        if let Some(candidate) = body.candidates.into_iter().next() {
-            for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
-                let Some(text) = part.text else { continue };
-                if part.thought {
-                    self.thoughts.push_str(&text);
-                } else {
-                    self.splitter.push(&text);
-                }
-            }
-            if let Some(reason) = candidate.finish_reason.as_deref() {
-                self.finish_reason = Some(finish_reason(reason));
-            }
-        }
-        if let Some(usage) = body.usage_metadata {
-            let completion = usage.candidates_token_count + usage.thoughts_token_count;
-            self.usage = Usage::new(usage.prompt_token_count, completion);
-            if let Some(total) = usage.total_token_count {
-                self.usage.total_tokens = total;
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> Result<Reply, ModelError> {
-        let (content, inline) = self.splitter.finish();
-        let thoughts = self.thoughts.trim();
-        let reasoning = match (thoughts.is_empty(), inline) {
-            (true, inline) => inline,
-            (false, None) => Some(thoughts.to_string()),
-            (false, Some(inline)) => Some(format!("{thoughts}\n{inline}")),
-        };
-        let reply = Reply {
-            content,
-            reasoning,
-            usage: self.usage,
-            finish_reason: self.finish_reason,
-        };
-        http::finish_reply(reply, None)
-    }
-}
-
-fn decode(bytes: &[u8]) -> Result<ResponseBody, ModelError> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        ModelError::Decode(format!(
-            "the reply is not a Gemini response ({e}): {}",
-            http::excerpt(bytes)
-        ))
-    })
-}
-
-fn parse_response(bytes: &[u8], key: &ApiKey) -> Result<Reply, ModelError> {
-    let body = decode(bytes)?;
-    if body.candidates.is_empty() && body.prompt_feedback.is_none() && body.error.is_none() {
-        return Err(ModelError::Decode(format!(
-            "the reply has no candidates: {}",
-            http::excerpt(bytes)
-        )));
-    }
-    let mut builder = ReplyBuilder::default();
-    builder.add(body, key)?;
-    builder.finish()
-}
-
-/// Gemini's stream has no `[DONE]`: it is complete when a chunk carried a
-/// finish reason and the connection then closed cleanly.
-async fn read_stream(reader: &mut BodyReader, key: &ApiKey) -> Result<Reply, ModelError> {
-    let mut decoder = SseDecoder::new();
-    let mut events: Vec<SseEvent> = Vec::new();
-    let mut builder = ReplyBuilder::default();
-    loop {
-        let chunk = reader.next().await?;
-        match &chunk {
-            Some(bytes) => decoder.push(bytes, &mut events),
-            None => decoder.finish(&mut events),
-        }
-        for event in events.drain(..) {
-            let data = event.data.trim();
-            if data.is_empty() {
-                continue;
-            }
-            builder.add(decode(data.as_bytes())?, key)?;
-        }
-        if chunk.is_none() {
-            break;
-        }
-    }
-    if builder.finish_reason.is_none() {
-        return Err(ModelError::Interrupted(
-            "the stream ended before the reply was complete (no finishReason)".to_string(),
-        ));
-    }
-    builder.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::collect::Collector;
+    use crate::client::http_model::decode_whole;
+    use crate::client::secret::Secrets;
+    use crate::model::Message;
+
+    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
 
     #[test]
     fn body_maps_roles_system_and_config() {
@@ -476,7 +338,7 @@ mod tests {
             .extra(json!({"generationConfig": {"topK": 3}}));
         assert_eq!(client.model(), "gemini-x");
         let body = client
-            .body(&[
+            .request_body(&[
                 Message::system("Be brief."),
                 Message::user("a"),
                 Message::user("b"),
@@ -504,20 +366,56 @@ mod tests {
     #[test]
     fn only_system_messages_is_a_config_error() {
         let err = Gemini::new("k", "m")
-            .body(&[Message::system("x")])
+            .request_body(&[Message::system("x")])
             .unwrap_err();
         assert!(matches!(err, ModelError::Config(_)));
     }
 
     #[test]
     fn blocked_prompts_are_refused() {
-        let key = ApiKey::new("k").unwrap();
-        let err =
-            parse_response(br#"{"promptFeedback":{"blockReason":"SAFETY"}}"#, &key).unwrap_err();
+        let mut collector = Collector::default();
+        let api = GeminiApi {
+            include_thoughts: false,
+        };
+        let body = br#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
+        let err = decode_whole(&api, body, &Secrets::default(), &mut collector).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the model server refused to answer: Gemini blocked the prompt (blockReason SAFETY)"
         );
         assert!(!err.is_transient());
+    }
+
+    #[test]
+    fn from_env_reads_either_key_and_the_model() {
+        let client = Gemini::from_lookup(env(&[
+            ("GEMINI_API_KEY", " "),
+            ("GOOGLE_API_KEY", "g-key"),
+            ("TWR_MODEL", "models/gemini-y"),
+        ]))
+        .unwrap();
+        assert_eq!(client.api_key.as_ref().unwrap().expose(), "g-key");
+        assert_eq!(client.model(), "gemini-y");
+        assert_eq!(client.base_url, DEFAULT_BASE_URL);
+        let client = Gemini::from_lookup(env(&[
+            ("GEMINI_API_KEY", "gem-key"),
+            ("GOOGLE_API_KEY", "g-key"),
+            ("TWR_MODEL", "m"),
+        ]))
+        .unwrap();
+        assert_eq!(client.api_key.as_ref().unwrap().expose(), "gem-key");
+        let err =
+            Gemini::from_lookup(env(&[("TWR_MODEL", "m"), ("GEMINI_API_KEY", "")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid model configuration: the environment variables GEMINI_API_KEY and \
+             GOOGLE_API_KEY are not set (the Gemini API key)"
+        );
+        let err = Gemini::from_lookup(env(&[("GEMINI_API_KEY", "k")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid model configuration: the environment variable TWR_MODEL is not set \
+             (the model id to ask)"
+        );
     }
 }

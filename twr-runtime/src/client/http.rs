@@ -1,17 +1,19 @@
-//! What both clients share: request options, sending, reading a capped body,
-//! and turning HTTP failures into [`ModelError`]s a person can act on.
+//! The HTTP side every provider shares: request options, the shared client
+//! and its redirect rule, sending under a deadline, and reading a body that
+//! is capped in size and checked to be UTF-8.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
-use reqwest::{Response, StatusCode};
+use reqwest::Response;
 use serde_json::Value;
+use tokio::time::Instant;
 
-use super::secret::ApiKey;
-use crate::model::{FinishReason, ModelError, Reply};
+use super::fault;
+use super::secret::{redact_url, Secrets};
+use crate::model::{ErrorDetail, ModelError};
 
 /// Default time limit for one whole request, body included. Generous because
 /// a local model on a CPU can take minutes for a long answer.
@@ -21,11 +23,10 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// anything that could hurt the process.
 pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
-/// How much of an error body is read and how much of it is kept as the message.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
-const ERROR_MESSAGE_CHARS: usize = 1000;
+/// Redirects followed within one origin before giving up (reqwest's default).
+const MAX_REDIRECTS: usize = 10;
 
-/// The request options both clients accept.
+/// The request options every provider accepts.
 #[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) stream: bool,
@@ -95,10 +96,13 @@ impl Options {
                 merge_json(body, extra.clone());
                 Ok(())
             }
-            Some(other) => Err(ModelError::Config(format!(
-                "extra request fields must be a JSON object, got {}",
-                json_kind(other)
-            ))),
+            Some(other) => Err(ModelError::Config(
+                format!(
+                    "extra request fields must be a JSON object, got {}",
+                    json_kind(other)
+                )
+                .into(),
+            )),
         }
     }
 
@@ -112,23 +116,35 @@ impl Options {
         SHARED
             .get_or_init(|| {
                 reqwest::Client::builder()
+                    .redirect(same_origin_redirects())
                     .build()
                     .map_err(|e| error_chain(&e))
             })
             .clone()
-            .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}")))
+            .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}").into()))
     }
+}
 
-    /// Runs `call` under the time limit.
-    pub(crate) async fn timed<T>(
-        &self,
-        call: impl Future<Output = Result<T, ModelError>>,
-    ) -> Result<T, ModelError> {
-        match tokio::time::timeout(self.timeout, call).await {
-            Ok(result) => result,
-            Err(_) => Err(ModelError::Timeout(self.timeout)),
+/// Follows redirects only within the origin (scheme, host and port) of the
+/// request. reqwest's default policy strips `Authorization` and cookies on a
+/// cross-host redirect but keeps every other header, so a provider's own key
+/// header (`x-goog-api-key`) would reach the other host. Stopping instead
+/// hands the 3xx back, and it becomes a clear error naming where the server
+/// wanted to send the request.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
         }
-    }
+    })
 }
 
 /// Deep-merges `extra` into `base`: objects merge key by key, anything else
@@ -164,46 +180,83 @@ fn json_kind(value: &Value) -> &'static str {
 /// Checks a base URL at call time, so the builder can stay infallible.
 pub(crate) fn endpoint(base_url: &str, path: &str) -> Result<reqwest::Url, ModelError> {
     let url = format!("{}/{}", base_url.trim_end_matches('/'), path);
+    let shown = redact_url(base_url);
     let parsed = reqwest::Url::parse(&url).map_err(|e| {
-        ModelError::Config(format!(
-            "the base URL {base_url:?} is not a valid URL ({e})"
+        ModelError::Config(ErrorDetail::with_source(
+            format!("the base URL {shown:?} is not a valid URL ({e})"),
+            e,
         ))
     })?;
     if parsed.scheme() != "http" && parsed.scheme() != "https" {
-        return Err(ModelError::Config(format!(
-            "the base URL {base_url:?} must start with http:// or https://"
-        )));
+        return Err(ModelError::Config(
+            format!("the base URL {shown:?} must start with http:// or https://").into(),
+        ));
     }
     Ok(parsed)
+}
+
+/// A call's time limit: one deadline for connecting, the status and every
+/// piece of the body, so a stream that stalls is cut off with what it sent.
+#[derive(Clone, Copy)]
+pub(crate) struct Deadline {
+    at: Instant,
+    limit: Duration,
+}
+
+impl Deadline {
+    /// `limit` from now.
+    pub(crate) fn after(limit: Duration) -> Self {
+        Deadline {
+            at: Instant::now() + limit,
+            limit,
+        }
+    }
+
+    /// Runs `step`, or fails with [`ModelError::Timeout`] at the deadline.
+    pub(crate) async fn run<T>(
+        &self,
+        step: impl std::future::Future<Output = Result<T, ModelError>>,
+    ) -> Result<T, ModelError> {
+        tokio::time::timeout_at(self.at, step)
+            .await
+            .unwrap_or(Err(ModelError::Timeout(self.limit)))
+    }
 }
 
 /// Sends the request; a non-success status becomes [`ModelError::Status`].
 pub(crate) async fn send(
     request: reqwest::RequestBuilder,
-    key: Option<&ApiKey>,
-    timeout: Duration,
+    deadline: Deadline,
+    secrets: &Secrets,
 ) -> Result<Response, ModelError> {
-    let response = request
-        .send()
-        .await
-        .map_err(|e| transport_error(e, key, timeout))?;
+    let response = deadline
+        .run(async {
+            request
+                .send()
+                .await
+                .map_err(|e| transport_error(e, deadline.limit, secrets))
+        })
+        .await?;
     if response.status().is_success() {
         Ok(response)
     } else {
-        Err(status_error(response, key, timeout).await)
+        Err(deadline
+            .run(async { Ok(fault::status_error(response, secrets).await) })
+            .await
+            .unwrap_or_else(|timeout| timeout))
     }
 }
 
-/// Maps a reqwest failure (before or while reading the body).
+/// Maps a reqwest failure (before or while reading the body); the reqwest
+/// error, without its URL (which may carry credentials), is the source.
 pub(crate) fn transport_error(
     error: reqwest::Error,
-    key: Option<&ApiKey>,
     timeout: Duration,
+    secrets: &Secrets,
 ) -> ModelError {
     if error.is_timeout() {
         return ModelError::Timeout(timeout);
     }
-    let connect = error.is_connect();
     // Only the host and port: a URL may carry credentials in its user info.
     let host = error.url().and_then(|url| {
         let host = url.host_str()?;
@@ -212,16 +265,24 @@ pub(crate) fn transport_error(
             None => host.to_string(),
         })
     });
-    let message = scrub(error_chain(&error.without_url()), key);
-    if connect {
-        ModelError::Connect(match host {
+    let error = error.without_url();
+    let message = secrets.scrub(&error_chain(&error));
+    if error.is_builder() {
+        // The request could not even be built: retrying cannot help.
+        ModelError::Config(ErrorDetail::with_source(
+            format!("the request could not be built: {message}"),
+            error,
+        ))
+    } else if error.is_connect() {
+        let message = match host {
             Some(host) => format!("{host} ({message})"),
             None => message,
-        })
+        };
+        ModelError::Connect(ErrorDetail::with_source(message, error))
     } else {
         // The request went out but the connection failed before a whole
         // response arrived (reset, closed early): retrying may well work.
-        ModelError::Interrupted(message)
+        ModelError::Interrupted(ErrorDetail::with_source(message, error))
     }
 }
 
@@ -239,97 +300,6 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     message
-}
-
-fn scrub(text: String, key: Option<&ApiKey>) -> String {
-    match key {
-        Some(key) => key.scrub(text),
-        None => text,
-    }
-}
-
-/// Builds the error for a non-success response from its status, its
-/// `Retry-After` header and the server's own message.
-pub(crate) async fn status_error(
-    mut response: Response,
-    key: Option<&ApiKey>,
-    timeout: Duration,
-) -> ModelError {
-    let status = response.status();
-    let retry_after = retry_after(response.headers(), SystemTime::now());
-    let mut body = Vec::new();
-    // A body that breaks off or is huge still leaves the status to report.
-    while body.len() < ERROR_BODY_LIMIT {
-        match response.chunk().await {
-            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-            Ok(None) => break,
-            Err(e) if e.is_timeout() => return ModelError::Timeout(timeout),
-            Err(_) => break,
-        }
-    }
-    body.truncate(ERROR_BODY_LIMIT);
-    let message = scrub(error_message(status, &body), key);
-    ModelError::Status {
-        status: status.as_u16(),
-        message,
-        retry_after,
-    }
-}
-
-/// The human-readable message of an error body: the `message` of
-/// `{"error":{"message":...}}`, `{"error":"..."}`, `{"message":...}` or
-/// `{"detail":...}` (a one-element array of those too, as Gemini's streaming
-/// endpoint sends), else the body's text, else the status's reason phrase.
-pub(crate) fn error_message(status: StatusCode, body: &[u8]) -> String {
-    let from_json = serde_json::from_slice::<Value>(body)
-        .ok()
-        .and_then(|value| message_in(&value));
-    let message = match from_json {
-        Some(message) => message,
-        None => String::from_utf8_lossy(body).trim().to_string(),
-    };
-    if message.is_empty() {
-        return status
-            .canonical_reason()
-            .unwrap_or("no error message")
-            .to_string();
-    }
-    truncate_chars(message, ERROR_MESSAGE_CHARS)
-}
-
-/// The message inside a JSON error value, when it has one.
-pub(crate) fn message_in(value: &Value) -> Option<String> {
-    let text = |v: &Value| {
-        v.as_str()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    match value {
-        Value::Array(items) => items.first().and_then(message_in),
-        Value::Object(map) => {
-            if let Some(error) = map.get("error") {
-                if let Some(message) = text(error) {
-                    return Some(message);
-                }
-                if let Some(message) = error.get("message").and_then(text) {
-                    return Some(message);
-                }
-            }
-            map.get("message")
-                .and_then(text)
-                .or_else(|| map.get("detail").and_then(text))
-        }
-        _ => None,
-    }
-}
-
-fn truncate_chars(mut text: String, max: usize) -> String {
-    if let Some((cut, _)) = text.char_indices().nth(max) {
-        text.truncate(cut);
-        text.push('…');
-    }
-    text
 }
 
 /// The pause a server asked for: `retry-after-ms` (OpenAI, Azure), else
@@ -359,8 +329,8 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// True when the response is an event stream (a server may ignore
-/// `stream: true` and answer with one JSON document).
+/// True when the response is an event stream (a server may ignore a
+/// request to stream and answer with one JSON document).
 pub(crate) fn is_event_stream(response: &Response) -> bool {
     response
         .headers()
@@ -369,20 +339,32 @@ pub(crate) fn is_event_stream(response: &Response) -> bool {
         .is_some_and(|v| v.trim_start().starts_with("text/event-stream"))
 }
 
-/// Reads a body chunk by chunk, failing once it passes the cap.
-pub(crate) struct BodyReader {
+/// Reads a reply body piece by piece under the call's deadline, failing once
+/// it passes the cap, and checking that it is UTF-8.
+///
+/// One rule for whole bodies and streams alike: bytes that are not UTF-8 are
+/// a [`ModelError::Decode`] naming the byte offset in the body, never
+/// replaced silently. Not transient: a server or proxy that sends another
+/// encoding does so again when asked again. The valid bytes before the
+/// offset are still handed out first, so a stream keeps the text it sent.
+pub(crate) struct BodyReader<'a> {
     response: Response,
     read: usize,
     limit: usize,
-    timeout: Duration,
+    deadline: Deadline,
+    utf8: Utf8Check,
+    /// An error found in the last piece, reported after its valid prefix.
+    failed: Option<ModelError>,
+    secrets: &'a Secrets,
 }
 
-impl BodyReader {
+impl<'a> BodyReader<'a> {
     /// Starts reading `response`; a declared length over the cap fails at once.
     pub(crate) fn new(
         response: Response,
         limit: usize,
-        timeout: Duration,
+        deadline: Deadline,
+        secrets: &'a Secrets,
     ) -> Result<Self, ModelError> {
         if response
             .content_length()
@@ -394,32 +376,59 @@ impl BodyReader {
             response,
             read: 0,
             limit,
-            timeout,
+            deadline,
+            utf8: Utf8Check::default(),
+            failed: None,
+            secrets,
         })
     }
 
     /// The next piece of the body, `None` at its end.
     pub(crate) async fn next(&mut self) -> Result<Option<bytes::Bytes>, ModelError> {
-        match self.response.chunk().await {
-            Ok(Some(chunk)) => {
-                self.read += chunk.len();
-                if self.read > self.limit {
-                    Err(ModelError::TooLarge { limit: self.limit })
-                } else {
-                    Ok(Some(chunk))
-                }
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
+        let (deadline, secrets) = (self.deadline, self.secrets);
+        let response = &mut self.response;
+        let chunk = deadline
+            .run(async {
+                response.chunk().await.map_err(|e| {
+                    match transport_error(e, deadline.limit, secrets) {
+                        ModelError::Interrupted(detail) | ModelError::Connect(detail) => {
+                            ModelError::Interrupted(prefixed(
+                                "the connection failed while reading the response: ",
+                                detail,
+                            ))
+                        }
+                        other => other,
+                    }
+                })
+            })
+            .await?;
+        let Some(chunk) = chunk else {
+            return match self.utf8.finish() {
+                Ok(()) => Ok(None),
+                Err(at) => Err(not_utf8(at, "the body ends inside a character")),
+            };
+        };
+        self.read += chunk.len();
+        if self.read > self.limit {
+            return Err(ModelError::TooLarge { limit: self.limit });
+        }
+        match self.utf8.check(&chunk) {
+            Ok(()) => Ok(Some(chunk)),
+            Err(bad) => {
+                self.failed = Some(not_utf8(
+                    bad.offset,
+                    &format!("byte 0x{:02X} is not part of a valid character", bad.byte),
+                ));
+                Ok(Some(chunk.slice(..bad.in_piece)))
             }
-            Ok(None) => Ok(None),
-            Err(e) if e.is_timeout() => Err(ModelError::Timeout(self.timeout)),
-            Err(e) => Err(ModelError::Interrupted(format!(
-                "the connection failed while reading the response: {}",
-                error_chain(&e.without_url())
-            ))),
         }
     }
 
     /// The whole body.
-    pub(crate) async fn read_all(mut self) -> Result<Vec<u8>, ModelError> {
+    pub(crate) async fn read_all(&mut self) -> Result<Vec<u8>, ModelError> {
         let mut body = Vec::new();
         while let Some(chunk) = self.next().await? {
             body.extend_from_slice(&chunk);
@@ -428,27 +437,114 @@ impl BodyReader {
     }
 }
 
-/// A short, safe excerpt of a body for a decode error.
-pub(crate) fn excerpt(body: &[u8]) -> String {
-    truncate_chars(String::from_utf8_lossy(body).trim().to_string(), 200)
+fn prefixed(prefix: &str, detail: ErrorDetail) -> ErrorDetail {
+    let message = format!("{prefix}{detail}");
+    match detail.into_source() {
+        Some(source) => ErrorDetail::with_source(message, source),
+        None => message.into(),
+    }
 }
 
-/// Final checks shared by both clients: an empty answer is an error unless
-/// the token limit explains it (the loop then asks for a shorter answer), and
-/// a content filter's silence is a refusal, not a glitch worth retrying.
-pub(crate) fn finish_reply(reply: Reply, refusal: Option<String>) -> Result<Reply, ModelError> {
-    if !reply.content.trim().is_empty() {
-        return Ok(reply);
+fn not_utf8(offset: u64, what: &str) -> ModelError {
+    ModelError::Decode(
+        format!("the response is not valid UTF-8 at byte offset {offset} of the body: {what}")
+            .into(),
+    )
+}
+
+/// Where the bytes stop being UTF-8.
+#[derive(Debug, PartialEq)]
+struct BadByte {
+    /// Offset in the whole body.
+    offset: u64,
+    /// The byte there.
+    byte: u8,
+    /// How many bytes of the current piece come before it (0 when the bad
+    /// character started in an earlier piece).
+    in_piece: usize,
+}
+
+/// Checks UTF-8 across pieces split anywhere, a character included: at most
+/// three bytes of an unfinished character are carried to the next piece, and
+/// each byte is checked once. By hand because `std::str::from_utf8` works on
+/// whole buffers only and the crates that do this also decode, which the
+/// JSON parser does anyway.
+#[derive(Default)]
+struct Utf8Check {
+    /// Bytes checked and complete so far (where `carry` starts).
+    offset: u64,
+    carry: [u8; 4],
+    carry_len: usize,
+}
+
+impl Utf8Check {
+    /// Checks the next piece.
+    fn check(&mut self, piece: &[u8]) -> Result<(), BadByte> {
+        let mut rest = piece;
+        if self.carry_len > 0 {
+            let need = utf8_width(self.carry[0]);
+            let take = (need - self.carry_len).min(rest.len());
+            self.carry[self.carry_len..self.carry_len + take].copy_from_slice(&rest[..take]);
+            self.carry_len += take;
+            rest = &rest[take..];
+            match std::str::from_utf8(&self.carry[..self.carry_len]) {
+                Ok(_) => {
+                    self.offset += self.carry_len as u64;
+                    self.carry_len = 0;
+                }
+                Err(e) if e.error_len().is_none() => return Ok(()),
+                Err(e) => {
+                    return Err(BadByte {
+                        offset: self.offset + e.valid_up_to() as u64,
+                        byte: self.carry[e.valid_up_to()],
+                        in_piece: 0,
+                    })
+                }
+            }
+        }
+        match std::str::from_utf8(rest) {
+            Ok(_) => {
+                self.offset += rest.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                self.offset += valid as u64;
+                match e.error_len() {
+                    Some(_) => Err(BadByte {
+                        offset: self.offset,
+                        byte: rest[valid],
+                        in_piece: piece.len() - rest.len() + valid,
+                    }),
+                    None => {
+                        let tail = &rest[valid..];
+                        self.carry[..tail.len()].copy_from_slice(tail);
+                        self.carry_len = tail.len();
+                        Ok(())
+                    }
+                }
+            }
+        }
     }
-    if let Some(refusal) = refusal.filter(|r| !r.trim().is_empty()) {
-        return Err(ModelError::Refused(refusal.trim().to_string()));
+
+    /// At the end of the body: an unfinished character is an error.
+    fn finish(&self) -> Result<(), u64> {
+        if self.carry_len == 0 {
+            Ok(())
+        } else {
+            Err(self.offset)
+        }
     }
-    match &reply.finish_reason {
-        Some(FinishReason::Length) => Ok(reply),
-        Some(FinishReason::ContentFilter) => Err(ModelError::Refused(
-            "the server's content filter stopped the reply".to_string(),
-        )),
-        _ => Err(ModelError::EmptyReply),
+}
+
+/// How many bytes the character starting with `lead` has (1 for a byte that
+/// cannot start one; `from_utf8` then reports it).
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
     }
 }
 
@@ -469,38 +565,6 @@ mod tests {
             base,
             json!({"a": 1, "g": {"t": 0.5, "m": 20, "x": true}, "n": [1]})
         );
-    }
-
-    #[test]
-    fn error_messages_from_every_shape() {
-        let s = StatusCode::BAD_REQUEST;
-        assert_eq!(
-            error_message(s, br#"{"error":{"message":"bad model"}}"#),
-            "bad model"
-        );
-        assert_eq!(error_message(s, br#"{"error":"quota gone"}"#), "quota gone");
-        assert_eq!(
-            error_message(s, br#"[{"error":{"code":400,"message":"g"}}]"#),
-            "g"
-        );
-        assert_eq!(error_message(s, br#"{"detail":"Not Found"}"#), "Not Found");
-        assert_eq!(
-            error_message(s, b"  upstream exploded \n"),
-            "upstream exploded"
-        );
-        assert_eq!(error_message(s, b""), "Bad Request");
-        assert_eq!(
-            error_message(s, br#"{"error":{"code":1}}"#),
-            r#"{"error":{"code":1}}"#
-        );
-    }
-
-    #[test]
-    fn long_messages_are_cut() {
-        let long = "x".repeat(5000);
-        let message = error_message(StatusCode::BAD_GATEWAY, long.as_bytes());
-        assert_eq!(message.chars().count(), ERROR_MESSAGE_CHARS + 1);
-        assert!(message.ends_with('…'));
     }
 
     #[test]
@@ -543,5 +607,61 @@ mod tests {
             endpoint("ftp://h/v1", "x"),
             Err(ModelError::Config(_))
         ));
+        let error = endpoint("http://user:sk-pw@ho st/v1", "x").unwrap_err();
+        assert!(!error.to_string().contains("sk-pw"), "{error}");
+        assert!(
+            error.to_string().contains("http://[redacted]@ho st/v1"),
+            "{error}"
+        );
+    }
+
+    /// Checks `body` in pieces of `size`; the first bad byte, if any.
+    fn check_in_pieces(body: &[u8], size: usize) -> Option<(u64, u8, usize, usize)> {
+        let mut check = Utf8Check::default();
+        for (n, piece) in body.chunks(size).enumerate() {
+            if let Err(bad) = check.check(piece) {
+                return Some((bad.offset, bad.byte, n, bad.in_piece));
+            }
+        }
+        check
+            .finish()
+            .err()
+            .map(|offset| (offset, 0, usize::MAX, 0))
+    }
+
+    #[test]
+    fn utf8_is_checked_across_any_split() {
+        let good = "aé€😀 [Plan]\n中文".as_bytes();
+        for size in 1..=good.len() {
+            assert_eq!(check_in_pieces(good, size), None, "piece size {size}");
+        }
+        // 0xFF never occurs in UTF-8: found at its offset whatever the split.
+        let mut bad = "aé€".as_bytes().to_vec();
+        let at = bad.len();
+        bad.push(0xFF);
+        bad.extend_from_slice("tail".as_bytes());
+        for size in 1..=bad.len() {
+            let (offset, byte, piece, in_piece) = check_in_pieces(&bad, size).unwrap();
+            assert_eq!((offset, byte), (at as u64, 0xFF), "piece size {size}");
+            assert_eq!(piece * size + in_piece, at, "piece size {size}");
+        }
+        // A character cut short by the next one: reported at its start.
+        let cut = [b'x', 0xE2, 0x82, b'y'];
+        for size in 1..=cut.len() {
+            assert_eq!(
+                check_in_pieces(&cut, size).unwrap().0,
+                1,
+                "piece size {size}"
+            );
+        }
+        // A body that ends inside a character.
+        let end = [b'o', b'k', 0xF0, 0x9F];
+        for size in 1..=end.len() {
+            assert_eq!(
+                check_in_pieces(&end, size),
+                Some((2, 0, usize::MAX, 0)),
+                "piece size {size}"
+            );
+        }
     }
 }

@@ -1,24 +1,24 @@
-//! [`OpenAiCompatible`]: the `/chat/completions` API spoken by OpenAI,
-//! Ollama, vLLM, llama.cpp, OpenRouter, DeepSeek and most local servers.
+//! The adapter for `/chat/completions`, the API spoken by OpenAI, Ollama,
+//! vLLM, llama.cpp, OpenRouter, DeepSeek and most local servers.
 
-use std::time::{Duration, Instant};
+use std::fmt;
 
+use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tracing::Instrument;
 
-use super::http::{self, BodyReader, Options};
+use super::http_model::{env_value, required_env, HttpModel};
+use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
 use super::secret::ApiKey;
-use super::sse::{SseDecoder, SseEvent};
-use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply, Usage};
-use crate::reasoning::ThinkSplitter;
+use super::sse::SseEvent;
+use crate::model::{FinishReason, ModelError, Usage};
 
 /// A client for any OpenAI-compatible chat completions server.
 ///
-/// Build it once and share it; it is cheap to clone and every call is
-/// independent. Reasoning sent as `reasoning_content` or `reasoning`, or
-/// written inline in `<think>…</think>` blocks, lands in [`Reply::reasoning`],
-/// never in [`Reply::content`].
+/// Reasoning sent as `reasoning_content` or `reasoning`, or written inline in
+/// `<think>…</think>` blocks, lands in [`Reply::reasoning`](crate::Reply::reasoning),
+/// never in [`Reply::content`](crate::Reply::content). The shared options
+/// and their builder are [`HttpModel`]'s.
 ///
 /// ```no_run
 /// use twr_runtime::{ChatModel, Message, OpenAiCompatible};
@@ -36,16 +36,15 @@ use crate::reasoning::ThinkSplitter;
 ///
 /// The API key is never shown: `Debug` prints `[redacted]`, and a server
 /// error message quoting the key has it replaced.
+pub type OpenAiCompatible = HttpModel<OpenAiApi>;
+
+/// The OpenAI-compatible part of [`OpenAiCompatible`]: its own options.
 #[derive(Debug, Clone)]
-pub struct OpenAiCompatible {
-    base_url: String,
-    model: String,
-    api_key: Option<ApiKey>,
+pub struct OpenAiApi {
     stream_usage: bool,
-    options: Options,
 }
 
-impl OpenAiCompatible {
+impl HttpModel<OpenAiApi> {
     /// A client for `model` at `base_url`, the URL that `/chat/completions`
     /// is appended to (for example `https://api.openai.com/v1` or
     /// `http://127.0.0.1:11434/v1`; a trailing slash is fine).
@@ -53,18 +52,13 @@ impl OpenAiCompatible {
     /// The URL is checked when the first request is made, so building never
     /// fails; a bad URL gives [`ModelError::Config`] then.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
-        OpenAiCompatible {
-            base_url: base_url.into(),
-            model: model.into(),
-            api_key: None,
-            stream_usage: true,
-            options: Options::default(),
-        }
+        let api = OpenAiApi { stream_usage: true };
+        HttpModel::with_provider(api, base_url.into(), model.into())
     }
 
     /// A client configured from the environment: `TWR_BASE_URL`, `TWR_MODEL`,
     /// and the key from `TWR_API_KEY` or else `OPENAI_API_KEY` (optional:
-    /// local servers need none).
+    /// local servers need none). A blank variable counts as unset.
     ///
     /// # Errors
     ///
@@ -76,38 +70,19 @@ impl OpenAiCompatible {
     /// [`from_env`](Self::from_env) over any variable lookup (testable
     /// without touching the process environment).
     fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
-        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        let base_url = get("TWR_BASE_URL").ok_or_else(|| {
-            ModelError::Config(
-                "the environment variable TWR_BASE_URL is not set \
-                 (the server's base URL, e.g. http://127.0.0.1:8088/v1)"
-                    .to_string(),
-            )
-        })?;
-        let model = get("TWR_MODEL").ok_or_else(|| {
-            ModelError::Config(
-                "the environment variable TWR_MODEL is not set (the model id to ask)".to_string(),
-            )
-        })?;
-        let mut client = OpenAiCompatible::new(base_url.trim(), model.trim());
-        if let Some(key) = get("TWR_API_KEY").or_else(|| get("OPENAI_API_KEY")) {
+        let base_url = required_env(
+            &lookup,
+            "TWR_BASE_URL",
+            "the server's base URL, e.g. http://127.0.0.1:8088/v1",
+        )?;
+        let model = required_env(&lookup, "TWR_MODEL", "the model id to ask")?;
+        let mut client = OpenAiCompatible::new(base_url, model);
+        if let Some(key) =
+            env_value(&lookup, "TWR_API_KEY").or_else(|| env_value(&lookup, "OPENAI_API_KEY"))
+        {
             client = client.api_key(key);
         }
         Ok(client)
-    }
-
-    /// Sends `key` as a bearer token. An empty key sends none.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = ApiKey::new(key);
-        self
-    }
-
-    /// Streams the reply over server-sent events (default: off). The result
-    /// is the same [`Reply`]; streaming keeps long generations alive through
-    /// proxies that cut idle connections.
-    pub fn stream(mut self, stream: bool) -> Self {
-        self.options.stream = stream;
-        self
     }
 
     /// When streaming, asks for token usage with
@@ -115,154 +90,101 @@ impl OpenAiCompatible {
     /// server that rejects the field; usage is then zero unless the server
     /// sends it anyway.
     pub fn stream_usage(mut self, include: bool) -> Self {
-        self.stream_usage = include;
+        self.provider.stream_usage = include;
         self
-    }
-
-    /// Sampling temperature.
-    pub fn temperature(mut self, temperature: f32) -> Self {
-        self.options.temperature = Some(temperature);
-        self
-    }
-
-    /// The most tokens the reply may have (`max_tokens`).
-    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.options.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// A sampling seed, for servers that honour it.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.options.seed = Some(seed);
-        self
-    }
-
-    /// Extra fields merged into the request body, for anything this builder
-    /// does not name (`top_p`, `response_format`, a provider's own options).
-    /// Objects merge deeply, later calls win, and a `null` removes a field.
-    /// It must be a JSON object, or requests fail with [`ModelError::Config`].
-    pub fn extra(mut self, extra: Value) -> Self {
-        self.options.add_extra(extra);
-        self
-    }
-
-    /// The time limit for one whole request, reading the reply included
-    /// (default: 10 minutes). Exceeding it gives [`ModelError::Timeout`].
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.options.timeout = timeout;
-        self
-    }
-
-    /// The most bytes a response may have (default: 16 MiB). A larger one
-    /// gives [`ModelError::TooLarge`].
-    pub fn max_response_bytes(mut self, limit: usize) -> Self {
-        self.options.max_response_bytes = limit;
-        self
-    }
-
-    /// Uses `client` for requests (proxies, TLS roots, connection limits).
-    /// By default all model clients share one.
-    pub fn http_client(mut self, client: reqwest::Client) -> Self {
-        self.options.http_client = Some(client);
-        self
-    }
-
-    /// The model id sent with each request.
-    pub fn model(&self) -> &str {
-        &self.model
     }
 
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
+}
 
-    /// The JSON request body for `messages`.
-    fn body(&self, messages: &[Message]) -> Result<Value, ModelError> {
+impl Provider for OpenAiApi {
+    const NAME: &'static str = "openai-compatible";
+    const TYPE_NAME: &'static str = "OpenAiCompatible";
+    const UNFINISHED: &'static str = "no finish_reason, no [DONE]";
+
+    fn path(&self, _model: &str, _stream: bool) -> (String, Option<&'static str>) {
+        ("chat/completions".to_string(), None)
+    }
+
+    fn auth(&self, key: Option<&ApiKey>) -> Result<Option<(HeaderName, HeaderValue)>, AuthError> {
+        key.map(|key| {
+            Ok((
+                AUTHORIZATION,
+                secret_header(&format!("Bearer {}", key.expose()))?,
+            ))
+        })
+        .transpose()
+    }
+
+    fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
         let mut body = json!({
-            "model": self.model,
-            "messages": messages,
-            "stream": self.options.stream,
+            "model": spec.model,
+            "messages": spec.messages,
+            "stream": spec.stream,
         });
         let fields = body.as_object_mut().expect("a JSON object literal");
-        if let Some(temperature) = self.options.temperature {
+        if let Some(temperature) = spec.temperature {
             fields.insert("temperature".into(), json!(temperature));
         }
-        if let Some(max_tokens) = self.options.max_tokens {
+        if let Some(max_tokens) = spec.max_tokens {
             fields.insert("max_tokens".into(), json!(max_tokens));
         }
-        if let Some(seed) = self.options.seed {
+        if let Some(seed) = spec.seed {
             fields.insert("seed".into(), json!(seed));
         }
-        if self.options.stream && self.stream_usage {
+        if spec.stream && self.stream_usage {
             fields.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        self.options.apply_extra(&mut body)?;
         Ok(body)
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
-        if self.model.trim().is_empty() {
-            return Err(ModelError::Config("the model name is empty".to_string()));
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+        let body: ResponseBody = serde_json::from_slice(body).map_err(|error| Fault::NotJson {
+            expected: "a chat completion",
+            error,
+        })?;
+        if body.choices.is_empty() && body.error.is_none() {
+            return Err(Fault::Missing("choices"));
         }
-        if messages.is_empty() {
-            return Err(ModelError::Config("no messages to send".to_string()));
+        body.pieces(out)
+    }
+
+    fn decode_event(&self, event: &SseEvent, out: &mut Vec<Piece>) -> Result<Flow, Fault> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return Ok(Flow::Done);
         }
-        let url = http::endpoint(&self.base_url, "chat/completions")?;
-        let body = self.body(messages)?;
-        let client = self.options.client()?;
-        let mut request = client.post(url).json(&body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key.expose());
+        if event.event.as_deref() == Some("error") {
+            return Err(Fault::ErrorEvent(data.to_string()));
         }
-        if self.options.stream {
-            request = request.header(reqwest::header::ACCEPT, "text/event-stream");
-        }
-        let key = self.api_key.as_ref();
-        let timeout = self.options.timeout;
-        let limit = self.options.max_response_bytes;
-        self.options
-            .timed(async move {
-                let response = http::send(request, key, timeout).await?;
-                let streamed = http::is_event_stream(&response);
-                let mut reader = BodyReader::new(response, limit, timeout)?;
-                if streamed {
-                    read_stream(&mut reader, key).await
-                } else {
-                    let bytes = reader.read_all().await?;
-                    parse_response(&bytes, key)
-                }
-            })
-            .await
+        let chunk: ResponseBody = serde_json::from_str(data).map_err(|error| Fault::NotJson {
+            expected: "a chat completion chunk",
+            error,
+        })?;
+        chunk.pieces(out)?;
+        Ok(Flow::Continue)
+    }
+
+    fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
+        out.field("stream_usage", &self.stream_usage);
     }
 }
 
-impl ChatModel for OpenAiCompatible {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        let span = tracing::debug_span!(
-            "twr.chat",
-            provider = "openai-compatible",
-            model = %self.model,
-            stream = self.options.stream,
-            messages = messages.len(),
-        );
-        Box::pin(
-            async move {
-                let started = Instant::now();
-                let result = self.call(messages).await;
-                super::trace_result(&result, started);
-                result
-            }
-            .instrument(span),
-        )
-    }
-
-    fn name(&self) -> &str {
-        &self.model
-    }
+/// A whole response or one stream chunk.
+#[derive(Deserialize)]
+struct ResponseBody {
+    #[serde(default)]
+    choices: Vec<ChoiceBody>,
+    #[serde(default)]
+    usage: Option<UsageBody>,
+    #[serde(default)]
+    error: Option<Value>,
 }
 
-/// One choice of a response or of a stream chunk.
+/// One choice of a response (`message`) or of a stream chunk (`delta`).
 #[derive(Deserialize)]
 struct ChoiceBody {
     #[serde(default)]
@@ -274,7 +196,7 @@ struct ChoiceBody {
 }
 
 /// A message or a delta; every field is optional in practice.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct MessageBody {
     #[serde(default)]
     content: Option<Value>,
@@ -296,231 +218,73 @@ struct UsageBody {
     total_tokens: Option<u64>,
 }
 
-impl UsageBody {
-    fn usage(&self) -> Usage {
-        let mut usage = Usage::new(
-            self.prompt_tokens.unwrap_or(0),
-            self.completion_tokens.unwrap_or(0),
-        );
-        if let Some(total) = self.total_tokens {
-            usage.total_tokens = total;
+impl ResponseBody {
+    /// What the first choice and the usage say, in order; an `error` member
+    /// is a fault.
+    fn pieces(self, out: &mut Vec<Piece>) -> Result<(), Fault> {
+        if let Some(error) = self.error {
+            return Err(Fault::Embedded(error));
         }
-        usage
-    }
-}
-
-/// A whole response or one stream chunk.
-#[derive(Deserialize)]
-struct ResponseBody {
-    #[serde(default)]
-    choices: Vec<ChoiceBody>,
-    #[serde(default)]
-    usage: Option<UsageBody>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-/// Text from a `content`-like field: a string, or an array of parts
-/// (`{"type":"text","text":...}`) as some servers send.
-fn text_of(value: &Option<Value>, out: &mut String) {
-    match value {
-        Some(Value::String(text)) => out.push_str(text),
-        Some(Value::Array(parts)) => {
-            for part in parts {
-                if let Some(text) = part.get("text").and_then(Value::as_str) {
-                    out.push_str(text);
-                }
+        if let Some(choice) = self.choices.into_iter().next() {
+            if let Some(message) = choice.delta.or(choice.message) {
+                message.pieces(out);
+            }
+            if let Some(reason) = choice.finish_reason {
+                out.push(Piece::Finish(FinishReason::from_server(&reason)));
             }
         }
-        _ => {}
+        if let Some(usage) = self.usage {
+            let mut counts = Usage::new(
+                usage.prompt_tokens.unwrap_or(0),
+                usage.completion_tokens.unwrap_or(0),
+            );
+            if let Some(total) = usage.total_tokens {
+                counts.total_tokens = total;
+            }
+            out.push(Piece::Usage(counts));
+        }
+        Ok(())
     }
 }
 
-/// Collects a reply from a whole response or from stream deltas.
-#[derive(Default)]
-struct ReplyBuilder {
-    splitter: ThinkSplitter,
-    reasoning: String,
-    refusal: Option<String>,
-    usage: Usage,
-    finish_reason: Option<FinishReason>,
-}
-
-impl ReplyBuilder {
-    fn add(&mut self, message: &MessageBody) {
-        let mut content = String::new();
-        text_of(&message.content, &mut content);
-        self.splitter.push(&content);
+impl MessageBody {
+    fn pieces(self, out: &mut Vec<Piece>) {
+        if let Some(text) = text_of(self.content) {
+            out.push(Piece::Content(text));
+        }
         // Servers send one of the two names; a server sending both sends the
         // same text twice, so take the first that has text (some send the
         // other as `""`).
-        let before = self.reasoning.len();
-        text_of(&message.reasoning_content, &mut self.reasoning);
-        if self.reasoning.len() == before {
-            text_of(&message.reasoning, &mut self.reasoning);
+        if let Some(text) = text_of(self.reasoning_content).or_else(|| text_of(self.reasoning)) {
+            out.push(Piece::Reasoning(text));
         }
-        if let Some(refusal) = &message.refusal {
-            self.refusal
-                .get_or_insert_with(String::new)
-                .push_str(refusal);
+        if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
+            out.push(Piece::Refusal(refusal));
         }
-    }
-
-    fn finish(self) -> Result<Reply, ModelError> {
-        let (content, inline) = self.splitter.finish();
-        let field = self.reasoning.trim();
-        let reasoning = match (field.is_empty(), inline) {
-            (true, inline) => inline,
-            (false, None) => Some(field.to_string()),
-            (false, Some(inline)) => Some(format!("{field}\n{inline}")),
-        };
-        let reply = Reply {
-            content,
-            reasoning,
-            usage: self.usage,
-            finish_reason: self.finish_reason,
-        };
-        http::finish_reply(reply, self.refusal)
     }
 }
 
-/// An `error` member of a body or chunk as a [`ModelError`]: a numeric HTTP
-/// code keeps its status (so 429 stays retryable), anything else is a
-/// stream that broke off with the server's message.
-fn embedded_error(error: &Value, key: Option<&ApiKey>) -> ModelError {
-    let wrapped = json!({ "error": error });
-    let message = http::message_in(&wrapped).unwrap_or_else(|| error.to_string());
-    let message = match key {
-        Some(key) => key.scrub(message),
-        None => message,
+/// Text from a `content`-like field: a string, or an array of parts
+/// (`{"type":"text","text":...}`) as some servers send; `None` when empty.
+fn text_of(value: Option<Value>) -> Option<String> {
+    let text = match value? {
+        Value::String(text) => text,
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => return None,
     };
-    let code = error
-        .get("code")
-        .and_then(|c| {
-            c.as_u64()
-                .or_else(|| c.as_str().and_then(|s| s.parse().ok()))
-        })
-        .filter(|c| (400..600).contains(c));
-    match code {
-        Some(status) => ModelError::Status {
-            status: status as u16,
-            message,
-            retry_after: None,
-        },
-        None => ModelError::Interrupted(format!("the server reported an error: {message}")),
-    }
-}
-
-fn parse_response(bytes: &[u8], key: Option<&ApiKey>) -> Result<Reply, ModelError> {
-    let body: ResponseBody = serde_json::from_slice(bytes).map_err(|e| {
-        ModelError::Decode(format!(
-            "the reply is not a chat completion ({e}): {}",
-            http::excerpt(bytes)
-        ))
-    })?;
-    if let Some(error) = &body.error {
-        return Err(embedded_error(error, key));
-    }
-    let choice = body.choices.into_iter().next().ok_or_else(|| {
-        ModelError::Decode(format!(
-            "the reply has no choices: {}",
-            http::excerpt(bytes)
-        ))
-    })?;
-    let mut builder = ReplyBuilder::default();
-    builder.add(choice.message.as_ref().unwrap_or(&MessageBody::default()));
-    builder.finish_reason = choice
-        .finish_reason
-        .as_deref()
-        .map(FinishReason::from_server);
-    if let Some(usage) = &body.usage {
-        builder.usage = usage.usage();
-    }
-    builder.finish()
-}
-
-async fn read_stream(reader: &mut BodyReader, key: Option<&ApiKey>) -> Result<Reply, ModelError> {
-    let mut decoder = SseDecoder::new();
-    let mut events = Vec::new();
-    let mut builder = ReplyBuilder::default();
-    loop {
-        let Some(chunk) = reader.next().await? else {
-            decoder.finish(&mut events);
-            if handle_events(&mut events, &mut builder, key)? {
-                return builder.finish();
-            }
-            // Servers that skip `[DONE]` still send the finishing chunk; a
-            // stream closed before either is a reply cut short.
-            if builder.finish_reason.is_some() {
-                return builder.finish();
-            }
-            return Err(ModelError::Interrupted(
-                "the stream ended before the reply was complete (no finish_reason, no [DONE])"
-                    .to_string(),
-            ));
-        };
-        decoder.push(&chunk, &mut events);
-        if handle_events(&mut events, &mut builder, key)? {
-            return builder.finish();
-        }
-    }
-}
-
-/// Applies decoded events; true once `[DONE]` arrived.
-fn handle_events(
-    events: &mut Vec<SseEvent>,
-    builder: &mut ReplyBuilder,
-    key: Option<&ApiKey>,
-) -> Result<bool, ModelError> {
-    for event in events.drain(..) {
-        let data = event.data.trim();
-        if data == "[DONE]" {
-            return Ok(true);
-        }
-        if data.is_empty() {
-            continue;
-        }
-        if event.event.as_deref() == Some("error") {
-            // An `event: error` may carry JSON or plain text.
-            let message = serde_json::from_str(data)
-                .ok()
-                .and_then(|value| http::message_in(&value))
-                .unwrap_or_else(|| data.to_string());
-            let message = match key {
-                Some(key) => key.scrub(message),
-                None => message,
-            };
-            return Err(ModelError::Interrupted(format!(
-                "the server reported an error: {message}"
-            )));
-        }
-        let chunk: ResponseBody = serde_json::from_str(data).map_err(|e| {
-            ModelError::Decode(format!(
-                "a stream event is not a chat completion chunk ({e}): {}",
-                http::excerpt(data.as_bytes())
-            ))
-        })?;
-        if let Some(error) = &chunk.error {
-            return Err(embedded_error(error, key));
-        }
-        if let Some(choice) = chunk.choices.first() {
-            if let Some(delta) = choice.delta.as_ref().or(choice.message.as_ref()) {
-                builder.add(delta);
-            }
-            if let Some(reason) = &choice.finish_reason {
-                builder.finish_reason = Some(FinishReason::from_server(reason));
-            }
-        }
-        if let Some(usage) = &chunk.usage {
-            builder.usage = usage.usage();
-        }
-    }
-    Ok(false)
+    (!text.is_empty()).then_some(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::collect::Collector;
+    use crate::client::http_model::decode_whole;
+    use crate::client::secret::Secrets;
+    use crate::model::{Message, Reply};
 
     fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {
@@ -528,6 +292,13 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    fn parse_response(bytes: &[u8]) -> Result<Reply, ModelError> {
+        let mut collector = Collector::default();
+        let api = OpenAiApi { stream_usage: true };
+        decode_whole(&api, bytes, &Secrets::default(), &mut collector)?;
+        collector.finish()
     }
 
     #[test]
@@ -549,7 +320,7 @@ mod tests {
     }
 
     #[test]
-    fn from_env_prefers_twr_api_key() {
+    fn from_env_prefers_twr_api_key_and_skips_blank_ones() {
         let client = OpenAiCompatible::from_lookup(env(&[
             ("TWR_BASE_URL", "http://h/v1"),
             ("TWR_MODEL", "m"),
@@ -563,6 +334,7 @@ mod tests {
         let client = OpenAiCompatible::from_lookup(env(&[
             ("TWR_BASE_URL", "http://h/v1"),
             ("TWR_MODEL", "m"),
+            ("TWR_API_KEY", "  "),
             ("OPENAI_API_KEY", "k-openai"),
         ]))
         .unwrap();
@@ -577,7 +349,7 @@ mod tests {
             .max_tokens(64)
             .seed(7)
             .extra(json!({"top_p": 0.9, "seed": null}));
-        let body = client.body(&[Message::user("hi")]).unwrap();
+        let body = client.request_body(&[Message::user("hi")]).unwrap();
         assert_eq!(
             body,
             json!({
@@ -595,7 +367,9 @@ mod tests {
     #[test]
     fn non_object_extra_is_a_config_error() {
         let client = OpenAiCompatible::new("http://h/v1", "m").extra(json!([1]));
-        assert!(matches!(client.body(&[]), Err(ModelError::Config(m)) if m.contains("an array")));
+        assert!(
+            matches!(client.request_body(&[]), Err(ModelError::Config(m)) if m.contains("an array"))
+        );
     }
 
     #[test]
@@ -603,7 +377,6 @@ mod tests {
         let reply = parse_response(
             br#"{"choices":[{"message":{"role":"assistant","content":"<think>hmm</think>\nHi","reasoning_content":"field"},"finish_reason":"length"}],
                 "usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":9}}"#,
-            None,
         )
         .unwrap();
         assert_eq!(
@@ -625,13 +398,11 @@ mod tests {
     fn an_empty_reasoning_content_does_not_hide_reasoning() {
         let reply = parse_response(
             br#"{"choices":[{"message":{"content":"A","reasoning_content":"","reasoning":"why"}}]}"#,
-            None,
         )
         .unwrap();
         assert_eq!(reply.reasoning.as_deref(), Some("why"));
         let reply = parse_response(
             br#"{"choices":[{"message":{"content":"A","reasoning_content":"rc","reasoning":"rc"}}]}"#,
-            None,
         )
         .unwrap();
         assert_eq!(reply.reasoning.as_deref(), Some("rc"));
@@ -641,7 +412,6 @@ mod tests {
     fn refusals_and_filters_are_refused_not_empty() {
         let err = parse_response(
             br#"{"choices":[{"message":{"content":null,"refusal":"I can't help"},"finish_reason":"stop"}]}"#,
-            None,
         )
         .unwrap_err();
         assert!(
@@ -650,9 +420,20 @@ mod tests {
         );
         let err = parse_response(
             br#"{"choices":[{"message":{"content":""},"finish_reason":"content_filter"}]}"#,
-            None,
         )
         .unwrap_err();
         assert!(matches!(err, ModelError::Refused(_)));
+    }
+
+    #[test]
+    fn a_key_with_a_control_character_cannot_be_sent() {
+        let api = OpenAiApi { stream_usage: true };
+        let key = ApiKey::new("sk-a\u{7}b").unwrap();
+        assert!(matches!(api.auth(Some(&key)), Err(AuthError::Invalid(_))));
+        let key = ApiKey::new("sk-ok").unwrap();
+        let (name, value) = api.auth(Some(&key)).unwrap().unwrap();
+        assert_eq!(name, AUTHORIZATION);
+        assert!(value.is_sensitive());
+        assert_eq!(api.auth(None).unwrap(), None);
     }
 }

@@ -8,7 +8,7 @@
 /// One complete event: its `event:` name (if any) and its `data:` lines joined
 /// with `\n`, as the SSE specification says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct SseEvent {
+pub struct SseEvent {
     /// The `event:` field, when the server named the event.
     pub(crate) event: Option<String>,
     /// The data lines, joined with `\n`.

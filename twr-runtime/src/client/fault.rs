@@ -1,0 +1,324 @@
+//! What the server said went wrong, as a [`ModelError`]: error statuses,
+//! redirects, errors embedded in a 200 body or an event, bodies that do not
+//! decode, refusals.
+//!
+//! This is the one place server text enters an error: every piece of it goes
+//! through [`Secrets::excerpt`] (scrubbed of every credential, then cut), so
+//! a server that echoes the key cannot leak it through an error's message,
+//! its source chain, or the logs that print it.
+
+use std::time::SystemTime;
+
+use reqwest::header::LOCATION;
+use reqwest::{Response, StatusCode};
+use serde_json::{json, Value};
+
+use super::http::retry_after;
+use super::provider::{Fault, Piece};
+use super::secret::Secrets;
+use crate::model::{ErrorDetail, FinishReason, ModelError};
+
+/// How much of an error body is read, and how much of its message is kept.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+const ERROR_MESSAGE_CHARS: usize = 1000;
+/// How much of a body that did not decode is quoted.
+const EXCERPT_CHARS: usize = 200;
+
+/// Which text a decode error is about.
+#[derive(Clone, Copy)]
+pub(crate) enum Subject {
+    /// A whole response body.
+    Reply,
+    /// One event of a stream.
+    Event,
+}
+
+impl Subject {
+    fn as_str(self) -> &'static str {
+        match self {
+            Subject::Reply => "the reply",
+            Subject::Event => "a stream event",
+        }
+    }
+}
+
+/// The error for an adapter's [`Fault`] found in `raw`.
+pub(crate) fn from_fault(
+    fault: Fault,
+    raw: &[u8],
+    subject: Subject,
+    secrets: &Secrets,
+) -> ModelError {
+    let excerpt = || secrets.excerpt(&String::from_utf8_lossy(raw), EXCERPT_CHARS);
+    match fault {
+        Fault::NotJson { expected, error } => {
+            // serde quotes values it did not expect: scrub its words too, and
+            // keep it as the source only when it quoted no secret.
+            let said = error.to_string();
+            let complaint = secrets.scrub(&said);
+            let message = format!(
+                "{} is not {expected} ({complaint}): {}",
+                subject.as_str(),
+                excerpt()
+            );
+            ModelError::Decode(if complaint == said {
+                ErrorDetail::with_source(message, error)
+            } else {
+                message.into()
+            })
+        }
+        Fault::Missing(what) => {
+            ModelError::Decode(format!("{} has no {what}: {}", subject.as_str(), excerpt()).into())
+        }
+        Fault::Embedded(error) => embedded(&error, secrets),
+        Fault::ErrorEvent(data) => match serde_json::from_str::<Value>(&data) {
+            Ok(value) if value.get("error").is_some() => embedded(&value["error"], secrets),
+            parsed => {
+                let message = parsed.ok().and_then(|v| message_in(&v)).unwrap_or(data);
+                interrupted_by_server(&message, secrets)
+            }
+        },
+        Fault::Refused(message) => {
+            ModelError::Refused(secrets.excerpt(&message, ERROR_MESSAGE_CHARS))
+        }
+    }
+}
+
+/// Server text inside a piece that is metadata rather than the model's
+/// answer (a refusal, a finish reason the server named), scrubbed.
+pub(crate) fn scrub_piece(piece: Piece, secrets: &Secrets) -> Piece {
+    match piece {
+        Piece::Refusal(text) => Piece::Refusal(secrets.scrub(&text)),
+        Piece::Finish(FinishReason::Other(reason)) => {
+            Piece::Finish(FinishReason::Other(secrets.scrub(&reason)))
+        }
+        other => other,
+    }
+}
+
+/// An `error` member of a body or event: a status when its code names one
+/// (a number, or a text code such as `invalid_api_key`), so 401 fails at
+/// once and 429 is retried; otherwise a reply that broke off, with the
+/// server's message.
+fn embedded(error: &Value, secrets: &Secrets) -> ModelError {
+    let message = message_in(&json!({ "error": error })).unwrap_or_else(|| error.to_string());
+    match embedded_status(error) {
+        Some(status) => ModelError::Status {
+            status,
+            message: secrets.excerpt(&message, ERROR_MESSAGE_CHARS),
+            retry_after: None,
+        },
+        None => interrupted_by_server(&message, secrets),
+    }
+}
+
+fn interrupted_by_server(message: &str, secrets: &Secrets) -> ModelError {
+    ModelError::Interrupted(
+        format!(
+            "the server reported an error: {}",
+            secrets.excerpt(message, ERROR_MESSAGE_CHARS)
+        )
+        .into(),
+    )
+}
+
+/// The HTTP status an embedded error stands for: its numeric `code` (also
+/// as text, `"429"`), else the first of `code`, `type` and `status` (OpenAI,
+/// Anthropic, Google) that is a known text code.
+fn embedded_status(error: &Value) -> Option<u16> {
+    let http = |n: u64| u16::try_from(n).ok().filter(|n| (400..600).contains(n));
+    let code = error.get("code");
+    if let Some(status) = code.and_then(|c| {
+        c.as_u64()
+            .or_else(|| c.as_str().and_then(|s| s.trim().parse().ok()))
+            .and_then(http)
+    }) {
+        return Some(status);
+    }
+    ["code", "type", "status"]
+        .iter()
+        .filter_map(|field| error.get(field).and_then(Value::as_str))
+        .find_map(text_code_status)
+}
+
+/// Text error codes that say what an HTTP status would: those of a request
+/// that cannot succeed as sent (fail at once) and of rate limits (wait and
+/// retry). Server-side codes (`server_error`, `overloaded_error`) are left
+/// out: they stay a broken reply, which is retried.
+fn text_code_status(code: &str) -> Option<u16> {
+    Some(match code.trim().to_ascii_lowercase().as_str() {
+        "invalid_request_error"
+        | "invalid_argument"
+        | "context_length_exceeded"
+        | "failed_precondition" => 400,
+        "invalid_api_key"
+        | "authentication_error"
+        | "unauthenticated"
+        | "invalid_authentication" => 401,
+        "insufficient_quota" | "billing_error" => 402,
+        "permission_error" | "permission_denied" => 403,
+        "not_found_error" | "not_found" | "model_not_found" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" | "rate_limit_exceeded" | "resource_exhausted" => 429,
+        _ => return None,
+    })
+}
+
+/// Builds the error for a non-success response from its status, its
+/// `Retry-After` header and the server's own message.
+pub(crate) async fn status_error(mut response: Response, secrets: &Secrets) -> ModelError {
+    let status = response.status();
+    let retry_after = retry_after(response.headers(), SystemTime::now());
+    if let Some(error) = redirect_error(&response, secrets) {
+        return error;
+    }
+    let mut body = Vec::new();
+    // A body that breaks off or is huge still leaves the status to report.
+    while body.len() < ERROR_BODY_LIMIT {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body.truncate(ERROR_BODY_LIMIT);
+    ModelError::Status {
+        status: status.as_u16(),
+        message: status_message(status, &body, secrets),
+        retry_after,
+    }
+}
+
+/// A redirect the shared client did not follow because it leads to another
+/// origin (see `same_origin_redirects`).
+fn redirect_error(response: &Response, secrets: &Secrets) -> Option<ModelError> {
+    if !response.status().is_redirection() {
+        return None;
+    }
+    let target = response
+        .headers()
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|location| response.url().join(location).ok())
+        .filter(|target| target.origin() != response.url().origin())?;
+    let origin = secrets.scrub(&target.origin().ascii_serialization());
+    Some(ModelError::Status {
+        status: response.status().as_u16(),
+        message: format!(
+            "the server redirected the request to another origin, {origin}; \
+             credentials are never sent to another origin, so the redirect was \
+             not followed (use that server's URL as the base URL if you trust it)"
+        ),
+        retry_after: None,
+    })
+}
+
+/// The human-readable message of an error body, scrubbed then cut: the
+/// `message` of `{"error":{"message":...}}`, `{"error":"..."}`,
+/// `{"message":...}` or `{"detail":...}` (a one-element array of those too,
+/// as Gemini's streaming endpoint sends), else the body's text, else the
+/// status's reason phrase.
+fn status_message(status: StatusCode, body: &[u8], secrets: &Secrets) -> String {
+    let from_json = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|value| message_in(&value));
+    let message = match from_json {
+        Some(message) => message,
+        None => String::from_utf8_lossy(body).into_owned(),
+    };
+    let message = secrets.excerpt(&message, ERROR_MESSAGE_CHARS);
+    if message.is_empty() {
+        return status
+            .canonical_reason()
+            .unwrap_or("no error message")
+            .to_string();
+    }
+    message
+}
+
+/// The message inside a JSON error value, when it has one.
+fn message_in(value: &Value) -> Option<String> {
+    let text = |v: &Value| {
+        v.as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    match value {
+        Value::Array(items) => items.first().and_then(message_in),
+        Value::Object(map) => {
+            if let Some(error) = map.get("error") {
+                if let Some(message) = text(error) {
+                    return Some(message);
+                }
+                if let Some(message) = error.get("message").and_then(text) {
+                    return Some(message);
+                }
+            }
+            map.get("message")
+                .and_then(text)
+                .or_else(|| map.get("detail").and_then(text))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::secret::ApiKey;
+
+    fn message(body: &[u8]) -> String {
+        status_message(StatusCode::BAD_REQUEST, body, &Secrets::default())
+    }
+
+    #[test]
+    fn error_messages_from_every_shape() {
+        assert_eq!(
+            message(br#"{"error":{"message":"bad model"}}"#),
+            "bad model"
+        );
+        assert_eq!(message(br#"{"error":"quota gone"}"#), "quota gone");
+        assert_eq!(message(br#"[{"error":{"code":400,"message":"g"}}]"#), "g");
+        assert_eq!(message(br#"{"detail":"Not Found"}"#), "Not Found");
+        assert_eq!(message(b"  upstream exploded \n"), "upstream exploded");
+        assert_eq!(message(b""), "Bad Request");
+        assert_eq!(
+            message(br#"{"error":{"code":1}}"#),
+            r#"{"error":{"code":1}}"#
+        );
+    }
+
+    #[test]
+    fn long_messages_are_cut_after_scrubbing() {
+        let long = "x".repeat(5000);
+        let cut = message(long.as_bytes());
+        assert_eq!(cut.chars().count(), ERROR_MESSAGE_CHARS + 1);
+        assert!(cut.ends_with('…'));
+        let key = ApiKey::new("sk-across-the-cut").unwrap();
+        let secrets = Secrets::new(Some(&key), "http://h");
+        let body = format!("{}sk-across-the-cut", "y".repeat(ERROR_MESSAGE_CHARS - 4));
+        let cut = status_message(StatusCode::BAD_GATEWAY, body.as_bytes(), &secrets);
+        assert!(cut.ends_with("yyyy[red…"), "{cut}");
+    }
+
+    #[test]
+    fn embedded_codes_number_text_or_neither() {
+        let status = |v: Value| embedded_status(&v);
+        assert_eq!(status(json!({"code": 429})), Some(429));
+        assert_eq!(status(json!({"code": "503"})), Some(503));
+        assert_eq!(status(json!({"code": "invalid_api_key"})), Some(401));
+        assert_eq!(status(json!({"type": "authentication_error"})), Some(401));
+        assert_eq!(
+            status(json!({"code": 401, "status": "UNAUTHENTICATED"})),
+            Some(401)
+        );
+        assert_eq!(status(json!({"status": "PERMISSION_DENIED"})), Some(403));
+        assert_eq!(
+            status(json!({"code": null, "type": "invalid_request_error"})),
+            Some(400)
+        );
+        assert_eq!(status(json!({"type": "server_error"})), None);
+        assert_eq!(status(json!({"code": 7, "type": "overloaded_error"})), None);
+        assert_eq!(status(json!({"message": "x"})), None);
+    }
+}

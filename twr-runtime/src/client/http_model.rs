@@ -1,0 +1,393 @@
+//! [`HttpModel`]: the one HTTP chat model. It carries everything providers
+//! share (options and their builder, sending, reading, errors, tracing) and
+//! a small [`Provider`] adapter for what differs.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use reqwest::header::ACCEPT;
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::collect::Collector;
+use super::fault::{self, Subject};
+use super::http::{self, BodyReader, Deadline, Options};
+use super::provider::{AuthError, Flow, Piece, Provider, RequestSpec};
+use super::secret::{redact_url, ApiKey, Secrets};
+use super::sse::{SseDecoder, SseEvent};
+use crate::model::{BoxFuture, ChatModel, ErrorDetail, Message, ModelError, Reply};
+
+/// A chat model behind an HTTP API, for the provider `P`.
+///
+/// Use it through its provider's name: [`OpenAiCompatible`](super::OpenAiCompatible)
+/// or [`Gemini`](super::Gemini). Every provider has the same builder for the
+/// shared options below, streams or not, moves reasoning out of the visible
+/// answer, caps the response size, enforces a whole-request time limit, and
+/// turns every failure into a [`ModelError`] whose
+/// [`is_transient`](ModelError::is_transient) tells the retry loop whether
+/// asking again can help. Build it once and share it; it is cheap to clone.
+///
+/// Credentials never leave the process by accident: `Debug` shows
+/// `[redacted]` for the key and for a user name or password in the base URL,
+/// server text quoting them has them replaced before it reaches an error or a
+/// log, and the shared HTTP client follows redirects only within the origin
+/// of the base URL.
+#[derive(Clone)]
+pub struct HttpModel<P> {
+    pub(crate) provider: P,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
+    pub(crate) api_key: Option<ApiKey>,
+    pub(crate) options: Options,
+}
+
+impl<P: Provider> HttpModel<P> {
+    /// A client of `provider` with default options.
+    pub(crate) fn with_provider(provider: P, base_url: String, model: String) -> Self {
+        HttpModel {
+            provider,
+            base_url,
+            model,
+            api_key: None,
+            options: Options::default(),
+        }
+    }
+
+    /// Sends `key` with every request: as a bearer token to an
+    /// OpenAI-compatible server, as `x-goog-api-key` to Gemini. An empty or
+    /// blank key is no key, for every provider.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = ApiKey::new(key);
+        self
+    }
+
+    /// Streams the reply over server-sent events (default: off). The result
+    /// is the same [`Reply`]; streaming keeps long generations alive through
+    /// proxies that cut idle connections, and when a stream breaks, the text
+    /// that arrived is kept in [`ModelError::Incomplete`].
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.options.stream = stream;
+        self
+    }
+
+    /// Sampling temperature.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.options.temperature = Some(temperature);
+        self
+    }
+
+    /// The most tokens the reply may have (`max_tokens`, Gemini's
+    /// `maxOutputTokens`).
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.options.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// A sampling seed, for servers that honour it.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.options.seed = Some(seed);
+        self
+    }
+
+    /// Extra fields merged into the request body, for anything this builder
+    /// does not name (`top_p`, `response_format`, Gemini's `safetySettings`,
+    /// a provider's own options). Objects merge deeply, later calls win, and
+    /// a `null` removes a field. It must be a JSON object, or requests fail
+    /// with [`ModelError::Config`].
+    pub fn extra(mut self, extra: Value) -> Self {
+        self.options.add_extra(extra);
+        self
+    }
+
+    /// The time limit for one whole request, reading the reply included
+    /// (default: 10 minutes). Exceeding it gives [`ModelError::Timeout`]
+    /// (inside [`ModelError::Incomplete`] when part of a stream arrived).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.options.timeout = timeout;
+        self
+    }
+
+    /// The most bytes a response may have (default: 16 MiB). A larger one
+    /// gives [`ModelError::TooLarge`].
+    pub fn max_response_bytes(mut self, limit: usize) -> Self {
+        self.options.max_response_bytes = limit;
+        self
+    }
+
+    /// Uses `client` for requests (proxies, TLS roots, connection limits).
+    /// By default all model clients share one, which follows redirects only
+    /// within the base URL's origin; a client of your own follows its own
+    /// redirect policy, so give it `reqwest::redirect::Policy::none()` if the
+    /// server could redirect elsewhere (reqwest's default policy drops only
+    /// `Authorization` and cookies on the way, not `x-goog-api-key`).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.options.http_client = Some(client);
+        self
+    }
+
+    /// The model id sent with each request.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The request body for `messages`: the provider's, with the caller's
+    /// extra fields merged in.
+    pub(crate) fn request_body(&self, messages: &[Message]) -> Result<Value, ModelError> {
+        let mut body = self.provider.body(&RequestSpec {
+            model: &self.model,
+            messages,
+            stream: self.options.stream,
+            temperature: self.options.temperature,
+            max_tokens: self.options.max_tokens,
+            seed: self.options.seed,
+        })?;
+        self.options.apply_extra(&mut body)?;
+        Ok(body)
+    }
+
+    /// Everything that can fail before a byte is sent fails here, as
+    /// [`ModelError::Config`]: nothing to retry.
+    fn request(&self, messages: &[Message]) -> Result<reqwest::RequestBuilder, ModelError> {
+        if self.model.trim().is_empty() {
+            return Err(ModelError::Config("the model name is empty".into()));
+        }
+        if messages.is_empty() {
+            return Err(ModelError::Config("no messages to send".into()));
+        }
+        let auth = self
+            .provider
+            .auth(self.api_key.as_ref())
+            .map_err(|error| match error {
+                AuthError::Missing(what) => ModelError::Config(what.into()),
+                AuthError::Invalid(error) => ModelError::Config(ErrorDetail::with_source(
+                    "the API key has characters an HTTP header cannot carry \
+                     (a control character, a line break, or a non-ASCII character)",
+                    error,
+                )),
+            })?;
+        let (path, query) = self.provider.path(&self.model, self.options.stream);
+        let mut url = http::endpoint(&self.base_url, &path)?;
+        if query.is_some() {
+            url.set_query(query);
+        }
+        let body = self.request_body(messages)?;
+        let mut request = self.options.client()?.post(url).json(&body);
+        if let Some((name, value)) = auth {
+            request = request.header(name, value);
+        }
+        if self.options.stream {
+            request = request.header(ACCEPT, "text/event-stream");
+        }
+        Ok(request)
+    }
+
+    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
+        let request = self.request(messages)?;
+        let secrets = Secrets::new(self.api_key.as_ref(), &self.base_url);
+        let deadline = Deadline::after(self.options.timeout);
+        let response = http::send(request, deadline, &secrets).await?;
+        let streamed = http::is_event_stream(&response);
+        let limit = self.options.max_response_bytes;
+        let mut body = BodyReader::new(response, limit, deadline, &secrets)?;
+        let mut collector = Collector::default();
+        let read = if streamed {
+            let mut stream = PieceStream::new(&self.provider, body, &secrets);
+            let mut pieces = Vec::new();
+            loop {
+                let more = stream.next(&mut pieces).await;
+                pieces.drain(..).for_each(|piece| collector.add(piece));
+                match more {
+                    Ok(true) => continue,
+                    Ok(false) => break Ok(()),
+                    Err(error) => break Err(error),
+                }
+            }
+        } else {
+            match body.read_all().await {
+                Ok(bytes) => decode_whole(&self.provider, &bytes, &secrets, &mut collector),
+                Err(error) => Err(error),
+            }
+        };
+        match read {
+            Ok(()) => collector.finish(),
+            Err(source) if collector.has_text() => Err(ModelError::Incomplete {
+                partial: Box::new(collector.partial()),
+                source: Box::new(source),
+            }),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// Decodes a whole response body into `collector`.
+pub(crate) fn decode_whole<P: Provider>(
+    provider: &P,
+    bytes: &[u8],
+    secrets: &Secrets,
+    collector: &mut Collector,
+) -> Result<(), ModelError> {
+    let mut pieces = Vec::new();
+    provider
+        .decode_reply(bytes, &mut pieces)
+        .map_err(|f| fault::from_fault(f, bytes, Subject::Reply, secrets))?;
+    for piece in pieces {
+        collector.add(fault::scrub_piece(piece, secrets));
+    }
+    Ok(())
+}
+
+/// A streamed response read as [`Piece`]s, event by event: what the
+/// collected [`Reply`] is built from, and what a stream of deltas to the
+/// caller can be built from.
+pub(crate) struct PieceStream<'a, P> {
+    provider: &'a P,
+    body: BodyReader<'a>,
+    sse: SseDecoder,
+    events: Vec<SseEvent>,
+    secrets: &'a Secrets,
+    finished: bool,
+    over: bool,
+}
+
+impl<'a, P: Provider> PieceStream<'a, P> {
+    pub(crate) fn new(provider: &'a P, body: BodyReader<'a>, secrets: &'a Secrets) -> Self {
+        PieceStream {
+            provider,
+            body,
+            sse: SseDecoder::new(),
+            events: Vec::new(),
+            secrets,
+            finished: false,
+            over: false,
+        }
+    }
+
+    /// Reads the next piece of the body and appends what its events said to
+    /// `out`; `Ok(false)` once the stream is complete. On an error, `out`
+    /// still holds what the events before it said. A stream that ends
+    /// without saying why the model stopped (and without `[DONE]`) was cut
+    /// short: [`ModelError::Interrupted`].
+    pub(crate) async fn next(&mut self, out: &mut Vec<Piece>) -> Result<bool, ModelError> {
+        if self.over {
+            return Ok(false);
+        }
+        let chunk = self.body.next().await?;
+        match &chunk {
+            Some(bytes) => self.sse.push(bytes, &mut self.events),
+            None => self.sse.finish(&mut self.events),
+        }
+        for event in std::mem::take(&mut self.events) {
+            if event.data.trim().is_empty() {
+                continue;
+            }
+            let start = out.len();
+            let flow = self.provider.decode_event(&event, out);
+            for piece in &mut out[start..] {
+                let taken = std::mem::replace(piece, Piece::Content(String::new()));
+                *piece = fault::scrub_piece(taken, self.secrets);
+                self.finished |= matches!(piece, Piece::Finish(_));
+            }
+            let flow = flow.map_err(|f| {
+                fault::from_fault(f, event.data.as_bytes(), Subject::Event, self.secrets)
+            })?;
+            if flow == Flow::Done {
+                self.over = true;
+                return Ok(false);
+            }
+        }
+        if chunk.is_some() {
+            return Ok(true);
+        }
+        self.over = true;
+        if self.finished {
+            Ok(false)
+        } else {
+            Err(ModelError::Interrupted(
+                format!(
+                    "the stream ended before the reply was complete ({})",
+                    P::UNFINISHED
+                )
+                .into(),
+            ))
+        }
+    }
+}
+
+impl<P: Provider> ChatModel for HttpModel<P> {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let span = tracing::debug_span!(
+            "twr.chat",
+            provider = P::NAME,
+            model = %self.model,
+            stream = self.options.stream,
+            messages = messages.len(),
+        );
+        Box::pin(
+            async move {
+                let started = Instant::now();
+                let result = self.call(messages).await;
+                trace_result(&result, started);
+                result
+            }
+            .instrument(span),
+        )
+    }
+
+    fn name(&self) -> &str {
+        &self.model
+    }
+}
+
+/// One tracing event per call, inside the call's span (which names the
+/// provider, model and stream flag, never the key). Errors are shown by
+/// their `Display`, whose server text is already scrubbed.
+fn trace_result(result: &Result<Reply, ModelError>, started: Instant) {
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    match result {
+        Ok(reply) => tracing::debug!(
+            elapsed_ms,
+            prompt_tokens = reply.usage.prompt_tokens,
+            completion_tokens = reply.usage.completion_tokens,
+            finish_reason = ?reply.finish_reason,
+            content_chars = reply.content.chars().count(),
+            has_reasoning = reply.reasoning.is_some(),
+            "model replied"
+        ),
+        Err(error) => tracing::debug!(
+            elapsed_ms,
+            transient = error.is_transient(),
+            error = %error,
+            "model call failed"
+        ),
+    }
+}
+
+impl<P: Provider> fmt::Debug for HttpModel<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = f.debug_struct(P::TYPE_NAME);
+        out.field("base_url", &redact_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &self.api_key);
+        self.provider.debug_fields(&mut out);
+        out.field("options", &self.options).finish()
+    }
+}
+
+/// The value of an environment variable, `None` when unset or blank (a
+/// blank value counts as unset for every client).
+pub(crate) fn env_value(lookup: &impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    lookup(name)
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The value of a variable a client cannot do without.
+pub(crate) fn required_env(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    what: &str,
+) -> Result<String, ModelError> {
+    env_value(lookup, name).ok_or_else(|| {
+        ModelError::Config(format!("the environment variable {name} is not set ({what})").into())
+    })
+}
