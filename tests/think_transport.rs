@@ -328,7 +328,7 @@ async fn a_failed_call_keeps_its_tokens_and_every_request() {
         Ok(reply_with_usage("no sections", 30, 20)),
         Ok(reply_with_usage("", 7, 3)),
         Err(status(503, "busy")),
-        Err(ModelError::Connect("connection refused".to_string())),
+        Err(ModelError::Connect("connection refused".into())),
     ]);
     let error = Think::new(&model)
         .retry_mode(RetryMode::Full)
