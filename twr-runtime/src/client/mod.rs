@@ -19,7 +19,7 @@
 //! (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
 //! reply), `provider` (the adapter trait), `secret` (keys and scrubbing),
 //! `sse` (event framing), and one file per provider; inline `<think>` blocks are
-//! split off by [`crate::reasoning`].
+//! split off by the crate's one reasoning-tag lexer.
 
 mod collect;
 mod fault;
