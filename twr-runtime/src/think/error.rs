@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::outcome::{Attempt, AttemptKind, FailedCall};
 use crate::feedback::Feedback;
-use crate::model::{ModelError, Usage};
+use crate::model::{ModelError, Reply, Usage};
 
 /// Which optional budget of [`Think`](crate::Think) ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,6 +145,18 @@ impl ThinkError {
     /// Every raw reply, in order.
     pub fn raw_replies(&self) -> Vec<&str> {
         self.attempts().iter().map(|a| a.raw.as_str()).collect()
+    }
+
+    /// Every reply that arrived only in part (a stream that broke or stalled,
+    /// [`ModelError::Incomplete`]), in the order received: from the
+    /// attempts' transport retries, then from the failed call.
+    pub fn incomplete_replies(&self) -> Vec<&Reply> {
+        let retried = self.attempts.iter().flat_map(|a| &a.transport_retries);
+        let failed = self.failed_call.iter().flat_map(|c| &c.failures);
+        retried
+            .chain(failed)
+            .filter_map(|failure| failure.partial.as_ref())
+            .collect()
     }
 
     /// The model error, for [`ThinkErrorKind::Model`].

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::model::{FinishReason, Message, Usage};
+use crate::model::{FinishReason, Message, Reply, Usage};
 
 /// What became of one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,12 +27,18 @@ pub enum AttemptKind {
 /// attempt got its reply ([`Attempt::transport_retries`]), or one of the
 /// requests of a call that got no reply at all ([`FailedCall::failures`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TransportRetry {
     /// The error, as text (`ModelError`'s message; never a key).
     pub error: String,
     /// The pause taken before the next request (zero when there was none:
     /// the run ended after this request).
     pub delay: Duration,
+    /// The part of the reply that arrived before the request failed (a
+    /// stream that broke or stalled, [`ModelError::Incomplete`](crate::ModelError::Incomplete)): what the
+    /// model said, kept as it arrived and incomplete by definition. `None`
+    /// when nothing arrived.
+    pub partial: Option<Reply>,
 }
 
 /// The model call under way when a run ended without a value, when it had
@@ -52,8 +58,8 @@ pub struct FailedCall {
     pub failures: Vec<TransportRetry>,
     /// Time from the call's first request to the end of the run.
     pub latency: Duration,
-    /// Tokens of its failed requests (empty replies), already in the run's
-    /// usage.
+    /// Tokens of its failed requests (empty replies, partial replies), already
+    /// in the run's usage.
     pub usage: Usage,
 }
 

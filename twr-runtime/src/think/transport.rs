@@ -64,10 +64,21 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
         }
         let Some(result) = send(model, messages, budget).await else {
             let limit = budget.duration_limit();
-            log.failed(format!("stopped when the {limit} ran out"), Duration::ZERO);
+            log.failures.push(TransportRetry {
+                error: format!("stopped when the {limit} ran out"),
+                delay: Duration::ZERO,
+                partial: None,
+            });
             return Err(log.stop(Stop::Budget(limit)));
         };
         let error = match result {
+            // What arrived before a stream broke is counted like any reply.
+            Err(error) if error.partial().is_some() => {
+                let usage = error.partial().map(|p| p.usage).unwrap_or_default();
+                log.wasted = sum(log.wasted, usage);
+                budget.add_usage(usage);
+                error
+            }
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
@@ -81,12 +92,12 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
         };
         let done = log.failures.len() as u32;
         if !error.is_transient() || done >= policy.max_retries {
-            log.failed(error.to_string(), Duration::ZERO);
+            log.last_failed(&error);
             return Err(log.stop(Stop::Model(error)));
         }
         let delay = policy.delay_for(done, error.retry_after());
         if budget.time_left().is_some_and(|left| left <= delay) {
-            log.failed(error.to_string(), Duration::ZERO);
+            log.failed(error, Duration::ZERO);
             return Err(log.stop(Stop::Budget(budget.duration_limit())));
         }
         tracing::warn!(
@@ -94,9 +105,10 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             retry = done + 1,
             delay_ms = delay.as_millis() as u64,
             error = %error,
+            partial_bytes = error.partial().map_or(0, |p| p.content.len()),
             "twr transport retry"
         );
-        log.failed(error.to_string(), delay);
+        log.failed(error, delay);
         tokio::time::sleep(delay).await;
     }
 }
@@ -122,9 +134,29 @@ struct RequestLog {
 }
 
 impl RequestLog {
-    /// Records a failed request and the pause taken after it.
-    fn failed(&mut self, error: String, delay: Duration) {
-        self.failures.push(TransportRetry { error, delay });
+    /// Records a failed request and the pause taken after it; a partial
+    /// reply moves from the error into the record.
+    fn failed(&mut self, error: ModelError, delay: Duration) {
+        let text = error.to_string();
+        let partial = match error {
+            ModelError::Incomplete { partial, .. } => Some(*partial),
+            _ => None,
+        };
+        self.failures.push(TransportRetry {
+            error: text,
+            delay,
+            partial,
+        });
+    }
+
+    /// Records the failure that ends the run; `error` itself goes into the
+    /// `ThinkError`, so the record gets a copy of its partial reply.
+    fn last_failed(&mut self, error: &ModelError) {
+        self.failures.push(TransportRetry {
+            error: error.to_string(),
+            delay: Duration::ZERO,
+            partial: error.partial().cloned(),
+        });
     }
 
     /// The call succeeded with `reply`.

@@ -1,0 +1,105 @@
+//! Text that arrived before a stream broke or stalled
+//! (`ModelError::Incomplete`) is kept in the ledger and in the error, marked
+//! incomplete: it is what the model said.
+
+mod think_support;
+
+use std::time::Duration;
+
+use think_support::*;
+use twr_runtime::{
+    FinishReason, ModelError, Reply, RetryPolicy, ScriptedModel, Think, ThinkErrorKind, Usage,
+};
+
+const PROMPT: &str = "Plan a 3-day trip to Kyoto";
+const PARTIAL: &str = "[Plan]\nVisit Kiyomizu-dera and";
+
+fn fast() -> RetryPolicy {
+    RetryPolicy::default()
+        .base_delay(Duration::from_millis(1))
+        .max_delay(Duration::from_millis(5))
+}
+
+/// A stream that stalled after `text` arrived.
+fn stalled(text: &str) -> ModelError {
+    ModelError::Incomplete {
+        partial: Box::new(Reply {
+            content: text.to_string(),
+            reasoning: Some("Kyoto has many temples.".to_string()),
+            usage: Usage::new(40, 8),
+            finish_reason: None,
+        }),
+        source: Box::new(ModelError::Timeout(Duration::from_secs(30))),
+    }
+}
+
+#[tokio::test]
+async fn a_retried_partial_reply_is_in_the_attempts_ledger() {
+    let model =
+        ScriptedModel::from_results([Err(stalled(PARTIAL)), Ok(reply_with_usage(GOOD, 40, 20))]);
+    let outcome = Think::new(&model)
+        .retry_policy(fast())
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, good_trip());
+    let retry = &outcome.attempts[0].transport_retries[0];
+    assert_eq!(
+        retry.error,
+        "the model server did not answer within 30s (30 bytes of the reply had arrived and are kept)"
+    );
+    let partial = retry.partial.as_ref().expect("the text that arrived");
+    assert_eq!(partial.content, PARTIAL);
+    assert_eq!(
+        partial.reasoning.as_deref(),
+        Some("Kyoto has many temples.")
+    );
+    // Its tokens count like any reply's.
+    assert_eq!(outcome.attempts[0].usage, Usage::new(80, 28));
+    assert_eq!(outcome.usage, Usage::new(80, 28));
+}
+
+#[tokio::test]
+async fn partial_replies_of_a_failed_run_are_in_the_error() {
+    let model = ScriptedModel::from_results([
+        Ok(reply_with_usage("no sections", 10, 5)),
+        Err(stalled("[Plan]\nFushimi")),
+        Err(stalled(PARTIAL)),
+    ]);
+    let error = Think::new(&model)
+        .retry_policy(fast().max_retries(1))
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ThinkErrorKind::Model { retries: 1, .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the model call failed after 1 retry: the model server did not answer within 30s \
+         (30 bytes of the reply had arrived and are kept)"
+    );
+    let contents: Vec<&str> = error
+        .incomplete_replies()
+        .iter()
+        .map(|r| r.content.as_str())
+        .collect();
+    assert_eq!(contents, vec!["[Plan]\nFushimi", PARTIAL]);
+    // The last one is also in the model error itself.
+    let last = error.model_error().and_then(ModelError::partial).unwrap();
+    assert_eq!(last.content, PARTIAL);
+    assert_eq!(last.finish_reason, None::<FinishReason>);
+    let call = error.failed_call().unwrap();
+    assert_eq!(call.failures.len(), 2);
+    assert_eq!(
+        call.failures[1]
+            .partial
+            .as_ref()
+            .map(|p| p.content.as_str()),
+        Some(PARTIAL)
+    );
+    assert_eq!(error.usage(), Usage::new(90, 21));
+    assert!(format!("{error:?}").contains("Visit Kiyomizu-dera and"));
+    assert_eq!(error.raw_replies(), vec!["no sections"]);
+}
