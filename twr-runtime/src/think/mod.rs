@@ -20,6 +20,8 @@
 //!    the previous one stops the run with [`ThinkErrorKind::RepeatedReply`].
 //! 5. Transient transport failures are retried under a [`RetryPolicy`] that
 //!    never consumes format attempts.
+//! 6. A run has a wall-time budget, [`DEFAULT_MAX_DURATION`] (15 minutes)
+//!    unless [`Think::max_duration`] says otherwise, so it always ends.
 //!
 //! # Replies cut off by the token limit
 //!
@@ -79,6 +81,17 @@ pub const TWR_MAX_ATTEMPTS_ENV: &str = "TWR_MAX_ATTEMPTS";
 /// The number of format attempts when neither [`Think::max_attempts`] nor
 /// `TWR_MAX_ATTEMPTS` / `LLM_MAX_RETRIES` says otherwise.
 pub const DEFAULT_MAX_ATTEMPTS: usize = 3;
+
+/// The wall-time budget of a run when [`Think::max_duration`] is not set:
+/// 15 minutes.
+///
+/// With every default a run therefore ends within 15 minutes, whatever the
+/// server does. A server that streams forever is cut by the client's own
+/// timeout (600 s by default); that request took longer than the 5 minutes
+/// then left, so it is not retried and the run ends after 600 s with the
+/// timeout and the text that arrived (without this bound, 4 requests of
+/// 600 s each kept a run for 40 minutes).
+pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(15 * 60);
 
 /// What a retry asks the model for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -239,7 +252,12 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         self
     }
 
-    /// Stops the run after this much wall time, even mid-request.
+    /// Stops the run after this much wall time, even mid-request. Default
+    /// [`DEFAULT_MAX_DURATION`] (15 minutes); `Duration::MAX` for no limit.
+    ///
+    /// Within this budget a transient failure is not retried when the failed
+    /// request took longer than the time left (the retry could not finish):
+    /// the run ends at once with that failure.
     pub fn max_duration(mut self, duration: Duration) -> Self {
         self.max_duration = Some(duration);
         self

@@ -7,7 +7,7 @@ use super::error::{ThinkError, ThinkErrorKind};
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Reader, Verdict};
 use super::transport::{self, Call, CallFailure, Stop};
-use super::{RetryMode, Think};
+use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, FinishReason};
@@ -60,7 +60,7 @@ where
             budget: Budget::new(
                 think.max_total_tokens,
                 think.max_requests,
-                think.max_duration,
+                Some(think.max_duration.unwrap_or(DEFAULT_MAX_DURATION)),
             ),
             attempts: Vec::new(),
         }

@@ -62,6 +62,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
         if let Err(limit) = budget.take_request() {
             return Err(log.stop(Stop::Budget(limit)));
         }
+        let sent = Instant::now();
         let Some(result) = send(model, messages, budget).await else {
             let limit = budget.duration_limit();
             log.failures.push(TransportRetry {
@@ -91,7 +92,13 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             Err(error) => error,
         };
         let done = log.failures.len() as u32;
-        if !error.is_transient() || done >= policy.max_retries {
+        // A retry is a new request of about the same length: when the failed
+        // one took longer than the run has left (a stream that ran until the
+        // client's timeout), the retry would only be cut off by the deadline.
+        let hopeless = budget
+            .time_left()
+            .is_some_and(|left| sent.elapsed() >= left);
+        if !error.is_transient() || done >= policy.max_retries || hopeless {
             log.last_failed(&error);
             return Err(log.stop(Stop::Model(error)));
         }
