@@ -18,7 +18,7 @@ struct Line<'a> {
 
 /// The text after a list marker at the start of `line` (already trimmed at
 /// the start), or `None` when the line has no marker.
-fn after_marker(line: &str) -> Option<&str> {
+pub(super) fn after_marker(line: &str) -> Option<&str> {
     let bytes = line.as_bytes();
     let rest = if let Some(rest) = line.strip_prefix(['-', '*', '+', '•', '·', '–']) {
         rest
