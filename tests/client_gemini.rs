@@ -310,3 +310,186 @@ fn the_key_is_not_in_debug_output() {
         "{debug}"
     );
 }
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_never_carries_the_key() {
+    let elsewhere = TestServer::start(vec![Scripted::json(200, json!({}))]).await;
+    let target = elsewhere.url("/v1beta/models/gemini-test:generateContent");
+    let server = TestServer::start(vec![
+        Scripted::json(307, Value::Null).header("location", &target)
+    ])
+    .await;
+    let error = client(&server).chat(&conversation()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 307, message, .. }
+            if message.starts_with(&format!("the server redirected the request to another origin, {};", elsewhere.origin))),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
+    assert_eq!(
+        elsewhere.requests().len(),
+        0,
+        "x-goog-api-key reached another origin"
+    );
+}
+
+#[tokio::test]
+async fn text_and_string_codes_in_a_200_error() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({"error": {"code": "403", "message": "Permission denied on resource", "status": "PERMISSION_DENIED"}}),
+        ),
+        Scripted::json(
+            200,
+            json!({"error": {"message": "API key expired", "status": "UNAUTHENTICATED"}}),
+        ),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 403: Permission denied on resource"
+    );
+    assert!(!error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: API key expired"
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_after_some_text_keeps_it() {
+    let body = format!(
+        "data: {}\r\n\r\n",
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Rom"}, {"text": "e is", "thought": true}]}}]})
+    );
+    let server = TestServer::start(vec![Scripted::raw_sse(&body).stall_after(body.len())]).await;
+    let error = client(&server)
+        .stream(true)
+        .timeout(Duration::from_millis(300))
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.partial(),
+        Some(&Reply {
+            content: "Rom".into(),
+            reasoning: Some("e is".into()),
+            ..Reply::default()
+        })
+    );
+    assert!(
+        matches!(&error, ModelError::Incomplete { source, .. }
+            if matches!(**source, ModelError::Timeout(d) if d == Duration::from_millis(300))),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn invalid_utf8_in_a_stream_is_an_error() {
+    let mut body = b"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"M\xFCnchen\"}]},\"finishReason\":\"STOP\"}]}\r\n\r\n".to_vec();
+    let at = body.iter().position(|&b| b == 0xFC).unwrap();
+    body.extend_from_slice(b"\r\n");
+    let server = TestServer::start(vec![Scripted::bytes(200, "text/event-stream", body)]).await;
+    let error = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "could not read the model server's response: the response is not valid UTF-8 at \
+             byte offset {at} of the body: byte 0xFC is not part of a valid character"
+        )
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn a_key_that_cannot_be_a_header_fails_before_sending() {
+    let server = TestServer::start(vec![]).await;
+    let error = Gemini::new("AIza\nInjected: header", "gemini-test")
+        .base_url(server.url("/v1beta"))
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert!(matches!(&error, ModelError::Config(_)), "{error:?}");
+    assert!(!error.to_string().contains("Injected"), "{error}");
+    assert_eq!(server.requests().len(), 0);
+}
+
+#[test]
+fn credentials_in_the_base_url_are_redacted() {
+    let model =
+        Gemini::new(KEY, "gemini-test").base_url("https://user:pw-SECRET-42@proxy.example/v1beta");
+    let debug = format!("{model:?}");
+    assert!(
+        !debug.contains("pw-SECRET-42") && !debug.contains(KEY),
+        "{debug}"
+    );
+    assert!(
+        debug.contains("base_url: \"https://[redacted]@proxy.example/v1beta\""),
+        "{debug}"
+    );
+}
+
+/// Collects everything a tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn tracing_names_the_model_and_never_the_key() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({"candidates": [candidate(json!([{"text": "Rome"}]), "STOP")],
+                   "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1}}),
+        ),
+        Scripted::json(
+            400,
+            json!({"error": {"code": 400, "message": format!("API key not valid: {KEY}"), "status": "INVALID_ARGUMENT"}}),
+        ),
+    ])
+    .await;
+    let model = client(&server);
+    model.chat(&conversation()).await.unwrap();
+    model.chat(&conversation()).await.unwrap_err();
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(!logs.contains(KEY), "{logs}");
+    assert!(
+        logs.contains("twr.chat{provider=\"gemini\" model=gemini-test stream=false messages=4}"),
+        "{logs}"
+    );
+    assert!(logs.contains("model replied"), "{logs}");
+    assert!(
+        logs.contains("prompt_tokens=5 completion_tokens=1"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("HTTP 400: API key not valid: [redacted]"),
+        "{logs}"
+    );
+}

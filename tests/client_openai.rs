@@ -643,3 +643,296 @@ async fn a_custom_http_client_is_used_and_not_printed() {
         "{debug}"
     );
 }
+
+#[tokio::test]
+async fn streamed_reasoning_content_deltas_are_joined() {
+    let events = [
+        chunk(
+            json!({"role": "assistant", "reasoning_content": ""}),
+            Value::Null,
+        ),
+        chunk(json!({"reasoning_content": "Six "}), Value::Null),
+        chunk(json!({"reasoning_content": "times seven."}), Value::Null),
+        chunk(
+            json!({"reasoning_content": null, "content": "4"}),
+            Value::Null,
+        ),
+        chunk(json!({"content": "2"}), json!("stop")),
+        "[DONE]".to_string(),
+    ];
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let server = TestServer::start(vec![Scripted::sse(&events)]).await;
+    let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "42".into(),
+            reasoning: Some("Six times seven.".into()),
+            usage: Usage::default(),
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+}
+
+/// The 1,000-character lines of a long streamed answer, and its SSE body.
+fn long_answer(lines: usize) -> (String, String) {
+    let line = |n: usize| format!("{n:04} {}\n", "w".repeat(994));
+    let text: String = (0..lines).map(line).collect();
+    let body: String = (0..lines)
+        .map(|n| {
+            format!(
+                "data: {}\n\n",
+                chunk(json!({"content": line(n)}), Value::Null)
+            )
+        })
+        .collect();
+    (text, body)
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_after_28_kb_keeps_every_byte() {
+    let (text, body) = long_answer(28);
+    assert_eq!(text.len(), 28_000);
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)
+        .pieces(4096)
+        .break_after(body.len())])
+    .await;
+    let error = client(&server).stream(true).chat(&hi()).await.unwrap_err();
+    let partial = error.partial().expect("the text that arrived");
+    assert_eq!(partial.content, text);
+    assert_eq!(partial.finish_reason, None);
+    match &error {
+        ModelError::Incomplete { source, .. } => assert!(
+            matches!(&**source, ModelError::Interrupted(m)
+                if m.starts_with("the connection failed while reading the response")),
+            "{source:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(error.is_transient());
+    assert!(
+        error
+            .to_string()
+            .ends_with("(28000 bytes of the reply had arrived and are kept)"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_after_some_text_keeps_it_in_the_timeout() {
+    let (text, body) = long_answer(3);
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)
+        .pieces(4096)
+        .stall_after(body.len())])
+    .await;
+    let started = Instant::now();
+    let error = client(&server)
+        .stream(true)
+        .timeout(Duration::from_millis(400))
+        .chat(&hi())
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(
+        matches!(&error, ModelError::Incomplete { partial, source }
+            if partial.content == text
+            && matches!(**source, ModelError::Timeout(d) if d == Duration::from_millis(400))),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_one_error_whole_or_streamed() {
+    // `café` written in Latin-1: 0xE9 cannot start or continue a UTF-8
+    // character.
+    let whole = br#"{"choices":[{"message":{"content":"caf"#
+        .iter()
+        .chain(b"\xE9 au lait\"},\"finish_reason\":\"stop\"}]}")
+        .copied()
+        .collect::<Vec<u8>>();
+    let whole_at = whole.iter().position(|&b| b == 0xE9).unwrap();
+    let first = format!(
+        "data: {}\n\n",
+        chunk(json!({"content": "Bon"}), Value::Null)
+    );
+    let mut streamed = first.clone().into_bytes();
+    streamed.extend_from_slice(b"data: {\"choices\":[{\"delta\":{\"content\":\"caf\xE9\"}}]}\n\n");
+    streamed.extend_from_slice(b"data: [DONE]\n\n");
+    let streamed_at = streamed.iter().position(|&b| b == 0xE9).unwrap();
+    let server = TestServer::start(vec![
+        Scripted::bytes(200, "application/json", whole),
+        Scripted::bytes(200, "text/event-stream", streamed),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "could not read the model server's response: the response is not valid UTF-8 \
+             at byte offset {whole_at} of the body: byte 0xE9 is not part of a valid character"
+        )
+    );
+    assert!(!error.is_transient());
+    let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
+    // Same rule, same words; the text before the bad byte is kept.
+    assert_eq!(error.partial(), Some(&Reply::text("Bon")));
+    match &error {
+        ModelError::Incomplete { source, .. } => assert_eq!(
+            source.to_string(),
+            format!(
+                "could not read the model server's response: the response is not valid UTF-8 \
+                 at byte offset {streamed_at} of the body: byte 0xE9 is not part of a valid \
+                 character"
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn a_key_that_cannot_be_a_header_fails_before_sending() {
+    let server = TestServer::start(vec![]).await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "m").api_key("sk-abc\u{1}def");
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid model configuration: the API key has characters an HTTP header cannot carry \
+         (a control character, a line break, or a non-ASCII character)"
+    );
+    assert!(!error.is_transient());
+    let source = std::error::Error::source(&error).expect("the header error");
+    assert!(source
+        .downcast_ref::<reqwest::header::InvalidHeaderValue>()
+        .is_some());
+    assert_no_key(&error);
+    assert_eq!(server.requests().len(), 0);
+}
+
+#[tokio::test]
+async fn a_200_with_a_text_error_code_fails_at_once() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+        ),
+        Scripted::sse(&[&json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string()]),
+        Scripted::sse(&[&json!({"error": {"message": "slow down", "code": "rate_limit_exceeded"}}).to_string()]),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 401, message, retry_after: None }
+            if message == "Incorrect API key provided"),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
+    let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: invalid x-api-key"
+    );
+    assert!(!error.is_transient());
+    let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, .. }),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn transport_errors_keep_the_reqwest_error_as_source() {
+    let model = OpenAiCompatible::new(format!("{}/v1", refused_origin()), "m");
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert!(matches!(error, ModelError::Connect(_)), "{error:?}");
+    let source = std::error::Error::source(&error).expect("a source");
+    let reqwest = source.downcast_ref::<reqwest::Error>().expect("reqwest's");
+    assert!(reqwest.is_connect());
+    assert_eq!(reqwest.url(), None, "the URL may carry credentials");
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    let elsewhere = TestServer::start(vec![Scripted::json(
+        200,
+        completion(json!("stolen"), "stop", json!({})),
+    )])
+    .await;
+    let target = elsewhere.url("/v1/chat/completions");
+    let server = TestServer::start(vec![
+        Scripted::json(307, Value::Null).header("location", &target)
+    ])
+    .await;
+    let error = client(&server).chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the model server answered HTTP 307: the server redirected the request to another \
+             origin, {}; credentials are never sent to another origin, so the redirect was not \
+             followed (use that server's URL as the base URL if you trust it)",
+            elsewhere.origin
+        )
+    );
+    assert!(!error.is_transient());
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(
+        elsewhere.requests().len(),
+        0,
+        "nothing reached the other origin"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_within_the_origin_is_followed_with_the_key() {
+    let server = TestServer::start(vec![
+        Scripted::json(308, Value::Null).header("location", "/v2/chat/completions"),
+        Scripted::json(200, completion(json!("moved"), "stop", json!({}))),
+    ])
+    .await;
+    let reply = client(&server).chat(&hi()).await.unwrap();
+    assert_eq!(reply.content, "moved");
+    let requests = server.requests();
+    assert_eq!(requests[1].path_and_query, "/v2/chat/completions");
+    assert_eq!(
+        requests[1].header("authorization"),
+        Some("Bearer sk-test-SECRET-123")
+    );
+    assert_eq!(requests[1].body, requests[0].body);
+}
+
+#[tokio::test]
+async fn credentials_in_the_base_url_are_redacted() {
+    let server = TestServer::start(vec![Scripted::json(
+        401,
+        json!({"error": {"message": "bad login for scott:tiger-SECRET-pw"}}),
+    )])
+    .await;
+    let url = server
+        .url("/v1")
+        .replace("http://", "http://scott:tiger-SECRET-pw@");
+    let model = OpenAiCompatible::new(&url, "m");
+    let debug = format!("{model:?}");
+    assert!(!debug.contains("tiger-SECRET-pw"), "{debug}");
+    assert!(
+        debug.contains(&format!(
+            "base_url: \"http://[redacted]@{}/v1\"",
+            &server.origin[7..]
+        )),
+        "{debug}"
+    );
+    let error = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: bad login for [redacted]:[redacted]"
+    );
+    // reqwest sends the user info as Basic auth.
+    assert!(server
+        .only_request()
+        .header("authorization")
+        .unwrap()
+        .starts_with("Basic "));
+}

@@ -312,3 +312,44 @@ async fn a_blocked_prompt_fails_at_once() {
     );
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_200_carrying_an_auth_error_code_is_not_retried() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}),
+        ),
+        reply("8"),
+    ])
+    .await;
+    let model = client(&server);
+    let error = Think::new(&model)
+        .retry_policy(fast())
+        .run_with(PROMPT, legs)
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the model server answered HTTP 401: Incorrect API key provided"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 1, "retried a permanent error");
+}
+
+#[tokio::test]
+async fn a_key_that_cannot_be_a_header_is_not_retried() {
+    let server = TestServer::start(vec![reply("8")]).await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "test-model").api_key("sk-\u{0}bad");
+    let error = Think::new(&model)
+        .retry_policy(fast())
+        .run_with(PROMPT, legs)
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("invalid model configuration"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 0);
+}

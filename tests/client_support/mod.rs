@@ -26,6 +26,8 @@ pub struct Scripted {
     delay: Duration,
     /// Break the connection after this many body bytes.
     break_after: Option<usize>,
+    /// Send nothing more after this many body bytes, without closing.
+    stall_after: Option<usize>,
     /// Replace every `{KEY}` in the body with the credential the request
     /// carried (a bearer token or `x-goog-api-key`), as a server or proxy that
     /// quotes the key back would.
@@ -43,6 +45,7 @@ impl Scripted {
             pause: Duration::ZERO,
             delay: Duration::ZERO,
             break_after: None,
+            stall_after: None,
             echo_key: false,
         }
     }
@@ -83,6 +86,7 @@ impl Scripted {
             pause: Duration::from_millis(1),
             delay: Duration::ZERO,
             break_after: None,
+            stall_after: None,
             echo_key: false,
         }
     }
@@ -92,6 +96,17 @@ impl Scripted {
     pub fn echoing_key(mut self) -> Self {
         self.echo_key = true;
         self
+    }
+
+    /// A body of exactly these bytes (UTF-8 or not), sent in 7-byte pieces.
+    pub fn bytes(status: u16, content_type: &str, body: Vec<u8>) -> Self {
+        Scripted {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body,
+            ..Scripted::raw_sse("")
+        }
+        .pieces(7)
     }
 
     /// Adds a response header.
@@ -119,6 +134,13 @@ impl Scripted {
         self
     }
 
+    /// Sends `bytes` bytes of the body, then nothing more, never closing
+    /// (a server that stalls mid-stream).
+    pub fn stall_after(mut self, bytes: usize) -> Self {
+        self.stall_after = Some(bytes);
+        self
+    }
+
     /// Drops the connection after `bytes` bytes of the body.
     pub fn break_after(mut self, bytes: usize) -> Self {
         self.break_after = Some(bytes);
@@ -137,11 +159,14 @@ impl Scripted {
     }
 
     fn into_response(self) -> Response {
-        let streamed = self.piece_size != usize::MAX || self.break_after.is_some();
+        let streamed = self.piece_size != usize::MAX
+            || self.break_after.is_some()
+            || self.stall_after.is_some();
         let body = if streamed {
             let piece = self.piece_size.min(self.body.len().max(1));
             let end = self
                 .break_after
+                .or(self.stall_after)
                 .unwrap_or(self.body.len())
                 .min(self.body.len());
             let pieces: VecDeque<Bytes> = self.body[..end]
@@ -149,16 +174,22 @@ impl Scripted {
                 .map(Bytes::copy_from_slice)
                 .collect();
             let broken = self.break_after.is_some();
+            let stalls = self.stall_after.is_some();
             let pause = self.pause;
             let stream = futures_util::stream::unfold(
                 (pieces, broken, pause),
-                |(mut pieces, broken, pause)| async move {
+                move |(mut pieces, broken, pause)| async move {
                     match pieces.pop_front() {
                         Some(piece) => {
                             if !pause.is_zero() {
                                 tokio::time::sleep(pause).await;
                             }
                             Some((Ok(piece), (pieces, broken, pause)))
+                        }
+                        None if stalls => {
+                            // Longer than any test's time limit.
+                            tokio::time::sleep(Duration::from_secs(600)).await;
+                            None
                         }
                         None if broken => {
                             // Give the client time to read what was sent.
