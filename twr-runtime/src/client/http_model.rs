@@ -9,9 +9,11 @@ use reqwest::header::ACCEPT;
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::body::BodyReader;
 use super::collect::Collector;
 use super::fault::{self, Subject};
-use super::http::{self, BodyReader, Deadline, Options};
+use super::http::{self, Deadline};
+use super::options::Options;
 use super::provider::{AuthError, Flow, Piece, Provider, RequestSpec};
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};

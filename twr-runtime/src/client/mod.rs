@@ -15,18 +15,21 @@
 //! errors or logs, and never travel to another origin.
 //!
 //! Where things are: `http_model` (the client, its builder, the call),
-//! `http` (options, sending, redirects, capped UTF-8 reading), `fault`
+//! `options` (request options, the shared client), `http` (sending,
+//! redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
 //! (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
 //! reply), `provider` (the adapter trait), `secret` (keys and scrubbing),
 //! `sse` (event framing), and one file per provider; inline `<think>` blocks are
 //! split off by the crate's one reasoning-tag lexer.
 
+mod body;
 mod collect;
 mod fault;
 mod gemini;
 mod http;
 mod http_model;
 mod openai;
+mod options;
 mod provider;
 mod secret;
 mod sse;
