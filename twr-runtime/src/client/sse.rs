@@ -79,6 +79,8 @@ impl SseDecoder {
             }
             None => (line, &b""[..]),
         };
+        // The body reader has checked the bytes are UTF-8 (a line never ends
+        // inside a character), so nothing is ever replaced here.
         let value = String::from_utf8_lossy(value);
         match field {
             b"data" => match &mut self.data {
