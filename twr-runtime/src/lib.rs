@@ -42,7 +42,8 @@ pub use choice::Choice;
 pub use client::{Gemini, OpenAiCompatible};
 pub use feedback::{Feedback, Lang, Problem, ProblemKind};
 pub use model::{
-    BoxFuture, ChatModel, ErrorDetail, FinishReason, Message, ModelError, Reply, Role, Usage,
+    BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
+    Role, Usage,
 };
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;

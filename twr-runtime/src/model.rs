@@ -7,10 +7,15 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
 /// A boxed, sendable future, as returned by [`ChatModel::chat`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A boxed, sendable stream, as returned by [`ChatModel::chat_stream`]
+/// (the `futures` crate's `BoxStream`).
+pub use futures_util::stream::BoxStream;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -456,6 +461,82 @@ pub trait ChatModel: Send + Sync {
     fn name(&self) -> &str {
         "model"
     }
+
+    /// Sends `messages` and returns the reply as it is written: pieces of
+    /// [`Delta::Content`] and [`Delta::Reasoning`], then one [`Delta::Done`].
+    ///
+    /// Provided: [`chat`](ChatModel::chat)'s whole reply as one piece (its
+    /// reasoning, its content, then `Done`), or its error as the one item,
+    /// so every model streams. A model that can do better overrides it and
+    /// [`streams`](ChatModel::streams).
+    ///
+    /// An `Err` item ends the stream; text already sent is part of the reply
+    /// that broke off. Dropping the stream must stop the request (a client
+    /// closes the connection, so the server stops generating).
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        whole_reply(self.chat(messages))
+    }
+
+    /// Whether [`chat_stream`](ChatModel::chat_stream) delivers a reply
+    /// piece by piece as the model writes it (default `false`: the provided
+    /// `chat_stream` waits for the whole reply). The loop streams, and stops
+    /// a reply early when a section is already invalid, only for a model
+    /// that says so.
+    fn streams(&self) -> bool {
+        false
+    }
+}
+
+/// One piece of a reply streamed by [`ChatModel::chat_stream`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Delta {
+    /// The next piece of the visible answer.
+    Content(String),
+    /// The next piece of the model's reasoning (a `reasoning_content`
+    /// field, a thought part, or an inline `<think>` block split off).
+    Reasoning(String),
+    /// The reply is complete: token counts (zero when the server reported
+    /// none) and why the model stopped, when the server said.
+    Done {
+        /// Token counts of the reply; zero when the server sent none.
+        usage: Usage,
+        /// Why the model stopped, when the server said.
+        finish_reason: Option<FinishReason>,
+    },
+}
+
+/// The stream of one whole reply: [`Delta::from_reply`] of `reply`'s
+/// result, or its error.
+pub(crate) fn whole_reply<'a>(
+    reply: BoxFuture<'a, Result<Reply, ModelError>>,
+) -> BoxStream<'a, Result<Delta, ModelError>> {
+    Box::pin(futures_util::stream::once(reply).flat_map(|result| {
+        let deltas = match result {
+            Ok(reply) => Delta::from_reply(reply).into_iter().map(Ok).collect(),
+            Err(error) => vec![Err(error)],
+        };
+        futures_util::stream::iter(deltas)
+    }))
+}
+
+impl Delta {
+    /// A whole reply as deltas: its reasoning (if any), its content, `Done`.
+    pub fn from_reply(reply: Reply) -> Vec<Delta> {
+        let mut deltas = Vec::with_capacity(3);
+        if let Some(reasoning) = reply.reasoning {
+            deltas.push(Delta::Reasoning(reasoning));
+        }
+        deltas.push(Delta::Content(reply.content));
+        deltas.push(Delta::Done {
+            usage: reply.usage,
+            finish_reason: reply.finish_reason,
+        });
+        deltas
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for &M {
@@ -464,6 +545,15 @@ impl<M: ChatModel + ?Sized> ChatModel for &M {
     }
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        (**self).chat_stream(messages)
+    }
+    fn streams(&self) -> bool {
+        (**self).streams()
     }
 }
 
@@ -474,6 +564,15 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
     fn name(&self) -> &str {
         (**self).name()
     }
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        (**self).chat_stream(messages)
+    }
+    fn streams(&self) -> bool {
+        (**self).streams()
+    }
 }
 
 impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
@@ -482,6 +581,15 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     }
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        (**self).chat_stream(messages)
+    }
+    fn streams(&self) -> bool {
+        (**self).streams()
     }
 }
 
@@ -492,5 +600,78 @@ impl fmt::Display for Role {
             Role::User => "user",
             Role::Assistant => "assistant",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use futures_util::StreamExt as _;
+
+    use super::*;
+    use crate::ScriptedModel;
+
+    /// A model with only `chat`, as users write them.
+    struct Fixed(Result<Reply, fn() -> ModelError>);
+
+    impl ChatModel for Fixed {
+        fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+            let result = self.0.clone().map_err(|make| make());
+            Box::pin(async move { result })
+        }
+    }
+
+    fn collect(stream: BoxStream<'_, Result<Delta, ModelError>>) -> Vec<Result<Delta, String>> {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime")
+            .block_on(stream.collect::<Vec<_>>())
+            .into_iter()
+            .map(|item| item.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_provided_stream_is_the_whole_reply_in_one_piece() {
+        let model = Fixed(Ok(Reply {
+            content: "[Plan]\nGo".into(),
+            reasoning: Some("why".into()),
+            usage: Usage::new(5, 6),
+            finish_reason: Some(FinishReason::Stop),
+        }));
+        assert!(!model.streams());
+        assert_eq!(
+            collect(model.chat_stream(&[])),
+            [
+                Ok(Delta::Reasoning("why".into())),
+                Ok(Delta::Content("[Plan]\nGo".into())),
+                Ok(Delta::Done {
+                    usage: Usage::new(5, 6),
+                    finish_reason: Some(FinishReason::Stop)
+                }),
+            ]
+        );
+        let failing = Fixed(Err(|| ModelError::EmptyReply));
+        assert_eq!(
+            collect(failing.chat_stream(&[])),
+            [Err("the model sent an empty reply".to_string())]
+        );
+    }
+
+    #[test]
+    fn references_boxes_and_arcs_forward_the_stream() {
+        let chunked = || ScriptedModel::new(["abcde"]).chunk_size(2);
+        let pieces = |deltas: Vec<Result<Delta, String>>| deltas.len();
+        let model = chunked();
+        let by_ref: &dyn ChatModel = &model;
+        assert!(by_ref.streams());
+        assert_eq!(pieces(collect((&by_ref).chat_stream(&[]))), 4);
+        let boxed: Box<dyn ChatModel> = Box::new(chunked());
+        assert!(boxed.streams());
+        assert_eq!(pieces(collect(boxed.chat_stream(&[]))), 4);
+        let shared: Arc<dyn ChatModel> = Arc::new(chunked());
+        assert!(shared.streams());
+        assert_eq!(pieces(collect(shared.chat_stream(&[]))), 4);
     }
 }

@@ -5,7 +5,11 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Reply};
+use futures_util::stream;
+
+use crate::model::{
+    BoxFuture, BoxStream, ChatModel, Delta, FinishReason, Message, ModelError, Reply,
+};
 
 /// A model that replays a script of replies in order and records every
 /// conversation it was sent.
@@ -26,11 +30,15 @@ use crate::model::{BoxFuture, ChatModel, FinishReason, Message, ModelError, Repl
 /// with [`ScriptedModel::from_results`]. A call after the script ran out
 /// returns a [`ModelError::Other`] holding a [`ScriptExhausted`]: a clear,
 /// non-transient error, never a panic.
+///
+/// With [`ScriptedModel::chunk_size`] it streams: [`ChatModel::chat_stream`]
+/// replays each reply in pieces, so streaming runs are testable offline.
 pub struct ScriptedModel {
     name: String,
     script: Mutex<VecDeque<Result<Reply, ModelError>>>,
     requests: Mutex<Vec<Vec<Message>>>,
     scripted: usize,
+    chunk_size: Option<usize>,
 }
 
 impl ScriptedModel {
@@ -66,7 +74,37 @@ impl ScriptedModel {
             scripted: script.len(),
             script: Mutex::new(script),
             requests: Mutex::new(Vec::new()),
+            chunk_size: None,
         }
+    }
+
+    /// Streams: [`ChatModel::chat_stream`] replays each reply in pieces of
+    /// `chars` characters (never splitting a character; `0` is taken as 1),
+    /// its reasoning first, then its content, then [`Delta::Done`] with its
+    /// usage and finish reason. Pieces end anywhere: mid-line, mid-header,
+    /// mid-tag. A scripted [`ModelError::Incomplete`] streams its partial
+    /// reply, then fails with its source, as a connection that breaks
+    /// mid-reply does. [`ChatModel::streams`] becomes `true`; `chat` is
+    /// unchanged.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use twr_runtime::{ChatModel, Delta, ScriptedModel};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new(["[Plan]\nGo"]).chunk_size(4);
+    /// let pieces: Vec<Delta> = model.chat_stream(&[]).map(Result::unwrap).collect().await;
+    /// assert_eq!(pieces[..3], [
+    ///     Delta::Content("[Pla".into()),
+    ///     Delta::Content("n]\nG".into()),
+    ///     Delta::Content("o".into()),
+    /// ]);
+    /// assert!(matches!(pieces[3], Delta::Done { .. }));
+    /// # });
+    /// ```
+    pub fn chunk_size(mut self, chars: usize) -> Self {
+        self.chunk_size = Some(chars.max(1));
+        self
     }
 
     /// Sets the name reported by [`ChatModel::name`] (default `scripted`).
@@ -104,16 +142,80 @@ impl ChatModel for ScriptedModel {
     fn name(&self) -> &str {
         &self.name
     }
+
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        let Some(chars) = self.chunk_size else {
+            // Not streaming: the provided behaviour, one piece.
+            return crate::model::whole_reply(self.chat(messages));
+        };
+        lock(&self.requests).push(messages.to_vec());
+        let next = lock(&self.script).pop_front();
+        let deltas = match next {
+            Some(Ok(reply)) => pieces(reply, chars, Ok(())),
+            Some(Err(ModelError::Incomplete { partial, source })) => {
+                pieces(*partial, chars, Err(*source))
+            }
+            Some(Err(error)) => vec![Err(error)],
+            None => vec![Err(ModelError::Other(Box::new(ScriptExhausted {
+                scripted: self.scripted,
+            })))],
+        };
+        Box::pin(stream::iter(deltas))
+    }
+
+    fn streams(&self) -> bool {
+        self.chunk_size.is_some()
+    }
+}
+
+/// `reply` as deltas of `chars` characters, then `Done` (or `end`'s error).
+fn pieces(
+    reply: Reply,
+    chars: usize,
+    end: Result<(), ModelError>,
+) -> Vec<Result<Delta, ModelError>> {
+    let mut deltas = Vec::new();
+    let reasoning = reply.reasoning.unwrap_or_default();
+    deltas.extend(split(&reasoning, chars).map(|piece| Ok(Delta::Reasoning(piece.to_owned()))));
+    deltas.extend(split(&reply.content, chars).map(|piece| Ok(Delta::Content(piece.to_owned()))));
+    deltas.push(end.map(|()| Delta::Done {
+        usage: reply.usage,
+        finish_reason: reply.finish_reason,
+    }));
+    deltas
+}
+
+/// `text` in pieces of `chars` characters (the last may be shorter).
+fn split(text: &str, chars: usize) -> impl Iterator<Item = &str> + '_ {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .char_indices()
+            .nth(chars)
+            .map_or(rest.len(), |(at, _)| at);
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 impl fmt::Debug for ScriptedModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ScriptedModel")
-            .field("name", &self.name)
+        let mut out = f.debug_struct("ScriptedModel");
+        out.field("name", &self.name)
             .field("scripted", &self.scripted)
             .field("remaining", &self.remaining())
-            .field("calls", &self.calls())
-            .finish()
+            .field("calls", &self.calls());
+        if let Some(chars) = self.chunk_size {
+            out.field("chunk_size", &chars);
+        }
+        out.finish()
     }
 }
 
@@ -137,6 +239,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Usage;
 
     fn block_on<F: std::future::Future>(future: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
@@ -185,5 +288,99 @@ mod tests {
             format!("{model:?}"),
             "ScriptedModel { name: \"demo\", scripted: 1, remaining: 0, calls: 1 }"
         );
+    }
+
+    fn stream(model: &ScriptedModel) -> Vec<Result<Delta, String>> {
+        use futures_util::StreamExt as _;
+        block_on(model.chat_stream(&[Message::user("q")]).collect::<Vec<_>>())
+            .into_iter()
+            .map(|item| item.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    fn content(piece: &str) -> Result<Delta, String> {
+        Ok(Delta::Content(piece.to_owned()))
+    }
+
+    #[test]
+    fn chunks_are_whole_characters_reasoning_first_then_done() {
+        let model = ScriptedModel::from_replies([Reply {
+            content: "[计划]\r\né!".into(),
+            reasoning: Some("hmm".into()),
+            usage: Usage::new(3, 4),
+            finish_reason: Some(FinishReason::Length),
+        }])
+        .chunk_size(2);
+        assert!(model.streams());
+        assert_eq!(
+            stream(&model),
+            [
+                Ok(Delta::Reasoning("hm".into())),
+                Ok(Delta::Reasoning("m".into())),
+                content("[计"),
+                content("划]"),
+                content("\r\n"),
+                content("é!"),
+                Ok(Delta::Done {
+                    usage: Usage::new(3, 4),
+                    finish_reason: Some(FinishReason::Length)
+                }),
+            ]
+        );
+        assert_eq!(model.requests(), vec![vec![Message::user("q")]]);
+        assert_eq!(
+            format!("{model:?}"),
+            "ScriptedModel { name: \"scripted\", scripted: 1, remaining: 0, calls: 1, chunk_size: 2 }"
+        );
+    }
+
+    #[test]
+    fn a_scripted_break_streams_its_partial_text_then_fails() {
+        let model = ScriptedModel::from_results([
+            Err(ModelError::Incomplete {
+                partial: Box::new(Reply::text("[Plan]\nGo")),
+                source: Box::new(ModelError::Interrupted("connection reset".into())),
+            }),
+            Err(ModelError::Timeout(std::time::Duration::from_secs(2))),
+        ])
+        .chunk_size(7);
+        assert_eq!(
+            stream(&model),
+            [
+                content("[Plan]\n"),
+                content("Go"),
+                Err("the reply broke off: connection reset".into()),
+            ]
+        );
+        assert_eq!(
+            stream(&model),
+            [Err("the model server did not answer within 2s".into())]
+        );
+        assert_eq!(
+            stream(&model),
+            [Err(
+                "the ScriptedModel ran out of replies: it was given 2 and all were used; \
+                  script more replies or expect fewer calls"
+                    .into()
+            )]
+        );
+        assert_eq!(model.calls(), 3);
+    }
+
+    #[test]
+    fn without_chunk_size_the_stream_is_the_whole_reply() {
+        let model = ScriptedModel::new(["whole reply"]);
+        assert!(!model.streams());
+        assert_eq!(
+            stream(&model),
+            [
+                content("whole reply"),
+                Ok(Delta::Done {
+                    usage: Usage::default(),
+                    finish_reason: Some(FinishReason::Stop)
+                }),
+            ]
+        );
+        assert_eq!(model.calls(), 1);
     }
 }
