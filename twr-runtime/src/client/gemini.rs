@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -120,10 +120,15 @@ impl Provider for GeminiApi {
         }
     }
 
-    fn auth(&self, key: Option<&ApiKey>) -> Result<Option<(HeaderName, HeaderValue)>, AuthError> {
+    type StreamState = ();
+
+    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
         let key = key.ok_or(AuthError::Missing("the Gemini API key is empty"))?;
-        let name = HeaderName::from_static("x-goog-api-key");
-        Ok(Some((name, secret_header(key.expose())?)))
+        out.insert(
+            HeaderName::from_static("x-goog-api-key"),
+            secret_header(key.expose())?,
+        );
+        Ok(())
     }
 
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
@@ -186,7 +191,12 @@ impl Provider for GeminiApi {
 
     /// Gemini's stream has no `[DONE]`: it is complete when a chunk carried
     /// a finish reason and the connection then closed cleanly.
-    fn decode_event(&self, event: &SseEvent, out: &mut Vec<Piece>) -> Result<Flow, Fault> {
+    fn decode_event(
+        &self,
+        _: &mut (),
+        event: &SseEvent,
+        out: &mut Vec<Piece>,
+    ) -> Result<Flow, Fault> {
         decode(event.data.as_bytes())?.pieces(out)?;
         Ok(Flow::Continue)
     }

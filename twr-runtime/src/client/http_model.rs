@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use reqwest::header::ACCEPT;
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -156,9 +156,9 @@ impl<P: Provider> HttpModel<P> {
         if messages.is_empty() {
             return Err(ModelError::Config("no messages to send".into()));
         }
-        let auth = self
-            .provider
-            .auth(self.api_key.as_ref())
+        let mut headers = HeaderMap::new();
+        self.provider
+            .headers(self.api_key.as_ref(), &mut headers)
             .map_err(|error| match error {
                 AuthError::Missing(what) => ModelError::Config(what.into()),
                 AuthError::Invalid(error) => ModelError::Config(ErrorDetail::with_source(
@@ -173,14 +173,15 @@ impl<P: Provider> HttpModel<P> {
             url.set_query(query);
         }
         let body = self.request_body(messages)?;
-        let mut request = self.options.client()?.post(url).json(&body);
-        if let Some((name, value)) = auth {
-            request = request.header(name, value);
-        }
         if self.options.stream {
-            request = request.header(ACCEPT, "text/event-stream");
+            headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         }
-        Ok(request)
+        Ok(self
+            .options
+            .client()?
+            .post(url)
+            .headers(headers)
+            .json(&body))
     }
 
     async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
@@ -241,11 +242,12 @@ pub(crate) fn decode_whole<P: Provider>(
 /// A streamed response read as [`Piece`]s, event by event: what the
 /// collected [`Reply`] is built from, and what a stream of deltas to the
 /// caller can be built from.
-pub(crate) struct PieceStream<'a, P> {
+pub(crate) struct PieceStream<'a, P: Provider> {
     provider: &'a P,
     body: BodyReader<'a>,
     sse: SseDecoder,
     events: Vec<SseEvent>,
+    state: P::StreamState,
     secrets: &'a Secrets,
     finished: bool,
     over: bool,
@@ -258,6 +260,7 @@ impl<'a, P: Provider> PieceStream<'a, P> {
             body,
             sse: SseDecoder::new(),
             events: Vec::new(),
+            state: P::StreamState::default(),
             secrets,
             finished: false,
             over: false,
@@ -283,7 +286,7 @@ impl<'a, P: Provider> PieceStream<'a, P> {
                 continue;
             }
             let start = out.len();
-            let flow = self.provider.decode_event(&event, out);
+            let flow = self.provider.decode_event(&mut self.state, &event, out);
             for piece in &mut out[start..] {
                 let taken = std::mem::replace(piece, Piece::Content(String::new()));
                 *piece = fault::scrub_piece(taken, self.secrets);

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
+use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -109,14 +109,16 @@ impl Provider for OpenAiApi {
         ("chat/completions".to_string(), None)
     }
 
-    fn auth(&self, key: Option<&ApiKey>) -> Result<Option<(HeaderName, HeaderValue)>, AuthError> {
-        key.map(|key| {
-            Ok((
+    type StreamState = ();
+
+    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
+        if let Some(key) = key {
+            out.insert(
                 AUTHORIZATION,
                 secret_header(&format!("Bearer {}", key.expose()))?,
-            ))
-        })
-        .transpose()
+            );
+        }
+        Ok(())
     }
 
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
@@ -152,7 +154,12 @@ impl Provider for OpenAiApi {
         body.pieces(out)
     }
 
-    fn decode_event(&self, event: &SseEvent, out: &mut Vec<Piece>) -> Result<Flow, Fault> {
+    fn decode_event(
+        &self,
+        _: &mut (),
+        event: &SseEvent,
+        out: &mut Vec<Piece>,
+    ) -> Result<Flow, Fault> {
         let data = event.data.trim();
         if data == "[DONE]" {
             return Ok(Flow::Done);
@@ -429,11 +436,17 @@ mod tests {
     fn a_key_with_a_control_character_cannot_be_sent() {
         let api = OpenAiApi { stream_usage: true };
         let key = ApiKey::new("sk-a\u{7}b").unwrap();
-        assert!(matches!(api.auth(Some(&key)), Err(AuthError::Invalid(_))));
+        let mut headers = HeaderMap::new();
+        assert!(matches!(
+            api.headers(Some(&key), &mut headers),
+            Err(AuthError::Invalid(_))
+        ));
         let key = ApiKey::new("sk-ok").unwrap();
-        let (name, value) = api.auth(Some(&key)).unwrap().unwrap();
-        assert_eq!(name, AUTHORIZATION);
-        assert!(value.is_sensitive());
-        assert_eq!(api.auth(None).unwrap(), None);
+        api.headers(Some(&key), &mut headers).unwrap();
+        assert!(headers[AUTHORIZATION].is_sensitive());
+        assert_eq!(headers[AUTHORIZATION], "Bearer sk-ok");
+        let mut none = HeaderMap::new();
+        api.headers(None, &mut none).unwrap();
+        assert!(none.is_empty());
     }
 }

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderName, HeaderValue, InvalidHeaderValue};
+use reqwest::header::{HeaderMap, HeaderValue, InvalidHeaderValue};
 use serde_json::Value;
 
 use super::secret::ApiKey;
@@ -83,9 +83,14 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// The path after the base URL, and a query, for a call.
     fn path(&self, model: &str, stream: bool) -> (String, Option<&'static str>);
 
-    /// The header carrying `key`, or `None` when a call needs no key; an
-    /// error when the key cannot be sent in a header.
-    fn auth(&self, key: Option<&ApiKey>) -> Result<Option<(HeaderName, HeaderValue)>, AuthError>;
+    /// Per-stream state of [`decode_event`](Self::decode_event), for an API
+    /// that spreads one fact over several events (`()` when none does).
+    type StreamState: Default + Send;
+
+    /// Adds the headers of a call: the one carrying `key` (none when a call
+    /// needs no key), and any the API requires (a version header). An error
+    /// when the key is missing but needed, or cannot be sent in a header.
+    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError>;
 
     /// The request body, before the caller's extra fields are merged in.
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError>;
@@ -94,7 +99,12 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault>;
 
     /// Decodes one server-sent event of a streamed response.
-    fn decode_event(&self, event: &SseEvent, out: &mut Vec<Piece>) -> Result<Flow, Fault>;
+    fn decode_event(
+        &self,
+        state: &mut Self::StreamState,
+        event: &SseEvent,
+        out: &mut Vec<Piece>,
+    ) -> Result<Flow, Fault>;
 
     /// Adds the provider's own options to the client's `Debug` output.
     fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>);
