@@ -141,6 +141,68 @@ mod tests {
         }
     }
 
+    /// The largest of `n` samples of the delay before retry `retry`.
+    fn largest(policy: &RetryPolicy, retry: u32, retry_after: Option<Duration>) -> Duration {
+        (0..400)
+            .map(|_| policy.delay_for(retry, retry_after))
+            .max()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn delays_grow_with_each_retry() {
+        // Full jitter draws from [0, base * 2^n]: the largest of 400 draws is
+        // above 90% of the ceiling unless the odds are 0.9^400 (about 5e-19).
+        let policy = RetryPolicy::new()
+            .base_delay(Duration::from_millis(100))
+            .max_delay(Duration::from_secs(30));
+        let first = largest(&policy, 0, None);
+        let fourth = largest(&policy, 3, None);
+        assert!(
+            first > Duration::from_millis(90) && first <= Duration::from_millis(100),
+            "{first:?}"
+        );
+        // Retry 3 waits up to 8x the base delay: well above it, so a delay
+        // that stays at the base (or at zero) fails here.
+        assert!(
+            fourth > Duration::from_millis(720) && fourth <= Duration::from_millis(800),
+            "{fourth:?}"
+        );
+        // The cap holds the growth once base * 2^n passes it.
+        let capped = RetryPolicy::new()
+            .base_delay(Duration::from_millis(100))
+            .max_delay(Duration::from_millis(300));
+        let tenth = largest(&capped, 9, None);
+        assert!(
+            tenth > Duration::from_millis(270) && tenth <= Duration::from_millis(300),
+            "{tenth:?}"
+        );
+    }
+
+    #[test]
+    fn retry_after_wins_over_a_shorter_backoff() {
+        // The backoff ceiling at retry 3 is 800 ms; the server asked for 2 s.
+        let policy = RetryPolicy::new()
+            .base_delay(Duration::from_millis(100))
+            .max_delay(Duration::from_secs(30));
+        for _ in 0..200 {
+            assert_eq!(
+                policy.delay_for(3, Some(Duration::from_secs(2))),
+                Duration::from_secs(2)
+            );
+        }
+        // A shorter Retry-After is a floor: the jittered backoff above it
+        // still grows (ceiling 8 s at retry 3 with a 1 s base).
+        let slow = RetryPolicy::new().base_delay(Duration::from_secs(1));
+        let floor = Duration::from_millis(500);
+        let delays: Vec<Duration> = (0..400).map(|_| slow.delay_for(3, Some(floor))).collect();
+        assert!(delays
+            .iter()
+            .all(|d| *d >= floor && *d <= Duration::from_secs(8)));
+        let top = delays.iter().max().copied().unwrap_or_default();
+        assert!(top > Duration::from_millis(7200), "{top:?}");
+    }
+
     #[test]
     fn none_disables_retries() {
         assert_eq!(RetryPolicy::none().max_retries, 0);
