@@ -223,6 +223,7 @@ async fn format_feedback_goes_back_over_http() {
     let server = TestServer::start(vec![reply("about eight"), reply("8")]).await;
     let model = client(&server);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .system("You count legs.")
         .retry_policy(fast())
         .run_with(PROMPT, legs)

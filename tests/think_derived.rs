@@ -22,6 +22,7 @@ const PATCH: &str = "[Days]\n3\n\n[Budget]\nAbout $650 per person.";
 async fn a_derived_struct_is_patched_and_merged() {
     let model = ScriptedModel::new([FIRST, PATCH]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .run::<TripPlan>("Plan a 3-day trip to Kyoto.")
         .await
         .unwrap();

@@ -50,7 +50,11 @@ async fn a_merged_answer_records_the_json_of_the_merge() {
         "[Plan]\nTemples\n[Budget]\nabout five hundred",
         "[Budget]\n{\"total\": 500, \"currency\": \"USD\"}",
     ]);
-    let outcome = Think::new(&model).run::<Costed>("Plan it").await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Costed>("Plan it")
+        .await
+        .unwrap();
     assert!(outcome.attempts[0].json.is_empty());
     assert_eq!(
         outcome.attempts[1].json,

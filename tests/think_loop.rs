@@ -76,6 +76,7 @@ async fn full_mode_exhaustion_keeps_every_reply_and_feedback() {
     ];
     let model = ScriptedModel::new(replies);
     let error = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -115,6 +116,7 @@ async fn full_mode_conversation_is_private_and_bounded() {
     let r2 = "[Plan]\nTemples\n[Days]\n3\n[Budget]\nfive hundred";
     let model = ScriptedModel::new([r1, r2, GOOD]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .system("You are a careful planner.")
         .history(&history)
         .retry_mode(RetryMode::Full)
@@ -166,6 +168,7 @@ async fn the_same_problems_twice_escalate_with_the_full_example() {
     let r2 = "[Plan]\nShrines\n[Days]\nthree days\n[Budget]\n500";
     let model = ScriptedModel::new([r1, r2, GOOD]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -191,6 +194,7 @@ async fn different_problems_do_not_escalate() {
     let r2 = "[Plan]\nTemples\n[Days]\n3\n[Budget]\nfive hundred";
     let model = ScriptedModel::new([r1, r2, GOOD]);
     Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -234,6 +238,7 @@ async fn the_hook_sees_every_attempt() {
     let log = Arc::clone(&seen);
     let model = ScriptedModel::new(["nothing useful", GOOD]);
     Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .on_attempt(move |attempt| {
             log.lock()
@@ -266,6 +271,7 @@ async fn run_with_takes_any_parser_and_adds_no_guide() {
     };
     let model = ScriptedModel::new(["about six", "6"]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .run_with("How many legs has an insect?", parse)
         .await
         .unwrap();
@@ -294,6 +300,7 @@ async fn usage_is_summed_over_attempts() {
         reply_with_usage(GOOD, 180, 35),
     ]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await

@@ -49,7 +49,7 @@ proptest! {
             }
         }
         let model = ScriptedModel::new([first, patch]);
-        let outcome = block_on(Think::new(&model).run::<Trip>("Plan a trip")).unwrap();
+        let outcome = block_on(Think::new(&model).max_attempts(3).run::<Trip>("Plan a trip")).unwrap();
         prop_assert_eq!(&outcome.value, &Trip { plan: plan.trim().to_string(), days, budget });
         let expected = if first_has.iter().all(|&has| has) {
             Ending::FirstTry

@@ -16,7 +16,11 @@ const BAD_DAYS: &str =
 #[tokio::test]
 async fn a_patch_asks_only_for_the_failing_section_and_is_merged() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3"]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value, good_trip());
     assert_eq!(outcome.ending, Ending::Repaired(1));
     assert_eq!(outcome.attempts[0].kind, AttemptKind::Rejected);
@@ -63,7 +67,11 @@ async fn patches_accumulate_over_several_attempts() {
     let r1 = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\nthree\n[Budget]\nfive hundred";
     let r2 = "[Days]\n3\n[Budget]\nabout 500";
     let model = ScriptedModel::new([r1, r2, "[Budget]\n500"]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value, good_trip());
     assert_eq!(outcome.ending, Ending::Repaired(2));
     // The second feedback is about the merged answer: only [Budget] is left.
@@ -83,7 +91,11 @@ async fn patches_accumulate_over_several_attempts() {
 async fn a_full_re_answer_is_merged_too() {
     let r2 = "[Plan]\nShrines only\n[Days]\n3";
     let model = ScriptedModel::new([BAD_DAYS, r2]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value.plan, "Shrines only");
     assert_eq!(outcome.value.days, 3);
     assert_eq!(outcome.value.budget, 500);
@@ -93,7 +105,11 @@ async fn a_full_re_answer_is_merged_too() {
 #[tokio::test]
 async fn a_complete_second_reply_is_a_reask_not_a_repair() {
     let model = ScriptedModel::new([BAD_DAYS, GOOD]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.ending, Ending::Reasked(1));
     assert_eq!(outcome.final_reply(), GOOD);
     assert!(outcome.sources.is_empty());
@@ -103,6 +119,7 @@ async fn a_complete_second_reply_is_a_reask_not_a_repair() {
 async fn full_mode_does_not_merge() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3", GOOD]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -115,7 +132,11 @@ async fn full_mode_does_not_merge() {
 async fn exhaustion_in_patch_mode_keeps_every_raw_reply() {
     let replies = [BAD_DAYS, "[Days]\nthree, I think", "[Days]\nsome"];
     let model = ScriptedModel::new(replies);
-    let error = Think::new(&model).run::<Trip>(PROMPT).await.unwrap_err();
+    let error = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.kind(), ThinkErrorKind::Exhausted),
         "{error:?}"
@@ -149,7 +170,11 @@ async fn max_attempts_one_makes_exactly_one_call() {
 #[tokio::test]
 async fn escalation_in_patch_mode_shows_the_full_example() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\nthree days", "[Days]\n3"]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.ending, Ending::Repaired(2));
     let requests = model.requests();
     assert!(!requests[1].last().unwrap().content.contains(GUIDE));
@@ -166,7 +191,11 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
         Ok(truncated(cut)),
         Ok(reply_with_usage("[Budget]\n500", 1, 1)),
     ]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value, good_trip());
     assert_eq!(outcome.ending, Ending::Repaired(1));
     let first = &outcome.attempts[0];
@@ -190,7 +219,11 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
 async fn a_truncated_reply_with_no_complete_section_asks_for_everything_briefly() {
     let cut = "[Plan]\nDay one: Kiyomizu-dera, then a long walk through";
     let model = ScriptedModel::from_results([Ok(truncated(cut)), Ok(reply_with_usage(GOOD, 1, 1))]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.ending, Ending::Reasked(1));
     assert_eq!(
         outcome.attempts[0].sent_back.as_deref(),
@@ -209,7 +242,11 @@ async fn a_truncated_reply_that_parses_is_still_not_accepted_whole() {
         Ok(truncated(cut)),
         Ok(reply_with_usage("[Budget]\n500", 1, 1)),
     ]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value.budget, 500);
 }
 
@@ -222,6 +259,7 @@ async fn full_mode_and_run_with_ask_for_a_shorter_whole_answer_after_a_cut() {
         Ok(reply_with_usage(GOOD, 1, 1)),
     ]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -231,6 +269,7 @@ async fn full_mode_and_run_with_ask_for_a_shorter_whole_answer_after_a_cut() {
 
     let model = ScriptedModel::from_results([Ok(truncated("4")), Ok(reply_with_usage("42", 1, 1))]);
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .run_with("Six times seven?", |raw: &str| {
             raw.trim()
                 .parse::<u32>()
@@ -289,7 +328,11 @@ impl twr_runtime::Sections for ZhTrip {
 #[tokio::test]
 async fn the_loop_speaks_the_types_language() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\n3"]);
-    let outcome = Think::new(&model).run::<ZhTrip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<ZhTrip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.value.0, good_trip());
     let sent = outcome.attempts[0].sent_back.as_deref().unwrap();
     assert!(
@@ -303,7 +346,11 @@ async fn the_loop_speaks_the_types_language() {
         Ok(truncated("[Plan]\n很长")),
         Ok(reply_with_usage(GOOD, 1, 1)),
     ]);
-    let outcome = Think::new(&model).run::<ZhTrip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<ZhTrip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(
         outcome.attempts[0].sent_back.as_deref(),
         Some("你的回答因长度限制被截断，没有写完。请只写[Plan]、[Days]和[Budget]部分，每部分写在其标题下，并尽量简短，以免再次被截断。")
@@ -314,7 +361,11 @@ async fn the_loop_speaks_the_types_language() {
 async fn with_nothing_to_keep_a_patch_retry_asks_for_the_whole_answer() {
     let raw = "1. Fushimi Inari at dawn\n2. Gion at dusk";
     let model = ScriptedModel::new([raw, GOOD]);
-    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
     assert_eq!(outcome.ending, Ending::Reasked(1));
     let expected = patch_feedback(
         raw,

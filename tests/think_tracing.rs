@@ -44,6 +44,7 @@ async fn a_run_has_a_span_and_an_event_per_attempt_and_retry() {
     ])
     .with_name("kyoto-planner-7b");
     Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .retry_policy(RetryPolicy::default().base_delay(Duration::from_millis(1)))
         .run::<Trip>("Plan a trip")

@@ -167,6 +167,7 @@ async fn retry_after_is_honoured() {
 async fn running_out_of_script_is_a_clear_error() {
     let model = ScriptedModel::new(["no sections"]);
     let error = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .run::<Trip>(PROMPT)
         .await
@@ -192,6 +193,7 @@ async fn the_request_budget_counts_transport_retries() {
         Ok(Reply::text(GOOD)),
     ]);
     let error = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .retry_policy(fast())
         .max_requests(2)
@@ -219,6 +221,7 @@ async fn the_token_budget_stops_before_another_request() {
         reply_with_usage(GOOD, 100, 50),
     ]);
     let error = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .max_total_tokens(250)
         .run::<Trip>(PROMPT)
