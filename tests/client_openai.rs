@@ -272,7 +272,12 @@ async fn connection_dropped_mid_body_is_interrupted() {
     .break_after(40)])
     .await;
     let error = client(&server).chat(&hi()).await.unwrap_err();
-    assert!(matches!(error, ModelError::Interrupted(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the connection failed while reading the response: \
+         error decoding response body: error reading a body from connection: \
+         unexpected EOF during chunk size line"
+    );
     assert!(error.is_transient());
 }
 
@@ -516,7 +521,11 @@ async fn garbage_is_a_decode_error() {
         r#"could not read the model server's response: the reply has no choices: {"choices":[]}"#
     );
     let error = model.clone().stream(true).chat(&hi()).await.unwrap_err();
-    assert!(matches!(error, ModelError::Decode(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "could not read the model server's response: a stream event is not a chat completion chunk \
+         (key must be a string at line 1 column 2): {not json"
+    );
     assert!(!error.is_transient());
 }
 
@@ -524,7 +533,10 @@ async fn garbage_is_a_decode_error() {
 async fn bad_configuration_fails_before_any_request() {
     let model = OpenAiCompatible::new("localhost:8088/v1", "m");
     let error = model.chat(&hi()).await.unwrap_err();
-    assert!(matches!(error, ModelError::Config(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "invalid model configuration: the base URL \"localhost:8088/v1\" must start with http:// or https://"
+    );
     let model = OpenAiCompatible::new("http://127.0.0.1:9/v1", " ");
     assert_eq!(
         model.chat(&hi()).await.unwrap_err().to_string(),

@@ -116,6 +116,9 @@ fn a_choice_field_parses_and_its_problem_lists_the_values() {
         ProblemKind::BadValue { found, .. } => assert_eq!(found, "urgent"),
         other => panic!("expected a bad value, got {other:?}"),
     }
-    let message = feedback.to_string();
-    assert!(message.contains("Low, Medium, High, VeryHigh"), "{message}");
+    assert_eq!(
+        feedback.to_string(),
+        "The [Priority] section should be one of: Low, Medium, High, VeryHigh; it says 'urgent'.\n\n\
+         Please write that section again: the header on a line of its own, followed by its content."
+    );
 }

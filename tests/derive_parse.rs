@@ -128,10 +128,12 @@ fn a_missing_section_is_named_with_its_example() {
         Some("Visit temples")
     );
     assert_eq!(feedback.lang(), Lang::En);
-    let message = feedback.to_string();
-    assert!(message.contains("[Plan]"), "{message}");
-    assert!(message.contains("Visit temples"), "{message}");
-    assert!(!message.contains("[Budget]"), "{message}");
+    assert_eq!(
+        feedback.to_string(),
+        "The [Plan] section is missing. Please add it: the header [Plan] on a line of its own, \
+         then a list, one item per line.\nFor example:\n[Plan]\nVisit temples\n\n\
+         Please write that section again: the header on a line of its own, followed by its content."
+    );
 }
 
 #[test]
@@ -366,9 +368,11 @@ fn chinese_structs_parse_and_give_chinese_feedback() {
         problems(&feedback),
         [("[预算]", Some("预算"), &ProblemKind::Missing)]
     );
-    let message = feedback.to_string();
-    assert!(message.contains("[预算]"), "{message}");
-    assert!(message.contains("缺少 [预算]"), "{message}");
+    assert_eq!(
+        feedback.to_string(),
+        "缺少 [预算] 部分。请补上：标题 [预算] 单独占一行，下面写一个整数。\n例如：\n[预算]\n500\n\n\
+         请重新写出这个部分：标题单独占一行，内容写在标题下面。"
+    );
 
     let guide = 计划::format_guide();
     for needle in [

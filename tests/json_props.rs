@@ -81,6 +81,44 @@ fn container() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Whether `repaired` is what is left of `original` when its JSON text is
+/// cut off: the same kind of value; for a container, the first items (or
+/// members, in order) unchanged and the last one itself cut; a string's
+/// beginning; a number written by a beginning of the original's digits; a
+/// literal whole.
+fn is_cut_of(repaired: &Value, original: &Value) -> bool {
+    match (repaired, original) {
+        (Value::Array(r), Value::Array(o)) => match r.split_last() {
+            None => true,
+            Some((last, init)) => {
+                r.len() <= o.len() && init == &o[..init.len()] && is_cut_of(last, &o[init.len()])
+            }
+        },
+        (Value::Object(r), Value::Object(o)) => {
+            r.len() <= o.len()
+                && r.iter()
+                    .zip(o.iter())
+                    .enumerate()
+                    .all(|(i, ((rk, rv), (ok, ov)))| {
+                        rk == ok
+                            && if i + 1 == r.len() {
+                                is_cut_of(rv, ov)
+                            } else {
+                                rv == ov
+                            }
+                    })
+        }
+        (Value::String(r), Value::String(o)) => o.starts_with(r.as_str()),
+        (Value::Number(_), Value::Number(o)) => {
+            let text = o.to_string();
+            (1..=text.len()).any(|end| {
+                serde_json::from_str::<Value>(&text[..end]).is_ok_and(|v| &v == repaired)
+            })
+        }
+        (r, o) => r == o,
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Target {
@@ -124,7 +162,17 @@ proptest! {
         let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
         prop_assume!(!boundaries.is_empty());
         let prefix = &text[..boundaries[cut.index(boundaries.len())]];
-        prop_assert!(extract_value(prefix).is_ok(), "{:?}", prefix);
+        let repaired = extract_value(prefix);
+        prop_assert!(repaired.is_ok(), "{:?}: {:?}", prefix, repaired);
+        let repaired = repaired.unwrap();
+        prop_assert_eq!(repaired.is_array(), value.is_array(), "{:?} gave {}", prefix, repaired);
+        prop_assert!(
+            is_cut_of(&repaired, &value),
+            "{:?} gave {}, not a cut of {}",
+            prefix,
+            repaired,
+            value
+        );
     }
 
     #[test]

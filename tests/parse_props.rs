@@ -29,14 +29,54 @@ fn header(style: usize, name: &str) -> String {
     }
 }
 
+/// The names of the sections, which content may mention.
+const NAMES: [&str; 4] = ["plan", "timeline", "weeks", "notes"];
+
+/// Text a model writes inside a section: words, and the hard parts that
+/// look like structure without being a header line: brackets, `#`, `**`,
+/// `Word:`, list markers, and the section names themselves, with and
+/// without brackets, inside the sentence.
+fn sentence() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        3 => "[a-z][a-z,.'()]{0,8}",
+        1 => prop::sample::select(vec![
+            "[x]", "[Plan]", "[Weeks]", "[Timeline]:", "Plan", "Weeks", "Timeline", "Notes:",
+            "**[Notes]**", "#3", "##", "**bold**", "__under__", "*", "Word:", "(1)", "1.", "【a】",
+            "[", "]", ":", "N/A", "=====", "<b>",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    (
+        "[A-Za-z][a-z]{0,7}",
+        prop::collection::vec(token, 1..8),
+        "[a-z]{1,8}[.!]?",
+    )
+        .prop_map(|(first, middle, last)| format!("{first} {} {last}", middle.join(" ")))
+}
+
+/// A line of free text: a sentence, or one shaped like a header that
+/// names no section (`Morning:`, `# Kyoto`, `**Day 2**`).
+fn free_line() -> impl Strategy<Value = String> {
+    let word = "[A-Z][a-z]{2,8}".prop_filter("a section name", |w| {
+        !NAMES.contains(&w.to_lowercase().as_str())
+    });
+    prop_oneof![
+        2 => sentence(),
+        1 => ("Day [1-9]:", sentence()).prop_map(|(day, s)| format!("{day} {s}")),
+        1 => (word.clone(), sentence()).prop_map(|(w, s)| format!("{w}: {s}")),
+        1 => word.clone().prop_map(|w| format!("# {w}")),
+        1 => word.prop_map(|w| format!("**{w}**")),
+    ]
+}
+
 fn report() -> impl Strategy<Value = Report> {
     (
-        prop::collection::vec("[A-Za-z][A-Za-z0-9 ,.'()]{0,30}[A-Za-z.]", 1..6),
-        "Day [1-9]: [a-z][a-z ,.]{0,40}[a-z]",
+        prop::collection::vec(sentence(), 1..6),
+        prop::collection::vec(free_line(), 1..4).prop_map(|lines| lines.join("\n")),
         any::<u32>(),
         // Notes that say "does not apply" (Na, None, Nil, Null) read back as
         // None by design, so the generator leaves them out.
-        prop::option::of("[A-Z][a-z ]{0,20}[a-z]".prop_filter("an N/A marker", |n| {
+        prop::option::of(sentence().prop_filter("an N/A marker", |n| {
             !matches!(
                 n.trim().to_lowercase().as_str(),
                 "na" | "none" | "nil" | "null"

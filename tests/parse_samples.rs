@@ -155,7 +155,15 @@ fn an_extra_section_is_not_taken_for_a_missing_one() {
             ),
         ]
     );
-    assert!(feedback.to_string().contains(
-        "2. The [Budget] section should be a single whole number such as $500; it says 'This is my budget"
-    ));
+    assert_eq!(
+        feedback.to_string(),
+        "Thank you. A few parts of your answer need fixing:\n\n\
+         1. The [Plan] section is missing. Please add it: the header [Plan] on a line of its own, then its content.\n\
+         \x20  For example:\n\
+         \x20  [Plan]\n\
+         \x20  Visit temples\n\n\
+         2. The [Budget] section should be a single whole number such as $500; it says 'This is my budget \
+         of the trip. You can spend about 50 yen on your ticket, which…'.\n\n\
+         Please write those sections again: each header on a line of its own, followed by its content."
+    );
 }

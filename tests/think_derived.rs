@@ -40,19 +40,28 @@ async fn a_derived_struct_is_patched_and_merged() {
     let requests = model.requests();
     assert_eq!(
         requests[0],
-        vec![Message::user(format!(
-            "Plan a 3-day trip to Kyoto.\n\n{}",
-            TripPlan::format_guide()
-        ))]
+        vec![Message::user(
+            "Plan a 3-day trip to Kyoto.\n\n\
+             Think it through freely first. Then give your final answer in the sections below, \
+             each header on a line of its own followed by its content.\n\n\
+             [Plan]\nWhat to see, one item per line. A list, one item per line.\n\n\
+             [Days]\nHow many days. A single whole number.\n\n\
+             [Budget]\nBudget per person in dollars. A single whole number.\n\n\
+             Example answer:\n\n\
+             [Plan]\n- ...\n- ...\n[Days]\n3\n[Budget]\n$600"
+        )]
     );
     let feedback = &requests[1][2].content;
-    let problems = TripPlan::parse_sections(FIRST).unwrap_err();
-    assert_eq!(problems.headers(), vec!["[Days]", "[Budget]"]);
     assert_eq!(
         feedback,
-        &format!(
-            "{}\n\nReply with only the corrected [Days] and [Budget] sections, each under its header on a line of its own; I have kept the rest of your answer.",
-            problems.problem_list()
-        )
+        "Thank you. A few parts of your answer need fixing:\n\n\
+         1. The [Days] section should be a single whole number such as 3; it says 'three'.\n\n\
+         2. The [Budget] section is missing. Please add it: the header [Budget] on a line of its own, \
+         then a single whole number.\n\
+         \x20  For example:\n\
+         \x20  [Budget]\n\
+         \x20  $600\n\n\
+         Reply with only the corrected [Days] and [Budget] sections, each under its header on a line of its own; \
+         I have kept the rest of your answer."
     );
 }

@@ -162,9 +162,12 @@ async fn max_attempts_one_makes_exactly_one_call() {
     assert_eq!(model.remaining(), 1);
     assert_eq!(error.raw_replies(), vec!["[Plan]\nTemples"]);
     assert_eq!(error.attempts()[0].sent_back, None);
-    assert!(error.to_string().starts_with(
-        "the model gave no valid answer in 1 attempt; the last reply still had 2 problems"
-    ));
+    assert_eq!(
+        error.to_string(),
+        "the model gave no valid answer in 1 attempt; the last reply still had 2 problems, the first: \
+         The [Days] section is missing. Please add it: the header [Days] on a line of its own, then its content. \
+         (every reply is kept in this error; see its Debug output)"
+    );
 }
 
 #[tokio::test]
@@ -178,9 +181,17 @@ async fn escalation_in_patch_mode_shows_the_full_example() {
     assert_eq!(outcome.ending, Ending::Repaired(2));
     let requests = model.requests();
     assert!(!requests[1].last().unwrap().content.contains(GUIDE));
-    assert!(requests[2].last().unwrap().content.ends_with(&format!(
-        "here it is again, with a complete example answer:\n\n{GUIDE}"
-    )));
+    assert_eq!(
+        requests[2].last().unwrap().content,
+        format!(
+            "The [Days] section needs a change: write a single whole number such as 3, not 'three days'.\n\
+             For example:\n[Days]\n3\n\n\
+             Reply with only the corrected [Days] section, under its header on a line of its own; \
+             I have kept the rest of your answer.\n\n\
+             These are the same problems as in your previous answer. Please follow the format exactly; \
+             here it is again, with a complete example answer:\n\n{GUIDE}"
+        )
+    );
 }
 
 #[tokio::test]
@@ -335,11 +346,10 @@ async fn the_loop_speaks_the_types_language() {
         .unwrap();
     assert_eq!(outcome.value.0, good_trip());
     let sent = outcome.attempts[0].sent_back.as_deref().unwrap();
-    assert!(
-        sent.ends_with(
-            "\n\n请只回复改正后的[Days]部分，写在各自的标题下；回答的其余部分我已保留。"
-        ),
-        "{sent}"
+    assert_eq!(
+        sent,
+        "[Days] 部分需要修改：write a single whole number such as 3, not 'three'。\n例如：\n[Days]\n3\n\n\
+         请只回复改正后的[Days]部分，写在各自的标题下；回答的其余部分我已保留。"
     );
 
     let model = ScriptedModel::from_results([

@@ -208,9 +208,12 @@ async fn the_request_budget_counts_transport_retries() {
         }
     ));
     assert_eq!(error.raw_replies(), vec!["no sections"]);
-    assert!(error.to_string().starts_with(
-        "the budget of 2 requests ran out after 1 reply (0 tokens) before a valid answer"
-    ));
+    assert_eq!(
+        error.to_string(),
+        "the budget of 2 requests ran out after 1 reply (0 tokens) before a valid answer; \
+         the last reply still had 3 problems, the first: \
+         The [Plan] section is missing. Please add it: the header [Plan] on a line of its own, then its content."
+    );
 }
 
 #[tokio::test]

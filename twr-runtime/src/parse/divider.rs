@@ -80,7 +80,10 @@ mod tests {
     fn short_or_mixed_lines_are_not_dividers() {
         let err = divider_parser("====\nx\n==-==\n").unwrap_err();
         assert_eq!(err.problems()[0].kind, ProblemKind::MissingDivider);
-        assert!(divider_parser("x\n=====\n=====\n").is_err());
+        assert_eq!(
+            divider_parser("x\n=====\n=====\n").unwrap_err().to_string(),
+            "Please put your final answer after a line of five or more equals signs (=====), or between two such lines."
+        );
         assert_eq!(divider_parser("x\n=====\n=====\ny").unwrap(), "y");
     }
 
