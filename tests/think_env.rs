@@ -19,6 +19,9 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, ScriptedMode
 
 #[tokio::test]
 async fn llm_max_retries_sets_the_default_attempts() {
+    // TWR_MAX_ATTEMPTS wins over LLM_MAX_RETRIES: a value in the shell would
+    // decide every run below.
+    std::env::remove_var("TWR_MAX_ATTEMPTS");
     std::env::remove_var("LLM_MAX_RETRIES");
     assert_eq!(calls_made(|m| Think::new(m)).await, 3);
 

@@ -315,6 +315,7 @@ async fn tokens_of_retried_empty_replies_count_once() {
     // 100 tokens for the empty reply, 50 for the rejected one: 150 of 200
     // used, so the third request is allowed.
     let outcome = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .retry_policy(fast())
         .max_total_tokens(200)
@@ -337,6 +338,7 @@ async fn a_failed_call_keeps_its_tokens_and_every_request() {
         Err(ModelError::Connect("connection refused".into())),
     ]);
     let error = Think::new(&model)
+        .max_attempts(3)
         .retry_mode(RetryMode::Full)
         .retry_policy(fast().max_retries(2))
         .run::<Trip>(PROMPT)
