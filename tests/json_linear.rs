@@ -50,19 +50,13 @@ fn hostile(len: usize) -> Vec<(&'static str, String)> {
 }
 
 fn time(input: &str, reps: usize) -> Duration {
-    // Best of three: the machine is shared.
-    (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                // A struct target: every candidate is tried and its shape
-                // error located, the most work per byte.
-                black_box(extract::<Target>(black_box(input)).ok());
-            }
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
+    let start = Instant::now();
+    for _ in 0..reps {
+        // A struct target: every candidate is tried and its shape error
+        // located, the most work per byte.
+        black_box(extract::<Target>(black_box(input)).ok());
+    }
+    start.elapsed()
 }
 
 #[test]
@@ -72,23 +66,29 @@ fn time_per_byte_stays_flat_from_1_kb_to_1_mb() {
     let inputs: Vec<Vec<(&str, String)>> = sizes.iter().map(|&(len, _)| hostile(len)).collect();
     let mut failures = Vec::new();
     for case in 0..inputs[0].len() {
-        let per_byte: Vec<f64> = sizes
-            .iter()
-            .zip(&inputs)
-            .map(|(&(_, reps), inputs)| {
+        // Each size is timed up to four times (the sizes one after the other)
+        // until the ratio of the best times is within the factor: a busy
+        // moment on a shared machine passes, a quadratic pass does not.
+        let mut best = [f64::INFINITY; 3];
+        let mut ratio = f64::INFINITY;
+        for _ in 0..4 {
+            for ((best, &(_, reps)), inputs) in best.iter_mut().zip(&sizes).zip(&inputs) {
                 let input = &inputs[case].1;
-                time(input, reps).as_secs_f64() / (input.len() * reps) as f64
-            })
-            .collect();
-        let small = per_byte[0].min(per_byte[1]);
-        let ratio = per_byte[2] / small;
-        println!(
-            "{:<20} ns/byte: 1 KB {:.2}, 32 KB {:.2}, 1 MB {:.2} (x{ratio:.1})",
-            inputs[0][case].0,
-            per_byte[0] * 1e9,
-            per_byte[1] * 1e9,
-            per_byte[2] * 1e9
-        );
+                let per_byte = time(input, reps).as_secs_f64() / (input.len() * reps) as f64;
+                *best = best.min(per_byte);
+            }
+            ratio = best[2] / best[0].min(best[1]);
+            println!(
+                "{:<20} ns/byte: 1 KB {:.2}, 32 KB {:.2}, 1 MB {:.2} (x{ratio:.1})",
+                inputs[0][case].0,
+                best[0] * 1e9,
+                best[1] * 1e9,
+                best[2] * 1e9
+            );
+            if ratio <= FACTOR {
+                break;
+            }
+        }
         if ratio > FACTOR {
             failures.push((inputs[0][case].0, ratio));
         }

@@ -144,6 +144,15 @@ async fn the_attempt_event_names_the_json_layer_and_repairs() {
         .await
         .unwrap();
     assert_eq!(outcome.ending, Ending::Repaired(1));
+    assert_eq!(outcome.value.plan, "Temples");
+    assert_eq!(
+        outcome.value.budget,
+        Budget {
+            total: 500,
+            currency: "USD".to_string()
+        }
+    );
+    assert_eq!(outcome.value.meta.city, "Kyoto");
     assert_eq!(
         captured.attempt_fields(),
         [
