@@ -134,6 +134,21 @@ impl Field<'_> {
         self.option.unwrap_or(self.ty)
     }
 
+    /// The row type of a `#[section(table)]` field: `Row` for `Vec<Row>`.
+    pub(crate) fn row_ty(&self) -> Option<&Type> {
+        generic_args(self.value_ty(), &["Vec"]).and_then(|args| match args.as_slice() {
+            [row] => Some(*row),
+            _ => None,
+        })
+    }
+
+    /// The key type of a map section: `K` for `HashMap<K, V>` or
+    /// `BTreeMap<K, V>`.
+    pub(crate) fn map_key_ty(&self) -> Option<&Type> {
+        generic_args(self.value_ty(), &["HashMap", "BTreeMap"])
+            .and_then(|args| args.first().copied())
+    }
+
     /// The header: the one given with `header = "..."`, or the field name
     /// in Title Case in brackets.
     pub(crate) fn header(&self) -> Name {
@@ -273,6 +288,43 @@ fn option_inner(ty: &Type) -> Option<&Type> {
     match args.args.first()? {
         GenericArgument::Type(inner) => Some(inner),
         _ => None,
+    }
+}
+
+/// The type arguments of `ty` when its last path segment is one of `names`
+/// (`Vec<Row>`, `std::collections::HashMap<K, V, S>`). Purely syntactic.
+fn generic_args<'t>(ty: &'t Type, names: &[&str]) -> Option<Vec<&'t Type>> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if !names.iter().any(|name| last.ident == name) {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// Whether `ty` is written `String` (or `std::string::String`).
+pub(crate) fn is_string(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.last().is_some_and(|s| {
+                    s.ident == "String" && matches!(s.arguments, PathArguments::None)
+                })
+        }
+        _ => false,
     }
 }
 

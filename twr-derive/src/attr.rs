@@ -35,9 +35,13 @@ pub(crate) const FROM_STR: &str = "from_str";
 pub(crate) const VALIDATE: &str = "validate";
 /// `#[section(skip)]`.
 pub(crate) const SKIP: &str = "skip";
+/// `#[section(table)]`.
+pub(crate) const TABLE: &str = "table";
+/// `#[section(record)]`.
+pub(crate) const RECORD: &str = "record";
 /// Every key of `#[section(...)]`.
 pub(crate) const FIELD_KEYS: &[&str] = &[
-    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP,
+    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP, TABLE, RECORD,
 ];
 
 /// A value together with the span of the key that set it.
@@ -70,6 +74,8 @@ pub(crate) struct Field {
     pub(crate) from_str: Option<Span>,
     pub(crate) validate: Option<Spanned<ExprPath>>,
     pub(crate) skip: Option<Span>,
+    pub(crate) table: Option<Span>,
+    pub(crate) record: Option<Span>,
 }
 
 impl Field {
@@ -90,6 +96,8 @@ impl Field {
         push(FROM_STR, self.from_str);
         push(VALIDATE, self.validate.as_ref().map(|a| a.key));
         push(SKIP, self.skip);
+        push(TABLE, self.table);
+        push(RECORD, self.record);
         keys
     }
 }
@@ -184,6 +192,8 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
                 JSON => flag(cx, &mut out.json, &meta, JSON),
                 FROM_STR => flag(cx, &mut out.from_str, &meta, FROM_STR),
                 SKIP => flag(cx, &mut out.skip, &meta, SKIP),
+                TABLE => flag(cx, &mut out.table, &meta, TABLE),
+                RECORD => flag(cx, &mut out.record, &meta, RECORD),
                 // `key_of` returns only keys of FIELD_KEYS.
                 _ => {}
             }
@@ -315,7 +325,8 @@ fn set<T>(cx: &Ctxt, slot: &mut Option<Spanned<T>>, meta: &Meta, name: &str, val
     *slot = Some(Spanned { key, value });
 }
 
-/// A key without a value: `default`, `json`, `from_str`, `skip`.
+/// A key without a value: `default`, `json`, `from_str`, `skip`, `table`,
+/// `record`.
 fn flag(cx: &Ctxt, slot: &mut Option<Span>, meta: &Meta, name: &str) {
     let key = meta.path().span();
     if !matches!(meta, Meta::Path(_)) {

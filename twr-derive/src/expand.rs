@@ -27,6 +27,8 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     let mut reads = Vec::new();
     let mut locals = Vec::new();
     let mut inits = Vec::new();
+    // Sections whose example is built from their type at run time.
+    let mut shapes = Vec::new();
     let mut index = 0usize;
     for (position, field) in cont.fields.iter().enumerate() {
         let member = field.ident;
@@ -38,11 +40,39 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             continue;
         }
         let local = format_ident!("__twr_field_{}", position);
+        if field.attrs.example.is_none() {
+            if let Some(shape) = shape(field) {
+                shapes.push(quote!((#index, #shape)));
+            }
+        }
         reads.push(read(field, index, &local));
         inits.push(quote!(#member: #local));
         locals.push(local);
         index += 1;
     }
+
+    let guide = if shapes.is_empty() {
+        quote! {
+            ::twr_runtime::__private::format_guide(
+                <Self as ::twr_runtime::Sections>::specs(),
+                <Self as ::twr_runtime::Sections>::lang(),
+            )
+        }
+    } else {
+        quote! {
+            ::twr_runtime::__private::format_guide_with(
+                <Self as ::twr_runtime::Sections>::specs(),
+                <Self as ::twr_runtime::Sections>::lang(),
+                &[#(#shapes),*],
+            )
+        }
+    };
+    let register = shapes.iter().map(|shape| {
+        quote! {
+            let (__twr_index, __twr_shape) = #shape;
+            __twr_collector.shape(__twr_index, __twr_shape);
+        }
+    });
 
     quote! {
         #[automatically_derived]
@@ -52,10 +82,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             }
 
             fn format_guide() -> ::twr_runtime::__private::std::string::String {
-                ::twr_runtime::__private::format_guide(
-                    <Self as ::twr_runtime::Sections>::specs(),
-                    <Self as ::twr_runtime::Sections>::lang(),
-                )
+                #guide
             }
 
             fn parse_sections(
@@ -66,6 +93,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                     <Self as ::twr_runtime::Sections>::specs(),
                     <Self as ::twr_runtime::Sections>::lang(),
                 );
+                #(#register)*
                 #(#reads)*
                 __twr_collector.finish()?;
                 match (#(#locals,)*) {
@@ -127,7 +155,11 @@ fn spec(field: &Field) -> TokenStream {
 /// `SectionValue` impl, spanned at the type so that a type that cannot be a
 /// section is reported there.
 fn kind(field: &Field) -> TokenStream {
-    if field.attrs.json.is_some() {
+    if field.attrs.table.is_some() {
+        quote!(::twr_runtime::ValueKind::Table)
+    } else if field.attrs.record.is_some() {
+        quote!(::twr_runtime::ValueKind::Record)
+    } else if field.attrs.json.is_some() {
         quote!(::twr_runtime::ValueKind::Json)
     } else if field.attrs.from_str.is_some() {
         quote!(::twr_runtime::ValueKind::Custom)
@@ -139,10 +171,30 @@ fn kind(field: &Field) -> TokenStream {
     }
 }
 
+/// The function that builds the example of a table or record section from
+/// its type, as a `fn(Lang) -> String`.
+fn shape(field: &Field) -> Option<TokenStream> {
+    let ty = field.value_ty();
+    let function = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
+        quote_spanned!(ty_span(row)=> ::twr_runtime::__private::table_example::<#row>)
+    } else if field.attrs.record.is_some() {
+        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::record_example::<#ty>)
+    } else {
+        return None;
+    };
+    Some(quote! {
+        #function as fn(::twr_runtime::Lang) -> ::twr_runtime::__private::std::string::String
+    })
+}
+
 /// Reads one section into `local`, then runs its validator if any.
 fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
     let ty = field.value_ty();
-    let codec = if field.attrs.json.is_some() {
+    let codec = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
+        quote_spanned!(ty_span(row)=> ::twr_runtime::__private::table::<#row>)
+    } else if field.attrs.record.is_some() {
+        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::record::<#ty>)
+    } else if field.attrs.json.is_some() {
         quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::json::<#ty>)
     } else if field.attrs.from_str.is_some() {
         quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::from_str::<#ty>)
@@ -209,7 +261,9 @@ fn with_field_bounds(cont: &Container) -> Generics {
         if !field.is_section() {
             continue;
         }
-        if field.attrs.json.is_some() {
+        if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
+            bounds.push(parse_quote!(#row: ::twr_runtime::__private::DeserializeOwned));
+        } else if field.attrs.json.is_some() || field.attrs.record.is_some() {
             // Through the runtime's re-export: the user's crate may not
             // depend on serde under that name.
             bounds.push(parse_quote!(#value: ::twr_runtime::__private::DeserializeOwned));

@@ -93,6 +93,21 @@ use crate::ctxt::Ctxt;
 ///   `String`, `&[T]` for a `Vec<T>`); an `Option` field's validator sees
 ///   the inner value when there is one.
 /// - `skip`: not a section; the field is `Default::default()`.
+/// - `table` on a `Vec<Row>` with `Row: serde::Deserialize`: the section
+///   holds a table (a markdown pipe table with or without outer pipes and
+///   alignment row, CSV or TSV), found among the prose around it. Columns
+///   match the row's fields ignoring case, spaces, `_` and `-` (serde
+///   `rename` and `alias` count); cells are read like section values
+///   (`$1,200`, `yes`, `N/A` or an empty cell for an `Option`). Feedback
+///   names the row and column of each bad cell and any missing column; the
+///   guide shows an example table built from the row's fields.
+/// - `record` on a `T: serde::Deserialize`: the section holds `Label: value`
+///   lines (`- Label: value`, `**Label:** value`, `Label — value` too),
+///   labels matched to fields as for a table; a missing, unknown or bad line
+///   is named in the feedback.
+///
+/// A `HashMap<String, V>` or `BTreeMap<String, V>` field (V a section value)
+/// reads `Name: value` lines, each value as `V`, with feedback per name.
 ///
 /// A field written `Option<T>` is optional: absent, empty, `N/A`, `None`
 /// or `无` give `None`. Other fields must be a section value (`String`,
@@ -108,7 +123,9 @@ use crate::ctxt::Ctxt;
 /// message lists the valid ones); two sections sharing a header or alias
 /// (case ignored); an empty header, one with a line break, or one with
 /// markdown the parser strips from replies (`Plan:`, `**Plan**`); `json` with
-/// `from_str`; `default` on an `Option`; `skip` with other keys; a field
+/// `from_str`; `table` or `record` with `json`, `from_str` or each other;
+/// `table` on a field that is not a `Vec`; a map whose key is not a
+/// `String`; `default` on an `Option`; `skip` with other keys; a field
 /// type that cannot be a section; a `validate` function of the wrong type.
 #[proc_macro_derive(Sections, attributes(sections, section))]
 pub fn derive_sections(input: TokenStream) -> TokenStream {

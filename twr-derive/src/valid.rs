@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
+use crate::ast::is_string;
 use crate::ast::{Container, Enum, Field, Name};
-use crate::attr::{DEFAULT, FROM_STR, JSON, SKIP};
+use crate::attr::{DEFAULT, FROM_STR, JSON, RECORD, SKIP, TABLE};
 use crate::ctxt::Ctxt;
 
 /// Checks a `Sections` struct.
@@ -44,6 +45,41 @@ fn check_keys(cx: &Ctxt, field: &Field) {
         cx.error_at(
             from_str,
             format!("`{JSON}` and `{FROM_STR}` cannot be used together: keep `{JSON}` to read the section as JSON, or `{FROM_STR}` to read it with FromStr"),
+        );
+    }
+    for (format, span) in [(TABLE, attrs.table), (RECORD, attrs.record)] {
+        let Some(span) = span else { continue };
+        for (other, given) in [(JSON, attrs.json), (FROM_STR, attrs.from_str)] {
+            if given.is_some() {
+                cx.error_at(
+                    span,
+                    format!("`{format}` and `{other}` cannot be used together: `{format}` reads the section itself; keep one of them"),
+                );
+            }
+        }
+    }
+    if let (Some(_), Some(record)) = (attrs.table, attrs.record) {
+        cx.error_at(
+            record,
+            format!("`{TABLE}` and `{RECORD}` cannot be used together: a table holds many rows (a Vec), a record one value; keep one of them"),
+        );
+    }
+    if let Some(table) = attrs.table {
+        if field.row_ty().is_none() {
+            cx.error_at(
+                table,
+                format!("`{TABLE}` needs a field of type Vec<Row>, one Row per table row, where Row: serde::Deserialize; for a single value use `{RECORD}`"),
+            );
+        }
+    }
+    let plain = attrs.json.is_none()
+        && attrs.from_str.is_none()
+        && attrs.table.is_none()
+        && attrs.record.is_none();
+    if let Some(key) = field.map_key_ty().filter(|key| plain && !is_string(key)) {
+        cx.error_spanned_by(
+            key,
+            "a map section's keys are the labels the model writes: use HashMap<String, V> or BTreeMap<String, V>",
         );
     }
     if let (Some(default), Some(_)) = (attrs.default, field.option) {

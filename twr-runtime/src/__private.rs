@@ -11,10 +11,23 @@ pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
 pub use crate::parse::collect::{from_str, json, Collector};
+pub use crate::parse::rows::{record, record_example, table, table_example};
 pub use crate::parse::{choice, choice_matches};
 pub use crate::prompt::format_guide;
 
-use crate::vocab::{Presence, SectionSpec, ValueKind};
+use crate::prompt::Shape;
+
+/// The format guide of a struct with table or record sections: `shapes`
+/// gives their examples, built from the row types.
+pub fn format_guide_with(
+    specs: &[SectionSpec],
+    lang: Lang,
+    shapes: &[(usize, Shape)],
+) -> std::string::String {
+    crate::prompt::format_guide_with(specs, lang, shapes)
+}
+
+use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 
 /// The [`SectionSpec`] of one derived section. Generated code calls this
 /// rather than writing a struct literal, so that fields can be added to

@@ -40,7 +40,7 @@ pub mod __private;
 
 pub use choice::Choice;
 pub use client::{Gemini, OpenAiCompatible};
-pub use feedback::{Feedback, Lang, Problem, ProblemKind};
+pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind};
 pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
     Role, Usage,

@@ -57,6 +57,20 @@ use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 /// );
 /// ```
 pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
+    format_guide_with(specs, lang, &[])
+}
+
+/// An example content computed when the guide is written: the example table
+/// of a `#[section(table)]` field, built from its row type's fields.
+pub(crate) type Shape = fn(Lang) -> String;
+
+/// [`format_guide`], with `shapes` giving the example of the sections at
+/// their index that have no `example` of their own.
+pub(crate) fn format_guide_with(
+    specs: &[SectionSpec],
+    lang: Lang,
+    shapes: &[(usize, Shape)],
+) -> String {
     let words = phrases(lang);
     let mut guide = String::from(words.guide_intro);
     for spec in specs {
@@ -86,12 +100,13 @@ pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
     guide.push_str("\n\n");
     guide.push_str(words.guide_example);
     guide.push('\n');
-    for spec in specs {
+    for (index, spec) in specs.iter().enumerate() {
         let example = spec.example.trim();
-        let example = if example.is_empty() {
-            placeholder(&spec.kind, lang)
-        } else {
-            example.to_owned()
+        let shape = shapes.iter().find(|(i, _)| *i == index);
+        let example = match shape {
+            _ if !example.is_empty() => example.to_owned(),
+            Some((_, shape)) => shape(lang),
+            None => placeholder(&spec.kind, lang),
         };
         let _ = write!(guide, "\n{}\n{example}", spec.header);
     }
@@ -111,12 +126,30 @@ pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
         ValueKind::Choice(values) => values.join(" | "),
         ValueKind::List(inner) => {
             let item = match inner {
-                ValueKind::List(_) | ValueKind::Json => "...".to_owned(),
+                ValueKind::List(_)
+                | ValueKind::Json
+                | ValueKind::Table
+                | ValueKind::Record
+                | ValueKind::Map(_) => "...".to_owned(),
                 inner => placeholder(inner, lang),
             };
             format!("- {item}\n- {item}")
         }
         ValueKind::Json => "{ ... }".to_owned(),
+        ValueKind::Table => "| ... | ... |\n|---|---|\n| ... | ... |".to_owned(),
+        ValueKind::Record => "...: ...\n...: ...".to_owned(),
+        ValueKind::Map(inner) => {
+            let value = match inner {
+                ValueKind::List(_)
+                | ValueKind::Json
+                | ValueKind::Table
+                | ValueKind::Record
+                | ValueKind::Map(_) => "...".to_owned(),
+                inner => placeholder(inner, lang),
+            };
+            let key = phrases(lang).map_key;
+            format!("{key} 1: {value}\n{key} 2: {value}")
+        }
     }
 }
 

@@ -9,7 +9,7 @@ mod render;
 
 use std::fmt;
 
-pub use crate::vocab::{Expected, Lang, Problem, ProblemKind};
+pub use crate::vocab::{Expected, Lang, Place, Problem, ProblemKind};
 
 /// Everything wrong with one reply; `Display` is the message for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::{Expected, Feedback, Problem, ProblemKind};
+use super::{Expected, Feedback, Place, Problem, ProblemKind};
 use crate::phrases::{fill, phrases, without_stop, Phrases};
 
 /// Writes every problem of `feedback`; `closing` adds the request that ends a
@@ -59,7 +59,15 @@ pub(super) fn render(
 /// short enough to be said inline.
 fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String {
     let h = problem.header.as_str();
+    if let Some(sentence) = problem
+        .place
+        .as_ref()
+        .and_then(|place| in_place(words, problem, place, such_as))
+    {
+        return sentence;
+    }
     let kind = || words.to_write(problem.value_kind.as_ref());
+    let list = |items: &[String]| items.join(words.comma);
     match &problem.kind {
         ProblemKind::Missing => fill(words.missing, &[("h", h), ("kind", &kind())]),
         ProblemKind::Empty => fill(words.empty, &[("h", h), ("kind", &kind())]),
@@ -122,8 +130,102 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
             fill(words.none_of, &[("headers", &headers.join(words.comma))])
         }
         ProblemKind::MissingDivider => words.missing_divider.to_owned(),
+        ProblemKind::NoTable { columns } => {
+            fill(words.no_table, &[("h", h), ("columns", &list(columns))])
+        }
+        ProblemKind::NoRecord { labels } => {
+            fill(words.no_record, &[("h", h), ("labels", &list(labels))])
+        }
+        ProblemKind::NoColumn { column, columns } => fill(
+            words.no_column,
+            &[("h", h), ("column", column), ("columns", &list(columns))],
+        ),
+        ProblemKind::UnknownLabel { label, labels } => fill(
+            words.unknown_label,
+            &[("h", h), ("label", label), ("labels", &list(labels))],
+        ),
+        ProblemKind::ExtraCells { extra, columns } => fill(
+            words.extra_cells,
+            &[
+                ("h", h),
+                ("at", ""),
+                ("columns", &columns.to_string()),
+                ("extra", extra),
+            ],
+        ),
+        ProblemKind::Omitted { count } => {
+            fill(words.omitted, &[("h", h), ("count", &count.to_string())])
+        }
         ProblemKind::Other { message } => message.clone(),
     }
+}
+
+/// The sentence of a problem at a cell, row or line of a table, record or
+/// map section; `None` for kinds that read the same wherever they are.
+fn in_place(
+    words: &Phrases,
+    problem: &Problem,
+    place: &Place,
+    such_as: Option<&str>,
+) -> Option<String> {
+    let h = problem.header.as_str();
+    let at = match place {
+        Place::Cell { row, column } => fill(
+            words.at_cell,
+            &[("row", &row.to_string()), ("column", column)],
+        ),
+        Place::Row(row) => fill(words.at_row, &[("row", &row.to_string())]),
+        Place::Label(label) => fill(words.at_label, &[("label", label)]),
+    };
+    Some(match &problem.kind {
+        ProblemKind::Empty => fill(words.cell_empty, &[("h", h), ("at", &at)]),
+        ProblemKind::BadValue { expected, found } => fill(
+            words.cell_bad,
+            &[
+                ("h", h),
+                ("at", &at),
+                ("found", found),
+                ("expected", &words.expected(expected, such_as)),
+            ],
+        ),
+        ProblemKind::BadItem {
+            index,
+            item,
+            expected,
+        } => fill(
+            words.cell_bad_item,
+            &[
+                ("h", h),
+                ("at", &at),
+                ("index", &index.to_string()),
+                ("expected", &words.expected(expected, None)),
+                ("item", item),
+            ],
+        ),
+        ProblemKind::Unreadable { message, found } => fill(
+            words.cell_unreadable,
+            &[
+                ("h", h),
+                ("at", &at),
+                ("found", found),
+                ("message", without_stop(message)),
+            ],
+        ),
+        ProblemKind::Missing => match place {
+            Place::Label(label) => fill(words.no_line, &[("h", h), ("label", label)]),
+            _ => return None,
+        },
+        ProblemKind::ExtraCells { extra, columns } => fill(
+            words.extra_cells,
+            &[
+                ("h", h),
+                ("at", &at),
+                ("columns", &columns.to_string()),
+                ("extra", extra),
+            ],
+        ),
+        _ => return None,
+    })
 }
 
 /// The example, when it is a short single line and the problem is about a
@@ -155,6 +257,10 @@ fn example_block(problem: &Problem) -> Option<String> {
             | ProblemKind::Invalid { .. }
             | ProblemKind::NearMiss { .. }
             | ProblemKind::NotOnOwnLine { .. }
+            | ProblemKind::NoTable { .. }
+            | ProblemKind::NoRecord { .. }
+            | ProblemKind::NoColumn { .. }
+            | ProblemKind::UnknownLabel { .. }
     );
     // A choice or yes/no lists its values in the sentence already.
     let choice = matches!(
@@ -164,7 +270,9 @@ fn example_block(problem: &Problem) -> Option<String> {
             ..
         }
     );
-    (shows_example && !choice && !example.is_empty() && !problem.header.is_empty())
+    // A problem at a cell or line says its example inline, if at all.
+    let in_place = problem.place.is_some();
+    (shows_example && !choice && !in_place && !example.is_empty() && !problem.header.is_empty())
         .then(|| format!("{}\n{example}", problem.header))
 }
 

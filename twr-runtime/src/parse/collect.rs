@@ -14,6 +14,7 @@ use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
 use super::value::{not_applicable_marker, strip_decoration};
 use crate::feedback::Feedback;
+use crate::prompt::Shape;
 use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
 
 /// Reads the sections of one reply field by field, collecting every problem.
@@ -28,6 +29,8 @@ pub struct Collector<'a> {
     lang: Lang,
     /// Problems with the index of their section.
     problems: Vec<(usize, Problem)>,
+    /// Examples built from a field's type (a table's columns), by section.
+    shapes: Vec<(usize, Shape)>,
 }
 
 /// What a section's content reads as, before the field's own rules.
@@ -48,7 +51,14 @@ impl<'a> Collector<'a> {
             map: split_sections(raw, specs),
             lang,
             problems: Vec::new(),
+            shapes: Vec::new(),
         }
+    }
+
+    /// Gives the section at `index` an example built from its type when it
+    /// has no `example` of its own: a table's columns, a record's labels.
+    pub fn shape(&mut self, index: usize, shape: Shape) {
+        self.shapes.push((index, shape));
     }
 
     /// A required section read with `parse`; `None` when a problem was recorded.
@@ -149,6 +159,22 @@ impl<'a> Collector<'a> {
         match result {
             Ok(value) => Found::Value(value),
             Err(ValueError::Empty) => Found::Empty,
+            Err(ValueError::Rows(problems)) => {
+                // A table, record or map: one problem per cell, row or line,
+                // each keeping its own inline example.
+                for problem in problems {
+                    let example = problem.example.clone();
+                    let place = problem.place.clone();
+                    self.push(index, problem.kind);
+                    if let Some((_, pushed)) = self.problems.last_mut() {
+                        pushed.place = place;
+                        if pushed.place.is_some() {
+                            pushed.example = example;
+                        }
+                    }
+                }
+                Found::Problem
+            }
             Err(error) => {
                 let content = self.map.content(index).unwrap_or_default();
                 self.push(index, error.into_problem(content));
@@ -165,10 +191,11 @@ impl<'a> Collector<'a> {
                 .push((index, Problem::new(String::new(), kind)));
             return;
         };
-        let example = if spec.example.trim().is_empty() {
-            crate::prompt::placeholder(&spec.kind, self.lang)
-        } else {
-            spec.example.to_owned()
+        let shape = self.shapes.iter().find(|(i, _)| *i == index);
+        let example = match shape {
+            _ if !spec.example.trim().is_empty() => spec.example.to_owned(),
+            Some((_, shape)) => shape(self.lang),
+            None => crate::prompt::placeholder(&spec.kind, self.lang),
         };
         let problem = Problem::new(spec.header, kind)
             .with_field(spec.field)
@@ -185,7 +212,7 @@ impl<'a> Collector<'a> {
         let missing: Vec<(usize, Vec<&'static str>)> = self
             .problems
             .iter()
-            .filter(|(_, problem)| problem.kind == ProblemKind::Missing)
+            .filter(|(_, problem)| problem.kind == ProblemKind::Missing && problem.place.is_none())
             .map(|(index, _)| {
                 let names = specs.get(*index).map_or_else(Vec::new, |spec| {
                     std::iter::once(spec.name)
@@ -219,7 +246,7 @@ impl<'a> Collector<'a> {
         let missing_problems = self
             .problems
             .iter_mut()
-            .filter(|(_, problem)| problem.kind == ProblemKind::Missing);
+            .filter(|(_, problem)| problem.kind == ProblemKind::Missing && problem.place.is_none());
         for ((_, problem), hint) in missing_problems.zip(hints) {
             if let Some(kind) = hint {
                 problem.kind = kind;

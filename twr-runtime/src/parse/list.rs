@@ -152,6 +152,7 @@ impl<T: SectionValue> SectionValue for Vec<T> {
                         ValueError::Json { message, .. } | ValueError::Message(message) => {
                             Expected::Described(message)
                         }
+                        ValueError::Rows(_) => Expected::of_kind(&T::KIND),
                     },
                 })
             })

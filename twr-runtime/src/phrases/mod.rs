@@ -45,6 +45,14 @@ pub(crate) struct Phrases {
     pub(crate) list: &'static str,
     /// After a scalar's noun, its example said inline: `{example}`.
     pub(crate) such_as: &'static str,
+    /// [`ValueKind::Table`].
+    pub(crate) table: &'static str,
+    /// [`ValueKind::Record`].
+    pub(crate) record: &'static str,
+    /// [`ValueKind::Map`].
+    pub(crate) map: &'static str,
+    /// The name of an entry in a map section's placeholder: `Name: 3`.
+    pub(crate) map_key: &'static str,
 
     // What to write under a missing or empty section, where it differs from
     // the nouns above.
@@ -115,6 +123,37 @@ pub(crate) struct Phrases {
     pub(crate) none_of: &'static str,
     /// No blanks.
     pub(crate) missing_divider: &'static str,
+
+    // Feedback inside a table, record or map section. `{at}` is one of the
+    // places below.
+    /// A cell: `{row}`, `{column}`.
+    pub(crate) at_cell: &'static str,
+    /// A whole row: `{row}`.
+    pub(crate) at_row: &'static str,
+    /// A record line: `{label}`.
+    pub(crate) at_label: &'static str,
+    /// `{h}`, `{at}`.
+    pub(crate) cell_empty: &'static str,
+    /// `{h}`, `{at}`, `{found}`, `{expected}`.
+    pub(crate) cell_bad: &'static str,
+    /// `{h}`, `{at}`, `{index}`, `{expected}`, `{item}`.
+    pub(crate) cell_bad_item: &'static str,
+    /// `{h}`, `{at}`, `{found}`, `{message}`.
+    pub(crate) cell_unreadable: &'static str,
+    /// A record field with no line: `{h}`, `{label}`.
+    pub(crate) no_line: &'static str,
+    /// `{h}`, `{columns}`.
+    pub(crate) no_table: &'static str,
+    /// `{h}`, `{labels}`.
+    pub(crate) no_record: &'static str,
+    /// `{h}`, `{column}`, `{columns}`.
+    pub(crate) no_column: &'static str,
+    /// `{h}`, `{label}`, `{labels}`.
+    pub(crate) unknown_label: &'static str,
+    /// `{h}`, `{at}`, `{columns}`, `{extra}`.
+    pub(crate) extra_cells: &'static str,
+    /// `{h}`, `{count}`.
+    pub(crate) omitted: &'static str,
 
     // The loop's requests after a rejected or cut-off reply.
     /// One section asked for again: `{headers}`.
@@ -253,6 +292,9 @@ impl Phrases {
             ValueKind::Char => self.one_character.to_owned(),
             ValueKind::Choice(values) => self.one_of(values),
             ValueKind::List(_) => self.list.to_owned(),
+            ValueKind::Table => self.table.to_owned(),
+            ValueKind::Record => self.record.to_owned(),
+            ValueKind::Map(_) => self.map.to_owned(),
             ValueKind::Text => self.its_content.to_owned(),
             ValueKind::Json => self.the_json_value.to_owned(),
             ValueKind::Custom => self.its_value.to_owned(),
@@ -312,6 +354,7 @@ impl fmt::Display for ValueError {
             ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
             ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
             ValueError::Message(message) => f.write_str(message),
+            ValueError::Rows(problems) => write!(f, "{} problems in the rows", problems.len()),
         }
     }
 }
@@ -348,7 +391,21 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 30] = [
+            let templates: [(&str, &[&str]); 44] = [
+                (p.at_cell, &["row", "column"]),
+                (p.at_row, &["row"]),
+                (p.at_label, &["label"]),
+                (p.cell_empty, &["h", "at"]),
+                (p.cell_bad, &["h", "at", "found", "expected"]),
+                (p.cell_bad_item, &["h", "at", "index", "expected", "item"]),
+                (p.cell_unreadable, &["h", "at", "found", "message"]),
+                (p.no_line, &["h", "label"]),
+                (p.no_table, &["h", "columns"]),
+                (p.no_record, &["h", "labels"]),
+                (p.no_column, &["h", "column", "columns"]),
+                (p.unknown_label, &["h", "label", "labels"]),
+                (p.extra_cells, &["h", "at", "columns", "extra"]),
+                (p.omitted, &["h", "count"]),
                 (p.whole_number_between, &["whole_number", "min", "max"]),
                 (p.one_of, &["values"]),
                 (p.such_as, &["example"]),

@@ -3,6 +3,7 @@
 //! for a value of any type.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{
@@ -13,6 +14,7 @@ use serde::de::{
 use crate::parse::choice::choice_matches;
 use crate::parse::list::items;
 use crate::parse::value::{excerpt, Expected, SectionValue, ValueError};
+use crate::vocab::ValueKind;
 
 /// What a row deserializer hands a field.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +26,8 @@ pub(super) enum Cell<'r> {
     Placeholder,
     /// Left out: its type rejects even a placeholder.
     Gone,
+    /// A placeholder that notes, in `kinds[slot]`, what the field asks for.
+    Probe(usize),
 }
 
 /// One field's cell in a row.
@@ -69,7 +73,10 @@ pub(super) fn read_entries<T: DeserializeOwned>(
     let mut added: Vec<&'static str> = Vec::new();
     let mut gone: Vec<usize> = Vec::new();
     loop {
-        match T::deserialize(Row { entries: &entries }) {
+        match T::deserialize(Row {
+            entries: &entries,
+            kinds: None,
+        }) {
             Ok(value) if failures.is_empty() => return Ok(value),
             Ok(_) => return Err(failures),
             Err(DeError::InEntry { index, error }) => match entries.get(index).map(|e| e.cell) {
@@ -84,7 +91,7 @@ pub(super) fn read_entries<T: DeserializeOwned>(
                     entries[index].cell = Cell::Gone;
                     gone.push(index);
                 }
-                Some(Cell::Gone) | None => return Err(failures),
+                Some(Cell::Gone | Cell::Probe(_)) | None => return Err(failures),
             },
             Err(DeError::Missing(field)) => {
                 let lost = gone.iter().any(|&i| entries[i].key == field);
@@ -169,6 +176,8 @@ impl de::Error for DeError {
 /// A row: a map from field names to cells.
 pub(super) struct Row<'e, 'r> {
     pub(super) entries: &'e [Entry<'r>],
+    /// Where `Cell::Probe` entries note their kinds.
+    pub(super) kinds: Option<&'e RefCell<Vec<ValueKind>>>,
 }
 
 impl<'de> Deserializer<'de> for Row<'_, '_> {
@@ -177,6 +186,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_map(RowMap {
             entries: self.entries,
+            kinds: self.kinds,
             next: 0,
             value: None,
         })
@@ -203,6 +213,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
 
 struct RowMap<'e, 'r> {
     entries: &'e [Entry<'r>],
+    kinds: Option<&'e RefCell<Vec<ValueKind>>>,
     next: usize,
     /// The entry whose key was handed out last.
     value: Option<usize>,
@@ -236,6 +247,10 @@ impl<'de> MapAccess<'de> for RowMap<'_, '_> {
         let result = match self.entries[index].cell {
             Cell::Text(text) => seed.deserialize(CellText(text)),
             Cell::Placeholder | Cell::Gone => seed.deserialize(Placeholder),
+            Cell::Probe(slot) => seed.deserialize(Noting {
+                kinds: self.kinds,
+                slot,
+            }),
         };
         result.map_err(|error| DeError::at(index, error))
     }
@@ -532,6 +547,7 @@ impl<'de> Deserializer<'de> for Placeholder {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_map(RowMap {
             entries: &[],
+            kinds: None,
             next: 0,
             value: None,
         })
@@ -572,4 +588,122 @@ pub(super) fn not_applicable(cell: &str) -> bool {
         bare.as_str(),
         "n/a" | "na" | "n.a" | "none" | "null" | "nil" | "无" | "没有" | "暂无" | "不适用"
     )
+}
+
+/// A placeholder that first notes the kind of value its field asks for:
+/// how the format guide learns that `unit_price` is a number.
+struct Noting<'e> {
+    kinds: Option<&'e RefCell<Vec<ValueKind>>>,
+    slot: usize,
+}
+
+impl Noting<'_> {
+    fn note(&self, kind: ValueKind) {
+        if let Some(kinds) = self.kinds {
+            if let Some(slot) = kinds.borrow_mut().get_mut(self.slot) {
+                *slot = kind;
+            }
+        }
+    }
+}
+
+macro_rules! noting {
+    ($($method:ident => $kind:expr),* $(,)?) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            self.note($kind);
+            Placeholder.$method(visitor)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for Noting<'_> {
+    type Error = DeError;
+
+    noting! {
+        deserialize_any => ValueKind::Text,
+        deserialize_bool => ValueKind::Bool,
+        deserialize_i8 => ValueKind::Integer,
+        deserialize_i16 => ValueKind::Integer,
+        deserialize_i32 => ValueKind::Integer,
+        deserialize_i64 => ValueKind::Integer,
+        deserialize_i128 => ValueKind::Integer,
+        deserialize_u8 => ValueKind::Integer,
+        deserialize_u16 => ValueKind::Integer,
+        deserialize_u32 => ValueKind::Integer,
+        deserialize_u64 => ValueKind::Integer,
+        deserialize_u128 => ValueKind::Integer,
+        deserialize_f32 => ValueKind::Float,
+        deserialize_f64 => ValueKind::Float,
+        deserialize_char => ValueKind::Char,
+        deserialize_str => ValueKind::Text,
+        deserialize_string => ValueKind::Text,
+        deserialize_bytes => ValueKind::Text,
+        deserialize_byte_buf => ValueKind::Text,
+        deserialize_unit => ValueKind::Text,
+        deserialize_seq => ValueKind::List(&ValueKind::Text),
+        deserialize_map => ValueKind::Text,
+        deserialize_identifier => ValueKind::Text,
+        deserialize_ignored_any => ValueKind::Text,
+    }
+
+    /// The kind of what the option holds.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.note(ValueKind::Text);
+        visitor.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.note(ValueKind::List(&ValueKind::Text));
+        Placeholder.deserialize_tuple(len, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.note(ValueKind::List(&ValueKind::Text));
+        Placeholder.deserialize_tuple_struct(name, len, visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.note(ValueKind::Text);
+        Placeholder.deserialize_struct(name, fields, visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.note(ValueKind::Choice(variants));
+        Placeholder.deserialize_enum(name, variants, visitor)
+    }
 }

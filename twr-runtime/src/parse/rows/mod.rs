@@ -16,25 +16,20 @@ mod table;
 
 use serde::de::DeserializeOwned;
 
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
+
 use self::de::{read_entries, Cell, DeError, Entry, Failure, Row};
 use self::fields::{display_name, field_names, FieldMatcher};
 use self::table::find_table;
-use super::value::{excerpt, Expected, ValueError};
+use super::value::{excerpt, Expected, SectionValue, ValueError};
+use crate::prompt::placeholder;
+use crate::vocab::{Lang, Place, Problem, ProblemKind, ValueKind};
 
 /// At most this many problems are reported for one section; the rest are
 /// counted. A reply with ten thousand bad rows gets a readable message.
 pub(crate) const MAX_PROBLEMS: usize = 10;
-
-/// Where a problem is inside a table or a record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// A cell: its 1-based data row and its column as written.
-    Cell { row: usize, column: String },
-    /// A whole row of a table.
-    Row(usize),
-    /// The value of a record line, by its label as written.
-    Label(String),
-}
 
 /// One thing wrong with a table or record section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,6 +323,8 @@ pub(crate) fn read_record<T: DeserializeOwned>(content: &str) -> Result<T, RowsE
 struct Fields {
     matcher: FieldMatcher,
     fields: Vec<&'static str>,
+    /// What each field holds, as the type asks for it.
+    kinds: Vec<ValueKind>,
 }
 
 impl Fields {
@@ -338,7 +335,10 @@ impl Fields {
         // alias was used: that names the field of each alias.
         let field_of = |name: &'static str| {
             let twice = [Entry::placeholder(name), Entry::placeholder(name)];
-            match T::deserialize(Row { entries: &twice }) {
+            match T::deserialize(Row {
+                entries: &twice,
+                kinds: None,
+            }) {
                 Err(DeError::Duplicate(field)) => field,
                 _ => name,
             }
@@ -351,10 +351,33 @@ impl Fields {
                 fields.push(field);
             }
         }
+        // Read once with a noting placeholder in every field.
+        let kinds = RefCell::new(vec![ValueKind::Text; fields.len()]);
+        let probes: Vec<Entry<'_>> = fields
+            .iter()
+            .enumerate()
+            .map(|(slot, key)| Entry {
+                key,
+                cell: Cell::Probe(slot),
+                source: slot,
+            })
+            .collect();
+        let _ = T::deserialize(Row {
+            entries: &probes,
+            kinds: Some(&kinds),
+        });
         Some(Fields {
             matcher: FieldMatcher::with_fields(pairs),
             fields,
+            kinds: kinds.into_inner(),
         })
+    }
+
+    /// The kind of the field a written column or label stands for.
+    fn kind_of(&self, written: &str) -> Option<ValueKind> {
+        let field = self.matcher.find(written)?;
+        let i = self.fields.iter().position(|f| *f == field)?;
+        self.kinds.get(i).copied()
     }
 
     fn display_names(&self) -> Vec<String> {
@@ -425,3 +448,205 @@ fn cell_problem(at: Place, error: DeError, text: &str) -> RowsProblem {
 mod props;
 #[cfg(test)]
 mod tests;
+
+/// One value of `kind` as written in a cell or after a label: a
+/// placeholder on one line (a choice as its first value).
+fn cell_example(kind: &ValueKind, lang: Lang) -> String {
+    match kind {
+        ValueKind::Choice(values) => values.first().copied().unwrap_or("...").to_owned(),
+        ValueKind::List(_) => "..., ...".to_owned(),
+        kind => placeholder(kind, lang),
+    }
+}
+
+/// The problems of a table, record or map section for the section reader,
+/// each at its place, with the example of its column or label.
+fn into_value_error(
+    error: RowsError,
+    lang: Lang,
+    kind_at: impl Fn(&Place) -> Option<ValueKind>,
+) -> ValueError {
+    let mut problems: Vec<Problem> = Vec::with_capacity(error.problems.len() + 1);
+    for problem in error.problems {
+        let (kind, place) = match problem {
+            RowsProblem::NoTable { columns } => (ProblemKind::NoTable { columns }, None),
+            RowsProblem::NoRows => return ValueError::Empty,
+            RowsProblem::NoLines { labels } => (ProblemKind::NoRecord { labels }, None),
+            RowsProblem::NoColumn { column, columns } => {
+                (ProblemKind::NoColumn { column, columns }, None)
+            }
+            RowsProblem::NoLabel { label } => (ProblemKind::Missing, Some(Place::Label(label))),
+            RowsProblem::UnknownLabel { label, labels } => {
+                (ProblemKind::UnknownLabel { label, labels }, None)
+            }
+            RowsProblem::ExtraCells {
+                row,
+                extra,
+                columns,
+            } => (
+                ProblemKind::ExtraCells { extra, columns },
+                Some(Place::Row(row)),
+            ),
+            RowsProblem::Empty { at } => (ProblemKind::Empty, Some(at)),
+            RowsProblem::BadValue {
+                at,
+                expected,
+                found,
+            } => (ProblemKind::BadValue { expected, found }, Some(at)),
+            RowsProblem::BadItem {
+                at,
+                index,
+                item,
+                expected,
+            } => (
+                ProblemKind::BadItem {
+                    index,
+                    item,
+                    expected,
+                },
+                Some(at),
+            ),
+            RowsProblem::Unreadable { at, message, found } => {
+                let at = match at {
+                    Place::Label(label) if label.is_empty() => None,
+                    at => Some(at),
+                };
+                (ProblemKind::Unreadable { message, found }, at)
+            }
+        };
+        let mut out = Problem::new(String::new(), kind);
+        if let Some(place) = place {
+            if let Some(kind) = kind_at(&place) {
+                out = out.with_example(cell_example(&kind, lang));
+            }
+            out = out.with_place(place);
+        }
+        problems.push(out);
+    }
+    if error.omitted > 0 {
+        problems.push(Problem::new(
+            String::new(),
+            ProblemKind::Omitted {
+                count: error.omitted,
+            },
+        ));
+    }
+    ValueError::Rows(problems)
+}
+
+/// The field kind at a cell's column or a record's label.
+fn kind_at_place(fields: Option<&Fields>, place: &Place) -> Option<ValueKind> {
+    let written = match place {
+        Place::Cell { column, .. } => column,
+        Place::Label(label) => label,
+        Place::Row(_) => return None,
+    };
+    fields?.kind_of(written)
+}
+
+/// Codec of `#[section(table)]`: the rows of the table in the section.
+pub fn table<R: DeserializeOwned>(content: &str) -> Result<Vec<R>, ValueError> {
+    read_table::<R>(content).map_err(|error| {
+        let fields = Fields::of::<R>();
+        into_value_error(error, Lang::En, |place| {
+            kind_at_place(fields.as_ref(), place)
+        })
+    })
+}
+
+/// Codec of `#[section(record)]`: the `Label: value` lines of the section.
+pub fn record<M: DeserializeOwned>(content: &str) -> Result<M, ValueError> {
+    read_record::<M>(content).map_err(|error| {
+        let fields = Fields::of::<M>();
+        into_value_error(error, Lang::En, |place| {
+            kind_at_place(fields.as_ref(), place)
+        })
+    })
+}
+
+/// The example table of a row type: its fields as columns, one row of
+/// placeholders.
+pub fn table_example<R: DeserializeOwned>(lang: Lang) -> String {
+    let Some(fields) = Fields::of::<R>() else {
+        return placeholder(&ValueKind::Table, lang);
+    };
+    let names = fields.display_names();
+    let cells: Vec<String> = fields.kinds.iter().map(|k| cell_example(k, lang)).collect();
+    let dashes = vec!["---"; names.len()];
+    format!(
+        "| {} |\n|{}|\n| {} |",
+        names.join(" | "),
+        dashes.join("|"),
+        cells.join(" | ")
+    )
+}
+
+/// The example lines of a record type: one `Label: value` line per field.
+pub fn record_example<M: DeserializeOwned>(lang: Lang) -> String {
+    let Some(fields) = Fields::of::<M>() else {
+        return placeholder(&ValueKind::Record, lang);
+    };
+    fields
+        .display_names()
+        .iter()
+        .zip(&fields.kinds)
+        .map(|(name, kind)| format!("{name}: {}", cell_example(kind, lang)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A map section: `Name: value` lines, each value read as `V`; every bad
+/// value is named by its label.
+fn read_map<V: SectionValue>(
+    content: &str,
+    mut insert: impl FnMut(String, V),
+) -> Result<(), ValueError> {
+    let lines = record::entries(content, None);
+    let mut report = Report::default();
+    let mut any = false;
+    for line in &lines {
+        if blank(&line.value) {
+            continue;
+        }
+        any = true;
+        match V::parse_section(&line.value) {
+            Ok(value) => insert(line.label.to_owned(), value),
+            Err(error) => {
+                let at = Place::Label(line.label.to_owned());
+                report.push(cell_problem(at, DeError::Value(error), &line.value));
+            }
+        }
+    }
+    if !any {
+        return Err(ValueError::Empty);
+    }
+    report
+        .finish(())
+        .map_err(|error| into_value_error(error, Lang::En, |_| Some(V::KIND)))
+}
+
+/// `Name: value` lines, each value read as `V`: `Kyoto: 3 days`.
+impl<V: SectionValue, S: BuildHasher + Default> SectionValue for HashMap<String, V, S> {
+    const KIND: ValueKind = ValueKind::Map(&V::KIND);
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let mut map = HashMap::default();
+        read_map::<V>(content, |key, value| {
+            map.insert(key, value);
+        })?;
+        Ok(map)
+    }
+}
+
+/// `Name: value` lines, each value read as `V`, in name order.
+impl<V: SectionValue> SectionValue for BTreeMap<String, V> {
+    const KIND: ValueKind = ValueKind::Map(&V::KIND);
+
+    fn parse_section(content: &str) -> Result<Self, ValueError> {
+        let mut map = BTreeMap::new();
+        read_map::<V>(content, |key, value| {
+            map.insert(key, value);
+        })?;
+        Ok(map)
+    }
+}

@@ -1,0 +1,14 @@
+use twr_runtime::Sections;
+
+#[derive(serde::Deserialize)]
+struct Item {
+    name: String,
+}
+
+#[derive(Sections)]
+struct Order {
+    #[section(table, record)]
+    items: Vec<Item>,
+}
+
+fn main() {}
