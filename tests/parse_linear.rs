@@ -95,16 +95,49 @@ fn hostile(len: usize) -> Vec<(&'static str, String)> {
         ("dividers", repeat("=====\n", len)),
         ("fences", repeat("```\n", len)),
         ("crlf", repeat("[Plan]\r\n- a\r\n[Weeks]\r\n3\r\n", len)),
+        (
+            "table rows",
+            format!(
+                "[Items]\n| Item | Quantity | Unit Price |\n|---|---:|---:|\n{}",
+                fill(len, |i| format!("| Item {i} | {} | ${i}.50 |\n", i % 7))
+            ),
+        ),
+        (
+            "one wide table row",
+            format!(
+                "[Items]\n| Item | Quantity | Unit Price |\n{}|\n",
+                fill(len, |i| format!("| {i} "))
+            ),
+        ),
+        ("pipes", repeat("|", len)),
+        (
+            "pipe lines",
+            format!("[Items]\n{}", repeat("||||||||||||||||\n", len)),
+        ),
+        (
+            "quoted csv",
+            format!("[Items]\nitem,quantity\n{}", repeat("a,b,\"c\n", len)),
+        ),
+        (
+            "record lines",
+            format!(
+                "[Meta]\n{}",
+                fill(len, |i| format!("- **Note {i}:** something\n"))
+            ),
+        ),
     ]
 }
 
 /// The parsers every shape goes through. (`multi_section_parser` shares
 /// the section scan of `parse_sections`, which also parses every value.)
-const PARSERS: [&str; 2] = ["parse_sections", "divider_parser"];
+const PARSERS: [&str; 3] = ["parse_sections", "divider_parser", "table_record"];
 
 fn parse(parser: &str, input: &str) {
     if parser == "parse_sections" {
         black_box(Report::parse_sections(black_box(input)).ok());
+    } else if parser == "table_record" {
+        // A struct with a table and a record section.
+        black_box(Order::parse_sections(black_box(input)).ok());
     } else {
         black_box(divider_parser(black_box(input)).ok());
     }
@@ -298,4 +331,107 @@ fn endless_reasoning_tags_and_dividers() {
     assert_eq!(report.priority, Priority::Low);
     let dividers = "=====\n".repeat(200_000) + "answer\n";
     assert_eq!(divider_parser(&dividers).unwrap(), "answer");
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize)]
+struct Line {
+    item: String,
+    quantity: u32,
+    unit_price: f64,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize)]
+struct Meta {
+    number: String,
+    total: f64,
+}
+
+#[derive(Debug, Sections)]
+struct Order {
+    #[section(table)]
+    items: Vec<Line>,
+    #[section(record)]
+    meta: Option<Meta>,
+}
+
+#[test]
+fn a_table_of_a_hundred_thousand_rows() {
+    let mut raw = String::from("[Items]\n| Item | Quantity | Unit Price |\n|---|---:|---:|\n");
+    for i in 0..100_000 {
+        raw.push_str(&format!("| Item {i} | {} | ${i}.50 |\n", i % 7));
+    }
+    let order = Order::parse_sections(&raw).unwrap();
+    assert_eq!(order.items.len(), 100_000);
+    assert_eq!(order.meta, None);
+    assert_eq!(
+        order.items[99_999],
+        Line {
+            item: "Item 99999".into(),
+            quantity: 99_999 % 7,
+            unit_price: 99_999.5,
+        }
+    );
+}
+
+#[test]
+fn one_row_of_a_hundred_thousand_cells() {
+    let cells: String = (0..100_000).map(|i| format!("| {i} ")).collect();
+    let raw = format!("[Items]\n| Item | Quantity | Unit Price |\n|---|---|---|\n{cells}|\n");
+    let feedback = Order::parse_sections(&raw).unwrap_err();
+    let problems = feedback.problems();
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].place, Some(twr_runtime::Place::Row(1)));
+    assert!(
+        matches!(&problems[0].kind, ProblemKind::ExtraCells { columns: 3, extra } if extra.starts_with("3 | 4 | 5")),
+        "{:?}",
+        problems[0].kind
+    );
+    // The same row as the header: 100,000 columns, three of them named.
+    let header: String = (0..100_000).map(|i| format!("| c{i} ")).collect();
+    let raw = format!("[Items]\n| Item | Quantity | Unit Price {header}|\n{cells}|\n");
+    let order = Order::parse_sections(&raw).unwrap();
+    assert_eq!(
+        order.items,
+        [Line {
+            item: "0".into(),
+            quantity: 1,
+            unit_price: 2.0,
+        }]
+    );
+}
+
+#[test]
+fn a_megabyte_of_pipes() {
+    let one_line = "|".repeat(1 << 20);
+    let raw = format!("[Items]\n{one_line}\n");
+    let feedback = Order::parse_sections(&raw).unwrap_err();
+    assert!(
+        matches!(feedback.problems()[0].kind, ProblemKind::NoTable { .. }),
+        "{feedback}"
+    );
+    let lines = "||||||||||||||||\n".repeat((1 << 20) / 17);
+    let raw = format!("[Items]\n{lines}[Meta]\n{lines}");
+    let feedback = Order::parse_sections(&raw).unwrap_err();
+    // Pipes alone say nothing: [Items] is empty, the optional [Meta] N/A.
+    assert_eq!(
+        kinds(&feedback),
+        [("[Items]".to_owned(), ProblemKind::Empty)]
+    );
+    let commas = "a,b,\"c\n".repeat((1 << 20) / 7);
+    let raw = format!("[Items]\nitem,quantity\n{commas}");
+    Order::parse_sections(&raw).unwrap_err();
+}
+
+#[test]
+fn a_record_of_a_hundred_thousand_lines() {
+    let mut raw = String::from("[Items]\nitem,quantity,unit price\ntea,1,2\n[Meta]\n");
+    for i in 0..100_000 {
+        raw.push_str(&format!("- **Note {i}:** something\n"));
+    }
+    raw.push_str("Number: 7\nTotal: $12.50\n");
+    let feedback = Order::parse_sections(&raw).unwrap_err();
+    let problems = feedback.problems();
+    // Ten unknown labels are named, the rest counted.
+    assert_eq!(problems.len(), 11);
+    assert_eq!(problems[10].kind, ProblemKind::Omitted { count: 99_990 });
 }

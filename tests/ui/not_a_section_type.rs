@@ -1,11 +1,11 @@
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use twr_runtime::Sections;
 
 #[derive(Sections)]
 struct Plan {
     steps: String,
-    budget: HashMap<String, u32>,
+    budget: HashSet<String>,
 }
 
 fn main() {}
