@@ -23,12 +23,14 @@ mod number;
 mod reply;
 pub(crate) mod rows;
 mod split;
+mod stream;
 mod value;
 
 pub use choice::{choice, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
+pub use stream::{ClosedSection, SectionStream, StreamEvent};
 pub use value::{Expected, SectionValue, ValueError};
 
 pub(crate) use value::excerpt;

@@ -160,15 +160,19 @@ impl<'a> SectionMap<'a> {
 /// the first header, `<think>` blocks and a code fence around the whole
 /// reply are left out.
 pub fn split_sections<'a>(raw: &'a str, specs: &[SectionSpec]) -> SectionMap<'a> {
-    let sections = specs
+    split(raw, spec_sections(specs))
+}
+
+/// The sections of `specs`, none found yet.
+fn spec_sections<'a>(specs: &[SectionSpec]) -> Vec<Section<'a>> {
+    specs
         .iter()
         .map(|spec| Section {
             header: Cow::Borrowed(spec.header),
             names: Names::Spec(spec.name, spec.aliases),
             content: None,
         })
-        .collect();
-    split(raw, sections)
+        .collect()
 }
 
 /// Finds the sections named by plain header strings (`"[Plan]"`, `"Plan"`).
@@ -195,53 +199,76 @@ struct Key {
     section: usize,
 }
 
-fn split<'a>(raw: &'a str, mut sections: Vec<Section<'a>>) -> SectionMap<'a> {
-    let mut keys = Vec::new();
-    for (index, section) in sections.iter().enumerate() {
-        let mut add = |name: &str| {
-            let folded: String = folded(name).collect();
-            if let Some(first) = folded.chars().next() {
-                keys.push(Key {
-                    folded,
-                    first,
-                    section: index,
-                });
-            }
-        };
-        match &section.names {
-            Names::Spec(name, aliases) => {
-                add(name);
-                aliases.iter().for_each(|alias| add(alias));
-            }
-            Names::Plain(name) => add(name),
-        }
-    }
-    // Room for decoration around the longest name: `### **[Name]:**`.
-    let longest = keys.iter().map(|k| k.folded.len()).max().unwrap_or(0);
-    let max_name = longest * 2 + 16;
+/// The header names of the sections asked for, ready for the line scan.
+pub(crate) struct Keys {
+    keys: Vec<Key>,
+    /// The most bytes of a line worth reading for a name: the longest name
+    /// with room for decoration (`### **[Name]:**`).
+    max_name: usize,
+    /// How many sections the names select.
+    sections: usize,
+}
 
-    let text = without_reasoning(raw);
-    let scan = scan(&text, &keys, max_name);
-    for (index, span) in scan.spans.iter().enumerate() {
-        if let Some((start, end)) = *span {
-            let end = end.min(scan.end);
-            let start = start.min(end);
-            sections[index].content = Some(match &text {
-                Cow::Borrowed(text) => {
-                    let text: &'a str = text;
-                    Cow::Borrowed(trim_content(&text[start..end]))
+impl Keys {
+    fn new(sections: &[Section<'_>]) -> Self {
+        let mut keys = Vec::new();
+        for (index, section) in sections.iter().enumerate() {
+            let mut add = |name: &str| {
+                let folded: String = folded(name).collect();
+                if let Some(first) = folded.chars().next() {
+                    keys.push(Key {
+                        folded,
+                        first,
+                        section: index,
+                    });
                 }
-                Cow::Owned(text) => Cow::Owned(trim_content(&text[start..end]).to_owned()),
-            });
+            };
+            match &section.names {
+                Names::Spec(name, aliases) => {
+                    add(name);
+                    aliases.iter().for_each(|alias| add(alias));
+                }
+                Names::Plain(name) => add(name),
+            }
+        }
+        let longest = keys.iter().map(|k| k.folded.len()).max().unwrap_or(0);
+        Keys {
+            keys,
+            max_name: longest * 2 + 16,
+            sections: sections.len(),
         }
     }
-    SectionMap {
-        sections,
-        unknown: scan.unknown,
+
+    /// The names of the sections of `specs`.
+    pub(crate) fn of_specs(specs: &[SectionSpec]) -> Self {
+        Keys::new(&spec_sections(specs))
     }
 }
 
-struct Scan {
+fn split<'a>(raw: &'a str, sections: Vec<Section<'a>>) -> SectionMap<'a> {
+    let keys = Keys::new(&sections);
+    let text = without_reasoning(raw);
+    let mut scan = LineScan::new(&keys);
+    let bytes = text.as_bytes();
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let line_end = memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
+        scan.line(&keys, &text[line_start..line_end], line_start);
+        line_start = line_end + 1;
+    }
+    let (scan, _) = scan.finish(bytes.len());
+    match &text {
+        Cow::Borrowed(text) => {
+            let text: &'a str = text;
+            scan.into_map(sections, text, Cow::Borrowed)
+        }
+        // The text without reasoning is a local copy: so is the content.
+        Cow::Owned(text) => scan.into_map(sections, text, |content| Cow::Owned(content.to_owned())),
+    }
+}
+
+/// Where each section's last occurrence lies, after the line scan.
+pub(crate) struct Scan {
     /// Per section, the byte span of its last occurrence's content.
     spans: Vec<Option<(usize, usize)>>,
     unknown: Vec<UnknownHeader>,
@@ -250,79 +277,147 @@ struct Scan {
     end: usize,
 }
 
-/// The single pass over the lines of `text`.
-fn scan(text: &str, keys: &[Key], max_name: usize) -> Scan {
-    let sections = keys.iter().map(|k| k.section + 1).max().unwrap_or(0);
-    let mut spans: Vec<Option<(usize, usize)>> = vec![None; sections];
-    let mut unknown: Vec<UnknownHeader> = Vec::new();
-    // Unknown headers from this one on still wait for the next known header.
-    let mut pending = 0;
-    // The section being read and where its content starts.
-    let mut open: Option<(usize, usize)> = None;
-    // Fence lines seen, where the first and the last start.
-    let mut fences = 0usize;
-    let mut fence_starts = [0usize; 2];
-    let mut first_header: Option<usize> = None;
-    let mut last_line = (0, 0);
-    let bytes = text.as_bytes();
-    let mut line_start = 0;
-    while line_start < bytes.len() {
-        let line_end = memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i);
-        let line = &text[line_start..line_end];
-        let trimmed = line.trim();
-        if !trimmed.is_empty() {
-            if is_fence(trimmed) {
-                if fences == 0 {
-                    fence_starts[0] = line_start;
-                }
-                fences += 1;
-                fence_starts[1] = line_start;
-            }
-            last_line = (line_start, line_end);
-            if let Some(header) = header_line(line, max_name) {
-                match find_key(keys, header.name) {
-                    Some(section) => {
-                        for header in &mut unknown[pending..] {
-                            header.before = Some(section);
-                        }
-                        pending = unknown.len();
-                        first_header.get_or_insert(line_start);
-                        if let Some((open_section, start)) = open {
-                            spans[open_section] = Some((start, line_start));
-                        }
-                        open = Some((section, line_start + header.content_at));
-                    }
-                    None if header.marked && unknown.len() < MAX_UNKNOWN => {
-                        unknown.push(UnknownHeader {
-                            line: trimmed.to_owned(),
-                            name: header.name.to_owned(),
-                            bracketed: header.bracketed,
-                            after: open.map(|(section, _)| section),
-                            before: None,
-                        });
-                    }
-                    None => {}
-                }
+impl Scan {
+    /// The map of the sections of `specs` in `text`, the text the scan read.
+    pub(crate) fn map<'t>(&self, specs: &[SectionSpec], text: &'t str) -> SectionMap<'t> {
+        let scan = Scan {
+            spans: self.spans.clone(),
+            unknown: self.unknown.clone(),
+            end: self.end,
+        };
+        scan.into_map(spec_sections(specs), text, Cow::Borrowed)
+    }
+
+    /// The map of `sections` with their trimmed content in `text` (the
+    /// text the scan read), made by `content`.
+    fn into_map<'a, 't>(
+        self,
+        mut sections: Vec<Section<'a>>,
+        text: &'t str,
+        content: impl Fn(&'t str) -> Cow<'a, str>,
+    ) -> SectionMap<'a> {
+        for (section, span) in sections.iter_mut().zip(&self.spans) {
+            if let Some((start, end)) = *span {
+                let end = end.min(self.end);
+                let start = start.min(end);
+                section.content = Some(content(&text[content_range(text, start, end)]));
             }
         }
-        line_start = line_end + 1;
+        SectionMap {
+            sections,
+            unknown: self.unknown,
+        }
     }
-    if let Some((section, start)) = open {
-        spans[section] = Some((start, bytes.len()));
+}
+
+/// The single pass over the lines of a text, fed one line at a time: by
+/// [`split_sections`] over a whole reply, by the
+/// [`SectionStream`](super::SectionStream) as each line of a stream ends.
+pub(crate) struct LineScan {
+    /// Per section, the byte span of its last closed occurrence's content.
+    spans: Vec<Option<(usize, usize)>>,
+    unknown: Vec<UnknownHeader>,
+    /// Unknown headers from this one on still wait for the next known header.
+    pending: usize,
+    /// The section being read and where its content starts.
+    open: Option<(usize, usize)>,
+    /// Fence lines seen, where the first and the last start.
+    fences: usize,
+    fence_starts: [usize; 2],
+    first_header: Option<usize>,
+    /// Where the last non-blank line starts.
+    last_line: usize,
+}
+
+impl LineScan {
+    pub(crate) fn new(keys: &Keys) -> Self {
+        LineScan {
+            spans: vec![None; keys.sections],
+            unknown: Vec::new(),
+            pending: 0,
+            open: None,
+            fences: 0,
+            fence_starts: [0; 2],
+            first_header: None,
+            last_line: 0,
+        }
     }
-    // An answer wrapped whole in a fence: closed on the last line, opened
-    // by the first fence, before the first header (after a preamble,
-    // perhaps), any fences inside paired up. Its closing line is not content
-    // of the last section.
-    let wrapped = fences >= 2
-        && fences % 2 == 0
-        && fence_starts[1] == last_line.0
-        && first_header.is_some_and(|header| fence_starts[0] < header);
-    let end = if wrapped { last_line.0 } else { bytes.len() };
-    Scan {
-        spans,
-        unknown,
-        end,
+
+    /// Reads one line (without its `\n`) that starts `at` bytes into the
+    /// text. When it is a header line of a section, the section being read
+    /// ends before it: returns that section and the span of its content.
+    pub(crate) fn line(
+        &mut self,
+        keys: &Keys,
+        line: &str,
+        at: usize,
+    ) -> Option<(usize, usize, usize)> {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return None;
+        }
+        if is_fence(trimmed) {
+            if self.fences == 0 {
+                self.fence_starts[0] = at;
+            }
+            self.fences += 1;
+            self.fence_starts[1] = at;
+        }
+        self.last_line = at;
+        let header = header_line(line, keys.max_name)?;
+        match find_key(&keys.keys, header.name) {
+            Some(section) => {
+                for header in &mut self.unknown[self.pending..] {
+                    header.before = Some(section);
+                }
+                self.pending = self.unknown.len();
+                self.first_header.get_or_insert(at);
+                let closed = self.open.map(|(open, start)| {
+                    self.spans[open] = Some((start, at));
+                    (open, start, at)
+                });
+                self.open = Some((section, at + header.content_at));
+                closed
+            }
+            None if header.marked && self.unknown.len() < MAX_UNKNOWN => {
+                self.unknown.push(UnknownHeader {
+                    line: trimmed.to_owned(),
+                    name: header.name.to_owned(),
+                    bracketed: header.bracketed,
+                    after: self.open.map(|(section, _)| section),
+                    before: None,
+                });
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// The text ends after `len` bytes: the section being read ends there,
+    /// or before a closing fence when the whole reply is wrapped in one.
+    /// Returns the scan and the section that ended, with its span.
+    pub(crate) fn finish(mut self, len: usize) -> (Scan, Option<(usize, usize, usize)>) {
+        // An answer wrapped whole in a fence: closed on the last line, opened
+        // by the first fence, before the first header (after a preamble,
+        // perhaps), any fences inside paired up. Its closing line is not
+        // content of the last section.
+        let wrapped = self.fences >= 2
+            && self.fences % 2 == 0
+            && self.fence_starts[1] == self.last_line
+            && self
+                .first_header
+                .is_some_and(|header| self.fence_starts[0] < header);
+        let end = if wrapped { self.last_line } else { len };
+        let last = self.open.map(|(section, start)| {
+            self.spans[section] = Some((start, len));
+            (section, start.min(end), end)
+        });
+        let scan = Scan {
+            spans: self.spans,
+            unknown: self.unknown,
+            end,
+        };
+        (scan, last)
     }
 }
 
@@ -341,21 +436,26 @@ fn find_key(keys: &[Key], name: &str) -> Option<usize> {
         .map(|key| key.section)
 }
 
-/// Trims a section's content, and a trailing horizontal rule (`---`) that
-/// models put between sections.
-fn trim_content(content: &str) -> &str {
-    let content = content.trim();
+/// The byte range of `text[start..end]` as a section's content: trimmed,
+/// without a trailing horizontal rule (`---`) that models put between
+/// sections.
+pub(crate) fn content_range(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
+    let span = &text[start..end];
+    let content = span.trim_start();
+    let start = start + (span.len() - content.len());
+    let content = content.trim_end();
     let last_line_start = content.rfind('\n').map_or(0, |i| i + 1);
     let last = content[last_line_start..].trim();
     let rule = last.len() >= 3
         && (last.bytes().all(|b| b == b'-')
             || last.bytes().all(|b| b == b'*')
             || last.bytes().all(|b| b == b'_'));
-    if rule {
-        content[..last_line_start].trim()
+    let content = if rule {
+        content[..last_line_start].trim_end()
     } else {
         content
-    }
+    };
+    start..start + content.len()
 }
 
 #[cfg(test)]

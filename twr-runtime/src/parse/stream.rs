@@ -1,0 +1,260 @@
+//! The incremental section parser: a reply read chunk by chunk as it
+//! streams, each section reported the moment it is complete.
+//!
+//! Chunks may end anywhere: mid-line, mid-header, inside a `<think>` tag, in
+//! the middle of a code fence or between the `\r` and `\n` of a line break.
+//! The reader runs the same steps as [`split_sections`](super::split_sections)
+//! on a whole reply, each one incremental:
+//!
+//! 1. the reasoning-tag lexer takes each chunk and passes on only the text
+//!    outside reasoning blocks, holding back at most one tag's length;
+//! 2. that text is appended to a buffer, and each line is read by the same
+//!    line scanner the whole-reply parser uses, once, when its `\n` arrives
+//!    (the search for the `\n` starts where the last one stopped);
+//! 3. a header line of the struct closes the section being read: that
+//!    section is complete and reported; the end of the reply closes the last.
+//!
+//! So each byte is looked at a bounded number of times whatever the number
+//! of chunks, and the text received is never scanned again from the start.
+//!
+//! Some whole-reply rules need the end to decide: the last occurrence of a
+//! header wins, and a reply wrapped whole in a code fence loses its closing
+//! fence. A section is reported complete when it is closed (its text never
+//! changes after that; a later occurrence of the same header is reported
+//! again, and the last one reported is the one the value uses). The value is
+//! computed once, at the end, from what the scanner recorded, by the same
+//! rules and the same code as `parse_sections`, without parsing the reply
+//! again: it is always exactly what `parse_sections` gives on the whole text.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use memchr::memchr;
+
+use super::split::{content_range, Keys, LineScan, Scan, SectionMap};
+use crate::feedback::Feedback;
+use crate::reasoning::{Event, Lexer, Policy};
+use crate::sections::{SectionSpec, Sections};
+
+/// What the stream can tell after a chunk (or at the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// A section is complete: the next header line of the struct arrived,
+    /// or the reply ended.
+    Closed(ClosedSection),
+    /// A closing `</think>` came before any opening tag: everything before
+    /// it was reasoning (the chat template opened the block in the prompt),
+    /// so the sections reported so far are void and reading starts again.
+    Restart,
+}
+
+/// A section that is complete; its text is [`SectionStream::content`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosedSection {
+    /// The section's position in `T::specs()`.
+    pub index: usize,
+    /// The header as shown to the model, with brackets (`[Plan]`).
+    pub header: &'static str,
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The trimmed content's byte range in [`SectionStream::text`].
+    pub range: Range<usize>,
+}
+
+/// Reads a reply of `T`'s sections chunk by chunk.
+///
+/// ```
+/// use twr_runtime::parse::{SectionStream, StreamEvent};
+/// use twr_runtime::Sections;
+///
+/// #[derive(Debug, PartialEq, Sections)]
+/// struct Trip {
+///     plan: String,
+///     days: u32,
+/// }
+///
+/// let mut stream = SectionStream::<Trip>::new();
+/// let mut closed = Vec::new();
+/// for chunk in ["[Pl", "an]\nSee the tem", "ples\n[Da", "ys]\n", "3"] {
+///     for event in stream.push(chunk) {
+///         if let StreamEvent::Closed(section) = event {
+///             closed.push(format!("{} = {:?}", section.header, stream.content(&section)));
+///         }
+///     }
+/// }
+/// // [Plan] was complete as soon as the [Days] header line ended.
+/// assert_eq!(closed, ["[Plan] = \"See the temples\""]);
+/// stream.finish();
+/// assert_eq!(stream.value(), Trip::parse_sections("[Plan]\nSee the temples\n[Days]\n3"));
+/// ```
+pub struct SectionStream<T> {
+    specs: &'static [SectionSpec],
+    keys: Keys,
+    lexer: Lexer,
+    /// Everything pushed, as received.
+    raw: String,
+    /// The text outside reasoning blocks, as far as the lexer could tell.
+    text: String,
+    /// Where the line being received starts in `text`.
+    line_start: usize,
+    /// `text[line_start..searched]` holds no `\n`.
+    searched: usize,
+    lines: LineScan,
+    /// After [`SectionStream::finish`]: what the scan recorded.
+    ended: Option<Scan>,
+    _value: PhantomData<fn() -> T>,
+}
+
+impl<T: Sections> Default for SectionStream<T> {
+    fn default() -> Self {
+        SectionStream::new()
+    }
+}
+
+impl<T: Sections> SectionStream<T> {
+    /// A stream at the start of a reply.
+    pub fn new() -> Self {
+        let specs = T::specs();
+        let keys = Keys::of_specs(specs);
+        SectionStream {
+            specs,
+            lines: LineScan::new(&keys),
+            keys,
+            lexer: Lexer::new(Policy::SECTIONS),
+            raw: String::new(),
+            text: String::new(),
+            line_start: 0,
+            searched: 0,
+            ended: None,
+            _value: PhantomData,
+        }
+    }
+
+    /// Reads the next chunk; returns the sections it completed, in order.
+    /// Chunks pushed after [`SectionStream::finish`] are ignored.
+    pub fn push(&mut self, chunk: &str) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        if self.ended.is_some() {
+            return events;
+        }
+        self.raw.push_str(chunk);
+        let mut restart = false;
+        self.lexer
+            .feed(chunk, &mut visible_text(&mut self.text, &mut restart));
+        if restart {
+            self.restart(&mut events);
+        }
+        self.read_lines(&mut events);
+        events
+    }
+
+    /// Ends the reply: the last section is complete. Returns what the end
+    /// completed (a tag held back by the lexer may still add text). Calling
+    /// it again returns nothing.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        if self.ended.is_some() {
+            return events;
+        }
+        let lexer = std::mem::replace(&mut self.lexer, Lexer::new(Policy::SECTIONS));
+        let mut restart = false;
+        lexer.finish(&mut visible_text(&mut self.text, &mut restart));
+        if restart {
+            self.restart(&mut events);
+        }
+        self.read_lines(&mut events);
+        if self.line_start < self.text.len() {
+            let start = self.line_start;
+            let line = &self.text[start..];
+            if let Some(closed) = self.lines.line(&self.keys, line, start) {
+                events.push(self.closed(closed));
+            }
+            self.line_start = self.text.len();
+        }
+        let lines = std::mem::replace(&mut self.lines, LineScan::new(&self.keys));
+        let (scan, last) = lines.finish(self.text.len());
+        if let Some(last) = last {
+            events.push(self.closed(last));
+        }
+        self.ended = Some(scan);
+        events
+    }
+
+    /// The value: exactly what `T::parse_sections` gives on [`raw`](Self::raw),
+    /// the same value or the same problems. Call it after
+    /// [`finish`](Self::finish); before, it reads the reply received so far
+    /// as if it ended there.
+    pub fn value(&self) -> Result<T, Feedback> {
+        T::parse_sections(&self.raw)
+    }
+
+    /// The sections found, as [`split_sections`](super::split_sections)
+    /// finds them in the whole reply; `None` before [`finish`](Self::finish).
+    pub fn sections(&self) -> Option<SectionMap<'_>> {
+        let scan = self.ended.as_ref()?;
+        Some(scan.map(self.specs, &self.text))
+    }
+
+    /// The content of a section reported by this stream.
+    pub fn content(&self, section: &ClosedSection) -> &str {
+        self.text.get(section.range.clone()).unwrap_or_default()
+    }
+
+    /// Everything pushed so far, as received.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// The text outside reasoning blocks received so far (a tag not yet
+    /// complete is held back).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text so far was reasoning: read from the start again.
+    fn restart(&mut self, events: &mut Vec<StreamEvent>) {
+        self.line_start = 0;
+        self.searched = 0;
+        self.lines = LineScan::new(&self.keys);
+        events.push(StreamEvent::Restart);
+    }
+
+    /// Reads every line that ended since the last call.
+    fn read_lines(&mut self, events: &mut Vec<StreamEvent>) {
+        while let Some(found) = memchr(b'\n', &self.text.as_bytes()[self.searched..]) {
+            let end = self.searched + found;
+            let start = self.line_start;
+            if let Some(closed) = self.lines.line(&self.keys, &self.text[start..end], start) {
+                events.push(self.closed(closed));
+            }
+            self.line_start = end + 1;
+            self.searched = end + 1;
+        }
+        self.searched = self.text.len();
+    }
+
+    fn closed(&self, (index, start, end): (usize, usize, usize)) -> StreamEvent {
+        let spec = &self.specs[index];
+        StreamEvent::Closed(ClosedSection {
+            index,
+            header: spec.header,
+            field: spec.field,
+            range: content_range(&self.text, start, end),
+        })
+    }
+}
+
+/// What the lexer reports, kept as the visible text: content appended,
+/// reasoning dropped, and on a lone closing tag the text so far dropped too
+/// (it was reasoning), with `restart` set.
+fn visible_text<'a>(text: &'a mut String, restart: &'a mut bool) -> impl FnMut(Event<'_>) + 'a {
+    move |event| match event {
+        Event::Content { text: piece, .. } => text.push_str(piece),
+        Event::LoneClose => {
+            text.clear();
+            *restart = true;
+        }
+        Event::Reasoning { .. } | Event::Open | Event::Close => {}
+    }
+}
