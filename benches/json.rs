@@ -158,7 +158,7 @@ fn describe(got: Option<Value>, want: &Value) -> String {
 }
 
 fn summary(forms: &Forms) {
-    const RUNS: usize = 25;
+    const RUNS: usize = 100;
     let mb = |text: &str| text.len() as f64 / 1e6;
     let inputs = [
         ("valid", forms.valid.as_str()),
