@@ -69,12 +69,10 @@ async fn a_merged_answer_records_the_json_of_the_merge() {
 }
 
 #[tokio::test]
-async fn json_read_by_a_custom_parser_is_recorded_without_a_header() {
+async fn json_read_from_the_whole_reply_is_recorded_without_a_header() {
     let model = ScriptedModel::new(["Here you go: {\"total\": 7, \"currency\": \"EUR\"} done"]);
     let outcome = Think::new(&model)
-        .run_with("Cost?", |raw: &str| -> Result<Budget, Feedback> {
-            twr_runtime::json::extract(raw)
-        })
+        .run_json::<Budget>("Cost?")
         .await
         .unwrap();
     assert_eq!(outcome.value.total, 7);
@@ -88,4 +86,20 @@ async fn json_read_by_a_custom_parser_is_recorded_without_a_header() {
             },
         }]
     );
+}
+
+/// A parser of your own returns only its value: nothing it did travels
+/// beside it, so the ledger has no JSON record (use `run_json`, or keep
+/// `json::extract_with_report`'s report in your value).
+#[tokio::test]
+async fn a_custom_parser_reports_no_json() {
+    let model = ScriptedModel::new(["{\"total\": 7, \"currency\": \"EUR\"}"]);
+    let outcome = Think::new(&model)
+        .run_with("Cost?", |raw: &str| -> Result<Budget, Feedback> {
+            twr_runtime::json::extract(raw)
+        })
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.total, 7);
+    assert!(outcome.attempts[0].json.is_empty());
 }

@@ -88,6 +88,15 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             fn parse_sections(
                 __twr_raw: &str,
             ) -> ::core::result::Result<Self, ::twr_runtime::Feedback> {
+                <Self as ::twr_runtime::Sections>::parse_sections_with_report(__twr_raw).0
+            }
+
+            fn parse_sections_with_report(
+                __twr_raw: &str,
+            ) -> (
+                ::core::result::Result<Self, ::twr_runtime::Feedback>,
+                ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
+            ) {
                 let mut __twr_collector = ::twr_runtime::__private::Collector::new(
                     __twr_raw,
                     <Self as ::twr_runtime::Sections>::specs(),
@@ -95,15 +104,14 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 );
                 #(#register)*
                 #(#reads)*
-                __twr_collector.finish()?;
-                match (#(#locals,)*) {
+                // Every section gave a value, or the collector recorded why not.
+                let __twr_value = match (#(#locals,)*) {
                     (#(::core::option::Option::Some(#locals),)*) => {
-                        ::core::result::Result::Ok(Self { #(#inits),* })
+                        ::core::option::Option::Some(Self { #(#inits),* })
                     }
-                    // The collector records a problem whenever it gives no
-                    // value, so `finish` has already returned the feedback.
-                    _ => ::core::unreachable!("twr: a section has no value but no problem was recorded"),
-                }
+                    _ => ::core::option::Option::None,
+                };
+                __twr_collector.finish(__twr_value)
             }
 
             fn lang() -> ::twr_runtime::Lang {
@@ -190,18 +198,27 @@ fn shape(field: &Field) -> Option<TokenStream> {
 /// Reads one section into `local`, then runs its validator if any.
 fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
     let ty = field.value_ty();
+    // Spanned at the field's type, so that a type the codec cannot read is
+    // reported there. JSON is `Noted`: it also tells how its JSON was read.
     let codec = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
-        quote_spanned!(ty_span(row)=> ::twr_runtime::__private::table::<#row>)
+        quote_spanned!(ty_span(row)=>
+            ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::table::<#row>))
     } else if field.attrs.record.is_some() {
-        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::record::<#ty>)
+        quote_spanned!(ty_span(ty)=>
+            ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::record::<#ty>))
     } else if field.attrs.json.is_some() {
-        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::json::<#ty>)
+        quote_spanned!(ty_span(ty)=>
+            ::twr_runtime::__private::Codec::Noted(::twr_runtime::__private::json::<#ty>))
     } else if field.attrs.from_str.is_some() {
-        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::from_str::<#ty>)
+        quote_spanned!(ty_span(ty)=>
+            ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::from_str::<#ty>))
     } else {
         // The same path as the `KIND` in `specs()`, so that a type that is not
         // a section value gets one error (rustc merges identical ones), not two.
-        quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::parse::SectionValue>::parse_section)
+        quote_spanned!(ty_span(ty)=>
+        ::twr_runtime::__private::Codec::Plain(
+            <#ty as ::twr_runtime::parse::SectionValue>::parse_section
+        ))
     };
     let method = if field.option.is_some() {
         quote!(optional)

@@ -1,6 +1,7 @@
 //! The [`Sections`] trait.
 
 use crate::feedback::Feedback;
+use crate::json::JsonProvenance;
 pub use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 
 /// A type that can be read from a reply with loose section headers.
@@ -23,5 +24,14 @@ pub trait Sections: Sized {
     /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
     fn lang() -> Lang {
         Lang::En
+    }
+
+    /// Parses like [`Sections::parse_sections`], and says beside the result
+    /// how each `#[section(json)]` section was read (its layer and repairs),
+    /// for the loop's ledger. The derive implements it; by default nothing
+    /// is reported.
+    #[doc(hidden)]
+    fn parse_sections_with_report(raw: &str) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
+        (Self::parse_sections(raw), Vec::new())
     }
 }

@@ -45,7 +45,7 @@
 mod error;
 mod fence;
 mod layers;
-pub(crate) mod provenance;
+mod provenance;
 mod repair;
 mod report;
 mod scan;
@@ -54,7 +54,7 @@ mod think;
 use serde::de::DeserializeOwned;
 
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
-use crate::parse::ValueError;
+use crate::vocab::ValueError;
 
 pub use provenance::JsonProvenance;
 pub use report::{Extracted, Layer, Repair, Report};
@@ -100,7 +100,7 @@ pub fn extract_value(raw: &str) -> Result<serde_json::Value, Feedback> {
 ///
 /// As [`extract`].
 pub fn extract_with_report<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Feedback> {
-    read(raw).map_err(|failure| {
+    layers::extract(raw).map_err(|failure| {
         let (path, message) = failure.into_parts();
         let mut feedback = Feedback::new(Lang::En);
         feedback.push(Problem::new(
@@ -122,18 +122,11 @@ pub fn extract_value_with_report(raw: &str) -> Result<Extracted<serde_json::Valu
 
 /// The codec of `#[section(json)]`: the section's content through the same
 /// layers, with the failure as a [`ValueError::Json`].
-pub(crate) fn section_value<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
-    read(content)
-        .map(|extracted| extracted.value)
-        .map_err(|failure| {
-            let (path, message) = failure.into_parts();
-            ValueError::Json { path, message }
-        })
-}
-
-/// The layers, with the result recorded for the loop's ledger.
-fn read<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, layers::Failure> {
-    let extracted = layers::extract(raw)?;
-    provenance::record(&extracted.report);
-    Ok(extracted)
+pub(crate) fn section_value<T: DeserializeOwned>(
+    content: &str,
+) -> Result<Extracted<T>, ValueError> {
+    layers::extract(content).map_err(|failure| {
+        let (path, message) = failure.into_parts();
+        ValueError::Json { path, message }
+    })
 }

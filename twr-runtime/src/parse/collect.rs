@@ -14,6 +14,7 @@ use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
 use super::value::{not_applicable_marker, strip_decoration};
 use crate::feedback::Feedback;
+use crate::json::{JsonProvenance, Report};
 use crate::prompt::Shape;
 use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
 
@@ -31,6 +32,35 @@ pub struct Collector<'a> {
     problems: Vec<(usize, Problem)>,
     /// Examples built from a field's type (a table's columns), by section.
     shapes: Vec<(usize, Shape)>,
+    /// How each JSON section read so far was obtained.
+    json: Vec<JsonProvenance>,
+}
+
+/// What a codec noticed while reading a section, beside the value: for a
+/// JSON section, how its JSON was obtained.
+#[derive(Debug, Default)]
+pub struct Notes {
+    json: Option<Report>,
+}
+
+/// How a section's content becomes a value: a plain reader (a
+/// [`SectionValue`](super::SectionValue) or `FromStr` codec), or one that
+/// also leaves [`Notes`] ([`json`]).
+pub enum Codec<T> {
+    /// `fn(&str) -> Result<T, ValueError>`.
+    Plain(fn(&str) -> Result<T, ValueError>),
+    /// `fn(&str, &mut Notes) -> Result<T, ValueError>`.
+    Noted(fn(&str, &mut Notes) -> Result<T, ValueError>),
+}
+
+impl<T> Codec<T> {
+    /// Reads `content` (trimmed).
+    fn read(self, content: &str, notes: &mut Notes) -> Result<T, ValueError> {
+        match self {
+            Codec::Plain(read) => read(content),
+            Codec::Noted(read) => read(content, notes),
+        }
+    }
 }
 
 /// What a section's content reads as, before the field's own rules.
@@ -52,6 +82,7 @@ impl<'a> Collector<'a> {
             lang,
             problems: Vec::new(),
             shapes: Vec::new(),
+            json: Vec::new(),
         }
     }
 
@@ -61,13 +92,9 @@ impl<'a> Collector<'a> {
         self.shapes.push((index, shape));
     }
 
-    /// A required section read with `parse`; `None` when a problem was recorded.
-    pub fn required<T>(
-        &mut self,
-        index: usize,
-        parse: fn(&str) -> Result<T, ValueError>,
-    ) -> Option<T> {
-        match self.read(index, parse, false) {
+    /// A required section read with `codec`; `None` when a problem was recorded.
+    pub fn required<T>(&mut self, index: usize, codec: Codec<T>) -> Option<T> {
+        match self.read(index, codec, false) {
             Found::Value(value) => Some(value),
             Found::Absent => {
                 self.push(index, ProblemKind::Missing);
@@ -82,12 +109,8 @@ impl<'a> Collector<'a> {
     }
 
     /// An optional section: absent, empty, `N/A`, `None` or `无` give `Some(None)`.
-    pub fn optional<T>(
-        &mut self,
-        index: usize,
-        parse: fn(&str) -> Result<T, ValueError>,
-    ) -> Option<Option<T>> {
-        match self.read(index, parse, true) {
+    pub fn optional<T>(&mut self, index: usize, codec: Codec<T>) -> Option<Option<T>> {
+        match self.read(index, codec, true) {
             Found::Value(value) => Some(Some(value)),
             Found::Absent | Found::Empty | Found::NotApplicable => Some(None),
             Found::Problem => None,
@@ -95,12 +118,8 @@ impl<'a> Collector<'a> {
     }
 
     /// A `#[section(default)]` section: absent, empty or `N/A` give `T::default()`.
-    pub fn or_default<T: Default>(
-        &mut self,
-        index: usize,
-        parse: fn(&str) -> Result<T, ValueError>,
-    ) -> Option<T> {
-        match self.read(index, parse, true) {
+    pub fn or_default<T: Default>(&mut self, index: usize, codec: Codec<T>) -> Option<T> {
+        match self.read(index, codec, true) {
             Found::Value(value) => Some(value),
             Found::Absent | Found::Empty | Found::NotApplicable => Some(T::default()),
             Found::Problem => None,
@@ -125,39 +144,58 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// `Ok` when no problem was recorded; otherwise every problem, in the
-    /// order of the sections, missing ones with rename hints where a header
-    /// was written under another name or inside a line.
-    pub fn finish(mut self) -> Result<(), Feedback> {
+    /// The value built from the sections read, when no problem was recorded;
+    /// otherwise every problem, in the order of the sections, missing ones
+    /// with rename hints where a header was written under another name or
+    /// inside a line. Beside it, how each JSON section was read.
+    ///
+    /// `value` is `None` exactly when some section gave no value, and then a
+    /// problem was recorded; should a value be missing without one, the
+    /// feedback says so rather than panic.
+    pub fn finish<T>(mut self, value: Option<T>) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
+        let json = std::mem::take(&mut self.json);
+        let result = match value {
+            Some(value) if self.problems.is_empty() => Ok(value),
+            _ => Err(self.feedback()),
+        };
+        (result, json)
+    }
+
+    fn feedback(mut self) -> Feedback {
+        let mut feedback = Feedback::new(self.lang);
         if self.problems.is_empty() {
-            return Ok(());
+            feedback.push(Problem::new(
+                String::new(),
+                ProblemKind::Other {
+                    message: "twr: a section gave no value and no problem (a bug in twr)".into(),
+                },
+            ));
+            return feedback;
         }
         self.hint_missing();
         self.problems.sort_by_key(|(index, _)| *index);
-        let mut feedback = Feedback::new(self.lang);
         for (_, problem) in self.problems {
             feedback.push(problem);
         }
-        Err(feedback)
+        feedback
     }
 
-    fn read<T>(
-        &mut self,
-        index: usize,
-        parse: fn(&str) -> Result<T, ValueError>,
-        optional: bool,
-    ) -> Found<T> {
-        let result = match self.map.content(index) {
+    fn read<T>(&mut self, index: usize, codec: Codec<T>, optional: bool) -> Found<T> {
+        let content = match self.map.content(index) {
             None => return Found::Absent,
             Some(content) if content.trim().is_empty() => return Found::Empty,
             Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
-            Some(content) => {
-                let header = self.specs.get(index).map_or("", |spec| spec.header);
-                crate::json::provenance::in_section(header, || parse(content.trim()))
-            }
+            Some(content) => content,
         };
-        match result {
-            Ok(value) => Found::Value(value),
+        let mut notes = Notes::default();
+        match codec.read(content.trim(), &mut notes) {
+            Ok(value) => {
+                if let Some(report) = notes.json {
+                    let header = self.specs.get(index).map_or("", |spec| spec.header);
+                    self.json.push(JsonProvenance { header, report });
+                }
+                Found::Value(value)
+            }
             Err(ValueError::Empty) => Found::Empty,
             Err(ValueError::Rows(problems)) => {
                 // A table, record or map: one problem per cell, row or line,
@@ -176,8 +214,8 @@ impl<'a> Collector<'a> {
                 Found::Problem
             }
             Err(error) => {
-                let content = self.map.content(index).unwrap_or_default();
-                self.push(index, error.into_problem(content));
+                let problem = error.into_problem(content);
+                self.push(index, problem);
                 Found::Problem
             }
         }
@@ -271,9 +309,12 @@ where
         .map_err(|e| ValueError::Message(e.to_string()))
 }
 
-/// Codec: `#[section(json)]`, through [`crate::json`].
-pub fn json<T: DeserializeOwned>(content: &str) -> Result<T, ValueError> {
-    crate::json::section_value::<T>(content)
+/// Codec: `#[section(json)]`, through [`crate::json`]; notes the layer and
+/// repairs that gave the value.
+pub fn json<T: DeserializeOwned>(content: &str, notes: &mut Notes) -> Result<T, ValueError> {
+    let extracted = crate::json::section_value::<T>(content)?;
+    notes.json = Some(extracted.report);
+    Ok(extracted.value)
 }
 
 #[cfg(test)]
@@ -370,20 +411,23 @@ mod tests {
     /// What `#[derive(Sections)]` generates, written by hand.
     fn parse(raw: &str, lang: Lang) -> Result<Plan, Feedback> {
         let mut c = Collector::new(raw, &SPECS, lang);
-        let weeks = c.required(2, value::<u32>);
-        let plan = c.required(0, value::<String>);
-        let timeline = c.required(1, value::<String>);
-        let notes = c.optional(3, value::<String>);
-        let tags = c.or_default(4, value::<Vec<String>>);
+        let weeks = c.required(2, Codec::Plain(value::<u32>));
+        let plan = c.required(0, Codec::Plain(value::<String>));
+        let timeline = c.required(1, Codec::Plain(value::<String>));
+        let notes = c.optional(3, Codec::Plain(value::<String>));
+        let tags = c.or_default(4, Codec::Plain(value::<Vec<String>>));
         c.validate(0, plan.as_deref(), short);
-        c.finish()?;
-        Ok(Plan {
-            plan: plan.unwrap(),
-            timeline: timeline.unwrap(),
-            weeks: weeks.unwrap(),
-            notes: notes.unwrap(),
-            tags: tags.unwrap(),
-        })
+        let value = match (plan, timeline, weeks, notes, tags) {
+            (Some(plan), Some(timeline), Some(weeks), Some(notes), Some(tags)) => Some(Plan {
+                plan,
+                timeline,
+                weeks,
+                notes,
+                tags,
+            }),
+            _ => None,
+        };
+        c.finish(value).0
     }
 
     #[test]
@@ -555,8 +599,11 @@ Please write that section again: the header on a line of its own, followed by it
             Presence::Required,
         )];
         let mut c = Collector::new("[Date]\nsoon", &DATE, Lang::En);
-        assert_eq!(c.required(0, from_str::<std::net::Ipv4Addr>), None);
-        let feedback = c.finish().unwrap_err();
+        assert_eq!(
+            c.required(0, Codec::Plain(from_str::<std::net::Ipv4Addr>)),
+            None
+        );
+        let feedback = c.finish(None::<()>).0.unwrap_err();
         assert_eq!(
             feedback.problems()[0].kind,
             ProblemKind::Unreadable {
@@ -586,9 +633,9 @@ Please write that section again: the header on a line of its own, followed by it
             Presence::Required,
         )];
         let mut c = Collector::new("[Days]\n1. 3\n2. a few", &NUMS, Lang::En);
-        assert_eq!(c.required(0, value::<Vec<u8>>), None);
+        assert_eq!(c.required(0, Codec::Plain(value::<Vec<u8>>)), None);
         assert_eq!(
-            c.finish().unwrap_err().to_string(),
+            c.finish(None::<()>).0.unwrap_err().to_string(),
             "Item 2 of the [Days] list should be a single whole number; it says 'a few'.
 For example:
 [Days]
@@ -602,10 +649,52 @@ Please write that section again: the header on a line of its own, followed by it
     #[test]
     fn an_index_outside_the_specs_is_a_problem_not_a_panic() {
         let mut c = Collector::new("[Plan]\nT", &SPECS, Lang::En);
-        assert_eq!(c.required(9, value::<String>), None);
+        assert_eq!(c.required(9, Codec::Plain(value::<String>)), None);
         assert_eq!(
-            c.finish().unwrap_err().into_problems(),
+            c.finish(None::<()>).0.unwrap_err().into_problems(),
             [Problem::new("", ProblemKind::Missing)]
         );
+    }
+    #[test]
+    fn json_sections_report_how_they_were_read() {
+        static JSON: [SectionSpec; 2] = [
+            spec("a", "[A]", "A", "", ValueKind::Json, Presence::Required),
+            spec("b", "[B]", "B", "", ValueKind::Json, Presence::Required),
+        ];
+        let mut c = Collector::new("[A]\n{'x': 1,}\n[B]\n[1, 2]", &JSON, Lang::En);
+        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
+        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
+        let (value, reports) = c.finish(a.zip(b));
+        assert_eq!(value, Ok((serde_json::json!({"x": 1}), vec![1, 2])));
+        assert_eq!(
+            reports,
+            [
+                JsonProvenance {
+                    header: "[A]",
+                    report: Report {
+                        layer: crate::json::Layer::Repair,
+                        repairs: vec![
+                            crate::json::Repair::TrailingComma,
+                            crate::json::Repair::SingleQuotes
+                        ],
+                    },
+                },
+                JsonProvenance {
+                    header: "[B]",
+                    report: Report {
+                        layer: crate::json::Layer::AsIs,
+                        repairs: vec![],
+                    },
+                },
+            ]
+        );
+        // A JSON section that fails records nothing.
+        let mut c = Collector::new("[A]\nnone\n[B]\n[1]", &JSON, Lang::En);
+        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
+        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
+        let (value, reports) = c.finish(a.zip(b));
+        assert!(value.is_err());
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports[0].header, "[B]");
     }
 }

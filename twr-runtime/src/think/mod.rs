@@ -60,7 +60,7 @@ pub use outcome::{
 };
 
 use hook::AttemptHook;
-use read::Format;
+use read::{Format, Parsed};
 use run::Run;
 
 use crate::feedback::Feedback;
@@ -282,7 +282,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         prompt: impl Into<String>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
-            parse: T::parse_sections,
+            parse: T::parse_sections_with_report,
             guide: Some(T::format_guide()),
             specs: Some(T::specs()),
             lang: Some(T::lang()),
@@ -303,7 +303,34 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         F: Fn(&str) -> Result<U, Feedback>,
     {
         let format = Format {
-            parse,
+            parse: |raw: &str| (parse(raw), Vec::new()),
+            guide: None,
+            specs: None,
+            lang: None,
+        };
+        self.drive(prompt.into(), format).await
+    }
+
+    /// Asks for a JSON value of type `T`, read from each reply with
+    /// [`json::extract_with_report`](crate::json::extract_with_report); the
+    /// ledger records the layer and repairs that gave the value
+    /// ([`Attempt::json`], with an empty header). No format guide is
+    /// appended: say in the prompt what JSON you expect.
+    pub async fn run_json<T: serde::de::DeserializeOwned>(
+        &self,
+        prompt: impl Into<String>,
+    ) -> Result<Outcome<T>, ThinkError> {
+        let format = Format {
+            parse: |raw: &str| match crate::json::extract_with_report::<T>(raw) {
+                Ok(extracted) => {
+                    let json = vec![JsonProvenance {
+                        header: "",
+                        report: extracted.report,
+                    }];
+                    (Ok(extracted.value), json)
+                }
+                Err(feedback) => (Err(feedback), Vec::new()),
+            },
             guide: None,
             specs: None,
             lang: None,
@@ -326,7 +353,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
 
     async fn drive<U, F>(&self, prompt: String, format: Format<F>) -> Result<Outcome<U>, ThinkError>
     where
-        F: Fn(&str) -> Result<U, Feedback>,
+        F: Fn(&str) -> Parsed<U>,
     {
         let max_attempts = self.attempts_allowed();
         let span = tracing::info_span!(

@@ -90,9 +90,9 @@ pub struct Attempt {
     /// The transient failures retried before the reply came.
     pub transport_retries: Vec<TransportRetry>,
     /// For the reply that gave the value: how each `#[section(json)]`
-    /// section (or JSON read by your own parser through
-    /// [`json::extract`](crate::json::extract)) was obtained, its layer and
-    /// the repairs applied. Empty for a rejected reply.
+    /// section (or the whole reply, with [`Think::run_json`](crate::Think::run_json))
+    /// was obtained, its layer and the repairs applied. Empty for a rejected
+    /// reply.
     pub json: Vec<JsonProvenance>,
 }
 

@@ -7,17 +7,22 @@ use super::conversation::SectionStore;
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, Lang, ProblemKind};
-use crate::json::provenance::{self, JsonProvenance};
+use crate::json::JsonProvenance;
 use crate::sections::SectionSpec;
 
-/// How a reply is read: the parser, and for `Sections` types the guide and
-/// the specs that make patch merges possible.
+/// How a reply is read: the parser (which returns, beside its result, how
+/// the JSON it read was obtained), and for `Sections` types the guide and the
+/// specs that make patch merges possible.
 pub(crate) struct Format<F> {
     pub(crate) parse: F,
     pub(crate) guide: Option<String>,
     pub(crate) specs: Option<&'static [SectionSpec]>,
     pub(crate) lang: Option<Lang>,
 }
+
+/// What a parser returns: the value or the problems, and how the JSON it
+/// read was obtained.
+pub(crate) type Parsed<U> = (Result<U, Feedback>, Vec<JsonProvenance>);
 
 /// What became of one reply.
 pub(crate) enum Verdict<U> {
@@ -49,7 +54,7 @@ pub(crate) struct Reader<F> {
 
 impl<U, F> Reader<F>
 where
-    F: Fn(&str) -> Result<U, Feedback>,
+    F: Fn(&str) -> Parsed<U>,
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
@@ -71,7 +76,7 @@ where
             self.previous = None;
             return self.read_truncated(raw, number);
         }
-        let (parsed, json) = provenance::collect(|| (self.format.parse)(raw));
+        let (parsed, json) = (self.format.parse)(raw);
         let own_problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -83,7 +88,7 @@ where
             }
             Err(problems) => problems,
         };
-        let (merged, json) = provenance::collect(|| self.merge(raw, number));
+        let (merged, json) = self.merge(raw, number);
         let problems = match merged {
             Some(Ok((value, answer))) => {
                 return Verdict::Value {
@@ -135,7 +140,7 @@ where
         };
         let kept = store.absorb(raw, number, true);
         let answer = store.render();
-        let (parsed, json) = provenance::collect(|| (self.format.parse)(&answer));
+        let (parsed, json) = (self.format.parse)(&answer);
         let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -159,14 +164,22 @@ where
 
     /// In patch mode, takes the sections of `raw` and parses the merged
     /// answer, once there is something from an earlier reply to merge with.
-    fn merge(&mut self, raw: &str, number: usize) -> Option<Result<(U, String), Feedback>> {
-        let store = self.store.as_mut()?;
+    #[allow(clippy::type_complexity)]
+    fn merge(
+        &mut self,
+        raw: &str,
+        number: usize,
+    ) -> (Option<Result<(U, String), Feedback>>, Vec<JsonProvenance>) {
+        let Some(store) = self.store.as_mut() else {
+            return (None, Vec::new());
+        };
         store.absorb(raw, number, false);
         if !store.has_earlier_than(number) {
-            return None;
+            return (None, Vec::new());
         }
         let answer = store.render();
-        Some((self.format.parse)(&answer).map(|value| (value, answer)))
+        let (parsed, json) = (self.format.parse)(&answer);
+        (Some(parsed.map(|value| (value, answer))), json)
     }
 
     /// Where each section of a merged answer came from.

@@ -5,10 +5,9 @@ use super::budget::Budget;
 use super::conversation::Conversation;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
-use super::read::{Format, Reader, Verdict};
+use super::read::{Format, Parsed, Reader, Verdict};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
-use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, FinishReason};
 
@@ -37,7 +36,7 @@ struct Accepted<U> {
 impl<'r, 'a, M, U, F> Run<'r, 'a, M, F>
 where
     M: ChatModel + ?Sized,
-    F: Fn(&str) -> Result<U, Feedback>,
+    F: Fn(&str) -> Parsed<U>,
 {
     /// A run of `think` for `prompt`: the first request is the prompt with
     /// the format guide, after the caller's system message and history.
