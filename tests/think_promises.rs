@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use think_support::*;
-use twr_runtime::json::extract;
 use twr_runtime::{
     BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections,
     Think, ThinkErrorKind,
@@ -171,7 +170,7 @@ async fn json_read_by_a_custom_parser_is_in_the_event_too() {
     let model = ScriptedModel::new(["Sure! {city: 'Kyoto'}"]);
     let outcome = Think::new(&model)
         .max_attempts(3)
-        .run_with(PROMPT, extract::<Meta>)
+        .run_json::<Meta>(PROMPT)
         .await
         .unwrap();
     assert_eq!(
