@@ -242,7 +242,7 @@ async fn the_hook_sees_every_attempt() {
         .on_attempt(move |attempt| {
             log.lock()
                 .unwrap()
-                .push((attempt.number, attempt.kind, attempt.raw.clone()))
+                .push((attempt.number, attempt.kind, attempt.raw.to_string()))
         })
         .run::<Trip>(PROMPT)
         .await

@@ -16,7 +16,8 @@
 //! - [`json`]: layered JSON extraction and repair.
 //! - [`prompt`]: the soft-format guide.
 //! - [`think`]: the loop ([`think_with_retry`], [`Think`]) and its ledger.
-//! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests.
+//! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests;
+//!   [`text`]: the shared text a reply is held in, once.
 #![warn(missing_docs)]
 
 pub mod choice;
@@ -30,6 +31,7 @@ mod reasoning;
 pub mod retry;
 pub mod scripted;
 pub mod sections;
+pub mod text;
 pub mod think;
 
 mod phrases;
@@ -48,6 +50,7 @@ pub use model::{
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};
+pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
     ThinkError, ThinkErrorKind,

@@ -10,6 +10,8 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
+use crate::text::SharedText;
+
 /// A boxed, sendable future, as returned by [`ChatModel::chat`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -34,13 +36,15 @@ pub enum Role {
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
-    /// The text.
-    pub content: String,
+    /// The text, shared: a message made from a reply holds the reply's own
+    /// buffer, and cloning a message copies no text. It reads as a `&str`
+    /// (`m.content.as_str()`, `&*m.content`, `m.content == "..."`).
+    pub content: SharedText,
 }
 
 impl Message {
     /// A message with `role` and `content`.
-    pub fn new(role: Role, content: impl Into<String>) -> Self {
+    pub fn new(role: Role, content: impl Into<SharedText>) -> Self {
         Message {
             role,
             content: content.into(),
@@ -48,17 +52,17 @@ impl Message {
     }
 
     /// A system message.
-    pub fn system(content: impl Into<String>) -> Self {
+    pub fn system(content: impl Into<SharedText>) -> Self {
         Message::new(Role::System, content)
     }
 
     /// A user message.
-    pub fn user(content: impl Into<String>) -> Self {
+    pub fn user(content: impl Into<SharedText>) -> Self {
         Message::new(Role::User, content)
     }
 
     /// An assistant message.
-    pub fn assistant(content: impl Into<String>) -> Self {
+    pub fn assistant(content: impl Into<SharedText>) -> Self {
         Message::new(Role::Assistant, content)
     }
 }

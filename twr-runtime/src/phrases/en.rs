@@ -84,4 +84,5 @@ pub(crate) static EN: Phrases = Phrases {
     kept_many: "I have kept the complete {headers} sections.",
     write_only: "Please write only the {sections}, and keep it short so that it fits.",
     rewrite_shorter: "Please write the whole answer again, shorter, so that it fits: keep each part brief.",
+    left_out: "[... {bytes} bytes of this answer are left out here ...]",
 };

@@ -182,6 +182,9 @@ pub(crate) struct Phrases {
     pub(crate) write_only: &'static str,
     /// The whole of a cut reply again, shorter.
     pub(crate) rewrite_shorter: &'static str,
+    /// In the excerpt of a huge failed reply sent back: `{bytes}` bytes of
+    /// it are left out here.
+    pub(crate) left_out: &'static str,
 }
 
 /// The phrases of `lang`.
@@ -391,7 +394,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 44] = [
+            let templates: [(&str, &[&str]); 45] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -435,6 +438,7 @@ mod tests {
                 (p.kept_many, &["headers"]),
                 (p.write_only, &["sections"]),
                 (p.rewrite_shorter, &[]),
+                (p.left_out, &["bytes"]),
                 (p.guide_intro, &[]),
             ];
             for (template, blanks) in templates {

@@ -85,4 +85,5 @@ pub(crate) static ZH: Phrases = Phrases {
     kept_many: "我已保留完整的{headers}部分。",
     write_only: "请只写{sections}，每部分写在其标题下，并尽量简短，以免再次被截断。",
     rewrite_shorter: "请重新写出完整的回答，但要更简短，每部分都尽量精炼。",
+    left_out: "[……此处省略了这个回答的 {bytes} 个字节……]",
 };

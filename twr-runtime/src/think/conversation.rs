@@ -4,6 +4,7 @@ use super::outcome::SectionSource;
 use crate::model::Message;
 use crate::parse::split_sections;
 use crate::sections::SectionSpec;
+use crate::text::SharedText;
 
 /// The private conversation of one run.
 ///
@@ -42,15 +43,17 @@ impl Conversation {
         messages
     }
 
-    /// Logs a reply of the model.
-    pub(crate) fn log_reply(&mut self, raw: &str) {
+    /// Logs a reply of the model (shared, not copied).
+    pub(crate) fn log_reply(&mut self, raw: &SharedText) {
         self.log.push(Message::assistant(raw));
     }
 
-    /// Replaces the failed exchange with `raw` and the `message` about it.
-    pub(crate) fn send_back(&mut self, raw: &str, message: &str) {
-        self.log.push(Message::user(message));
-        self.latest = Some([Message::assistant(raw), Message::user(message)]);
+    /// Replaces the failed exchange with `reply` (the failed reply, or its
+    /// excerpt) and the `message` about it.
+    pub(crate) fn send_back(&mut self, reply: SharedText, message: &str) {
+        let message = Message::user(message);
+        self.log.push(message.clone());
+        self.latest = Some([Message::assistant(reply), message]);
     }
 
     /// The full log: base messages, then every reply and message sent back.

@@ -87,6 +87,12 @@ pub(crate) fn truncated_whole(lang: Lang) -> String {
     )
 }
 
+/// The note that marks `bytes` bytes left out of a huge failed reply sent
+/// back as an excerpt.
+pub(crate) fn left_out(lang: Lang, bytes: usize) -> String {
+    fill(phrases(lang).left_out, &[("bytes", &bytes.to_string())])
+}
+
 /// "[A] section, under its header on a line of its own" or "[A] and [B]
 /// sections, each under its header on a line of its own".
 fn sections(words: &Phrases, headers: &[&str]) -> String {

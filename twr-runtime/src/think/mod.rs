@@ -10,7 +10,15 @@
 //!    the prompt with `T::format_guide()` appended.
 //! 2. Each reply is parsed. If it fails, the problems go back to the model in
 //!    a private, bounded conversation: the request above plus only the latest
-//!    failed reply and the feedback about it.
+//!    failed reply and the feedback about it. A failed reply over 32 KiB goes
+//!    back as an excerpt (its beginning, its end and the surroundings of the
+//!    failing sections' headers, each cut noted with its size), so a
+//!    runaway reply does not make every retry as large; the ledger keeps it
+//!    whole.
+//!
+//! A reply is held once: the attempt's [`raw`](Attempt::raw) text, the
+//! transcript and the final answer share one [`SharedText`](crate::SharedText)
+//! buffer.
 //! 3. In [`RetryMode::Patch`] (the default) the model is asked only for the
 //!    failing sections, by name, and its answer is merged with the valid
 //!    sections already received (a full re-answer is merged the same way).
@@ -42,6 +50,7 @@
 mod budget;
 mod conversation;
 mod error;
+mod excerpt;
 mod hook;
 mod messages;
 mod outcome;

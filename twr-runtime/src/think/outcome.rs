@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{FinishReason, Message, Reply, Usage};
+use crate::text::SharedText;
 
 /// What became of one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,8 +72,9 @@ pub struct Attempt {
     pub number: usize,
     /// What became of the reply.
     pub kind: AttemptKind,
-    /// The reply exactly as the model wrote it.
-    pub raw: String,
+    /// The reply exactly as the model wrote it; shared with the transcript
+    /// and the final answer, not copied.
+    pub raw: SharedText,
     /// The model's reasoning, when the server sent it.
     pub reasoning: Option<String>,
     /// The format problems found (for a [`AttemptKind::Rejected`] reply, or
@@ -139,7 +141,7 @@ pub struct Outcome<T> {
     /// Wall time of the whole run.
     pub elapsed: Duration,
     pub(crate) prompt: String,
-    pub(crate) final_reply: String,
+    pub(crate) final_reply: SharedText,
 }
 
 impl<T> Outcome<T> {

@@ -28,11 +28,11 @@ pub(crate) type Parsed<U> = (Result<U, Feedback>, Vec<JsonProvenance>);
 pub(crate) enum Verdict<U> {
     /// A value: from the reply alone ([`AttemptKind::Accepted`]) or merged
     /// with earlier sections ([`AttemptKind::Merged`]); `answer` is the text
-    /// it was parsed from.
+    /// it was parsed from when that is not the reply itself.
     Value {
         value: U,
         kind: AttemptKind,
-        answer: String,
+        answer: Option<String>,
         /// How each JSON section of the value was read.
         json: Vec<JsonProvenance>,
     },
@@ -82,7 +82,7 @@ where
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Accepted,
-                    answer: raw.to_string(),
+                    answer: None,
                     json,
                 }
             }
@@ -94,7 +94,7 @@ where
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Merged,
-                    answer,
+                    answer: Some(answer),
                     json,
                 }
             }
@@ -146,7 +146,7 @@ where
                 return Verdict::Value {
                     value,
                     kind: AttemptKind::Merged,
-                    answer,
+                    answer: Some(answer),
                     json,
                 }
             }
@@ -192,7 +192,7 @@ where
 
     /// The language of the loop's own messages: the type's, else the
     /// feedback's.
-    fn lang(&self, feedback: Option<&Feedback>) -> Lang {
+    pub(crate) fn lang(&self, feedback: Option<&Feedback>) -> Lang {
         self.format
             .lang
             .or(feedback.map(Feedback::lang))

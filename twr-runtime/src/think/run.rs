@@ -4,12 +4,16 @@
 use super::budget::Budget;
 use super::conversation::Conversation;
 use super::error::{ThinkError, ThinkErrorKind};
+use super::excerpt::excerpt;
+use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
+use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, FinishReason};
+use crate::text::SharedText;
 
 /// The state of one run of [`Think`].
 pub(super) struct Run<'r, 'a, M: ?Sized, F> {
@@ -28,8 +32,9 @@ pub(super) struct Run<'r, 'a, M: ?Sized, F> {
 struct Accepted<U> {
     value: U,
     kind: AttemptKind,
-    /// The text the value was parsed from.
-    answer: String,
+    /// The text the value was parsed from, when it is not the reply itself
+    /// (a merge).
+    answer: Option<String>,
     json: Vec<JsonProvenance>,
 }
 
@@ -114,11 +119,12 @@ where
     fn open_attempt(&mut self, number: usize, call: Call) -> Attempt {
         // The failed requests' tokens are already in the budget.
         self.budget.add_usage(call.reply.usage);
-        self.conversation.log_reply(&call.reply.content);
+        let raw = SharedText::from(call.reply.content);
+        self.conversation.log_reply(&raw);
         Attempt {
             number,
             kind: AttemptKind::Rejected,
-            raw: call.reply.content,
+            raw,
             reasoning: call.reply.reasoning,
             problems: None,
             sent_back: None,
@@ -182,6 +188,10 @@ where
             (_, 1) => Ending::FirstTry,
             (_, n) => Ending::Reasked(n - 1),
         };
+        let final_reply = match accepted.answer {
+            Some(merged) => SharedText::from(merged),
+            None => attempt.raw.clone(),
+        };
         let sources = if accepted.kind == AttemptKind::Merged {
             self.reader.sources()
         } else {
@@ -197,14 +207,26 @@ where
             sources,
             elapsed: self.budget.elapsed(),
             prompt: self.prompt,
-            final_reply: accepted.answer,
+            final_reply,
         }
     }
 
-    /// Puts the failed reply and `message` into the conversation for the
-    /// next request.
+    /// Puts the failed reply (or, for a huge one, its excerpt) and `message`
+    /// into the conversation for the next request.
     fn send_back(&mut self, mut attempt: Attempt, message: String) {
-        self.conversation.send_back(&attempt.raw, &message);
+        let focus = attempt
+            .problems
+            .as_ref()
+            .map(Feedback::headers)
+            .unwrap_or_default();
+        let lang = self.reader.lang(attempt.problems.as_ref());
+        let reply = match excerpt(&attempt.raw, &focus, |bytes| {
+            messages::left_out(lang, bytes)
+        }) {
+            Some(excerpt) => SharedText::from(excerpt),
+            None => attempt.raw.clone(),
+        };
+        self.conversation.send_back(reply, &message);
         attempt.sent_back = Some(message);
         self.record(attempt);
     }
