@@ -2,13 +2,18 @@
 //! (`ModelError::Incomplete`) is kept in the ledger and in the error, marked
 //! incomplete: it is what the model said.
 
+mod client_support;
 mod think_support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use client_support::{Scripted, TestServer};
+use serde_json::json;
 
 use think_support::*;
 use twr_runtime::{
-    FinishReason, ModelError, Reply, RetryPolicy, ScriptedModel, Think, ThinkErrorKind, Usage,
+    FinishReason, ModelError, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Think,
+    ThinkErrorKind, Usage,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
@@ -102,4 +107,66 @@ async fn partial_replies_of_a_failed_run_are_in_the_error() {
     assert_eq!(error.usage(), Usage::new(90, 21));
     assert!(format!("{error:?}").contains("Visit Kiyomizu-dera and"));
     assert_eq!(error.raw_replies(), vec!["no sections"]);
+}
+
+/// 28 lines of 1,000 bytes streamed as SSE content deltas, and the text.
+fn streamed_answer() -> (String, String) {
+    let line = |n: usize| format!("{n:04} {}\n", "w".repeat(994));
+    let text: String = (0..28).map(line).collect();
+    let body: String = (0..28)
+        .map(|n| {
+            let event = json!({"choices": [{"index": 0, "delta": {"content": line(n)}, "finish_reason": null}]});
+            format!("data: {event}\n\n")
+        })
+        .collect();
+    (text, body)
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_after_28_kb_leaves_its_text_in_the_error() {
+    let (text, body) = streamed_answer();
+    assert_eq!(text.len(), 28_000);
+    let stalled = Scripted::raw_sse(&body)
+        .pieces(4096)
+        .stall_after(body.len());
+    let server = TestServer::start(vec![stalled.clone(), stalled]).await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "test-model")
+        .stream(true)
+        .timeout(Duration::from_millis(400));
+    let started = Instant::now();
+    let error = Think::new(&model)
+        .retry_policy(fast().max_retries(1))
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(error.requests(), 2);
+    assert!(
+        matches!(
+            error.kind(),
+            ThinkErrorKind::Model {
+                source: ModelError::Incomplete { .. },
+                retries: 1
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the model call failed after 1 retry: the model server did not answer within 400ms \
+         (28000 bytes of the reply had arrived and are kept)"
+    );
+    // Both stalled streams' text is in the error, whole and in order.
+    let partials: Vec<&str> = error
+        .incomplete_replies()
+        .iter()
+        .map(|r| r.content.as_str())
+        .collect();
+    let lengths: Vec<usize> = partials.iter().map(|p| p.len()).collect();
+    assert!(
+        partials == vec![text.as_str(), text.as_str()],
+        "partial replies of {lengths:?} bytes"
+    );
+    assert!(error.attempts().is_empty());
 }
