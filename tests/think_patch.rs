@@ -67,8 +67,10 @@ async fn patches_accumulate_over_several_attempts() {
     let r1 = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\nthree\n[Budget]\nfive hundred";
     let r2 = "[Days]\n3\n[Budget]\nabout 500";
     let model = ScriptedModel::new([r1, r2, "[Budget]\n500"]);
+    // Without focused questions, the section still wrong is patched again.
     let outcome = Think::new(&model)
         .max_attempts(3)
+        .focused_questions(false)
         .run::<Trip>(PROMPT)
         .await
         .unwrap();
@@ -173,8 +175,10 @@ async fn max_attempts_one_makes_exactly_one_call() {
 #[tokio::test]
 async fn escalation_in_patch_mode_shows_the_full_example() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\nthree days", "[Days]\n3"]);
+    // Without focused questions (see tests/think_small_models.rs for them).
     let outcome = Think::new(&model)
         .max_attempts(3)
+        .focused_questions(false)
         .run::<Trip>(PROMPT)
         .await
         .unwrap();
@@ -214,7 +218,8 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
     assert_eq!(first.problems, None, "a cut reply gets no format feedback");
     let expected = "Your answer was cut off by the length limit before it was finished. \
                     I have kept the complete [Plan] and [Days] sections. \
-                    Please write only the [Budget] section, under its header on a line of its own, and keep it short so that it fits.";
+                    Please write only the [Budget] section, under its header on a line of its own, and keep it short so that it fits. \
+                    Start with the header [Budget] on a line of its own.";
     assert_eq!(first.sent_back.as_deref(), Some(expected));
     assert_eq!(
         model.requests()[1],
@@ -240,7 +245,8 @@ async fn a_truncated_reply_with_no_complete_section_asks_for_everything_briefly(
         outcome.attempts[0].sent_back.as_deref(),
         Some(
             "Your answer was cut off by the length limit before it was finished. \
-             Please write only the [Plan], [Days] and [Budget] sections, each under its header on a line of its own, and keep it short so that it fits."
+             Please write only the [Plan], [Days] and [Budget] sections, each under its header on a line of its own, and keep it short so that it fits. \
+             Start with the header [Plan] on a line of its own."
         )
     );
 }
@@ -363,7 +369,7 @@ async fn the_loop_speaks_the_types_language() {
         .unwrap();
     assert_eq!(
         outcome.attempts[0].sent_back.as_deref(),
-        Some("你的回答因长度限制被截断，没有写完。请只写[Plan]、[Days]和[Budget]部分，每部分写在其标题下，并尽量简短，以免再次被截断。")
+        Some("你的回答因长度限制被截断，没有写完。请只写[Plan]、[Days]和[Budget]部分，每部分写在其标题下，并尽量简短，以免再次被截断。请从标题[Plan]开始，标题单独占一行。")
     );
 }
 

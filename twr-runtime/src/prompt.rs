@@ -53,7 +53,7 @@ use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 /// 1. Fushimi Inari
 /// 2. Gion
 /// [Weeks]
-/// 3"
+/// <a single whole number>"
 /// );
 /// ```
 pub fn format_guide(specs: &[SectionSpec], lang: Lang) -> String {
@@ -89,8 +89,15 @@ pub(crate) fn format_guide_with(
                 guide.push(words.stop);
             }
         }
-        // Free text needs no words when the description says what to write.
-        if description.is_empty() || spec.kind != ValueKind::Text {
+        // The kind is said once: by the example's slot when the section has
+        // no example of its own, here otherwise. Free text needs no words
+        // when the description says what to write.
+        let slot_says_it = spec.example.trim().is_empty() && !description.is_empty();
+        let description_says_it = words.says_kind(description, &spec.kind);
+        if (description.is_empty() || spec.kind != ValueKind::Text)
+            && !slot_says_it
+            && !description_says_it
+        {
             if !description.is_empty() {
                 guide.push_str(words.sentence_gap);
             }
@@ -99,7 +106,19 @@ pub(crate) fn format_guide_with(
     }
     guide.push_str("\n\n");
     guide.push_str(words.guide_example);
-    guide.push('\n');
+    guide.push_str("\n\n");
+    guide.push_str(&example_answer(specs, lang, shapes));
+    guide
+}
+
+/// The complete example answer of the guide: each section's header and its
+/// example (or its shape, or a slot for its kind), in declaration order.
+pub(crate) fn example_answer(
+    specs: &[SectionSpec],
+    lang: Lang,
+    shapes: &[(usize, Shape)],
+) -> String {
+    let mut answer = String::new();
     for (index, spec) in specs.iter().enumerate() {
         let example = spec.example.trim();
         let shape = shapes.iter().find(|(i, _)| *i == index);
@@ -108,49 +127,19 @@ pub(crate) fn format_guide_with(
             Some((_, shape)) => shape(lang),
             None => placeholder(&spec.kind, lang),
         };
-        let _ = write!(guide, "\n{}\n{example}", spec.header);
+        if !answer.is_empty() {
+            answer.push('\n');
+        }
+        let _ = write!(answer, "{}\n{example}", spec.header);
     }
-    guide
+    answer
 }
 
-/// The example content shown for a section of `kind` that has none:
-/// `3` for a whole number, `- ...` lines for a list, the allowed values for
-/// a choice.
+/// The example content shown for a section of `kind` that has none: a slot
+/// naming what to write, `<a single whole number>`, or `- <item>` lines for
+/// a list.
 pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
-    match kind {
-        ValueKind::Text | ValueKind::Custom => "...".to_owned(),
-        ValueKind::Integer => "3".to_owned(),
-        ValueKind::Float => "2.5".to_owned(),
-        ValueKind::Bool => phrases(lang).yes.to_owned(),
-        ValueKind::Char => "A".to_owned(),
-        ValueKind::Choice(values) => values.join(" | "),
-        ValueKind::List(inner) => {
-            let item = match inner {
-                ValueKind::List(_)
-                | ValueKind::Json
-                | ValueKind::Table
-                | ValueKind::Record
-                | ValueKind::Map(_) => "...".to_owned(),
-                inner => placeholder(inner, lang),
-            };
-            format!("- {item}\n- {item}")
-        }
-        ValueKind::Json => "{ ... }".to_owned(),
-        ValueKind::Table => "| ... | ... |\n|---|---|\n| ... | ... |".to_owned(),
-        ValueKind::Record => "...: ...\n...: ...".to_owned(),
-        ValueKind::Map(inner) => {
-            let value = match inner {
-                ValueKind::List(_)
-                | ValueKind::Json
-                | ValueKind::Table
-                | ValueKind::Record
-                | ValueKind::Map(_) => "...".to_owned(),
-                inner => placeholder(inner, lang),
-            };
-            let key = phrases(lang).map_key;
-            format!("{key} 1: {value}\n{key} 2: {value}")
-        }
-    }
+    phrases(lang).slot(kind)
 }
 
 #[cfg(test)]
@@ -209,7 +198,7 @@ mod tests {
             "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。
 
 【计划】
-研究的步骤。一个列表，每行一项。
+研究的步骤。
 
 [周数]
 一个整数。
@@ -226,14 +215,14 @@ mod tests {
 示例答案：
 
 【计划】
-- ...
-- ...
+- <条目>
+- <条目>
 [周数]
-3
+<一个整数>
 [可行]
-是
+<“是”或“否”>
 [优先级]
-低 | 中 | 高
+<以下之一：低、中、高>
 [备注]
 无"
         );
@@ -242,19 +231,23 @@ mod tests {
     #[test]
     fn placeholders_by_kind() {
         let cases = [
-            (ValueKind::Text, "..."),
-            (ValueKind::Integer, "3"),
-            (ValueKind::Float, "2.5"),
-            (ValueKind::Bool, "yes"),
-            (ValueKind::Char, "A"),
-            (ValueKind::Choice(&["Low", "High"]), "Low | High"),
-            (ValueKind::List(&ValueKind::Integer), "- 3\n- 3"),
+            (ValueKind::Text, "<free text>"),
+            (ValueKind::Integer, "<a single whole number>"),
+            (ValueKind::Float, "<a single number>"),
+            (ValueKind::Bool, "<yes or no>"),
+            (ValueKind::Char, "<a single character>"),
+            (ValueKind::Choice(&["Low", "High"]), "<one of: Low, High>"),
+            (
+                ValueKind::List(&ValueKind::Integer),
+                "- <a single whole number>\n- <a single whole number>",
+            ),
             (
                 ValueKind::List(&ValueKind::List(&ValueKind::Text)),
-                "- ...\n- ...",
+                "- <item>\n- <item>",
             ),
-            (ValueKind::Json, "{ ... }"),
-            (ValueKind::Custom, "..."),
+            (ValueKind::List(&ValueKind::Text), "- <item>\n- <item>"),
+            (ValueKind::Json, "<a JSON value>"),
+            (ValueKind::Custom, "<a single value>"),
         ];
         for (kind, placeholder) in cases {
             assert_eq!(super::placeholder(&kind, Lang::En), placeholder, "{kind:?}");

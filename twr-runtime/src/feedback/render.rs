@@ -6,6 +6,7 @@ use std::fmt::{self, Write as _};
 
 use super::{Expected, Feedback, Place, Problem, ProblemKind};
 use crate::phrases::{fill, phrases, without_stop, Phrases};
+use crate::vocab::Lang;
 
 /// Writes every problem of `feedback`; `closing` adds the request that ends a
 /// message sent on its own.
@@ -232,6 +233,9 @@ fn in_place(
 /// scalar: "a single whole number such as 6".
 fn inline_example(problem: &Problem) -> Option<&str> {
     let example = problem.example.as_deref()?.trim();
+    if is_slot(problem, example) {
+        return None;
+    }
     let scalar = matches!(
         problem.kind,
         ProblemKind::BadValue {
@@ -272,8 +276,34 @@ fn example_block(problem: &Problem) -> Option<String> {
     );
     // A problem at a cell or line says its example inline, if at all.
     let in_place = problem.place.is_some();
-    (shows_example && !choice && !in_place && !example.is_empty() && !problem.header.is_empty())
-        .then(|| format!("{}\n{example}", problem.header))
+    // A slot (`<a single whole number>`, the guide's placeholder for a
+    // section without an example) shows where the header goes; under a
+    // value that is wrong it would only repeat the sentence.
+    let layout = matches!(
+        problem.kind,
+        ProblemKind::Missing
+            | ProblemKind::Empty
+            | ProblemKind::NearMiss { .. }
+            | ProblemKind::NotOnOwnLine { .. }
+    );
+    let slot_adds_nothing = !layout && is_slot(problem, example);
+    (shows_example
+        && !choice
+        && !in_place
+        && !slot_adds_nothing
+        && !example.is_empty()
+        && !problem.header.is_empty())
+    .then(|| format!("{}\n{example}", problem.header))
+}
+
+/// True when `example` is the guide's slot for the problem's kind of value
+/// rather than an example of the section's own.
+fn is_slot(problem: &Problem, example: &str) -> bool {
+    problem.value_kind.as_ref().is_some_and(|kind| {
+        [Lang::En, Lang::Zh]
+            .into_iter()
+            .any(|lang| phrases(lang).slot(kind) == example)
+    })
 }
 
 #[cfg(test)]

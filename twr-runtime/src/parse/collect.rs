@@ -184,6 +184,8 @@ impl<'a> Collector<'a> {
         let content = match self.map.content(index) {
             None => return Found::Absent,
             Some(content) if content.trim().is_empty() => return Found::Empty,
+            // The guide's slot copied as it is (`<free text>`) says nothing.
+            Some(content) if self.is_slot(index, content) => return Found::Empty,
             Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
             Some(content) => content,
         };
@@ -219,6 +221,24 @@ impl<'a> Collector<'a> {
                 Found::Problem
             }
         }
+    }
+
+    /// True when `content` is the slot the guide shows for a section that
+    /// has no example of its own (`<a single whole number>`), or for a list
+    /// only lines of its item slot (`- <item>`).
+    fn is_slot(&self, index: usize, content: &str) -> bool {
+        self.specs.get(index).is_some_and(|spec| {
+            if !spec.example.trim().is_empty() {
+                return false;
+            }
+            let slot = crate::prompt::placeholder(&spec.kind, self.lang);
+            let slot_lines: Vec<&str> = slot.lines().map(str::trim).collect();
+            let mut lines = content
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty());
+            lines.clone().next().is_some() && lines.all(|line| slot_lines.contains(&line))
+        })
     }
 
     fn push(&mut self, index: usize, kind: ProblemKind) {
@@ -639,8 +659,8 @@ Please write that section again: the header on a line of its own, followed by it
             "Item 2 of the [Days] list should be a single whole number; it says 'a few'.
 For example:
 [Days]
-- 3
-- 3
+- <a single whole number>
+- <a single whole number>
 
 Please write that section again: the header on a line of its own, followed by its content."
         );

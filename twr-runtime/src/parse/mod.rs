@@ -33,4 +33,5 @@ pub use split::{split_sections, SectionMap, UnknownHeader};
 pub use stream::{ClosedSection, SectionStream, StreamEvent};
 pub use value::{Expected, SectionValue, ValueError};
 
+pub(crate) use reply::without_reasoning;
 pub(crate) use value::excerpt;

@@ -29,7 +29,12 @@ pub(crate) static EN: Phrases = Phrases {
     free_text: "free text",
     a_json_value: "a JSON value",
     a_single_value: "a single value",
-    yes: "yes",
+    slot: "<{what}>",
+    item: "item",
+    column: "column",
+    label: "label",
+    value: "value",
+    per_line: "per line",
 
     guide_intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
     guide_optional: " (optional: write N/A if it does not apply)",
@@ -85,4 +90,16 @@ pub(crate) static EN: Phrases = Phrases {
     write_only: "Please write only the {sections}, and keep it short so that it fits.",
     rewrite_shorter: "Please write the whole answer again, shorter, so that it fits: keep each part brief.",
     left_out: "[... {bytes} bytes of this answer are left out here ...]",
+
+    demo_question: "Show me an example answer in this format.",
+    same_format: "Answer in the same format, with the sections {headers}, each header on a line of its own.",
+
+    focused_nameless: "Please give the {name} for your answer.",
+    focused_reply: "Reply with only {what}.",
+    focused_reply_example: "Reply with only {what}, for example: {example}.",
+    the_number: "the number",
+    the_list: "the list, one item per line",
+    the_answer: "the answer",
+    write_now: "Please write it now, each header on a line of its own followed by its content, like this:",
+    start_with: "Start with the header {h} on a line of its own.",
 };

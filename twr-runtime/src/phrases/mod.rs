@@ -71,8 +71,19 @@ pub(crate) struct Phrases {
     pub(crate) a_json_value: &'static str,
     /// A `from_str` section.
     pub(crate) a_single_value: &'static str,
-    /// The example of a yes/no section.
-    pub(crate) yes: &'static str,
+    /// A placeholder in the example answer: `{what}`.
+    pub(crate) slot: &'static str,
+    /// What a slot of a list of text holds.
+    pub(crate) item: &'static str,
+    /// What a table's header cells of a slot hold.
+    pub(crate) column: &'static str,
+    /// What a record's labels of a slot hold.
+    pub(crate) label: &'static str,
+    /// What the values of a table, record or map slot hold.
+    pub(crate) value: &'static str,
+    /// A description that says this (lower case) needs no "a list, one
+    /// item per line" after it.
+    pub(crate) per_line: &'static str,
 
     // The format guide.
     /// Opens the guide.
@@ -185,6 +196,34 @@ pub(crate) struct Phrases {
     /// In the excerpt of a huge failed reply sent back: `{bytes}` bytes of
     /// it are left out here.
     pub(crate) left_out: &'static str,
+
+    // Demonstrations (`Think::demonstration`, `Think::auto_demonstration`).
+    /// The question of the demonstration built from the sections' examples.
+    pub(crate) demo_question: &'static str,
+    /// After the real prompt, when a demonstration showed the format:
+    /// `{headers}`.
+    pub(crate) same_format: &'static str,
+
+    // The last resorts (`think/focus.rs`).
+    /// A focused question about a section without a description: `{name}`.
+    pub(crate) focused_nameless: &'static str,
+    /// Ends a focused question: `{what}`.
+    pub(crate) focused_reply: &'static str,
+    /// Ends a focused question, with the section's example: `{what}`,
+    /// `{example}`.
+    pub(crate) focused_reply_example: &'static str,
+    /// What to reply with for a number.
+    pub(crate) the_number: &'static str,
+    /// What to reply with for a list.
+    pub(crate) the_list: &'static str,
+    /// What to reply with for text.
+    pub(crate) the_answer: &'static str,
+    /// Restates a request that was only acknowledged; the example answer
+    /// of the sections asked for follows.
+    pub(crate) write_now: &'static str,
+    /// Ends a request after a cut-off reply: `{h}`, the first header to
+    /// write.
+    pub(crate) start_with: &'static str,
 }
 
 /// The phrases of `lang`.
@@ -269,12 +308,7 @@ impl Phrases {
     /// The format guide's sentence for a section of `kind`: "A single whole
     /// number."
     pub(crate) fn guide_kind(&self, kind: &ValueKind) -> String {
-        let noun = match kind {
-            ValueKind::Text => self.free_text.to_owned(),
-            ValueKind::Json => self.a_json_value.to_owned(),
-            ValueKind::Custom => self.a_single_value.to_owned(),
-            kind => self.noun(kind),
-        };
+        let noun = self.guide_noun(kind);
         let mut chars = noun.chars();
         let mut sentence: String = chars
             .next()
@@ -284,6 +318,70 @@ impl Phrases {
         sentence.push_str(chars.as_str());
         sentence.push(self.stop);
         sentence
+    }
+
+    /// The noun of the guide's sentence and slot for a section of `kind`.
+    fn guide_noun(&self, kind: &ValueKind) -> String {
+        match kind {
+            ValueKind::Text => self.free_text.to_owned(),
+            ValueKind::Json => self.a_json_value.to_owned(),
+            ValueKind::Custom => self.a_single_value.to_owned(),
+            kind => self.noun(kind),
+        }
+    }
+
+    /// True when `description` already says what the guide's sentence for
+    /// `kind` would: a list "one per line", every value of a choice. The
+    /// guide then does not repeat it as boilerplate.
+    pub(crate) fn says_kind(&self, description: &str, kind: &ValueKind) -> bool {
+        let description = description.to_lowercase();
+        match kind {
+            ValueKind::List(_) => description.contains(self.per_line),
+            ValueKind::Choice(values) => {
+                !values.is_empty()
+                    && values
+                        .iter()
+                        .all(|value| description.contains(&value.to_lowercase()))
+            }
+            _ => false,
+        }
+    }
+
+    /// The example answer's slot for a section of `kind` that has no
+    /// example: `<a single whole number>`, `- <item>` lines for a list. A
+    /// slot cannot be taken for content, and never contradicts the
+    /// description (as a made-up `2.5` would for a value from 0 to 1).
+    pub(crate) fn slot(&self, kind: &ValueKind) -> String {
+        let slot = |what: &str| fill(self.slot, &[("what", what)]);
+        // The slot of one value inside a list or a map: its noun when it
+        // has a short one, else a general word.
+        let inner_slot = |inner: &ValueKind, general: &str| match inner {
+            ValueKind::Integer
+            | ValueKind::Float
+            | ValueKind::Bool
+            | ValueKind::Char
+            | ValueKind::Choice(_) => slot(&self.noun(inner)),
+            _ => slot(general),
+        };
+        match kind {
+            ValueKind::List(inner) => {
+                let item = inner_slot(inner, self.item);
+                format!("- {item}\n- {item}")
+            }
+            ValueKind::Table => {
+                let (column, value) = (slot(self.column), slot(self.value));
+                format!("| {column} | {column} |\n| --- | --- |\n| {value} | {value} |")
+            }
+            ValueKind::Record => {
+                let (label, value) = (slot(self.label), slot(self.value));
+                format!("{label}: {value}\n{label}: {value}")
+            }
+            ValueKind::Map(inner) => {
+                let value = inner_slot(inner, self.value);
+                format!("{key} 1: {value}\n{key} 2: {value}", key = self.map_key)
+            }
+            kind => slot(&self.guide_noun(kind)),
+        }
     }
 
     /// The noun of a kind that has one value noun in every use.
@@ -394,7 +492,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 45] = [
+            let templates: [(&str, &[&str]); 53] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -440,6 +538,14 @@ mod tests {
                 (p.rewrite_shorter, &[]),
                 (p.left_out, &["bytes"]),
                 (p.guide_intro, &[]),
+                (p.demo_question, &[]),
+                (p.slot, &["what"]),
+                (p.focused_nameless, &["name"]),
+                (p.focused_reply, &["what"]),
+                (p.focused_reply_example, &["what", "example"]),
+                (p.write_now, &[]),
+                (p.start_with, &["h"]),
+                (p.same_format, &["headers"]),
             ];
             for (template, blanks) in templates {
                 let values: Vec<(&str, &str)> = blanks.iter().map(|b| (*b, "")).collect();

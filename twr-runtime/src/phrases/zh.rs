@@ -29,7 +29,12 @@ pub(crate) static ZH: Phrases = Phrases {
     free_text: "自由文字",
     a_json_value: "一个 JSON 值",
     a_single_value: "一个值",
-    yes: "是",
+    slot: "<{what}>",
+    item: "条目",
+    column: "列名",
+    label: "标签",
+    value: "值",
+    per_line: "每行",
 
     guide_intro:
         "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
@@ -86,4 +91,16 @@ pub(crate) static ZH: Phrases = Phrases {
     write_only: "请只写{sections}，每部分写在其标题下，并尽量简短，以免再次被截断。",
     rewrite_shorter: "请重新写出完整的回答，但要更简短，每部分都尽量精炼。",
     left_out: "[……此处省略了这个回答的 {bytes} 个字节……]",
+
+    demo_question: "请先按这个格式给我一个示例回答。",
+    same_format: "请用同样的格式回答，包含{headers}部分，每个标题单独占一行。",
+
+    focused_nameless: "请给出你回答中的{name}。",
+    focused_reply: "只回复{what}。",
+    focused_reply_example: "只回复{what}，例如：{example}。",
+    the_number: "这个数字",
+    the_list: "这个列表，每行一项",
+    the_answer: "答案",
+    write_now: "请现在就写出来，每个标题单独占一行，内容写在标题下面，像这样：",
+    start_with: "请从标题{h}开始，标题单独占一行。",
 };

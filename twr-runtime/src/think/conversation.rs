@@ -8,8 +8,8 @@ use crate::text::SharedText;
 
 /// The private conversation of one run.
 ///
-/// Each request is the caller's system and history messages, the prompt with
-/// the format guide, and at most one failed exchange: the latest failed reply
+/// Each request is the caller's system message, the demonstrations, the
+/// caller's history, the prompt with the format guide, and at most one failed exchange: the latest failed reply
 /// and the message sent back about it. Older failures are dropped so the
 /// context stays small and the model is not anchored on its earlier
 /// mistakes. The full exchange is still kept in a log for the outcome.
@@ -20,11 +20,17 @@ pub(crate) struct Conversation {
 }
 
 impl Conversation {
-    pub(crate) fn new(system: Option<&str>, history: &[Message], prompt: String) -> Self {
-        let mut base = Vec::with_capacity(history.len() + 2);
+    pub(crate) fn new(
+        system: Option<&str>,
+        demonstrations: &[Message],
+        history: &[Message],
+        prompt: String,
+    ) -> Self {
+        let mut base = Vec::with_capacity(demonstrations.len() + history.len() + 2);
         if let Some(system) = system {
             base.push(Message::system(system));
         }
+        base.extend_from_slice(demonstrations);
         base.extend_from_slice(history);
         base.push(Message::user(prompt));
         Conversation {
@@ -134,8 +140,16 @@ impl SectionStore {
     /// The merged answer: each known section under its header, in
     /// declaration order.
     pub(crate) fn render(&self) -> String {
+        self.render_except(None)
+    }
+
+    /// As [`render`](Self::render), without the section at `skip`.
+    pub(crate) fn render_except(&self, skip: Option<usize>) -> String {
         let mut text = String::new();
-        for (spec, slot) in self.specs.iter().zip(&self.slots) {
+        for (index, (spec, slot)) in self.specs.iter().zip(&self.slots).enumerate() {
+            if Some(index) == skip {
+                continue;
+            }
             if let Some((content, _)) = slot {
                 if !text.is_empty() {
                     text.push_str("\n\n");

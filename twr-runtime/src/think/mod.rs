@@ -6,8 +6,10 @@
 //!
 //! # How a run goes
 //!
-//! 1. The request is the optional system message, the caller's history, and
-//!    the prompt with `T::format_guide()` appended.
+//! 1. The request is the optional system message, the demonstrations
+//!    ([`Think::demonstration`]), the caller's history, and the prompt with
+//!    `T::format_guide()` appended (with demonstrations, the guide goes with
+//!    the first one and the prompt gets a one-line reminder of the headers).
 //! 2. Each reply is parsed. If it fails, the problems go back to the model in
 //!    a private, bounded conversation: the request above plus only the latest
 //!    failed reply and the feedback about it. A failed reply over 32 KiB goes
@@ -24,8 +26,10 @@
 //!    sections already received (a full re-answer is merged the same way).
 //!    [`RetryMode::Full`] asks for everything and does not merge.
 //! 4. The same problems twice in a row escalate the feedback: it then carries
-//!    the format guide with its complete example answer. A reply identical to
-//!    the previous one stops the run with [`ThinkErrorKind::RepeatedReply`].
+//!    the format guide with its complete example answer. In patch mode, a
+//!    section still missing or wrong after a patch retry asked for it gets a
+//!    focused question instead (see below). A reply identical to the
+//!    previous one stops the run with [`ThinkErrorKind::RepeatedReply`].
 //! 5. Transient transport failures are retried under a [`RetryPolicy`] that
 //!    never consumes format attempts.
 //! 6. A run has a wall-time budget, [`DEFAULT_MAX_DURATION`] (15 minutes)
@@ -45,12 +49,45 @@
 //! through, which may be silently incomplete) and the model is asked, briefly,
 //! only for the sections still missing: a continuation at section granularity,
 //! which stitches cleanly. In full mode and with [`Think::run_with`] the whole
-//! answer is asked for again, shorter.
+//! answer is asked for again, shorter. Either request ends on the first
+//! header to write, which leaves no room for a reply that only promises to
+//! be shorter.
+//!
+//! # Models that do not follow the format
+//!
+//! Small local models (a few hundred million parameters) often copy the
+//! guide, drop headers, or answer a request with a promise. Four rules keep
+//! such runs going without changing what a capable model sees:
+//!
+//! - **Bare answers.** When a patch retry asked for exactly one section and
+//!   the reply has no header of the type at all, the whole reply (reasoning
+//!   and a leading "Sure, here it is:" removed) is read as that section. A
+//!   reply with the header is read exactly as any other.
+//! - **Focused questions.** A section still missing or wrong after its patch
+//!   retry is asked for once more as a plain question built from its
+//!   description and example ("The total budget per person, in US dollars.
+//!   Reply with only the number, for example: $600."), and the reply is read
+//!   as that section: [`AttemptKind::Focused`]. [`Think::focused_questions`]
+//!   turns this off.
+//! - **Acknowledgements.** A reply with no section that only acknowledges
+//!   ("Sure, I'll do that.") gets the request again, with the example of
+//!   what to write, instead of a list of everything missing. It counts as an
+//!   attempt; the same reply twice still ends the run as a repeat.
+//! - **Demonstrations.** [`Think::demonstration`] shows a worked example as an
+//!   earlier turn, and [`Think::auto_demonstration`] builds one from the
+//!   type's examples.
+//!
+//! The example answer of the guide shows a slot such as `<a single whole
+//! number>` for a section without an example of its own; a slot copied as
+//! it is counts as an empty section, never as a value.
 
+mod bare;
 mod budget;
 mod conversation;
+mod demo;
 mod error;
 mod excerpt;
+mod focus;
 mod hook;
 mod messages;
 mod outcome;
@@ -197,6 +234,9 @@ pub struct Think<'a, M: ?Sized> {
     max_duration: Option<Duration>,
     retry_policy: RetryPolicy,
     hook: Option<AttemptHook<'a>>,
+    demonstrations: Vec<(String, String)>,
+    auto_demonstration: bool,
+    focused_questions: bool,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -214,7 +254,76 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             max_duration: None,
             retry_policy: RetryPolicy::default(),
             hook: None,
+            demonstrations: Vec::new(),
+            auto_demonstration: false,
+            focused_questions: true,
         }
+    }
+
+    /// Shows the model a worked example before the real prompt: `question`
+    /// as a user message and `answer`, written in the format, as the
+    /// assistant's reply. Call it again for more; they are sent in order,
+    /// after the system message and before the history.
+    ///
+    /// The format guide then goes with the first demonstration's question
+    /// (so the demonstrated answer follows it, as the real one will), and
+    /// the prompt gets a one-line reminder of the headers. Small models copy
+    /// the shape of an earlier turn far more reliably than they follow a
+    /// description; capable models read it as an ordinary few-shot example.
+    ///
+    /// ```
+    /// use twr_runtime::{Message, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Sections)]
+    /// struct Answer {
+    ///     /// The result, as a number.
+    ///     result: u32,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new(["[Result]\n42"]);
+    /// let outcome = Think::new(&model)
+    ///     .demonstration("What is two plus three?", "[Result]\n5")
+    ///     .run::<Answer>("What is six times seven?")
+    ///     .await?;
+    /// assert_eq!(outcome.value.result, 42);
+    /// let sent = &model.requests()[0];
+    /// assert!(sent[0].content.starts_with("What is two plus three?\n\n"));
+    /// assert_eq!(sent[1], Message::assistant("[Result]\n5"));
+    /// assert_eq!(
+    ///     sent[2],
+    ///     Message::user(
+    ///         "What is six times seven?\n\n\
+    ///          Answer in the same format, with the sections [Result], each header on a line of its own."
+    ///     )
+    /// );
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn demonstration(mut self, question: impl Into<String>, answer: impl Into<String>) -> Self {
+        self.demonstrations.push((question.into(), answer.into()));
+        self
+    }
+
+    /// Whether a section still missing or wrong after a patch retry asked
+    /// for it is asked for once more as a plain question of its own, built
+    /// from its description and example ("The total budget per person, in
+    /// US dollars. Reply with only the number, for example: $600."), with
+    /// the reply read as that section ([`AttemptKind::Focused`]). Default
+    /// on. With `false`, the same problems twice in a row get the format
+    /// guide again instead, as in full retries.
+    pub fn focused_questions(mut self, on: bool) -> Self {
+        self.focused_questions = on;
+        self
+    }
+
+    /// With `true`, [`run`](Self::run) shows a demonstration built from the
+    /// type's own examples (the guide's example answer) before the real
+    /// prompt, as [`demonstration`](Self::demonstration) does with one you
+    /// write; it goes after any of yours. Default off.
+    pub fn auto_demonstration(mut self, on: bool) -> Self {
+        self.auto_demonstration = on;
+        self
     }
 
     /// A system message sent first.
@@ -421,6 +530,9 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("max_duration", &self.max_duration)
             .field("retry_policy", &self.retry_policy)
             .field("on_attempt", &self.hook.is_some())
+            .field("demonstrations", &self.demonstrations.len())
+            .field("auto_demonstration", &self.auto_demonstration)
+            .field("focused_questions", &self.focused_questions)
             .finish_non_exhaustive()
     }
 }

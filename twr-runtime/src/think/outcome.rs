@@ -9,6 +9,7 @@ use crate::text::SharedText;
 
 /// What became of one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AttemptKind {
     /// The reply parsed on its own.
     Accepted,
@@ -22,6 +23,13 @@ pub enum AttemptKind {
     Truncated,
     /// The reply was identical to the previous one; the run stopped.
     Repeated,
+    /// The reply answered a focused question: one section still missing or
+    /// wrong after a patch retry asked for it was asked for again as a
+    /// plain question ("The total cost in dollars. Reply with only the
+    /// number."), and the reply was read as that section. When the merged
+    /// answer then parsed the run ended with [`Ending::Repaired`];
+    /// otherwise the entry carries the problems left.
+    Focused,
 }
 
 /// One request that failed: a transient failure that was retried before an

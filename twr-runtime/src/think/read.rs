@@ -3,11 +3,15 @@
 
 use std::mem::Discriminant;
 
+use super::bare;
 use super::conversation::SectionStore;
+use super::focus::{self, Asked};
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, Lang, ProblemKind};
 use crate::json::JsonProvenance;
+use crate::parse::split_sections;
+use crate::phrases::{fill, phrases};
 use crate::sections::SectionSpec;
 
 /// How a reply is read: the parser (which returns, beside its result, how
@@ -36,8 +40,14 @@ pub(crate) enum Verdict<U> {
         /// How each JSON section of the value was read.
         json: Vec<JsonProvenance>,
     },
-    /// Format problems, and the message that asks for the fix.
-    Rejected { problems: Feedback, message: String },
+    /// Format problems, and the message that asks for the fix; `kind` is
+    /// [`AttemptKind::Rejected`], or [`AttemptKind::Focused`] for the reply
+    /// to a focused question.
+    Rejected {
+        problems: Feedback,
+        message: String,
+        kind: AttemptKind,
+    },
     /// Cut off by the token limit; the message asks for a shorter answer.
     Truncated { message: String },
 }
@@ -50,6 +60,17 @@ pub(crate) struct Reader<F> {
     store: Option<SectionStore>,
     /// The problems of the previous rejected reply, to notice repeats.
     previous: Option<Vec<ProblemKey>>,
+    /// What the last message asked for.
+    asked: Asked,
+    /// Per section: whether a patch retry has asked for it, after which a
+    /// section still wrong gets a focused question.
+    patched: Vec<bool>,
+    /// Whether focused questions are asked (`Think::focused_questions`).
+    focused: bool,
+    /// What the model is shown as its previous reply before the next
+    /// request, when not the reply itself: the answer so far, before a
+    /// focused question.
+    shown: Option<String>,
 }
 
 impl<U, F> Reader<F>
@@ -58,42 +79,81 @@ where
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
-    pub(crate) fn new(format: Format<F>, patch: bool) -> Self {
+    pub(crate) fn new(format: Format<F>, patch: bool, focused: bool) -> Self {
         let store = match (patch, format.specs) {
             (true, Some(specs)) => Some(SectionStore::new(specs)),
             _ => None,
         };
+        let sections = format.specs.map_or(0, <[SectionSpec]>::len);
         Reader {
             format,
             store,
             previous: None,
+            asked: Asked::Whole,
+            patched: vec![false; sections],
+            focused,
+            shown: None,
         }
     }
 
     /// Reads `raw`, the reply of attempt `number`.
     pub(crate) fn read(&mut self, raw: &str, number: usize, truncated: bool) -> Verdict<U> {
+        let asked = std::mem::replace(&mut self.asked, Asked::Whole);
+        let kind = |plain| match asked {
+            Asked::Focused(_) => AttemptKind::Focused,
+            _ => plain,
+        };
         if truncated {
             self.previous = None;
             return self.read_truncated(raw, number);
         }
-        let (parsed, json) = (self.format.parse)(raw);
+        let headerless = self.format.specs.is_some_and(|specs| {
+            let map = split_sections(raw, specs);
+            specs.iter().all(|spec| map.get(spec.header).is_none())
+        });
+        // Asked for one section, the model may answer with the bare
+        // content: read the whole reply as that section.
+        let bare_text = match (headerless, asked.one(), self.format.specs) {
+            (true, Some(index), Some(specs)) => specs.get(index).and_then(|spec| {
+                let answer = bare::answer_part(raw);
+                (!answer.is_empty()).then(|| format!("{}\n{answer}", spec.header))
+            }),
+            _ => None,
+        };
+        let text = bare_text.as_deref().unwrap_or(raw);
+        let (parsed, json) = (self.format.parse)(text);
         let own_problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
                     value,
-                    kind: AttemptKind::Accepted,
-                    answer: None,
+                    kind: kind(AttemptKind::Accepted),
+                    answer: bare_text.clone(),
                     json,
                 }
             }
             Err(problems) => problems,
         };
-        let (merged, json) = self.merge(raw, number);
+        // A reply that only acknowledges the request gets the request
+        // again, not a list of everything missing.
+        if let (true, Some(specs)) = (
+            headerless && bare::is_acknowledgement(raw),
+            self.format.specs,
+        ) {
+            let message = focus::restate(&asked, specs, self.lang(Some(&own_problems)));
+            let kind = kind(AttemptKind::Rejected);
+            self.asked = asked;
+            return Verdict::Rejected {
+                problems: own_problems,
+                message,
+                kind,
+            };
+        }
+        let (merged, json) = self.merge(text, number);
         let problems = match merged {
             Some(Ok((value, answer))) => {
                 return Verdict::Value {
                     value,
-                    kind: AttemptKind::Merged,
+                    kind: kind(AttemptKind::Merged),
                     answer: Some(answer),
                     json,
                 }
@@ -105,10 +165,37 @@ where
         let escalate = self.previous.as_ref() == Some(&keys);
         self.previous = Some(keys);
         let headers = problems.headers();
+        let lang = self.lang(Some(&problems));
+        let failing = self.indices(&headers);
+        let general = has_general_problem(&problems);
+        // A section still wrong after a patch retry asked for it gets a
+        // plain question of its own.
+        let focused = match (&self.store, self.format.specs) {
+            (Some(_), Some(specs)) if self.focused && !general => failing
+                .iter()
+                .copied()
+                .find(|&index| self.patched.get(index) == Some(&true))
+                .and_then(|index| Some((index, specs.get(index)?))),
+            _ => None,
+        };
+        if let Some((index, spec)) = focused {
+            self.asked = Asked::Focused(index);
+            // The valid sections so far, as the answer the question is about:
+            // a broken reply in view invites the model to repeat it.
+            self.shown = self
+                .store
+                .as_ref()
+                .map(|store| store.render_except(Some(index)));
+            return Verdict::Rejected {
+                problems,
+                message: focus::question(spec, lang),
+                kind: kind(AttemptKind::Rejected),
+            };
+        }
         let request = if self.format.specs.is_none() {
             Request::Free
         } else if !headers.is_empty()
-            && !has_general_problem(&problems)
+            && !general
             && self.store.as_ref().is_some_and(|store| {
                 store
                     .headers_present()
@@ -116,17 +203,46 @@ where
             })
         {
             // Some sections are valid and kept: ask only for the others.
+            for &index in &failing {
+                if let Some(patched) = self.patched.get_mut(index) {
+                    *patched = true;
+                }
+            }
+            self.asked = Asked::Sections(failing.clone());
             Request::Sections(&headers)
         } else {
             Request::Whole
         };
         let message = messages::format_feedback(
-            self.lang(Some(&problems)),
+            lang,
             &problems,
             request,
             escalate.then_some(self.format.guide.as_deref()),
         );
-        Verdict::Rejected { problems, message }
+        Verdict::Rejected {
+            problems,
+            message,
+            kind: kind(AttemptKind::Rejected),
+        }
+    }
+
+    /// The text to show the model as its previous reply, when it is not
+    /// the reply itself (see [`Reader::shown`]).
+    pub(crate) fn take_shown(&mut self) -> Option<String> {
+        self.shown.take()
+    }
+
+    /// The indices in the specs of the sections named by `headers`.
+    fn indices(&self, headers: &[&str]) -> Vec<usize> {
+        let Some(specs) = self.format.specs else {
+            return Vec::new();
+        };
+        specs
+            .iter()
+            .enumerate()
+            .filter(|(_, spec)| headers.contains(&spec.header))
+            .map(|(index, _)| index)
+            .collect()
     }
 
     /// A cut reply gets no format feedback. In patch mode its complete
@@ -154,10 +270,42 @@ where
         };
         let remaining = problems.headers();
         let lang = self.lang(Some(&problems));
-        let message = if remaining.is_empty() || has_general_problem(&problems) {
-            messages::truncated_whole(lang)
+        let (message, first) = if remaining.is_empty() || has_general_problem(&problems) {
+            let first = self.format.specs.and_then(|specs| specs.first());
+            (
+                messages::truncated_whole(lang),
+                first.map(|spec| spec.header),
+            )
         } else {
-            messages::truncated_patch(lang, &kept, &remaining)
+            let failing = self.indices(&remaining);
+            // A patch only when something was kept; otherwise it asks for
+            // everything, as a first answer does.
+            if self
+                .store
+                .as_ref()
+                .is_some_and(|store| store.headers_present().next().is_some())
+            {
+                for &index in &failing {
+                    if let Some(patched) = self.patched.get_mut(index) {
+                        *patched = true;
+                    }
+                }
+                self.asked = Asked::Sections(failing);
+            }
+            (
+                messages::truncated_patch(lang, &kept, &remaining),
+                remaining.first().copied(),
+            )
+        };
+        // Ending on what to write first leaves no room for a reply that
+        // only promises to be shorter.
+        let message = match first {
+            Some(header) => format!(
+                "{message}{}{}",
+                phrases(lang).sentence_gap,
+                fill(phrases(lang).start_with, &[("h", header)])
+            ),
+            None => message,
         };
         Verdict::Truncated { message }
     }

@@ -3,6 +3,7 @@
 
 use super::budget::Budget;
 use super::conversation::Conversation;
+use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::excerpt::excerpt;
 use super::messages;
@@ -44,23 +45,41 @@ where
     F: Fn(&str) -> Parsed<U>,
 {
     /// A run of `think` for `prompt`: the first request is the prompt with
-    /// the format guide, after the caller's system message and history.
+    /// the format guide, after the caller's system message, the
+    /// demonstrations and the history (see [`demo::opening`]).
     pub(super) fn new(
         think: &'r Think<'a, M>,
         prompt: String,
         format: Format<F>,
         max_attempts: usize,
     ) -> Self {
-        let first_message = match &format.guide {
-            Some(guide) if !guide.trim().is_empty() => format!("{prompt}\n\n{guide}"),
-            _ => prompt.clone(),
-        };
+        let lang = format.lang.unwrap_or_default();
+        let mut demonstrations = think.demonstrations.clone();
+        if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
+            demonstrations.push(demo::from_examples(specs, lang));
+        }
+        let opening = demo::opening(
+            &prompt,
+            format.guide.as_deref(),
+            &demonstrations,
+            format.specs,
+            lang,
+        );
         Run {
             think,
             max_attempts,
             prompt,
-            conversation: Conversation::new(think.system.as_deref(), &think.history, first_message),
-            reader: Reader::new(format, think.mode == RetryMode::Patch),
+            conversation: Conversation::new(
+                think.system.as_deref(),
+                &opening.demonstrations,
+                &think.history,
+                opening.prompt,
+            ),
+            reader: Reader::new(
+                format,
+                think.mode == RetryMode::Patch,
+                think.focused_questions,
+            ),
             budget: Budget::new(
                 think.max_total_tokens,
                 think.max_requests,
@@ -168,7 +187,12 @@ where
                 answer,
                 json,
             }),
-            Verdict::Rejected { problems, message } => {
+            Verdict::Rejected {
+                problems,
+                message,
+                kind,
+            } => {
+                attempt.kind = kind;
                 attempt.problems = Some(problems);
                 Err(message)
             }
@@ -184,7 +208,7 @@ where
         attempt.kind = accepted.kind;
         attempt.json = accepted.json;
         let ending = match (accepted.kind, attempt.number) {
-            (AttemptKind::Merged, n) => Ending::Repaired(n - 1),
+            (AttemptKind::Merged | AttemptKind::Focused, n) => Ending::Repaired(n - 1),
             (_, 1) => Ending::FirstTry,
             (_, n) => Ending::Reasked(n - 1),
         };
@@ -192,7 +216,7 @@ where
             Some(merged) => SharedText::from(merged),
             None => attempt.raw.clone(),
         };
-        let sources = if accepted.kind == AttemptKind::Merged {
+        let sources = if matches!(accepted.kind, AttemptKind::Merged | AttemptKind::Focused) {
             self.reader.sources()
         } else {
             Vec::new()
@@ -214,17 +238,23 @@ where
     /// Puts the failed reply (or, for a huge one, its excerpt) and `message`
     /// into the conversation for the next request.
     fn send_back(&mut self, mut attempt: Attempt, message: String) {
+        // Before a focused question the model sees its answer so far (the
+        // valid sections), not the reply that failed; the ledger keeps both.
+        let shown = self.reader.take_shown();
         let focus = attempt
             .problems
             .as_ref()
             .map(Feedback::headers)
             .unwrap_or_default();
         let lang = self.reader.lang(attempt.problems.as_ref());
-        let reply = match excerpt(&attempt.raw, &focus, |bytes| {
-            messages::left_out(lang, bytes)
-        }) {
-            Some(excerpt) => SharedText::from(excerpt),
-            None => attempt.raw.clone(),
+        let reply = match shown {
+            Some(shown) => SharedText::from(shown),
+            None => match excerpt(&attempt.raw, &focus, |bytes| {
+                messages::left_out(lang, bytes)
+            }) {
+                Some(excerpt) => SharedText::from(excerpt),
+                None => attempt.raw.clone(),
+            },
         };
         self.conversation.send_back(reply, &message);
         attempt.sent_back = Some(message);

@@ -1,0 +1,103 @@
+//! The loop's last resorts for a model that does not follow the format: a
+//! focused question about one section, and restating a request that was
+//! only acknowledged.
+
+use crate::phrases::{fill, phrases, without_stop, Phrases};
+use crate::prompt::example_answer;
+use crate::vocab::{Lang, SectionSpec, ValueKind};
+
+/// What the last message asked the model for, to read the next reply and
+/// to restate the request if the reply only acknowledges it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Asked {
+    /// The whole answer (the prompt itself, or a full retry).
+    Whole,
+    /// These sections, by index (a patch retry).
+    Sections(Vec<usize>),
+    /// One section, as a plain question (see [`question`]).
+    Focused(usize),
+}
+
+impl Asked {
+    /// The one section asked for, if exactly one was.
+    pub(crate) fn one(&self) -> Option<usize> {
+        match self {
+            Asked::Sections(indices) if indices.len() == 1 => Some(indices[0]),
+            Asked::Focused(index) => Some(*index),
+            _ => None,
+        }
+    }
+}
+
+/// The plain question that asks for one section without any format:
+/// its description and what to reply with ("The total cost in dollars.
+/// Reply with only the number, for example: $600.").
+pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
+    let words = phrases(lang);
+    let description = spec.description.trim();
+    let mut text = if description.is_empty() {
+        fill(words.focused_nameless, &[("name", spec.name)])
+    } else {
+        words.sentence_end(description)
+    };
+    let example = spec.example.trim();
+    let template = if !example.is_empty() && !example.contains('\n') {
+        words.focused_reply_example
+    } else {
+        words.focused_reply
+    };
+    text.push_str(words.sentence_gap);
+    text.push_str(&fill(
+        template,
+        &[
+            ("what", &reply_with(words, &spec.kind)),
+            ("example", without_stop(example)),
+        ],
+    ));
+    text
+}
+
+/// What a focused question asks the model to reply with.
+fn reply_with(words: &Phrases, kind: &ValueKind) -> String {
+    match kind {
+        ValueKind::Integer | ValueKind::Float => words.the_number.to_owned(),
+        ValueKind::Bool => words.yes_no.to_owned(),
+        ValueKind::Char => words.one_character.to_owned(),
+        ValueKind::Choice(values) => fill(words.one_of, &[("values", &values.join(words.comma))]),
+        ValueKind::List(_) => words.the_list.to_owned(),
+        ValueKind::Text | ValueKind::Json | ValueKind::Custom => words.the_answer.to_owned(),
+        ValueKind::Table | ValueKind::Record | ValueKind::Map(_) => words.to_write(Some(kind)),
+    }
+}
+
+/// The request again, for a reply that only acknowledged it ("Sure, I'll
+/// do that."): what to write, with its example, and nothing about problems.
+pub(crate) fn restate(asked: &Asked, specs: &[SectionSpec], lang: Lang) -> String {
+    let words = phrases(lang);
+    match asked {
+        Asked::Focused(index) => match specs.get(*index) {
+            Some(spec) => question(spec, lang),
+            None => restate(&Asked::Whole, specs, lang),
+        },
+        Asked::Sections(indices) => {
+            let chosen: Vec<SectionSpec> = indices
+                .iter()
+                .filter_map(|&i| specs.get(i))
+                .copied()
+                .collect();
+            if chosen.is_empty() {
+                return restate(&Asked::Whole, specs, lang);
+            }
+            format!(
+                "{}\n\n{}",
+                words.write_now,
+                example_answer(&chosen, lang, &[])
+            )
+        }
+        Asked::Whole => format!(
+            "{}\n\n{}",
+            words.write_now,
+            example_answer(specs, lang, &[])
+        ),
+    }
+}
