@@ -12,7 +12,10 @@
 //! strategy, and prints for each strategy: the runs typed on the first
 //! try, the runs typed within the attempts allowed, the tokens spent per
 //! typed value (every token of every run, failed runs included, divided by
-//! the typed values) and how the other runs failed.
+//! the typed values), the share of sections valid in the first replies,
+//! the typed values that copied a placeholder of the guide, and how the
+//! other runs failed. `TWR_BASE_URL` may list several servers of the same
+//! model, comma-separated: they share the runs, one at a time each.
 //!
 //! Each run gets its own sampling seed (`--seed` plus the run's index),
 //! the same for every strategy, so strategies that send the same first
@@ -40,11 +43,14 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use twr_runtime::parse::split_sections;
 use twr_runtime::{
-    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, OpenAiCompatible, Outcome,
-    ProblemKind, Reply, ScriptedModel, Sections, Think, ThinkError, ThinkErrorKind, Usage,
+    Attempt, AttemptKind, BoxFuture, ChatModel, Choice, FinishReason, Message, ModelError, OpenAiCompatible, Outcome,
+    ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError, ThinkErrorKind, Usage, ValueKind,
 };
 
 // ---------------------------------------------------------------------------
@@ -306,6 +312,7 @@ const PROMPTS: &[Prompt] = &[
 type Model = dyn ChatModel;
 
 /// One way of configuring the loop.
+#[derive(Debug)]
 struct Strategy {
     name: &'static str,
     about: &'static str,
@@ -317,6 +324,24 @@ const STRATEGIES: &[Strategy] = &[
         name: "baseline",
         about: "the defaults: Think::new(&model).run::<T>(prompt)",
         configure: |think, _| think,
+    },
+    Strategy {
+        name: "demo",
+        about: "Think::demonstration with a hand-written question and answer in the format",
+        configure: |think, task| {
+            let (question, answer) = demonstration(task);
+            think.demonstration(question, answer)
+        },
+    },
+    Strategy {
+        name: "auto-demo",
+        about: "Think::auto_demonstration(true): a demonstration built from the struct's examples",
+        configure: |think, _| think.auto_demonstration(true),
+    },
+    Strategy {
+        name: "no-focused",
+        about: "the defaults without focused questions: Think::focused_questions(false)",
+        configure: |think, _| think.focused_questions(false),
     },
     Strategy {
         name: "demo-history",
@@ -463,6 +488,11 @@ struct Run {
     /// The typed value, for the dump.
     value: Option<String>,
     elapsed: Duration,
+    /// How many sections the struct has.
+    sections: usize,
+    /// The typed value has a section copied from the guide: its example
+    /// text or a placeholder (`...`, `<...>`).
+    copied: bool,
 }
 
 async fn run_typed<T: Sections + std::fmt::Debug>(
@@ -472,6 +502,7 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
     let start = Instant::now();
     let result: Result<Outcome<T>, ThinkError> = think.run::<T>(prompt.text).await;
     let elapsed = start.elapsed();
+    let sections = T::specs().len();
     match result {
         Ok(outcome) => Run {
             prompt,
@@ -479,8 +510,10 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             usage: outcome.usage,
             failure: None,
             value: Some(format!("{:#?}", outcome.value)),
+            copied: copies_the_guide(outcome.final_reply(), T::specs()),
             attempts: outcome.attempts,
             elapsed,
+            sections,
         },
         Err(error) => Run {
             prompt,
@@ -490,8 +523,32 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             attempts: error.attempts().to_vec(),
             value: None,
             elapsed,
+            sections,
+            copied: false,
         },
     }
+}
+
+/// True when a section of `answer` is a copy of the guide rather than an
+/// answer: a placeholder (`...`, `- ...`, `<...>`, `A | B | C`) or, for a
+/// text or list section, its example word for word.
+fn copies_the_guide(answer: &str, specs: &[SectionSpec]) -> bool {
+    let map = split_sections(answer, specs);
+    specs.iter().any(|spec| {
+        let Some(content) = map.get(spec.header) else {
+            return false;
+        };
+        let content = content.trim();
+        let placeholder = content
+            .lines()
+            .all(|line| matches!(line.trim(), "..." | "- ..." | "…" | "- …"))
+            || (content.starts_with('<') && content.ends_with('>'))
+            || (matches!(spec.kind, ValueKind::Choice(_)) && content.contains(" | "));
+        let example = matches!(spec.kind, ValueKind::Text | ValueKind::List(_))
+            && !spec.example.trim().is_empty()
+            && content == spec.example.trim();
+        placeholder || example
+    })
 }
 
 async fn run_prompt(think: &Think<'_, Model>, prompt: &'static Prompt) -> Run {
@@ -535,6 +592,7 @@ fn failure_kind(error: &ThinkError) -> &'static str {
 // The model: a real server, or recorded replies offline.
 
 /// Where replies come from.
+#[derive(Clone)]
 enum Source {
     Server(OpenAiCompatible),
     /// Recorded replies, one script per run.
@@ -544,7 +602,11 @@ enum Source {
 impl Source {
     fn model_for(&self, run: usize, seed: u64) -> Box<Model> {
         match self {
-            Source::Server(client) => Box::new(client.clone().seed(seed)),
+            Source::Server(client) => Box::new(SeedPerCall {
+                client: client.clone(),
+                seed,
+                calls: AtomicU64::new(0),
+            }),
             Source::Offline => {
                 let script = &OFFLINE[run % OFFLINE.len()];
                 Box::new(ScriptedModel::from_replies(script.iter().map(
@@ -560,6 +622,32 @@ impl Source {
                 )))
             }
         }
+    }
+}
+
+/// The server's client with a seed of its own for every call: the first
+/// call of a run gets the run's seed (the same for every strategy, so first
+/// replies pair up), later calls get other seeds, as a client that sends
+/// no seed would (one seed for every call of a run makes a repeated reply
+/// likelier than it is for users).
+struct SeedPerCall {
+    client: OpenAiCompatible,
+    seed: u64,
+    calls: AtomicU64,
+}
+
+impl ChatModel for SeedPerCall {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
+        let client = self
+            .client
+            .clone()
+            .seed(self.seed.wrapping_add(call.wrapping_mul(1_000_003)));
+        Box::pin(async move { client.chat(messages).await })
+    }
+
+    fn name(&self) -> &str {
+        self.client.model()
     }
 }
 
@@ -665,6 +753,40 @@ impl Tally<'_> {
         self.runs.iter().map(|r| r.usage.total_tokens).sum()
     }
 
+    /// The share of sections valid in the first replies: all of an accepted
+    /// reply's; of a rejected one, those no problem names (none when a
+    /// problem is about the whole reply); none of a cut-off one.
+    fn first_sections(&self) -> String {
+        let mut valid = 0;
+        let mut all = 0;
+        for run in self.runs {
+            all += run.sections;
+            let Some(first) = run.attempts.first() else {
+                continue;
+            };
+            valid += match (&first.kind, &first.problems) {
+                (AttemptKind::Accepted, _) => run.sections,
+                (_, Some(problems)) => {
+                    let mut headers: Vec<&str> =
+                        problems.problems().iter().map(|p| p.header.as_str()).collect();
+                    headers.sort_unstable();
+                    headers.dedup();
+                    if headers.contains(&"") {
+                        0
+                    } else {
+                        run.sections.saturating_sub(headers.len())
+                    }
+                }
+                _ => 0,
+            };
+        }
+        percent(valid, all)
+    }
+
+    fn copied(&self) -> usize {
+        self.runs.iter().filter(|r| r.copied).count()
+    }
+
     fn failures(&self) -> String {
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         for failure in self.runs.iter().filter_map(|r| r.failure) {
@@ -721,11 +843,13 @@ fn report(strategy: &Strategy, runs: &[Run], attempts: usize) {
         format!("{:.0}", tally.tokens() as f64 / typed as f64)
     };
     println!(
-        "| {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} |",
         strategy.name,
         percent(tally.typed_within(1), runs.len()),
         percent(tally.typed_within(attempts.min(3)), runs.len()),
         tokens_per_typed,
+        tally.first_sections(),
+        tally.copied(),
         tally.failures()
     );
 }
@@ -765,7 +889,7 @@ fn details(strategy: &Strategy, runs: &[Run]) {
 }
 
 /// Every run's ledger as markdown, to read what the model did.
-fn dump(strategy: &Strategy, runs: &[Run]) -> String {
+fn dump(strategy: &Strategy, runs: &[&Run]) -> String {
     let mut text = format!("# {}: {}\n", strategy.name, strategy.about);
     for (name, guide) in [
         ("Trip", Trip::format_guide()),
@@ -834,31 +958,39 @@ async fn main() -> ExitCode {
 }
 
 async fn run(options: Options) -> Result<(), Box<dyn Error>> {
-    let source = match std::env::var("TWR_BASE_URL") {
-        Ok(base_url) if !base_url.trim().is_empty() => {
+    let sources = match std::env::var("TWR_BASE_URL") {
+        Ok(base_urls) if !base_urls.trim().is_empty() => {
             let model = std::env::var("TWR_MODEL")
                 .ok()
                 .filter(|m| !m.trim().is_empty())
                 .unwrap_or_else(|| "smollm2-135m-instruct".to_string());
-            let mut client = OpenAiCompatible::new(base_url.trim(), model)
-                .temperature(options.temperature)
-                .max_tokens(options.max_tokens);
-            if let Some(key) = std::env::var("TWR_API_KEY")
+            let key = std::env::var("TWR_API_KEY")
                 .ok()
-                .or_else(|| std::env::var("OPENAI_API_KEY").ok())
-            {
-                client = client.api_key(key);
-            }
+                .or_else(|| std::env::var("OPENAI_API_KEY").ok());
+            // Several servers of the same model, comma-separated, share the
+            // runs: one run at a time on each.
+            let clients: Vec<Source> = base_urls
+                .split(',')
+                .filter(|url| !url.trim().is_empty())
+                .map(|url| {
+                    let mut client = OpenAiCompatible::new(url.trim(), model.clone())
+                        .temperature(options.temperature)
+                        .max_tokens(options.max_tokens);
+                    if let Some(key) = &key {
+                        client = client.api_key(key.clone());
+                    }
+                    Source::Server(client)
+                })
+                .collect();
             println!(
-                "Asking {} at {}: temperature {}, max_tokens {}, {} attempts, seeds from {}.",
-                client.model(),
-                client.base_url(),
+                "Asking {model} at {}: temperature {}, max_tokens {}, {} attempts, seeds from {}.",
+                base_urls.trim(),
                 options.temperature,
                 options.max_tokens,
                 options.attempts,
                 options.seed
             );
-            Source::Server(client)
+            clients
         }
         _ => {
             println!(
@@ -869,11 +1001,11 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                  TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",
                 OFFLINE.len()
             );
-            Source::Offline
+            vec![Source::Offline]
         }
     };
 
-    let prompts: Vec<&'static Prompt> = match source {
+    let prompts: Vec<&'static Prompt> = match sources[0] {
         Source::Offline => vec![&OFFLINE_PROMPT; OFFLINE.len()],
         Source::Server(_) => {
             let chosen = PROMPTS.iter().filter(|p| match options.set {
@@ -884,55 +1016,20 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
             chosen.take(options.limit.unwrap_or(usize::MAX)).collect()
         }
     };
+    let jobs: Vec<(usize, &'static Prompt)> = (0..options.repeat)
+        .flat_map(|repeat| {
+            let prompts = &prompts;
+            prompts
+                .iter()
+                .enumerate()
+                .map(move |(index, prompt)| (repeat * prompts.len() + index, *prompt))
+        })
+        .collect();
 
     let mut results: Vec<(&Strategy, Vec<Run>)> = Vec::new();
-    for strategy in &options.strategies {
+    for &strategy in &options.strategies {
         let started = Instant::now();
-        let mut runs = Vec::new();
-        for repeat in 0..options.repeat {
-            for (index, prompt) in prompts.iter().enumerate() {
-                let number = repeat * prompts.len() + index;
-                let seed = options.seed + number as u64;
-                let model = source.model_for(number, seed);
-                let max_attempts = match source {
-                    // A recorded script has its own length.
-                    Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
-                    Source::Server(_) => options.attempts,
-                };
-                let think = (strategy.configure)(
-                    Think::new(&*model).max_attempts(max_attempts),
-                    prompt.task,
-                );
-                let run = match source {
-                    Source::Offline => run_offline(&think).await,
-                    Source::Server(_) => run_prompt(&think, prompt).await,
-                };
-                if let Source::Server(_) = source {
-                    eprintln!(
-                        "{} {:>3}/{}: {:<8} {:<16} {:>5} tokens {:>5.1} s",
-                        strategy.name,
-                        number + 1,
-                        prompts.len() * options.repeat,
-                        format!("{:?}", prompt.task),
-                        match run.typed_at {
-                            Some(n) => format!("typed at {n}"),
-                            None => run.failure.unwrap_or("?").to_string(),
-                        },
-                        run.usage.total_tokens,
-                        run.elapsed.as_secs_f64()
-                    );
-                }
-                runs.push(run);
-                // Written after every run, to read while the rest runs.
-                if let Some(dir) = &options.dump {
-                    std::fs::create_dir_all(dir)?;
-                    std::fs::write(
-                        dir.join(format!("{}.md", strategy.name)),
-                        dump(strategy, &runs),
-                    )?;
-                }
-            }
-        }
+        let runs = run_strategy(strategy, &sources, &jobs, &options).await?;
         eprintln!(
             "{}: {} runs in {:.0} s",
             strategy.name,
@@ -944,9 +1041,9 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
 
     let within = options.attempts.min(3);
     println!(
-        "\n| strategy | typed on the first try | typed within {within} attempts | tokens per typed value | failures |"
+        "\n| strategy | typed on the first try | typed within {within} attempts | tokens per typed value | sections valid in first replies | typed with a copied placeholder | failures |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (strategy, runs) in &results {
         report(strategy, runs, options.attempts);
     }
@@ -954,4 +1051,78 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
         details(strategy, runs);
     }
     Ok(())
+}
+
+/// Runs every job of `strategy`, one at a time on each source, and returns
+/// the runs in job order.
+async fn run_strategy(
+    strategy: &'static Strategy,
+    sources: &[Source],
+    jobs: &[(usize, &'static Prompt)],
+    options: &Options,
+) -> Result<Vec<Run>, Box<dyn Error>> {
+    let total = jobs.len();
+    let queue = Arc::new(Mutex::new(jobs.to_vec().into_iter()));
+    let done: Arc<Mutex<Vec<(usize, Run)>>> = Arc::new(Mutex::new(Vec::new()));
+    let mut workers = Vec::new();
+    for source in sources {
+        let source = source.clone();
+        let queue = Arc::clone(&queue);
+        let done = Arc::clone(&done);
+        let (attempts, seed, dump_dir) = (options.attempts, options.seed, options.dump.clone());
+        workers.push(tokio::spawn(async move {
+            loop {
+                let Some((number, prompt)) = lock(&queue).next() else {
+                    return Ok::<(), std::io::Error>(());
+                };
+                let model = source.model_for(number, seed + number as u64);
+                let max_attempts = match source {
+                    // A recorded script has its own length.
+                    Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
+                    Source::Server(_) => attempts,
+                };
+                let think =
+                    (strategy.configure)(Think::new(&*model).max_attempts(max_attempts), prompt.task);
+                let run = match source {
+                    Source::Offline => run_offline(&think).await,
+                    Source::Server(_) => run_prompt(&think, prompt).await,
+                };
+                if let Source::Server(_) = source {
+                    eprintln!(
+                        "{} {:>3}/{total}: {:<8} {:<16} {:>5} tokens {:>5.1} s",
+                        strategy.name,
+                        number + 1,
+                        format!("{:?}", prompt.task),
+                        match run.typed_at {
+                            Some(n) => format!("typed at {n}"),
+                            None => run.failure.unwrap_or("?").to_string(),
+                        },
+                        run.usage.total_tokens,
+                        run.elapsed.as_secs_f64()
+                    );
+                }
+                let mut done = lock(&done);
+                done.push((number, run));
+                // Written after every run, to read while the rest runs.
+                if let Some(dir) = &dump_dir {
+                    done.sort_by_key(|(number, _)| *number);
+                    let runs: Vec<&Run> = done.iter().map(|(_, run)| run).collect();
+                    std::fs::create_dir_all(dir)?;
+                    std::fs::write(dir.join(format!("{}.md", strategy.name)), dump(strategy, &runs))?;
+                }
+            }
+        }));
+    }
+    for worker in workers {
+        worker.await??;
+    }
+    let mut done = std::mem::take(&mut *lock(&done));
+    done.sort_by_key(|(number, _)| *number);
+    Ok(done.into_iter().map(|(_, run)| run).collect())
+}
+
+/// The lock's data, also after a panic elsewhere (the data is only ever
+/// appended to, so it stays consistent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
