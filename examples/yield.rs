@@ -39,7 +39,7 @@
 //! --dump DIR        write every run's ledger to DIR/<strategy>.md
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::error::Error;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -49,8 +49,9 @@ use std::time::{Duration, Instant};
 
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
-    Attempt, AttemptKind, BoxFuture, ChatModel, Choice, FinishReason, Message, ModelError, OpenAiCompatible, Outcome,
-    ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError, ThinkErrorKind, Usage, ValueKind,
+    Attempt, AttemptKind, BoxFuture, ChatModel, Choice, FinishReason, Message, ModelError,
+    OpenAiCompatible, Outcome, ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think,
+    ThinkError, ThinkErrorKind, Usage, ValueKind,
 };
 
 // ---------------------------------------------------------------------------
@@ -767,8 +768,11 @@ impl Tally<'_> {
             valid += match (&first.kind, &first.problems) {
                 (AttemptKind::Accepted, _) => run.sections,
                 (_, Some(problems)) => {
-                    let mut headers: Vec<&str> =
-                        problems.problems().iter().map(|p| p.header.as_str()).collect();
+                    let mut headers: Vec<&str> = problems
+                        .problems()
+                        .iter()
+                        .map(|p| p.header.as_str())
+                        .collect();
                     headers.sort_unstable();
                     headers.dedup();
                     if headers.contains(&"") {
@@ -1062,7 +1066,7 @@ async fn run_strategy(
     options: &Options,
 ) -> Result<Vec<Run>, Box<dyn Error>> {
     let total = jobs.len();
-    let queue = Arc::new(Mutex::new(jobs.to_vec().into_iter()));
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs.to_vec())));
     let done: Arc<Mutex<Vec<(usize, Run)>>> = Arc::new(Mutex::new(Vec::new()));
     let mut workers = Vec::new();
     for source in sources {
@@ -1072,7 +1076,7 @@ async fn run_strategy(
         let (attempts, seed, dump_dir) = (options.attempts, options.seed, options.dump.clone());
         workers.push(tokio::spawn(async move {
             loop {
-                let Some((number, prompt)) = lock(&queue).next() else {
+                let Some((number, prompt)) = lock(&queue).pop_front() else {
                     return Ok::<(), std::io::Error>(());
                 };
                 let model = source.model_for(number, seed + number as u64);
@@ -1081,8 +1085,10 @@ async fn run_strategy(
                     Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
                     Source::Server(_) => attempts,
                 };
-                let think =
-                    (strategy.configure)(Think::new(&*model).max_attempts(max_attempts), prompt.task);
+                let think = (strategy.configure)(
+                    Think::new(&*model).max_attempts(max_attempts),
+                    prompt.task,
+                );
                 let run = match source {
                     Source::Offline => run_offline(&think).await,
                     Source::Server(_) => run_prompt(&think, prompt).await,
@@ -1108,7 +1114,10 @@ async fn run_strategy(
                     done.sort_by_key(|(number, _)| *number);
                     let runs: Vec<&Run> = done.iter().map(|(_, run)| run).collect();
                     std::fs::create_dir_all(dir)?;
-                    std::fs::write(dir.join(format!("{}.md", strategy.name)), dump(strategy, &runs))?;
+                    std::fs::write(
+                        dir.join(format!("{}.md", strategy.name)),
+                        dump(strategy, &runs),
+                    )?;
                 }
             }
         }));
