@@ -145,24 +145,24 @@ Linus: 5";
    [Items]
    | Item | Quantity | Unit Price | Note |
    |---|---|---|---|
-   | ... | 3 | 2.5 | ... |
+   | <free text> | <a single whole number> | <a single number> | <free text> |
 
-2. In [Items], row 1, column Unit Price: 'about ten' is not a single number such as 2.5.
+2. In [Items], row 1, column Unit Price: 'about ten' is not a single number.
 
 3. In [Items], row 2, column Unit Price is empty.
 
 4. In [Header], the line 'Status' names no field; the labels are Number, Customer, Paid.
    For example:
    [Header]
-   Number: ...
-   Customer: ...
-   Paid: yes
+   Number: <free text>
+   Customer: <free text>
+   Paid: <yes or no>
 
 5. In [Header], Paid: 'maybe' is not yes or no.
 
 6. The [Header] section has no line for Customer; please add one: Customer: ...
 
-7. In [Hours], Ada: 'a few' is not a single whole number such as 3.
+7. In [Hours], Ada: 'a few' is not a single whole number.
 
 Please write those sections again: each header on a line of its own, followed by its content."
     );
@@ -188,7 +188,7 @@ fn chinese_feedback_for_a_cell() {
         Order::parse_sections("【明细】\nitem,quantity,unit price\n茶,两个,3").unwrap_err();
     assert_eq!(
         feedback.to_string(),
-        "【明细】 中第 1 行“quantity”列：“两个”应该是一个整数，例如 3。\n\n请重新写出这个部分：标题单独占一行，内容写在标题下面。"
+        "【明细】 中第 1 行“quantity”列：“两个”应该是一个整数。\n\n请重新写出这个部分：标题单独占一行，内容写在标题下面。"
     );
     assert_eq!(Order::lang(), Lang::Zh);
 }
@@ -200,13 +200,13 @@ fn the_guide_shows_an_example_table_and_record_lines() {
         "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.
 
 [Items]
-The line items. A table with a header row and one row per entry (a markdown table, CSV or TSV).
+The line items.
 
 [Header]
 One line per field, written `Label: value`.
 
 [Hours]
-Hours per person. One line per entry, written `Name: value`.
+Hours per person.
 
 [Ratings] (optional)
 One line per entry, written `Name: value`.
@@ -216,17 +216,17 @@ Example answer:
 [Items]
 | Item | Quantity | Unit Price | Note |
 |---|---|---|---|
-| ... | 3 | 2.5 | ... |
+| <free text> | <a single whole number> | <a single number> | <free text> |
 [Header]
-Number: ...
-Customer: ...
-Paid: yes
+Number: <free text>
+Customer: <free text>
+Paid: <yes or no>
 [Hours]
-Name 1: 3
-Name 2: 3
+Name 1: <a single whole number>
+Name 2: <a single whole number>
 [Ratings]
-Name 1: One | Two | Three
-Name 2: One | Two | Three"
+Name 1: <one of: One, Two, Three>
+Name 2: <one of: One, Two, Three>"
     );
 }
 

@@ -183,8 +183,8 @@ fn the_format_guide_shows_headers_descriptions_and_examples() {
         Trip::format_guide(),
         "Think it through freely first. Then give your final answer in the sections below, \
          each header on a line of its own followed by its content.\n\n\
-         [Plan]\nWhat to see, one stop per line. A list, one item per line.\n\n\
-         [Timeline]\nWhen, one slot per line. A list, one item per line.\n\n\
+         [Plan]\nWhat to see, one stop per line.\n\n\
+         [Timeline]\nWhen, one slot per line.\n\n\
          [Budget]\nThe total in US dollars. A single whole number.\n\n\
          Example answer:\n\n\
          [Plan]\nVisit temples\n[Timeline]\nDay 1: Fushimi Inari\n[Budget]\n$500"

@@ -44,18 +44,18 @@ async fn a_derived_struct_is_patched_and_merged() {
             "Plan a 3-day trip to Kyoto.\n\n\
              Think it through freely first. Then give your final answer in the sections below, \
              each header on a line of its own followed by its content.\n\n\
-             [Plan]\nWhat to see, one item per line. A list, one item per line.\n\n\
-             [Days]\nHow many days. A single whole number.\n\n\
+             [Plan]\nWhat to see, one item per line.\n\n\
+             [Days]\nHow many days.\n\n\
              [Budget]\nBudget per person in dollars. A single whole number.\n\n\
              Example answer:\n\n\
-             [Plan]\n- ...\n- ...\n[Days]\n3\n[Budget]\n$600"
+             [Plan]\n- <item>\n- <item>\n[Days]\n<a single whole number>\n[Budget]\n$600"
         )]
     );
     let feedback = &requests[1][2].content;
     assert_eq!(
         feedback,
         "Thank you. A few parts of your answer need fixing:\n\n\
-         1. The [Days] section should be a single whole number such as 3; it says 'three'.\n\n\
+         1. The [Days] section should be a single whole number; it says 'three'.\n\n\
          2. The [Budget] section is missing. Please add it: the header [Budget] on a line of its own, \
          then a single whole number.\n\
          \x20  For example:\n\

@@ -657,10 +657,6 @@ Please write that section again: the header on a line of its own, followed by it
         assert_eq!(
             c.finish(None::<()>).0.unwrap_err().to_string(),
             "Item 2 of the [Days] list should be a single whole number; it says 'a few'.
-For example:
-[Days]
-- <a single whole number>
-- <a single whole number>
 
 Please write that section again: the header on a line of its own, followed by its content."
         );

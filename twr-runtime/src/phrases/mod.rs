@@ -353,19 +353,10 @@ impl Phrases {
     /// description (as a made-up `2.5` would for a value from 0 to 1).
     pub(crate) fn slot(&self, kind: &ValueKind) -> String {
         let slot = |what: &str| fill(self.slot, &[("what", what)]);
-        // The slot of one value inside a list or a map: its noun when it
-        // has a short one, else a general word.
-        let inner_slot = |inner: &ValueKind, general: &str| match inner {
-            ValueKind::Integer
-            | ValueKind::Float
-            | ValueKind::Bool
-            | ValueKind::Char
-            | ValueKind::Choice(_) => slot(&self.noun(inner)),
-            _ => slot(general),
-        };
+        let inner_slot = |inner: &ValueKind, general: &str| self.inner_slot(inner, general);
         match kind {
             ValueKind::List(inner) => {
-                let item = inner_slot(inner, self.item);
+                let item = self.item_slot(inner);
                 format!("- {item}\n- {item}")
             }
             ValueKind::Table => {
@@ -382,6 +373,26 @@ impl Phrases {
             }
             kind => slot(&self.guide_noun(kind)),
         }
+    }
+
+    /// The slot of one item of a list of `inner`: `<a single whole number>`,
+    /// or `<item>` when the item has no short noun.
+    pub(crate) fn item_slot(&self, inner: &ValueKind) -> String {
+        self.inner_slot(inner, self.item)
+    }
+
+    /// The slot of one value inside a list or a map: its noun when it has a
+    /// short one, else `general`.
+    fn inner_slot(&self, inner: &ValueKind, general: &str) -> String {
+        let what = match inner {
+            ValueKind::Integer
+            | ValueKind::Float
+            | ValueKind::Bool
+            | ValueKind::Char
+            | ValueKind::Choice(_) => self.noun(inner),
+            _ => general.to_owned(),
+        };
+        fill(self.slot, &[("what", &what)])
     }
 
     /// The noun of a kind that has one value noun in every use.

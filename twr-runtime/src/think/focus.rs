@@ -2,6 +2,7 @@
 //! focused question about one section, and restating a request that was
 //! only acknowledged.
 
+use crate::feedback::{Feedback, ProblemKind};
 use crate::phrases::{fill, phrases, without_stop, Phrases};
 use crate::prompt::example_answer;
 use crate::vocab::{Lang, SectionSpec, ValueKind};
@@ -55,6 +56,32 @@ pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
         ],
     ));
     text
+}
+
+/// The focused question for `spec` after the reply that had `problems`:
+/// a validator's reason goes first, since the description need not say it
+/// ("The [Weeks] section needs a change: a study of 60 weeks does not fit
+/// in a year."). The failed value itself is not repeated.
+pub(crate) fn question_after(spec: &SectionSpec, problems: &Feedback, lang: Lang) -> String {
+    let words = phrases(lang);
+    let question = question(spec, lang);
+    let reason = problems
+        .problems()
+        .iter()
+        .find_map(|problem| match &problem.kind {
+            ProblemKind::Invalid { message } if problem.header == spec.header => Some(fill(
+                words.invalid,
+                &[
+                    ("h", spec.header),
+                    ("message", &words.sentence_end(message)),
+                ],
+            )),
+            _ => None,
+        });
+    match reason {
+        Some(reason) => format!("{reason}\n\n{question}"),
+        None => question,
+    }
 }
 
 /// What a focused question asks the model to reply with.

@@ -186,9 +186,10 @@ where
                 .store
                 .as_ref()
                 .map(|store| store.render_except(Some(index)));
+            let message = focus::question_after(spec, &problems, lang);
             return Verdict::Rejected {
                 problems,
-                message: focus::question(spec, lang),
+                message,
                 kind: kind(AttemptKind::Rejected),
             };
         }

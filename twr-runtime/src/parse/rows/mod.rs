@@ -24,6 +24,7 @@ use self::de::{read_entries, Cell, DeError, Entry, Failure, Row};
 use self::fields::{display_name, field_names, FieldMatcher};
 use self::table::find_table;
 use super::value::{excerpt, Expected, SectionValue, ValueError};
+use crate::phrases::phrases;
 use crate::prompt::placeholder;
 use crate::vocab::{Lang, Place, Problem, ProblemKind, ValueKind};
 
@@ -373,13 +374,6 @@ impl Fields {
         })
     }
 
-    /// The kind of the field a written column or label stands for.
-    fn kind_of(&self, written: &str) -> Option<ValueKind> {
-        let field = self.matcher.find(written)?;
-        let i = self.fields.iter().position(|f| *f == field)?;
-        self.kinds.get(i).copied()
-    }
-
     fn display_names(&self) -> Vec<String> {
         self.fields.iter().map(|f| display_name(f)).collect()
     }
@@ -449,23 +443,23 @@ mod props;
 #[cfg(test)]
 mod tests;
 
-/// One value of `kind` as written in a cell or after a label: a
-/// placeholder on one line (a choice as its first value).
+/// The slot of one value of `kind` as written in a cell or after a label,
+/// on one line: `<a single number>`, a list as `<item>, <item>`.
 fn cell_example(kind: &ValueKind, lang: Lang) -> String {
     match kind {
-        ValueKind::Choice(values) => values.first().copied().unwrap_or("...").to_owned(),
-        ValueKind::List(_) => "..., ...".to_owned(),
+        ValueKind::List(inner) => {
+            let item = phrases(lang).item_slot(inner);
+            format!("{item}, {item}")
+        }
         kind => placeholder(kind, lang),
     }
 }
 
 /// The problems of a table, record or map section for the section reader,
-/// each at its place, with the example of its column or label.
-fn into_value_error(
-    error: RowsError,
-    lang: Lang,
-    kind_at: impl Fn(&Place) -> Option<ValueKind>,
-) -> ValueError {
+/// each at its place. They carry no example: a cell's only example would be
+/// the guide's slot for its kind (`<a single number>`), and "not a number
+/// such as <a single number>" would only repeat the sentence.
+fn into_value_error(error: RowsError) -> ValueError {
     let mut problems: Vec<Problem> = Vec::with_capacity(error.problems.len() + 1);
     for problem in error.problems {
         let (kind, place) = match problem {
@@ -516,9 +510,6 @@ fn into_value_error(
         };
         let mut out = Problem::new(String::new(), kind);
         if let Some(place) = place {
-            if let Some(kind) = kind_at(&place) {
-                out = out.with_example(cell_example(&kind, lang));
-            }
             out = out.with_place(place);
         }
         problems.push(out);
@@ -534,34 +525,14 @@ fn into_value_error(
     ValueError::Rows(problems)
 }
 
-/// The field kind at a cell's column or a record's label.
-fn kind_at_place(fields: Option<&Fields>, place: &Place) -> Option<ValueKind> {
-    let written = match place {
-        Place::Cell { column, .. } => column,
-        Place::Label(label) => label,
-        Place::Row(_) => return None,
-    };
-    fields?.kind_of(written)
-}
-
 /// Codec of `#[section(table)]`: the rows of the table in the section.
 pub fn table<R: DeserializeOwned>(content: &str) -> Result<Vec<R>, ValueError> {
-    read_table::<R>(content).map_err(|error| {
-        let fields = Fields::of::<R>();
-        into_value_error(error, Lang::En, |place| {
-            kind_at_place(fields.as_ref(), place)
-        })
-    })
+    read_table::<R>(content).map_err(into_value_error)
 }
 
 /// Codec of `#[section(record)]`: the `Label: value` lines of the section.
 pub fn record<M: DeserializeOwned>(content: &str) -> Result<M, ValueError> {
-    read_record::<M>(content).map_err(|error| {
-        let fields = Fields::of::<M>();
-        into_value_error(error, Lang::En, |place| {
-            kind_at_place(fields.as_ref(), place)
-        })
-    })
+    read_record::<M>(content).map_err(into_value_error)
 }
 
 /// The example table of a row type: its fields as columns, one row of
@@ -620,9 +591,7 @@ fn read_map<V: SectionValue>(
     if !any {
         return Err(ValueError::Empty);
     }
-    report
-        .finish(())
-        .map_err(|error| into_value_error(error, Lang::En, |_| Some(V::KIND)))
+    report.finish(()).map_err(into_value_error)
 }
 
 /// `Name: value` lines, each value read as `V`: `Kyoto: 3 days`.
