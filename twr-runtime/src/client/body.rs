@@ -1,6 +1,8 @@
 //! Reading a reply body: capped in size, under the call's deadline, and
 //! checked to be UTF-8 by one rule for whole bodies and streams.
 
+use std::sync::Arc;
+
 use reqwest::Response;
 
 use super::http::{transport_error, Deadline};
@@ -15,7 +17,7 @@ use crate::model::{ErrorDetail, ModelError};
 /// replaced silently. Not transient: a server or proxy that sends another
 /// encoding does so again when asked again. The valid bytes before the
 /// offset are still handed out first, so a stream keeps the text it sent.
-pub(crate) struct BodyReader<'a> {
+pub(crate) struct BodyReader {
     response: Response,
     read: usize,
     limit: usize,
@@ -23,16 +25,16 @@ pub(crate) struct BodyReader<'a> {
     utf8: Utf8Check,
     /// An error found in the last piece, reported after its valid prefix.
     failed: Option<ModelError>,
-    secrets: &'a Secrets,
+    secrets: Arc<Secrets>,
 }
 
-impl<'a> BodyReader<'a> {
+impl BodyReader {
     /// Starts reading `response`; a declared length over the cap fails at once.
     pub(crate) fn new(
         response: Response,
         limit: usize,
         deadline: Deadline,
-        secrets: &'a Secrets,
+        secrets: Arc<Secrets>,
     ) -> Result<Self, ModelError> {
         if response
             .content_length()
@@ -56,7 +58,7 @@ impl<'a> BodyReader<'a> {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
-        let (deadline, secrets) = (self.deadline, self.secrets);
+        let (deadline, secrets) = (self.deadline, &*self.secrets);
         let response = &mut self.response;
         let chunk = deadline
             .run(async {

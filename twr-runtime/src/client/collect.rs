@@ -1,10 +1,13 @@
 //! Collects the [`Piece`]s of a response, or of every event of a stream,
 //! into one [`Reply`]; or, when the call fails after text arrived, into the
-//! partial reply that [`ModelError::Incomplete`] keeps.
+//! partial reply that [`ModelError::Incomplete`] keeps. For
+//! [`ChatModel::chat_stream`](crate::ChatModel::chat_stream) it also hands
+//! out each piece as [`Delta`]s the moment it arrives: one reader, so the
+//! streamed reply and the collected one are read by the same rules.
 
 use super::provider::Piece;
-use crate::model::{FinishReason, ModelError, Reply, Usage};
-use crate::reasoning::ThinkSplitter;
+use crate::model::{Delta, FinishReason, ModelError, Reply, Usage};
+use crate::reasoning::{Event, ThinkSplitter};
 
 /// A reply being put together.
 #[derive(Default)]
@@ -18,18 +21,37 @@ pub(crate) struct Collector {
     finish_reason: Option<FinishReason>,
     /// Whether any content or reasoning other than white space arrived.
     has_text: bool,
+    /// When streaming: the deltas not yet handed out.
+    deltas: Option<Deltas>,
 }
 
 impl Collector {
+    /// A collector that also makes [`Delta`]s of what arrives (take them
+    /// with [`take_deltas`](Self::take_deltas)).
+    pub(crate) fn streaming() -> Self {
+        Collector {
+            deltas: Some(Deltas::default()),
+            ..Collector::default()
+        }
+    }
+
     /// Applies one piece.
     pub(crate) fn add(&mut self, piece: Piece) {
         match piece {
             Piece::Content(text) => {
                 self.has_text |= !text.trim().is_empty();
-                self.splitter.push(&text);
+                match &mut self.deltas {
+                    Some(deltas) => self
+                        .splitter
+                        .push_observed(&text, &mut |event| deltas.event(event)),
+                    None => self.splitter.push(&text),
+                }
             }
             Piece::Reasoning(text) => {
                 self.has_text |= !text.trim().is_empty();
+                if let Some(deltas) = &mut self.deltas {
+                    deltas.reasoning(&text);
+                }
                 self.reasoning.push_str(&text);
             }
             Piece::Refusal(text) => self.refusal.get_or_insert_with(String::new).push_str(&text),
@@ -43,33 +65,57 @@ impl Collector {
         self.has_text
     }
 
+    /// The deltas made since the last call (none unless
+    /// [`streaming`](Self::streaming)).
+    pub(crate) fn take_deltas(&mut self) -> Vec<Delta> {
+        self.deltas
+            .as_mut()
+            .map(|deltas| std::mem::take(&mut deltas.out))
+            .unwrap_or_default()
+    }
+
+    /// Ends a stream that completed: the last deltas (text a tag held back
+    /// at the very end), then [`Delta::Done`], or the error
+    /// [`finish`](Self::finish) gives (an empty reply, a refusal).
+    /// A collector that is not [`streaming`](Self::streaming) (a whole
+    /// body) gives the whole reply as [`Delta::from_reply`] does.
+    pub(crate) fn finish_stream(mut self) -> Vec<Result<Delta, ModelError>> {
+        let Some(mut deltas) = self.deltas.take() else {
+            return match self.finish() {
+                Ok(reply) => Delta::from_reply(reply).into_iter().map(Ok).collect(),
+                Err(error) => vec![Err(error)],
+            };
+        };
+        let splitter = std::mem::take(&mut self.splitter);
+        let (content, inline) = splitter.finish_observed(&mut |event| deltas.event(event));
+        let mut out: Vec<Result<Delta, ModelError>> = deltas.out.into_iter().map(Ok).collect();
+        let (reply, refusal) = self.into_reply(content, inline);
+        out.push(check(reply, refusal).map(|reply| Delta::Done {
+            usage: reply.usage,
+            finish_reason: reply.finish_reason,
+        }));
+        out
+    }
+
     /// What arrived, as a reply, with no checks (for a failed call).
     pub(crate) fn partial(self) -> Reply {
         self.into_parts().0
     }
 
-    /// The reply. An empty answer is an error unless the token limit
-    /// explains it (the loop then asks for a shorter answer), and a refusal
-    /// or a content filter's silence is a refusal, not a glitch to retry.
+    /// The reply, or why there is none (see [`check`]); the loop asks for a
+    /// shorter answer when the token limit explains an empty one.
     pub(crate) fn finish(self) -> Result<Reply, ModelError> {
         let (reply, refusal) = self.into_parts();
-        if !reply.content.trim().is_empty() {
-            return Ok(reply);
-        }
-        if let Some(refusal) = refusal.filter(|r| !r.trim().is_empty()) {
-            return Err(ModelError::Refused(refusal.trim().to_string()));
-        }
-        match &reply.finish_reason {
-            Some(FinishReason::Length) => Ok(reply),
-            Some(FinishReason::ContentFilter) => Err(ModelError::Refused(
-                "the server's content filter stopped the reply".to_string(),
-            )),
-            _ => Err(ModelError::EmptyReply),
-        }
+        check(reply, refusal)
     }
 
-    fn into_parts(self) -> (Reply, Option<String>) {
-        let (content, inline) = self.splitter.finish();
+    fn into_parts(mut self) -> (Reply, Option<String>) {
+        let splitter = std::mem::take(&mut self.splitter);
+        let (content, inline) = splitter.finish();
+        self.into_reply(content, inline)
+    }
+
+    fn into_reply(self, content: String, inline: Option<String>) -> (Reply, Option<String>) {
         let field = self.reasoning.trim();
         let reasoning = match (field.is_empty(), inline) {
             (true, inline) => inline,
@@ -83,6 +129,105 @@ impl Collector {
             finish_reason: self.finish_reason,
         };
         (reply, self.refusal)
+    }
+}
+
+/// The reply, or why there is none: an empty answer is an error unless the
+/// token limit explains it, and a refusal or a content filter's silence is a
+/// refusal, not a glitch to retry.
+fn check(reply: Reply, refusal: Option<String>) -> Result<Reply, ModelError> {
+    if !reply.content.trim().is_empty() {
+        return Ok(reply);
+    }
+    if let Some(refusal) = refusal.filter(|r| !r.trim().is_empty()) {
+        return Err(ModelError::Refused(refusal.trim().to_string()));
+    }
+    match &reply.finish_reason {
+        Some(FinishReason::Length) => Ok(reply),
+        Some(FinishReason::ContentFilter) => Err(ModelError::Refused(
+            "the server's content filter stopped the reply".to_string(),
+        )),
+        _ => Err(ModelError::EmptyReply),
+    }
+}
+
+/// The deltas of a streamed reply, made from what the reasoning lexer finds
+/// in the content and from the reasoning fields, as they arrive.
+///
+/// The content deltas are the text outside `<think>` blocks, as
+/// [`Reply::content`] is: after a block, the white space that starts the
+/// answer is dropped and white space is handed out only once more text
+/// follows it (`chat` trims the answer around a removed block). A closing
+/// tag with no opening tag before it (the chat template opened the block in
+/// the prompt) can only be recognised after the text before it went out as
+/// content: it is then sent as content too, `</think>`, so a reader of the
+/// content (the section parser is one) knows the text before it was
+/// reasoning, as it would in the whole reply.
+#[derive(Default)]
+struct Deltas {
+    out: Vec<Delta>,
+    /// A block (or a lone closing tag) was seen: the answer is trimmed.
+    saw_block: bool,
+    /// Text other than white space went out as content since then.
+    started: bool,
+    /// White space after the last content sent, held back while a block was
+    /// seen (it is dropped if nothing follows).
+    held: String,
+    /// Reasoning went out: the next block is joined with a line break.
+    reasoning_sent: bool,
+}
+
+impl Deltas {
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Content { text, .. } => self.content(text),
+            Event::Reasoning { text, .. } => self.reasoning(text),
+            Event::Open => {
+                if self.reasoning_sent {
+                    self.out.push(Delta::Reasoning("\n".to_string()));
+                }
+                self.saw_block = true;
+            }
+            Event::Close => {}
+            Event::LoneClose => {
+                self.out.push(Delta::Content("</think>".to_string()));
+                self.saw_block = true;
+                self.started = false;
+                self.held.clear();
+            }
+        }
+    }
+
+    fn reasoning(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.reasoning_sent = true;
+            self.out.push(Delta::Reasoning(text.to_string()));
+        }
+    }
+
+    fn content(&mut self, text: &str) {
+        if !self.saw_block {
+            self.started |= !text.trim().is_empty();
+            if !text.is_empty() {
+                self.out.push(Delta::Content(text.to_string()));
+            }
+            return;
+        }
+        let text = if self.started {
+            text
+        } else {
+            text.trim_start()
+        };
+        let body = text.trim_end().len();
+        if body == 0 {
+            self.held.push_str(text);
+            return;
+        }
+        let mut piece = std::mem::take(&mut self.held);
+        piece.push_str(&text[..body]);
+        self.held.push_str(&text[body..]);
+        self.started = true;
+        self.out.push(Delta::Content(piece));
     }
 }
 

@@ -3,6 +3,7 @@
 //! a small [`Provider`] adapter for what differs.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
@@ -17,7 +18,9 @@ use super::options::Options;
 use super::provider::{AuthError, Flow, Piece, Provider, RequestSpec};
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
-use crate::model::{BoxFuture, ChatModel, ErrorDetail, Message, ModelError, Reply};
+use crate::model::{
+    BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, Message, ModelError, Reply,
+};
 
 /// A chat model behind an HTTP API, for the provider `P`.
 ///
@@ -63,10 +66,14 @@ impl<P: Provider> HttpModel<P> {
         self
     }
 
-    /// Streams the reply over server-sent events (default: off). The result
-    /// is the same [`Reply`]; streaming keeps long generations alive through
-    /// proxies that cut idle connections, and when a stream breaks, the text
-    /// that arrived is kept in [`ModelError::Incomplete`].
+    /// Streams the reply over server-sent events (default: off). `chat`'s
+    /// result is the same [`Reply`]; streaming keeps long generations alive
+    /// through proxies that cut idle connections, and when a stream breaks,
+    /// the text that arrived is kept in [`ModelError::Incomplete`]. It also
+    /// makes [`chat_stream`](ChatModel::chat_stream) hand out the reply
+    /// piece by piece as it arrives (and [`streams`](ChatModel::streams)
+    /// true), so the loop reads each section the moment it is complete and
+    /// can stop a reply that is already wrong.
     pub fn stream(mut self, stream: bool) -> Self {
         self.options.stream = stream;
         self
@@ -184,31 +191,39 @@ impl<P: Provider> HttpModel<P> {
             .json(&body))
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
+    /// Sends the request for `messages` and starts reading the response:
+    /// its pieces, event by event when the server streams.
+    pub(crate) async fn open(&self, messages: &[Message]) -> Result<Source<'_, P>, ModelError> {
         let request = self.request(messages)?;
-        let secrets = Secrets::new(self.api_key.as_ref(), &self.base_url);
+        let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout);
         let response = http::send(request, deadline, &secrets).await?;
         let streamed = http::is_event_stream(&response);
         let limit = self.options.max_response_bytes;
-        let mut body = BodyReader::new(response, limit, deadline, &secrets)?;
-        let mut collector = Collector::default();
-        let read = if streamed {
-            let mut stream = PieceStream::new(&self.provider, body, &secrets);
-            let mut pieces = Vec::new();
-            loop {
-                let more = stream.next(&mut pieces).await;
-                pieces.drain(..).for_each(|piece| collector.add(piece));
-                match more {
-                    Ok(true) => continue,
-                    Ok(false) => break Ok(()),
-                    Err(error) => break Err(error),
-                }
-            }
+        let body = BodyReader::new(response, limit, deadline, secrets.clone())?;
+        Ok(if streamed {
+            Source::Events(PieceStream::new(&self.provider, body, secrets))
         } else {
-            match body.read_all().await {
-                Ok(bytes) => decode_whole(&self.provider, &bytes, &secrets, &mut collector),
-                Err(error) => Err(error),
+            Source::Whole {
+                provider: &self.provider,
+                body,
+                secrets,
+                done: false,
+            }
+        })
+    }
+
+    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
+        let mut source = self.open(messages).await?;
+        let mut collector = Collector::default();
+        let mut pieces = Vec::new();
+        let read = loop {
+            let more = source.next(&mut pieces).await;
+            pieces.drain(..).for_each(|piece| collector.add(piece));
+            match more {
+                Ok(true) => continue,
+                Ok(false) => break Ok(()),
+                Err(error) => break Err(error),
             }
         };
         match read {
@@ -222,7 +237,46 @@ impl<P: Provider> HttpModel<P> {
     }
 }
 
+/// A response being read as [`Piece`]s: a stream event by event, or a
+/// whole body (a server may ignore a request to stream) at once.
+pub(crate) enum Source<'a, P: Provider> {
+    /// An event stream.
+    Events(PieceStream<'a, P>),
+    /// One JSON document.
+    Whole {
+        provider: &'a P,
+        body: BodyReader,
+        secrets: Arc<Secrets>,
+        done: bool,
+    },
+}
+
+impl<P: Provider> Source<'_, P> {
+    /// Appends the next pieces to `out`; `Ok(false)` once the response is
+    /// complete. On an error, `out` still holds what arrived before it.
+    pub(crate) async fn next(&mut self, out: &mut Vec<Piece>) -> Result<bool, ModelError> {
+        match self {
+            Source::Events(stream) => stream.next(out).await,
+            Source::Whole {
+                provider,
+                body,
+                secrets,
+                done,
+            } => {
+                if *done {
+                    return Ok(false);
+                }
+                *done = true;
+                let bytes = body.read_all().await?;
+                decode_pieces(*provider, &bytes, secrets, out)?;
+                Ok(false)
+            }
+        }
+    }
+}
+
 /// Decodes a whole response body into `collector`.
+#[cfg(test)]
 pub(crate) fn decode_whole<P: Provider>(
     provider: &P,
     bytes: &[u8],
@@ -230,12 +284,28 @@ pub(crate) fn decode_whole<P: Provider>(
     collector: &mut Collector,
 ) -> Result<(), ModelError> {
     let mut pieces = Vec::new();
+    decode_pieces(provider, bytes, secrets, &mut pieces)?;
+    pieces.into_iter().for_each(|piece| collector.add(piece));
+    Ok(())
+}
+
+/// Decodes a whole response body into pieces, scrubbed.
+fn decode_pieces<P: Provider>(
+    provider: &P,
+    bytes: &[u8],
+    secrets: &Secrets,
+    out: &mut Vec<Piece>,
+) -> Result<(), ModelError> {
+    // Decoded apart: a body that fails to decode gives nothing but its error.
+    let mut pieces = Vec::new();
     provider
         .decode_reply(bytes, &mut pieces)
         .map_err(|f| fault::from_fault(f, bytes, Subject::Reply, secrets))?;
-    for piece in pieces {
-        collector.add(fault::scrub_piece(piece, secrets));
-    }
+    out.extend(
+        pieces
+            .into_iter()
+            .map(|piece| fault::scrub_piece(piece, secrets)),
+    );
     Ok(())
 }
 
@@ -244,17 +314,17 @@ pub(crate) fn decode_whole<P: Provider>(
 /// caller can be built from.
 pub(crate) struct PieceStream<'a, P: Provider> {
     provider: &'a P,
-    body: BodyReader<'a>,
+    body: BodyReader,
     sse: SseDecoder,
     events: Vec<SseEvent>,
     state: P::StreamState,
-    secrets: &'a Secrets,
+    secrets: Arc<Secrets>,
     finished: bool,
     over: bool,
 }
 
 impl<'a, P: Provider> PieceStream<'a, P> {
-    pub(crate) fn new(provider: &'a P, body: BodyReader<'a>, secrets: &'a Secrets) -> Self {
+    pub(crate) fn new(provider: &'a P, body: BodyReader, secrets: Arc<Secrets>) -> Self {
         PieceStream {
             provider,
             body,
@@ -289,11 +359,11 @@ impl<'a, P: Provider> PieceStream<'a, P> {
             let flow = self.provider.decode_event(&mut self.state, &event, out);
             for piece in &mut out[start..] {
                 let taken = std::mem::replace(piece, Piece::Content(String::new()));
-                *piece = fault::scrub_piece(taken, self.secrets);
+                *piece = fault::scrub_piece(taken, &self.secrets);
                 self.finished |= matches!(piece, Piece::Finish(_));
             }
             let flow = flow.map_err(|f| {
-                fault::from_fault(f, event.data.as_bytes(), Subject::Event, self.secrets)
+                fault::from_fault(f, event.data.as_bytes(), Subject::Event, &self.secrets)
             })?;
             if flow == Flow::Done {
                 self.over = true;
@@ -340,6 +410,37 @@ impl<P: Provider> ChatModel for HttpModel<P> {
 
     fn name(&self) -> &str {
         &self.model
+    }
+
+    /// With [`stream(true)`](Self::stream): the reply over the server's
+    /// event stream, each piece handed out as it arrives, reasoning (a
+    /// `reasoning_content` or `reasoning` field, a thought part, an inline
+    /// `<think>` block) as [`Delta::Reasoning`], the answer as
+    /// [`Delta::Content`], then [`Delta::Done`]. The errors are `chat`'s: an
+    /// empty reply or a refusal ends the stream with its error instead of
+    /// `Done`; a stream that breaks ends with the failure, after the text
+    /// that arrived. Dropping the stream closes the connection, so the
+    /// server stops generating. Without `stream(true)`, `chat`'s whole reply
+    /// as one piece.
+    ///
+    /// [`Delta`]: crate::Delta
+    /// [`Delta::Reasoning`]: crate::Delta::Reasoning
+    /// [`Delta::Content`]: crate::Delta::Content
+    /// [`Delta::Done`]: crate::Delta::Done
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        if self.options.stream {
+            super::deltas::deltas(self, messages)
+        } else {
+            crate::model::whole_reply(self.chat(messages))
+        }
+    }
+
+    /// True with [`stream(true)`](Self::stream).
+    fn streams(&self) -> bool {
+        self.options.stream
     }
 }
 

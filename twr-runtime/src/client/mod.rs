@@ -18,12 +18,14 @@
 //! `options` (request options, the shared client), `http` (sending,
 //! redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
 //! (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
-//! reply), `provider` (the adapter trait), `secret` (keys and scrubbing),
-//! `sse` (event framing), and one file per provider; inline `<think>` blocks are
+//! reply, or into deltas), `deltas` (`chat_stream`), `provider` (the
+//! adapter trait), `secret` (keys and scrubbing), `sse` (event framing),
+//! and one file per provider; inline `<think>` blocks are
 //! split off by the crate's one reasoning-tag lexer.
 
 mod body;
 mod collect;
+mod deltas;
 mod fault;
 mod gemini;
 mod http;

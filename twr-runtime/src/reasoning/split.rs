@@ -36,16 +36,38 @@ impl Default for ThinkSplitter {
 impl ThinkSplitter {
     /// Feeds the next piece of text.
     pub(crate) fn push(&mut self, text: &str) {
+        self.push_observed(text, &mut |_| {});
+    }
+
+    /// Feeds the next piece of text and shows `observe` each thing the
+    /// lexer found in it, as it is found (a stream's deltas are made of
+    /// them).
+    pub(crate) fn push_observed(&mut self, text: &str, observe: &mut impl FnMut(Event<'_>)) {
         let parts = &mut self.parts;
-        self.lexer.feed(text, &mut |event| parts.add(event));
+        self.lexer.feed(text, &mut |event| {
+            observe(event);
+            parts.add(event);
+        });
     }
 
     /// Ends the text; returns the visible content and the reasoning (`None`
     /// when there was none). A block the model never closed (cut off by the
     /// token limit) counts as reasoning.
     pub(crate) fn finish(self) -> (String, Option<String>) {
+        self.finish_observed(&mut |_| {})
+    }
+
+    /// [`finish`](Self::finish), showing `observe` what the end released
+    /// (a tag held back that turned out to be text).
+    pub(crate) fn finish_observed(
+        self,
+        observe: &mut impl FnMut(Event<'_>),
+    ) -> (String, Option<String>) {
         let mut parts = self.parts;
-        self.lexer.finish(&mut |event| parts.add(event));
+        self.lexer.finish(&mut |event| {
+            observe(event);
+            parts.add(event);
+        });
         let content = if parts.saw_block {
             // The blank lines around a removed block are not part of the answer.
             parts.content.trim().to_string()

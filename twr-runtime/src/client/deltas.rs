@@ -1,0 +1,123 @@
+//! [`ChatModel::chat_stream`](crate::ChatModel::chat_stream) for
+//! [`HttpModel`]: the reply handed out as [`Delta`]s while the server sends
+//! it, event by event, read by the same [`Collector`] as `chat`'s reply.
+
+use std::time::Instant;
+
+use futures_util::stream::{self, StreamExt as _};
+use tracing::Instrument as _;
+
+use super::collect::Collector;
+use super::http_model::{HttpModel, Source};
+use super::provider::Provider;
+use crate::model::{BoxStream, Delta, Message, ModelError};
+
+/// Where a streamed call is.
+enum State<'a, P: Provider> {
+    /// Nothing sent yet.
+    Start,
+    /// Reading the response.
+    Reading(Box<Reading<'a, P>>),
+    /// Done: the stream has ended.
+    Over,
+}
+
+/// A response being read, and what it said so far.
+struct Reading<'a, P: Provider> {
+    source: Source<'a, P>,
+    collector: Collector,
+}
+
+/// The streamed call of `model` for `messages`: content and reasoning as
+/// they arrive, then [`Delta::Done`] with the usage and finish reason, or an
+/// error. Dropping the stream drops the response, which closes the
+/// connection: the server stops generating.
+pub(crate) fn deltas<'a, P: Provider>(
+    model: &'a HttpModel<P>,
+    messages: &'a [Message],
+) -> BoxStream<'a, Result<Delta, ModelError>> {
+    let span = tracing::debug_span!(
+        "twr.chat_stream",
+        provider = P::NAME,
+        model = %model.model,
+        messages = messages.len(),
+    );
+    let started = Instant::now();
+    let batches = stream::unfold(State::Start, move |state| {
+        let span = span.clone();
+        async move {
+            let (batch, next) = step(model, messages, state, started).await?;
+            Some((stream::iter(batch), next))
+        }
+        .instrument(span)
+    });
+    Box::pin(batches.flatten())
+}
+
+/// One step: the deltas the next piece of the response gave, and the state
+/// after it; `None` once the stream has ended.
+async fn step<'a, P: Provider>(
+    model: &'a HttpModel<P>,
+    messages: &'a [Message],
+    state: State<'a, P>,
+    started: Instant,
+) -> Option<(Vec<Result<Delta, ModelError>>, State<'a, P>)> {
+    let (mut source, mut collector) = match state {
+        State::Over => return None,
+        State::Start => match model.open(messages).await {
+            // A server that ignored the request to stream sent one
+            // document: its reply is handed out whole, as `chat` reads it.
+            Ok(source @ Source::Whole { .. }) => (source, Collector::default()),
+            Ok(source) => (source, Collector::streaming()),
+            Err(error) => {
+                trace_failure(&error, started);
+                return Some((vec![Err(error)], State::Over));
+            }
+        },
+        State::Reading(reading) => (reading.source, reading.collector),
+    };
+    let mut pieces = Vec::new();
+    let more = source.next(&mut pieces).await;
+    pieces.into_iter().for_each(|piece| collector.add(piece));
+    match more {
+        Ok(true) => {
+            let batch = collector.take_deltas().into_iter().map(Ok).collect();
+            let reading = Reading { source, collector };
+            Some((batch, State::Reading(Box::new(reading))))
+        }
+        Ok(false) => {
+            let batch = collector.finish_stream();
+            match batch.last() {
+                Some(Ok(Delta::Done {
+                    usage,
+                    finish_reason,
+                })) => tracing::debug!(
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    prompt_tokens = usage.prompt_tokens,
+                    completion_tokens = usage.completion_tokens,
+                    finish_reason = ?finish_reason,
+                    "model replied"
+                ),
+                Some(Err(error)) => trace_failure(error, started),
+                _ => {}
+            }
+            Some((batch, State::Over))
+        }
+        Err(error) => {
+            trace_failure(&error, started);
+            let mut batch: Vec<_> = collector.take_deltas().into_iter().map(Ok).collect();
+            batch.push(Err(error));
+            Some((batch, State::Over))
+        }
+    }
+}
+
+/// The call's failure, as `chat` reports it (server text already scrubbed).
+fn trace_failure(error: &ModelError, started: Instant) {
+    tracing::debug!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        transient = error.is_transient(),
+        error = %error,
+        "model call failed"
+    );
+}
