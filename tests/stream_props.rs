@@ -89,6 +89,20 @@ fn check(raw: &str, cuts: &[usize]) -> Result<Reported, TestCaseError> {
     Ok(reported)
 }
 
+/// An empty section followed by blank lines and a reasoning block: its
+/// range is the same in the stream as in the whole reply (right after the
+/// header, not after the blank lines, which the block splits differently).
+#[test]
+fn an_empty_section_before_a_block_has_the_same_range() {
+    let raw = "[Plan]\n\n<think>\n[Weeks]\nmany\n</think>\n\n";
+    check(raw, &[]).unwrap();
+    check(raw, &[3, 9]).unwrap();
+    assert_eq!(
+        split_sections(raw, Report::specs()).range("Plan"),
+        Some(6..6)
+    );
+}
+
 /// Cuts `raw` at `picks` (indices into its char boundaries).
 fn cuts(raw: &str, picks: &[prop::sample::Index]) -> Vec<usize> {
     let bounds: Vec<usize> = raw.char_indices().map(|(i, _)| i).skip(1).collect();

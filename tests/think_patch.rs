@@ -231,6 +231,33 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
     );
 }
 
+/// The cut section is told by where it lies in the reply, also when a
+/// reasoning block sits between the sections.
+#[tokio::test]
+async fn a_truncated_reply_with_reasoning_between_sections_keeps_its_complete_sections() {
+    let cut = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n<think>how many days?</think>\n\
+               [Days]\n3\n[Budget]\n5";
+    let model = ScriptedModel::from_results([
+        Ok(truncated(cut)),
+        Ok(reply_with_usage("[Budget]\n500", 1, 1)),
+    ]);
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, good_trip());
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some(
+            "Your answer was cut off by the length limit before it was finished. \
+             I have kept the complete [Plan] and [Days] sections. \
+             Please write only the [Budget] section, under its header on a line of its own, and keep it short so that it fits. \
+             Start with the header [Budget] on a line of its own."
+        )
+    );
+}
+
 #[tokio::test]
 async fn a_truncated_reply_with_no_complete_section_asks_for_everything_briefly() {
     let cut = "[Plan]\nDay one: Kiyomizu-dera, then a long walk through";

@@ -2,6 +2,7 @@
 //! code fence around the whole reply noticed.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::reasoning::{outside_blocks, Policy};
 
@@ -9,22 +10,89 @@ use crate::reasoning::{outside_blocks, Policy};
 /// ([`Policy::SECTIONS`]).
 ///
 /// Borrowed when what is left is one contiguous stretch of `raw` (no
-/// reasoning, or reasoning only before or after the answer, the usual case);
-/// owned only when reasoning sits between two parts of the answer.
+/// reasoning, or reasoning only at the start or the end, the usual case);
+/// owned only when reasoning sits between two parts of the text.
 pub(crate) fn without_reasoning(raw: &str) -> Cow<'_, str> {
+    visible(raw).0
+}
+
+/// [`without_reasoning`], with where each stretch of the text lies in `raw`.
+///
+/// The text is exactly what the [`SectionStream`](super::SectionStream)
+/// keeps of the same reply, so both find the same sections at the same
+/// places.
+pub(crate) fn visible(raw: &str) -> (Cow<'_, str>, Offsets) {
     let Some(kept) = outside_blocks(raw, Policy::SECTIONS) else {
-        return Cow::Borrowed(raw);
+        return (Cow::Borrowed(raw), Offsets::default());
     };
-    let mut non_blank = kept.iter().filter(|r| !raw[(*r).clone()].trim().is_empty());
-    match (non_blank.next(), non_blank.next()) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(only), None) => Cow::Borrowed(&raw[only.clone()]),
+    let mut offsets = Offsets::default();
+    match kept.as_slice() {
+        [] => (Cow::Borrowed(""), offsets),
+        [only] => {
+            offsets.push(0, only.start);
+            (Cow::Borrowed(&raw[only.clone()]), offsets)
+        }
         _ => {
             let mut text = String::with_capacity(raw.len());
             for range in kept {
+                offsets.push(text.len(), range.start);
                 text.push_str(&raw[range]);
             }
-            Cow::Owned(text)
+            (Cow::Owned(text), offsets)
+        }
+    }
+}
+
+/// Where the stretches of a text with its reasoning blocks removed lie in
+/// the reply: byte offsets in the text translated to byte offsets in the
+/// reply, so that sections found in the text are located in the reply as
+/// data, not by comparing pointers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Offsets {
+    /// `(text offset, reply offset)` where each stretch starts, in order;
+    /// stretches that follow each other in the reply too are one. Empty:
+    /// the text is the reply.
+    starts: Vec<(usize, usize)>,
+}
+
+impl Offsets {
+    /// The text from `text_at` on was taken from the reply at `raw_at`.
+    pub(crate) fn push(&mut self, text_at: usize, raw_at: usize) {
+        if let Some(&(text_last, raw_last)) = self.starts.last() {
+            let step = raw_at.checked_sub(raw_last);
+            if step.is_some() && step == text_at.checked_sub(text_last) {
+                return; // continues the last stretch
+            }
+        }
+        self.starts.push((text_at, raw_at));
+    }
+
+    /// Forgets every stretch: the text starts again empty.
+    pub(crate) fn clear(&mut self) {
+        self.starts.clear();
+    }
+
+    /// The byte range in the reply of `text[range]`: from where its first
+    /// byte was to where its last byte was, so reasoning blocks inside the
+    /// range are spanned, and none before or after it. An empty range is
+    /// placed right after the byte before it (not after a block that
+    /// follows).
+    pub(crate) fn to_reply(&self, range: Range<usize>) -> Range<usize> {
+        let end = self.locate(range.end, |text_at| text_at < range.end);
+        if range.is_empty() {
+            return end..end;
+        }
+        let start = self.locate(range.start, |text_at| text_at <= range.start);
+        start..end.max(start)
+    }
+
+    /// `at` in the reply, in the last stretch whose start satisfies `within`
+    /// (or the first stretch).
+    fn locate(&self, at: usize, within: impl Fn(usize) -> bool) -> usize {
+        let found = self.starts.partition_point(|&(text_at, _)| within(text_at));
+        match self.starts.get(found.saturating_sub(1)) {
+            Some(&(text_at, raw_at)) => raw_at + at.saturating_sub(text_at),
+            None => at,
         }
     }
 }

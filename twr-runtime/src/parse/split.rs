@@ -1,17 +1,19 @@
 //! Splitting a reply into sections: one pass over its lines.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use memchr::memchr;
 
 use super::header::{folded, header_line, same_name, strip_brackets};
-use super::reply::{is_fence, without_reasoning};
+use super::reply::{is_fence, visible, Offsets};
 use crate::vocab::SectionSpec;
 
 /// The sections found in a reply, in the order they were asked for.
 ///
 /// Content is trimmed and borrowed from the reply whenever possible. A
-/// section given several times holds its last occurrence.
+/// section given several times holds its last occurrence. Each section's
+/// place in the reply is a byte range ([`SectionMap::range`]).
 ///
 /// ```
 /// use twr_runtime::parse::{multi_section_parser, MatchMode};
@@ -20,6 +22,7 @@ use crate::vocab::SectionSpec;
 /// assert_eq!(map.get("plan"), Some("Go east"));
 /// assert_eq!(map.get("[Budget]"), Some("$500"));
 /// assert_eq!(map.len(), 2);
+/// assert_eq!(map.range("Plan"), Some(8..15));
 /// # Ok::<(), twr_runtime::Feedback>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,8 +38,23 @@ struct Section<'a> {
     header: Cow<'static, str>,
     /// Names that select this section: its own, then its aliases.
     names: Names,
-    /// The trimmed content; `None` when the header is not in the reply.
-    content: Option<Cow<'a, str>>,
+    /// What the reply says under the header; `None` when the header is not
+    /// in the reply.
+    content: Option<Content<'a>>,
+}
+
+/// A section's trimmed content and where it lies in the reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Content<'a> {
+    text: Cow<'a, str>,
+    /// From the content's first byte to its last, in the reply.
+    range: Range<usize>,
+}
+
+impl Section<'_> {
+    fn text(&self) -> Option<&str> {
+        self.content.as_ref().map(|content| content.text.as_ref())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,7 +103,30 @@ impl<'a> SectionMap<'a> {
         self.sections
             .iter()
             .find(|section| section.names.matches(header))
-            .and_then(|section| section.content.as_deref())
+            .and_then(|section| section.text())
+    }
+
+    /// Where the content of the section named `header` lies in the reply:
+    /// the byte range from its first byte to its last (trimmed, as
+    /// [`get`](Self::get) gives it). `&raw[range]` is the content, unless a
+    /// `<think>` block sits inside the section: the range spans the block,
+    /// the content leaves it out. An empty section's range is empty, where
+    /// content on its header line would start. `None` when the reply does
+    /// not have it.
+    ///
+    /// For a map from [`SectionStream::sections`](super::SectionStream::sections),
+    /// the reply is [`SectionStream::raw`](super::SectionStream::raw).
+    pub fn range(&self, header: &str) -> Option<Range<usize>> {
+        self.sections
+            .iter()
+            .find(|section| section.names.matches(header))
+            .and_then(|section| Some(section.content.as_ref()?.range.clone()))
+    }
+
+    /// Where the content of the `index`-th asked-for section lies in the
+    /// reply, as [`range`](Self::range).
+    pub fn range_at(&self, index: usize) -> Option<Range<usize>> {
+        Some(self.sections.get(index)?.content.as_ref()?.range.clone())
     }
 
     /// Whether the reply has the section named `header`.
@@ -95,7 +136,7 @@ impl<'a> SectionMap<'a> {
 
     /// The content of the `index`-th asked-for section.
     pub fn content(&self, index: usize) -> Option<&str> {
-        self.sections.get(index)?.content.as_deref()
+        self.sections.get(index)?.text()
     }
 
     /// The sections found, in the order they were asked for: `(header,
@@ -103,14 +144,14 @@ impl<'a> SectionMap<'a> {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         self.sections
             .iter()
-            .filter_map(|section| Some((section.header.as_ref(), section.content.as_deref()?)))
+            .filter_map(|section| Some((section.header.as_ref(), section.text()?)))
     }
 
     /// Every asked-for header with its content, if any.
     pub(crate) fn headers_and_contents(&self) -> impl Iterator<Item = (&str, Option<&str>)> + '_ {
         self.sections
             .iter()
-            .map(|section| (section.header.as_ref(), section.content.as_deref()))
+            .map(|section| (section.header.as_ref(), section.text()))
     }
 
     /// The headers asked for but not found, in order.
@@ -146,7 +187,10 @@ impl<'a> SectionMap<'a> {
                 .map(|s| Section {
                     header: s.header,
                     names: s.names,
-                    content: s.content.map(|c| Cow::Owned(c.into_owned())),
+                    content: s.content.map(|c| Content {
+                        text: Cow::Owned(c.text.into_owned()),
+                        range: c.range,
+                    }),
                 })
                 .collect(),
             unknown: self.unknown,
@@ -247,7 +291,7 @@ impl Keys {
 
 fn split<'a>(raw: &'a str, sections: Vec<Section<'a>>) -> SectionMap<'a> {
     let keys = Keys::new(&sections);
-    let text = without_reasoning(raw);
+    let (text, offsets) = visible(raw);
     let mut scan = LineScan::new(&keys);
     let bytes = text.as_bytes();
     let mut line_start = 0;
@@ -257,14 +301,15 @@ fn split<'a>(raw: &'a str, sections: Vec<Section<'a>>) -> SectionMap<'a> {
         line_start = line_end + 1;
     }
     let (scan, _) = scan.finish(bytes.len());
-    match &text {
-        Cow::Borrowed(text) => {
-            let text: &'a str = text;
-            scan.into_map(sections, text, Cow::Borrowed)
+    scan.into_map(sections, &text, &offsets, |in_text, in_reply| {
+        // Content with no reasoning inside is the same bytes in the reply:
+        // borrowed from it. Otherwise it is copied from the text read.
+        if in_reply.len() == in_text.len() {
+            Cow::Borrowed(&raw[in_reply])
+        } else {
+            Cow::Owned(text[in_text].to_owned())
         }
-        // The text without reasoning is a local copy: so is the content.
-        Cow::Owned(text) => scan.into_map(sections, text, |content| Cow::Owned(content.to_owned())),
-    }
+    })
 }
 
 /// Where each section's last occurrence lies, after the line scan.
@@ -278,29 +323,43 @@ pub(crate) struct Scan {
 }
 
 impl Scan {
-    /// The map of the sections of `specs` in `text`, the text the scan read.
-    pub(crate) fn map<'t>(&self, specs: &[SectionSpec], text: &'t str) -> SectionMap<'t> {
+    /// The map of the sections of `specs` in `text`, the text the scan read,
+    /// taken from the reply at `offsets`.
+    pub(crate) fn map<'t>(
+        &self,
+        specs: &[SectionSpec],
+        text: &'t str,
+        offsets: &Offsets,
+    ) -> SectionMap<'t> {
         let scan = Scan {
             spans: self.spans.clone(),
             unknown: self.unknown.clone(),
             end: self.end,
         };
-        scan.into_map(spec_sections(specs), text, Cow::Borrowed)
+        scan.into_map(spec_sections(specs), text, offsets, |in_text, _| {
+            Cow::Borrowed(&text[in_text])
+        })
     }
 
-    /// The map of `sections` with their trimmed content in `text` (the
-    /// text the scan read), made by `content`.
-    fn into_map<'a, 't>(
+    /// The map of `sections` with their trimmed content, made by `content`
+    /// from its byte range in the text the scan read and in the reply.
+    fn into_map<'a>(
         self,
         mut sections: Vec<Section<'a>>,
-        text: &'t str,
-        content: impl Fn(&'t str) -> Cow<'a, str>,
+        text: &str,
+        offsets: &Offsets,
+        content: impl Fn(Range<usize>, Range<usize>) -> Cow<'a, str>,
     ) -> SectionMap<'a> {
         for (section, span) in sections.iter_mut().zip(&self.spans) {
             if let Some((start, end)) = *span {
                 let end = end.min(self.end);
                 let start = start.min(end);
-                section.content = Some(content(&text[content_range(text, start, end)]));
+                let in_text = content_range(text, start, end);
+                let in_reply = offsets.to_reply(in_text.clone());
+                section.content = Some(Content {
+                    text: content(in_text, in_reply.clone()),
+                    range: in_reply,
+                });
             }
         }
         SectionMap {
@@ -438,10 +497,15 @@ fn find_key(keys: &[Key], name: &str) -> Option<usize> {
 
 /// The byte range of `text[start..end]` as a section's content: trimmed,
 /// without a trailing horizontal rule (`---`) that models put between
-/// sections.
+/// sections. Empty content is the empty range at `start`, right after the
+/// header: where blank lines end depends on what else was removed (a
+/// reasoning block among them), where the header ends does not.
 pub(crate) fn content_range(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
     let span = &text[start..end];
     let content = span.trim_start();
+    if content.is_empty() {
+        return start..start;
+    }
     let start = start + (span.len() - content.len());
     let content = content.trim_end();
     let last_line_start = content.rfind('\n').map_or(0, |i| i + 1);
@@ -575,7 +639,10 @@ mod tests {
         let raw = "<think>\n[Plan]\nmaybe north\n[Budget]\n$9\n</think>\n[Plan]\nsouth\n<thinking>[Budget] is hard</thinking>\n[Budget]\n$5";
         assert_eq!(sections(raw), some([Some("south"), None, Some("$5"), None]));
         let map = split_sections("<think>x</think>\n[Plan]\nGo", &SPECS);
-        assert!(matches!(map.sections[0].content, Some(Cow::Borrowed("Go"))));
+        assert!(matches!(
+            map.sections[0].content.as_ref().map(|c| &c.text),
+            Some(Cow::Borrowed("Go"))
+        ));
     }
 
     #[test]
@@ -647,6 +714,69 @@ mod tests {
                 ("**Tip:** x", "Tip", false, Some(0), Some(2))
             ]
         );
+    }
+
+    /// Each section's range in the reply and content, in spec order.
+    fn ranges(raw: &str) -> Vec<Option<(Range<usize>, String)>> {
+        let map = split_sections(raw, &SPECS);
+        (0..SPECS.len())
+            .map(|i| Some((map.range_at(i)?, map.content(i)?.to_owned())))
+            .collect()
+    }
+
+    fn found(range: Range<usize>, content: &str) -> Option<(Range<usize>, String)> {
+        Some((range, content.to_owned()))
+    }
+
+    #[test]
+    fn ranges_locate_the_last_occurrence_in_the_reply_across_crlf_and_reasoning() {
+        // A reasoning block with a header in it, a draft, then the final
+        // sections with CRLF, a block inside [Plan] and a trailing rule.
+        let raw = "<think>\r\n[Plan]\r\nnot this\r\n</think>\r\n[Plan]\r\ndraft\r\n\
+                   [Budget]: $1\r\n## Plan\r\nGo<think>or west?</think> east\r\n\r\n\
+                   **Budget:** $5 \r\n---\r\n";
+        assert_eq!(
+            ranges(raw),
+            [found(75..105, "Go east"), None, found(121..123, "$5"), None]
+        );
+        // The range spans the block inside [Plan]; the content leaves it out.
+        assert_eq!(&raw[75..105], "Go<think>or west?</think> east");
+        let map = split_sections(raw, &SPECS);
+        // Content with no block inside is borrowed from the reply, even
+        // when the reply had a block elsewhere.
+        assert!(matches!(
+            map.sections[2].content.as_ref().map(|c| &c.text),
+            Some(Cow::Borrowed("$5"))
+        ));
+        assert_eq!(map.range("budget"), Some(121..123));
+        assert_eq!(map.range("Timeline"), None);
+        assert_eq!(map.into_owned().range("[Plan]"), Some(75..105));
+    }
+
+    #[test]
+    fn ranges_after_a_leading_block_point_into_the_reply() {
+        let raw = "<think>\n[Budget]\n$9\n</think>\n\n[Plan]\r\nGo\r\n[Budget]\r\n\r\n$5\r\n";
+        assert_eq!(
+            ranges(raw),
+            [found(38..40, "Go"), None, found(54..56, "$5"), None]
+        );
+        // A lone closing tag: everything before it was reasoning.
+        let raw = "draft [Plan] x\n</think>\n[Plan]\nfinal";
+        assert_eq!(ranges(raw)[0], found(31..36, "final"));
+        // A block right after the content is not part of its range.
+        let raw = "[Plan]\nGo<think>x</think>\n[Budget]\n5";
+        assert_eq!(ranges(raw)[0], found(7..9, "Go"));
+    }
+
+    #[test]
+    fn an_empty_section_has_an_empty_range_right_after_its_header() {
+        assert_eq!(
+            ranges("[Plan]\n\n[Budget]"),
+            [found(6..6, ""), None, found(16..16, ""), None]
+        );
+        // The same whatever blank lines and blocks follow.
+        let raw = "[Plan]:  \n\n<think>\n[Budget]\n9\n</think>\n\n";
+        assert_eq!(ranges(raw)[0], found(9..9, ""));
     }
 
     #[test]

@@ -31,6 +31,7 @@ use std::ops::Range;
 
 use memchr::memchr;
 
+use super::reply::Offsets;
 use super::split::{content_range, Keys, LineScan, Scan, SectionMap};
 use crate::feedback::Feedback;
 use crate::reasoning::{Event, Lexer, Policy};
@@ -96,6 +97,8 @@ pub struct SectionStream<T> {
     raw: String,
     /// The text outside reasoning blocks, as far as the lexer could tell.
     text: String,
+    /// Where the stretches of `text` lie in `raw`.
+    offsets: Offsets,
     /// Where the line being received starts in `text`.
     line_start: usize,
     /// `text[line_start..searched]` holds no `\n`.
@@ -124,6 +127,7 @@ impl<T: Sections> SectionStream<T> {
             lexer: Lexer::new(Policy::SECTIONS),
             raw: String::new(),
             text: String::new(),
+            offsets: Offsets::default(),
             line_start: 0,
             searched: 0,
             ended: None,
@@ -140,8 +144,10 @@ impl<T: Sections> SectionStream<T> {
         }
         self.raw.push_str(chunk);
         let mut restart = false;
-        self.lexer
-            .feed(chunk, &mut visible_text(&mut self.text, &mut restart));
+        self.lexer.feed(
+            chunk,
+            &mut visible_text(&mut self.text, &mut self.offsets, &mut restart),
+        );
         if restart {
             self.restart(&mut events);
         }
@@ -159,7 +165,11 @@ impl<T: Sections> SectionStream<T> {
         }
         let lexer = std::mem::replace(&mut self.lexer, Lexer::new(Policy::SECTIONS));
         let mut restart = false;
-        lexer.finish(&mut visible_text(&mut self.text, &mut restart));
+        lexer.finish(&mut visible_text(
+            &mut self.text,
+            &mut self.offsets,
+            &mut restart,
+        ));
         if restart {
             self.restart(&mut events);
         }
@@ -190,10 +200,11 @@ impl<T: Sections> SectionStream<T> {
     }
 
     /// The sections found, as [`split_sections`](super::split_sections)
-    /// finds them in the whole reply; `None` before [`finish`](Self::finish).
+    /// finds them in the whole reply (their ranges are in
+    /// [`raw`](Self::raw)); `None` before [`finish`](Self::finish).
     pub fn sections(&self) -> Option<SectionMap<'_>> {
         let scan = self.ended.as_ref()?;
-        Some(scan.map(self.specs, &self.text))
+        Some(scan.map(self.specs, &self.text, &self.offsets))
     }
 
     /// The content of a section reported by this stream.
@@ -245,14 +256,23 @@ impl<T: Sections> SectionStream<T> {
     }
 }
 
-/// What the lexer reports, kept as the visible text: content appended,
-/// reasoning dropped, and on a lone closing tag the text so far dropped too
-/// (it was reasoning), with `restart` set.
-fn visible_text<'a>(text: &'a mut String, restart: &'a mut bool) -> impl FnMut(Event<'_>) + 'a {
+/// What the lexer reports, kept as the visible text: content appended
+/// (with where it lies in the reply), reasoning dropped, and on a lone
+/// closing tag the text so far dropped too (it was reasoning), with
+/// `restart` set.
+fn visible_text<'a>(
+    text: &'a mut String,
+    offsets: &'a mut Offsets,
+    restart: &'a mut bool,
+) -> impl FnMut(Event<'_>) + 'a {
     move |event| match event {
-        Event::Content { text: piece, .. } => text.push_str(piece),
+        Event::Content { text: piece, at } => {
+            offsets.push(text.len(), at);
+            text.push_str(piece);
+        }
         Event::LoneClose => {
             text.clear();
+            offsets.clear();
             *restart = true;
         }
         Event::Reasoning { .. } | Event::Open | Event::Close => {}

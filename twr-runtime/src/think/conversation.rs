@@ -94,8 +94,7 @@ impl SectionStore {
     /// With `truncated`, the section that ends the reply is left out: the
     /// token limit may have cut it mid-sentence, and a cut section that still
     /// parses (a list missing its last items, a number missing digits) would
-    /// be silently wrong. Sections whose position cannot be told are left out
-    /// too. Returns the headers taken.
+    /// be silently wrong. Returns the headers taken.
     pub(crate) fn absorb(
         &mut self,
         raw: &str,
@@ -103,27 +102,14 @@ impl SectionStore {
         truncated: bool,
     ) -> Vec<&'static str> {
         let map = split_sections(raw, self.specs);
-        let start = raw.as_ptr() as usize;
-        let end = start + raw.len();
-        let found: Vec<(usize, &str, Option<usize>)> = self
-            .specs
-            .iter()
-            .enumerate()
-            .filter_map(|(index, spec)| {
-                let content = map.get(spec.header)?;
-                let at = content.as_ptr() as usize;
-                let offset = (start..=end).contains(&at).then(|| at - start);
-                Some((index, content, offset))
-            })
+        // Each section found, with where its content starts in the reply.
+        let found: Vec<(usize, &str, usize)> = (0..self.specs.len())
+            .filter_map(|index| Some((index, map.content(index)?, map.range_at(index)?.start)))
             .collect();
-        let last = if truncated {
-            found.iter().filter_map(|(_, _, offset)| *offset).max()
-        } else {
-            None
-        };
+        let last = found.iter().map(|&(_, _, start)| start).max();
         let mut taken = Vec::new();
-        for (index, content, offset) in found {
-            if truncated && (offset.is_none() || offset == last) {
+        for (index, content, start) in found {
+            if truncated && Some(start) == last {
                 continue;
             }
             self.slots[index] = Some((content.trim().to_string(), attempt));
