@@ -55,6 +55,7 @@ pub use think::{
     think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
     ThinkError, ThinkErrorKind,
 };
+pub use think::{Completed, Progress, SectionEvent};
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.
 ///

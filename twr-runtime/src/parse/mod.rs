@@ -30,6 +30,7 @@ pub use choice::{choice, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
+pub(crate) use stream::StreamReader;
 pub use stream::{ClosedSection, SectionStream, StreamEvent};
 pub use value::{Expected, SectionValue, ValueError};
 

@@ -90,6 +90,13 @@ pub struct ClosedSection {
 /// assert_eq!(stream.value(), Trip::parse_sections("[Plan]\nSee the temples\n[Days]\n3"));
 /// ```
 pub struct SectionStream<T> {
+    reader: StreamReader,
+    _value: PhantomData<fn() -> T>,
+}
+
+/// The machinery of [`SectionStream`], for any list of sections: the
+/// stream is this reader and the type whose sections it reads.
+pub(crate) struct StreamReader {
     specs: &'static [SectionSpec],
     keys: Keys,
     lexer: Lexer,
@@ -104,9 +111,8 @@ pub struct SectionStream<T> {
     /// `text[line_start..searched]` holds no `\n`.
     searched: usize,
     lines: LineScan,
-    /// After [`SectionStream::finish`]: what the scan recorded.
+    /// After [`StreamReader::finish`]: what the scan recorded.
     ended: Option<Scan>,
-    _value: PhantomData<fn() -> T>,
 }
 
 impl<T: Sections> Default for SectionStream<T> {
@@ -118,9 +124,62 @@ impl<T: Sections> Default for SectionStream<T> {
 impl<T: Sections> SectionStream<T> {
     /// A stream at the start of a reply.
     pub fn new() -> Self {
-        let specs = T::specs();
-        let keys = Keys::of_specs(specs);
         SectionStream {
+            reader: StreamReader::new(T::specs()),
+            _value: PhantomData,
+        }
+    }
+
+    /// Reads the next chunk; returns the sections it completed, in order.
+    /// Chunks pushed after [`SectionStream::finish`] are ignored.
+    pub fn push(&mut self, chunk: &str) -> Vec<StreamEvent> {
+        self.reader.push(chunk)
+    }
+
+    /// Ends the reply: the last section is complete. Returns what the end
+    /// completed (a tag held back by the lexer may still add text). Calling
+    /// it again returns nothing.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        self.reader.finish()
+    }
+
+    /// The value: exactly what `T::parse_sections` gives on [`raw`](Self::raw),
+    /// the same value or the same problems. Call it after
+    /// [`finish`](Self::finish); before, it reads the reply received so far
+    /// as if it ended there.
+    pub fn value(&self) -> Result<T, Feedback> {
+        T::parse_sections(self.reader.raw())
+    }
+
+    /// The sections found, as [`split_sections`](super::split_sections)
+    /// finds them in the whole reply (their ranges are in
+    /// [`raw`](Self::raw)); `None` before [`finish`](Self::finish).
+    pub fn sections(&self) -> Option<SectionMap<'_>> {
+        self.reader.sections()
+    }
+
+    /// The content of a section reported by this stream.
+    pub fn content(&self, section: &ClosedSection) -> &str {
+        self.reader.content(section)
+    }
+
+    /// Everything pushed so far, as received.
+    pub fn raw(&self) -> &str {
+        self.reader.raw()
+    }
+
+    /// The text outside reasoning blocks received so far (a tag not yet
+    /// complete is held back).
+    pub fn text(&self) -> &str {
+        self.reader.text()
+    }
+}
+
+impl StreamReader {
+    /// A reader of `specs` at the start of a reply.
+    pub(crate) fn new(specs: &'static [SectionSpec]) -> Self {
+        let keys = Keys::of_specs(specs);
+        StreamReader {
             specs,
             lines: LineScan::new(&keys),
             keys,
@@ -131,13 +190,12 @@ impl<T: Sections> SectionStream<T> {
             line_start: 0,
             searched: 0,
             ended: None,
-            _value: PhantomData,
         }
     }
 
     /// Reads the next chunk; returns the sections it completed, in order.
     /// Chunks pushed after [`SectionStream::finish`] are ignored.
-    pub fn push(&mut self, chunk: &str) -> Vec<StreamEvent> {
+    pub(crate) fn push(&mut self, chunk: &str) -> Vec<StreamEvent> {
         let mut events = Vec::new();
         if self.ended.is_some() {
             return events;
@@ -158,7 +216,7 @@ impl<T: Sections> SectionStream<T> {
     /// Ends the reply: the last section is complete. Returns what the end
     /// completed (a tag held back by the lexer may still add text). Calling
     /// it again returns nothing.
-    pub fn finish(&mut self) -> Vec<StreamEvent> {
+    pub(crate) fn finish(&mut self) -> Vec<StreamEvent> {
         let mut events = Vec::new();
         if self.ended.is_some() {
             return events;
@@ -191,35 +249,27 @@ impl<T: Sections> SectionStream<T> {
         events
     }
 
-    /// The value: exactly what `T::parse_sections` gives on [`raw`](Self::raw),
-    /// the same value or the same problems. Call it after
-    /// [`finish`](Self::finish); before, it reads the reply received so far
-    /// as if it ended there.
-    pub fn value(&self) -> Result<T, Feedback> {
-        T::parse_sections(&self.raw)
-    }
-
     /// The sections found, as [`split_sections`](super::split_sections)
     /// finds them in the whole reply (their ranges are in
     /// [`raw`](Self::raw)); `None` before [`finish`](Self::finish).
-    pub fn sections(&self) -> Option<SectionMap<'_>> {
+    pub(crate) fn sections(&self) -> Option<SectionMap<'_>> {
         let scan = self.ended.as_ref()?;
         Some(scan.map(self.specs, &self.text, &self.offsets))
     }
 
     /// The content of a section reported by this stream.
-    pub fn content(&self, section: &ClosedSection) -> &str {
+    pub(crate) fn content(&self, section: &ClosedSection) -> &str {
         self.text.get(section.range.clone()).unwrap_or_default()
     }
 
     /// Everything pushed so far, as received.
-    pub fn raw(&self) -> &str {
+    pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
     /// The text outside reasoning blocks received so far (a tag not yet
     /// complete is held back).
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 

@@ -162,6 +162,13 @@ impl SectionStore {
             .collect()
     }
 
+    /// For each section, its newest text and the attempt it came from.
+    pub(crate) fn slots(&self) -> impl Iterator<Item = Option<(&str, usize)>> + '_ {
+        self.slots
+            .iter()
+            .map(|slot| slot.as_ref().map(|(text, from)| (text.as_str(), *from)))
+    }
+
     /// The headers of the sections received so far.
     pub(crate) fn headers_present(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.specs

@@ -35,6 +35,16 @@
 //! 6. A run has a wall-time budget, [`DEFAULT_MAX_DURATION`] (15 minutes)
 //!    unless [`Think::max_duration`] says otherwise, so it always ends.
 //!
+//! # Streaming
+//!
+//! With a model that streams ([`ChatModel::streams`]), or when the caller
+//! listens ([`Think::on_section`], [`Think::stream`]), [`Think::run`] reads
+//! each reply as it arrives: each section is reported the moment it is
+//! complete, typed, and a reply whose section is already invalid is stopped
+//! at once ([`Think::early_abort`], recorded as [`AttemptKind::Aborted`]).
+//! Otherwise a streamed run ends exactly as a run of the same replies read
+//! whole. See `think/stream.rs`.
+//!
 //! # Replies cut off by the token limit
 //!
 //! A reply whose `finish_reason` is `length` ([`Reply::is_truncated`](crate::Reply::is_truncated)) gets no
@@ -93,6 +103,7 @@ mod messages;
 mod outcome;
 mod read;
 mod run;
+mod stream;
 mod transport;
 
 use std::fmt;
@@ -104,10 +115,12 @@ pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use outcome::{
     Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
 };
+pub use stream::{Completed, Progress, SectionEvent};
 
 use hook::AttemptHook;
 use read::{Format, Parsed};
 use run::Run;
+use stream::Notes;
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
@@ -237,6 +250,9 @@ pub struct Think<'a, M: ?Sized> {
     demonstrations: Vec<(String, String)>,
     auto_demonstration: bool,
     focused_questions: bool,
+    // Streaming (issue 9): see think/stream.rs.
+    on_section: Option<stream::SectionHook<'a>>,
+    early_abort: Option<bool>,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -257,6 +273,8 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             demonstrations: Vec::new(),
             auto_demonstration: false,
             focused_questions: true,
+            on_section: None,
+            early_abort: None,
         }
     }
 
@@ -393,6 +411,114 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
         self
     }
 
+    // --- Streaming (issue 9): on_section, early_abort, stream. The
+    // machinery is in think/stream.rs.
+
+    /// Calls `hook` for every section of a reply the moment it is complete
+    /// (the next header line arrived, or the reply ended), with its text,
+    /// its typed value and the problem with it, if any: see
+    /// [`SectionEvent`]. [`Think::run`] then streams the replies
+    /// ([`ChatModel::chat_stream`]); a model that does not stream gives its
+    /// whole reply at once, and the events come when it has arrived.
+    /// [`Think::run_with`] has no sections and calls no hook.
+    pub fn on_section(mut self, hook: impl Fn(&SectionEvent) + Send + Sync + 'a) -> Self {
+        self.on_section = Some(Box::new(hook));
+        self
+    }
+
+    /// Stops reading a streamed reply as soon as one of its sections is
+    /// complete and definitely invalid (a number section with no number, a
+    /// choice that is none of the choices, a failed validator, JSON that no
+    /// repair makes fit, an empty section): the stream is dropped, so the
+    /// connection closes and the server stops generating, the attempt is
+    /// recorded as [`AttemptKind::Aborted`] with the text received so far,
+    /// and the feedback goes out at once (in patch mode the sections
+    /// received before it are kept). A section that is merely missing so
+    /// far never stops a reply.
+    ///
+    /// Default on for a model that streams ([`ChatModel::streams`]);
+    /// `false` turns it off. A model that does not stream has sent its whole
+    /// reply anyway, and it is read whole.
+    pub fn early_abort(mut self, abort: bool) -> Self {
+        self.early_abort = Some(abort);
+        self
+    }
+
+    /// Runs [`Think::run`] as a [`Stream`](futures_util::Stream) of
+    /// [`Progress`] events: each attempt as it starts, each section as it
+    /// completes (valid or not), a reply stopped early, each retry with the
+    /// feedback sent back, and last [`Progress::Finished`] with the outcome
+    /// or the error. The replies are streamed as with
+    /// [`Think::on_section`], which is called too. Nothing runs until the
+    /// stream is polled; dropping it stops the run.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use twr_runtime::{Progress, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Trip {
+    ///     plan: String,
+    ///     days: u32,
+    ///     notes: String,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new([
+    ///     "[Plan]\nSee the temples\n[Days]\nthree or so\n[Notes]\nBook early, and...",
+    ///     "[Days]\n3\n[Notes]\nBook early.",
+    /// ])
+    /// .chunk_size(4);
+    /// let think = Think::new(&model).max_attempts(2);
+    /// let mut progress = Box::pin(think.stream::<Trip>("Plan a trip"));
+    /// let mut seen = Vec::new();
+    /// while let Some(event) = progress.next().await {
+    ///     match event {
+    ///         Progress::AttemptStarted { attempt } => seen.push(format!("attempt {attempt}")),
+    ///         Progress::SectionComplete(s) => seen.push(format!("{} ok", s.header)),
+    ///         Progress::SectionInvalid(s) => seen.push(format!("{} invalid", s.header)),
+    ///         Progress::Aborted { header, .. } => seen.push(format!("stopped at {header}")),
+    ///         Progress::Retry { .. } => seen.push("retry".into()),
+    ///         Progress::Finished(result) => seen.push(format!("days = {}", result?.value.days)),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// assert_eq!(seen, [
+    ///     "attempt 1", "[Plan] ok", "[Days] invalid", "stopped at [Days]", "retry",
+    ///     "attempt 2", "[Days] ok", "[Notes] ok", "days = 3",
+    /// ]);
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn stream<'s, T: Sections + Send + 's>(
+        &'s self,
+        prompt: impl Into<String>,
+    ) -> impl futures_util::Stream<Item = Progress<T>> + Send + 's {
+        let prompt = prompt.into();
+        let queue = stream::NoteQueue::default();
+        let run_queue = queue.clone();
+        let run = async move {
+            let format = Format {
+                parse: T::parse_sections_with_report,
+                guide: Some(T::format_guide()),
+                specs: Some(T::specs()),
+                lang: Some(T::lang()),
+            };
+            let notes = self.notes(Some(&run_queue));
+            let watch = stream::watch::<T> as stream::MakeWatch;
+            self.drive(prompt, format, Some(watch), notes).await
+        };
+        stream::ProgressStream::new(Box::pin(run), queue)
+    }
+
+    /// Where a run's notes go.
+    fn notes<'r>(&'r self, queue: Option<&'r stream::NoteQueue>) -> Notes<'r> {
+        Notes {
+            on_section: self.on_section.as_deref().map(|hook| hook as _),
+            queue,
+        }
+    }
+
     /// Asks for a `T`: the prompt gets `T::format_guide()` appended, replies
     /// are read with `T::parse_sections`, and patch retries merge sections.
     pub async fn run<T: Sections>(
@@ -405,7 +531,10 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             specs: Some(T::specs()),
             lang: Some(T::lang()),
         };
-        self.drive(prompt.into(), format).await
+        let notes = self.notes(None);
+        let streamed = self.model.streams() || notes.any();
+        let watch = streamed.then_some(stream::watch::<T> as stream::MakeWatch);
+        self.drive(prompt.into(), format, watch, notes).await
     }
 
     /// Asks with any parser: `parse` turns the raw reply into a value or a
@@ -426,7 +555,8 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             specs: None,
             lang: None,
         };
-        self.drive(prompt.into(), format).await
+        self.drive(prompt.into(), format, None, Notes::default())
+            .await
     }
 
     /// Asks for a JSON value of type `T`, read from each reply with
@@ -453,7 +583,8 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             specs: None,
             lang: None,
         };
-        self.drive(prompt.into(), format).await
+        self.drive(prompt.into(), format, None, Notes::default())
+            .await
     }
 
     /// The number of format attempts of a run: [`Think::max_attempts`], else
@@ -469,7 +600,13 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             .unwrap_or(DEFAULT_MAX_ATTEMPTS)
     }
 
-    async fn drive<U, F>(&self, prompt: String, format: Format<F>) -> Result<Outcome<U>, ThinkError>
+    async fn drive<U, F>(
+        &self,
+        prompt: String,
+        format: Format<F>,
+        watch: Option<stream::MakeWatch>,
+        notes: Notes<'_>,
+    ) -> Result<Outcome<U>, ThinkError>
     where
         F: Fn(&str) -> Parsed<U>,
     {
@@ -480,7 +617,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             max_attempts,
             mode = ?self.mode,
         );
-        Run::new(self, prompt, format, max_attempts)
+        Run::new(self, prompt, format, max_attempts, watch, notes)
             .go()
             .instrument(span)
             .await
@@ -533,6 +670,8 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("demonstrations", &self.demonstrations.len())
             .field("auto_demonstration", &self.auto_demonstration)
             .field("focused_questions", &self.focused_questions)
+            .field("on_section", &self.on_section.is_some())
+            .field("early_abort", &self.early_abort)
             .finish_non_exhaustive()
     }
 }

@@ -30,6 +30,12 @@ pub enum AttemptKind {
     /// answer then parsed the run ended with [`Ending::Repaired`];
     /// otherwise the entry carries the problems left.
     Focused,
+    /// The reply was stopped while it streamed: a section was already
+    /// invalid, so the connection was closed and the rest never read
+    /// ([`Think::early_abort`](crate::Think::early_abort)). [`Attempt::raw`]
+    /// holds the text received so far, [`Attempt::problems`] the reason;
+    /// its feedback went out at once.
+    Aborted,
 }
 
 /// One request that failed: a transient failure that was retried before an
@@ -94,7 +100,14 @@ pub struct Attempt {
     /// retries and their pauses included.
     pub latency: Duration,
     /// Tokens of this attempt's reply (transport failures report none).
+    /// Zero when the server reported none: see
+    /// [`usage_reported`](Self::usage_reported).
     pub usage: Usage,
+    /// Whether the server reported this reply's token counts. Many servers
+    /// send none in a stream unless asked, and a reply stopped early never
+    /// gets the stream's final event: `usage` is then zero because nothing
+    /// was counted, not because nothing was used.
+    pub usage_reported: bool,
     /// Why the model stopped writing, when the server said.
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.

@@ -331,6 +331,71 @@ where
         (Some(parsed.map(|value| (value, answer))), json)
     }
 
+    /// Reads `raw`, the reply of attempt `number` stopped early because a
+    /// section was invalid (`invalid` holds its problem). In patch mode the
+    /// complete sections before it are kept; the model is asked for the
+    /// invalid section and every one it had not finished.
+    pub(crate) fn read_aborted(
+        &mut self,
+        raw: &str,
+        number: usize,
+        invalid: Feedback,
+    ) -> Verdict<U> {
+        self.asked = Asked::Whole;
+        let lang = self.lang(Some(&invalid));
+        let invalid = invalid.with_lang(lang);
+        let keys = problem_keys(&invalid);
+        let escalate = self.previous.as_ref() == Some(&keys);
+        self.previous = Some(keys);
+        let bad = invalid.headers();
+        let mut wanted: Vec<&str> = Vec::new();
+        if let (Some(store), Some(specs)) = (self.store.as_mut(), self.format.specs) {
+            // The section the reply was cut in is not complete: left out.
+            store.absorb(raw, number, true);
+            let kept: Vec<&str> = store.headers_present().collect();
+            wanted = specs
+                .iter()
+                .map(|spec| spec.header)
+                .filter(|header| bad.contains(header) || !kept.contains(header))
+                .collect();
+            if wanted.len() == specs.len() {
+                wanted.clear();
+            }
+        }
+        let request = if wanted.is_empty() {
+            Request::Whole
+        } else {
+            let failing = self.indices(&wanted);
+            for &index in &failing {
+                if let Some(patched) = self.patched.get_mut(index) {
+                    *patched = true;
+                }
+            }
+            self.asked = Asked::Sections(failing);
+            Request::Sections(&wanted)
+        };
+        let message = messages::format_feedback(
+            lang,
+            &invalid,
+            request,
+            escalate.then_some(self.format.guide.as_deref()),
+        );
+        Verdict::Rejected {
+            problems: invalid,
+            message,
+            kind: AttemptKind::Aborted,
+        }
+    }
+
+    /// For each section, the text kept from earlier replies and its attempt
+    /// (patch mode; nothing otherwise).
+    pub(crate) fn kept(&self) -> Vec<Option<(&str, usize)>> {
+        match &self.store {
+            Some(store) => store.slots().collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Where each section of a merged answer came from.
     pub(crate) fn sources(&self) -> Vec<SectionSource> {
         self.store

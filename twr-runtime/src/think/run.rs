@@ -9,11 +9,12 @@ use super::excerpt::excerpt;
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
+use super::stream::{Listener, MakeWatch, Note, Notes};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
-use crate::feedback::Feedback;
+use crate::feedback::{Feedback, Problem};
 use crate::json::JsonProvenance;
-use crate::model::{ChatModel, FinishReason};
+use crate::model::{ChatModel, FinishReason, Usage};
 use crate::text::SharedText;
 
 /// The state of one run of [`Think`].
@@ -27,6 +28,10 @@ pub(super) struct Run<'r, 'a, M: ?Sized, F> {
     budget: Budget,
     /// The ledger so far.
     attempts: Vec<Attempt>,
+    /// Reads streamed replies section by section (`None`: replies are read
+    /// whole, with `chat`).
+    listener: Option<Listener<'r>>,
+    notes: Notes<'r>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -47,12 +52,18 @@ where
     /// A run of `think` for `prompt`: the first request is the prompt with
     /// the format guide, after the caller's system message, the
     /// demonstrations and the history (see [`demo::opening`]).
+    /// With `watch`, replies are streamed and read section by section, and
+    /// what happens goes to `notes`.
     pub(super) fn new(
         think: &'r Think<'a, M>,
         prompt: String,
         format: Format<F>,
         max_attempts: usize,
+        watch: Option<MakeWatch>,
+        notes: Notes<'r>,
     ) -> Self {
+        let early_abort = think.early_abort.unwrap_or(true) && think.model.streams();
+        let listener = watch.map(|make| Listener::new(make(), early_abort, notes));
         let lang = format.lang.unwrap_or_default();
         let mut demonstrations = think.demonstrations.clone();
         if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
@@ -86,6 +97,8 @@ where
                 Some(think.max_duration.unwrap_or(DEFAULT_MAX_DURATION)),
             ),
             attempts: Vec::new(),
+            listener,
+            notes,
         }
     }
 
@@ -94,11 +107,11 @@ where
     /// out.
     pub(super) async fn go(mut self) -> Result<Outcome<U>, ThinkError> {
         for number in 1..=self.max_attempts {
-            let mut attempt = self.ask(number).await?;
+            let (mut attempt, aborted) = self.ask(number).await?;
             if self.repeats_previous(&attempt) {
                 return Err(self.stop_on_repeat(attempt));
             }
-            let message = match self.read(&mut attempt) {
+            let message = match self.read(&mut attempt, aborted) {
                 Ok(accepted) => return Ok(self.finish(attempt, accepted)),
                 Err(message) => message,
             };
@@ -116,20 +129,28 @@ where
     }
 
     /// One model call (with its transport retries), opened as the ledger
-    /// entry of attempt `number`.
-    async fn ask(&mut self, number: usize) -> Result<Attempt, ThinkError> {
+    /// entry of attempt `number`; with the problem it was stopped at, when
+    /// it streamed and was stopped early.
+    async fn ask(&mut self, number: usize) -> Result<(Attempt, Option<Problem>), ThinkError> {
         let request = self.conversation.request();
         let think = self.think;
+        if let Some(listener) = &mut self.listener {
+            listener.start(number, self.reader.kept().into_iter());
+        }
         let call = transport::call(
             think.model,
             &think.retry_policy,
             &request,
             &mut self.budget,
             number,
+            self.listener.as_mut(),
         )
         .await;
         match call {
-            Ok(call) => Ok(self.open_attempt(number, call)),
+            Ok(mut call) => {
+                let aborted = call.aborted.take();
+                Ok((self.open_attempt(number, call), aborted))
+            }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
         }
     }
@@ -149,6 +170,7 @@ where
             sent_back: None,
             latency: call.latency,
             usage: super::budget::sum(call.reply.usage, call.wasted),
+            usage_reported: call.reply.usage != Usage::default(),
             finish_reason: call.reply.finish_reason,
             transport_retries: call.retries,
             json: Vec::new(),
@@ -172,10 +194,24 @@ where
     }
 
     /// Reads the attempt's reply: a value, or the message to send back
-    /// (the problems are written into the attempt).
-    fn read(&mut self, attempt: &mut Attempt) -> Result<Accepted<U>, String> {
+    /// (the problems are written into the attempt). A reply stopped early at
+    /// `aborted` gets that problem's feedback.
+    fn read(
+        &mut self,
+        attempt: &mut Attempt,
+        aborted: Option<Problem>,
+    ) -> Result<Accepted<U>, String> {
         let truncated = attempt.finish_reason == Some(FinishReason::Length);
-        match self.reader.read(&attempt.raw, attempt.number, truncated) {
+        let verdict = match aborted {
+            Some(problem) => {
+                let mut invalid = Feedback::new(Default::default());
+                invalid.push(problem);
+                self.reader
+                    .read_aborted(&attempt.raw, attempt.number, invalid)
+            }
+            None => self.reader.read(&attempt.raw, attempt.number, truncated),
+        };
+        match verdict {
             Verdict::Value {
                 value,
                 kind,
@@ -257,6 +293,11 @@ where
             },
         };
         self.conversation.send_back(reply, &message);
+        self.notes.send(Note::Retry {
+            attempt: attempt.number,
+            kind: attempt.kind,
+            feedback: message.clone(),
+        });
         attempt.sent_back = Some(message);
         self.record(attempt);
     }

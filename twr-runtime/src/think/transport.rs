@@ -13,6 +13,8 @@ use tokio::time::Instant;
 use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
 use super::outcome::{FailedCall, TransportRetry};
+use super::stream::{Listener, Received};
+use crate::feedback::Problem;
 use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
 use crate::retry::RetryPolicy;
 
@@ -25,6 +27,8 @@ pub(crate) struct Call {
     /// Tokens of the failed requests (empty replies that were retried); already
     /// counted in the budget.
     pub(crate) wasted: Usage,
+    /// For a streamed reply stopped early: the invalid section's problem.
+    pub(crate) aborted: Option<Problem>,
 }
 
 /// A call that got no reply: why, and every request it made.
@@ -44,13 +48,14 @@ pub(crate) enum Stop {
 }
 
 /// One model call for attempt `attempt`, with transport retries under
-/// `policy`.
+/// `policy`; streamed through `listener` when there is one.
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
     policy: &RetryPolicy,
     messages: &[Message],
     budget: &mut Budget,
     attempt: usize,
+    mut listener: Option<&mut Listener<'_>>,
 ) -> Result<Call, CallFailure> {
     let mut log = RequestLog {
         attempt,
@@ -63,7 +68,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             return Err(log.stop(Stop::Budget(limit)));
         }
         let sent = Instant::now();
-        let Some(result) = send(model, messages, budget).await else {
+        let Some(result) = send(model, messages, budget, listener.as_deref_mut()).await else {
             let limit = budget.duration_limit();
             log.failures.push(TransportRetry {
                 error: format!("stopped when the {limit} ran out"),
@@ -80,15 +85,22 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 budget.add_usage(usage);
                 error
             }
+            // A reply stopped early is judged by the loop, as it is.
+            Ok(Received {
+                reply,
+                aborted: Some(problem),
+            }) => return Ok(log.reply(reply, Some(problem))),
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
-            Ok(reply) if reply.content.trim().is_empty() && !reply.is_truncated() => {
+            Ok(Received { reply, .. })
+                if reply.content.trim().is_empty() && !reply.is_truncated() =>
+            {
                 log.wasted = sum(log.wasted, reply.usage);
                 budget.add_usage(reply.usage);
                 ModelError::EmptyReply
             }
-            Ok(reply) => return Ok(log.reply(reply)),
+            Ok(Received { reply, .. }) => return Ok(log.reply(reply, None)),
             Err(error) => error,
         };
         let done = log.failures.len() as u32;
@@ -115,20 +127,34 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             partial_bytes = error.partial().map_or(0, |p| p.content.len()),
             "twr transport retry"
         );
+        if let Some(listener) = listener.as_deref() {
+            listener.transport_retry(&error);
+        }
         log.failed(error, delay);
         tokio::time::sleep(delay).await;
     }
 }
 
-/// Sends one request, cut short when the run's time budget ends (`None`).
+/// Sends one request, cut short when the run's time budget ends (`None`):
+/// streamed through `listener` when there is one, else with `chat`.
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
     budget: &Budget,
-) -> Option<Result<Reply, ModelError>> {
+    listener: Option<&mut Listener<'_>>,
+) -> Option<Result<Received, ModelError>> {
+    let request = async {
+        match listener {
+            Some(listener) => listener.read(model, messages).await,
+            None => model.chat(messages).await.map(|reply| Received {
+                reply,
+                aborted: None,
+            }),
+        }
+    };
     match budget.time_left() {
-        Some(left) => tokio::time::timeout(left, model.chat(messages)).await.ok(),
-        None => Some(model.chat(messages).await),
+        Some(left) => tokio::time::timeout(left, request).await.ok(),
+        None => Some(request.await),
     }
 }
 
@@ -166,13 +192,14 @@ impl RequestLog {
         });
     }
 
-    /// The call succeeded with `reply`.
-    fn reply(self, reply: Reply) -> Call {
+    /// The call succeeded with `reply` (stopped early at `aborted`).
+    fn reply(self, reply: Reply, aborted: Option<Problem>) -> Call {
         Call {
             reply,
             retries: self.failures,
             latency: self.started.elapsed(),
             wasted: self.wasted,
+            aborted,
         }
     }
 
