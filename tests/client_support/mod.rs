@@ -29,7 +29,7 @@ pub struct Scripted {
     /// Send nothing more after this many body bytes, without closing.
     stall_after: Option<usize>,
     /// Replace every `{KEY}` in the body with the credential the request
-    /// carried (a bearer token or `x-goog-api-key`), as a server or proxy that
+    /// carried (a bearer token, `x-goog-api-key` or `x-api-key`), as a server or proxy that
     /// quotes the key back would.
     echo_key: bool,
 }
@@ -315,6 +315,7 @@ async fn handle(State(shared): State<Shared>, request: Request) -> Response {
     let credential = parts
         .headers
         .get("x-goog-api-key")
+        .or_else(|| parts.headers.get("x-api-key"))
         .or_else(|| parts.headers.get("authorization"))
         .and_then(|v| v.to_str().ok())
         .map(|v| v.trim_start_matches("Bearer ").to_string())

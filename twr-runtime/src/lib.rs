@@ -41,7 +41,7 @@ mod vocab;
 pub mod __private;
 
 pub use choice::Choice;
-pub use client::{Gemini, OpenAiCompatible};
+pub use client::{Anthropic, Gemini, OpenAiCompatible};
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind};
 pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,

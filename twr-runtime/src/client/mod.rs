@@ -6,8 +6,9 @@
 //! - [`OpenAiCompatible`]: `/chat/completions` (OpenAI, Ollama, vLLM,
 //!   llama.cpp, OpenRouter, DeepSeek, ...).
 //! - [`Gemini`]: Google's `generateContent` and `streamGenerateContent`.
+//! - [`Anthropic`]: Anthropic's Messages API (`/v1/messages`).
 //!
-//! Both stream or not, move reasoning out of the visible answer, cap the
+//! All stream or not, move reasoning out of the visible answer, cap the
 //! response size, enforce a whole-request time limit, and turn every failure
 //! into a [`ModelError`](crate::ModelError) whose
 //! [`is_transient`](crate::ModelError::is_transient) tells the retry loop
@@ -23,6 +24,7 @@
 //! and one file per provider; inline `<think>` blocks are
 //! split off by the crate's one reasoning-tag lexer.
 
+mod anthropic;
 mod body;
 mod collect;
 mod deltas;
@@ -36,6 +38,7 @@ mod provider;
 mod secret;
 mod sse;
 
+pub use anthropic::{Anthropic, AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
 pub use gemini::{Gemini, GeminiApi};
 pub use http_model::HttpModel;
 pub use openai::{OpenAiApi, OpenAiCompatible};

@@ -1,0 +1,420 @@
+//! `Anthropic` against real axum servers on 127.0.0.1, through the real
+//! reqwest client: every Messages API event and error shape twr reads.
+
+mod client_support;
+
+use std::time::Duration;
+
+use client_support::{Scripted, TestServer};
+use serde_json::{json, Value};
+use twr_runtime::{Anthropic, ChatModel, FinishReason, Message, ModelError, Reply, Usage};
+
+const KEY: &str = "sk-ant-test-SECRET-4321";
+
+fn client(server: &TestServer) -> Anthropic {
+    Anthropic::new(KEY, "claude-test").base_url(server.url("/anthropic"))
+}
+
+fn conversation() -> Vec<Message> {
+    vec![
+        Message::system("Answer in one word."),
+        Message::user("Capital of France?"),
+        Message::assistant("Paris."),
+        Message::user("And of Italy?"),
+    ]
+}
+
+/// An event stream as Anthropic writes it: `event: NAME` and the JSON data,
+/// whose `type` repeats the name.
+fn events(list: &[Value]) -> String {
+    list.iter()
+        .map(|data| {
+            format!(
+                "event: {}\ndata: {data}\n\n",
+                data["type"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn error_body(kind: &str, message: &str) -> Value {
+    json!({"type": "error", "error": {"type": kind, "message": message}})
+}
+
+fn message_start(input: u64, output: u64) -> Value {
+    json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+        "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null,
+        "usage": {"input_tokens": input, "output_tokens": output}}})
+}
+
+fn text_delta(text: &str) -> Value {
+    json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": text}})
+}
+
+fn message_delta(stop: &str, usage: Value) -> Value {
+    json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": usage})
+}
+
+#[tokio::test]
+async fn a_whole_message_with_thinking_usage_and_the_request() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [
+                {"type": "thinking", "thinking": "Italy's capital is Rome.", "signature": "c2ln"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "text", "text": "Rome."}
+            ],
+            "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 20, "output_tokens": 8, "cache_read_input_tokens": 5}
+        }),
+    )])
+    .await;
+    let reply = client(&server)
+        .temperature(0.5)
+        .max_tokens(64)
+        .chat(&conversation())
+        .await
+        .unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "Rome.".into(),
+            reasoning: Some("Italy's capital is Rome.".into()),
+            usage: Usage::new(25, 8),
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(request.path_and_query, "/anthropic/v1/messages");
+    assert_eq!(request.header("x-api-key"), Some(KEY));
+    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(
+        request.body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 64,
+            "system": "Answer in one word.",
+            "messages": [
+                {"role": "user", "content": "Capital of France?"},
+                {"role": "assistant", "content": "Paris."},
+                {"role": "user", "content": "And of Italy?"},
+            ],
+            "temperature": 0.5,
+        })
+    );
+}
+
+#[tokio::test]
+async fn every_stream_event_shape() {
+    let body = events(&[
+        message_start(31, 1),
+        json!({"type": "ping"}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Weighing "}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "options."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "RXVT"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        text_delta("[Answer]\nRo"),
+        json!({"type": "a_future_event", "payload": {"x": 1}}),
+        text_delta("me"),
+        json!({"type": "content_block_stop", "index": 1}),
+        message_delta("end_turn", json!({"output_tokens": 12})),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let reply = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap();
+    assert_eq!(
+        reply,
+        Reply {
+            content: "[Answer]\nRome".into(),
+            reasoning: Some("Weighing options.".into()),
+            usage: Usage::new(31, 12),
+            finish_reason: Some(FinishReason::Stop),
+        }
+    );
+    let request = server.only_request();
+    assert_eq!(request.body["stream"], json!(true));
+    assert_eq!(request.body["max_tokens"], json!(4096));
+    assert_eq!(request.header("accept"), Some("text/event-stream"));
+}
+
+#[tokio::test]
+async fn usage_from_message_delta_when_message_start_reports_zero() {
+    let body = events(&[
+        message_start(0, 0),
+        text_delta("Rome"),
+        message_delta("end_turn", json!({"input_tokens": 40, "output_tokens": 3})),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let reply = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap();
+    assert_eq!(reply.usage, Usage::new(40, 3));
+}
+
+#[tokio::test]
+async fn max_tokens_is_a_truncated_reply() {
+    let body = events(&[
+        message_start(9, 1),
+        text_delta("The answer is"),
+        message_delta("max_tokens", json!({"output_tokens": 3})),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = TestServer::start(vec![
+        Scripted::raw_sse(&body),
+        Scripted::json(
+            200,
+            json!({"type": "message", "content": [{"type": "text", "text": "The ans"}],
+                   "stop_reason": "max_tokens", "usage": {"input_tokens": 9, "output_tokens": 2}}),
+        ),
+    ])
+    .await;
+    let reply = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap();
+    assert_eq!(reply.content, "The answer is");
+    assert!(reply.is_truncated());
+    let reply = client(&server).chat(&conversation()).await.unwrap();
+    assert_eq!(reply.content, "The ans");
+    assert_eq!(reply.finish_reason, Some(FinishReason::Length));
+}
+
+#[tokio::test]
+async fn a_refusal_is_a_clear_error_that_is_not_retried() {
+    let body = events(&[
+        message_start(9, 1),
+        text_delta("I can't"),
+        message_delta("refusal", json!({"output_tokens": 2})),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = TestServer::start(vec![
+        Scripted::raw_sse(&body),
+        Scripted::json(
+            200,
+            json!({"type": "message", "content": [{"type": "text", "text": "I won't."}], "stop_reason": "refusal",
+                   "usage": {"input_tokens": 9, "output_tokens": 0}}),
+        ),
+    ])
+    .await;
+    let error = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server refused to answer: Claude declined to answer (stop_reason refusal) \
+         (7 bytes of the reply had arrived and are kept)"
+    );
+    assert_eq!(error.partial().map(|r| r.content.as_str()), Some("I can't"));
+    assert!(!error.is_transient());
+    let error = client(&server).chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server refused to answer: Claude declined to answer (stop_reason refusal) \
+         after writing: I won't."
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn rate_limits_and_overload_are_transient_with_the_server_message() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            429,
+            error_body(
+                "rate_limit_error",
+                "Number of requests has exceeded your rate limit",
+            ),
+        )
+        .header("retry-after", "13"),
+        Scripted::json(529, error_body("overloaded_error", "Overloaded")),
+        Scripted::json(500, error_body("api_error", "Internal server error")),
+    ])
+    .await;
+    let model = client(&server);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, message, retry_after: Some(d) }
+            if message == "Number of requests has exceeded your rate limit"
+                && *d == Duration::from_secs(13)),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 529: Overloaded"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 500: Internal server error"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn client_errors_fail_at_once_with_the_server_message_and_never_the_key() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            400,
+            error_body("invalid_request_error", "max_tokens: must be at most 8192"),
+        ),
+        Scripted::json(
+            401,
+            error_body("authentication_error", "invalid x-api-key: {KEY}"),
+        )
+        .echoing_key(),
+        Scripted::json(
+            403,
+            error_body("permission_error", "Your API key does not have permission"),
+        ),
+        Scripted::json(404, error_body("not_found_error", "model: claude-test")),
+    ])
+    .await;
+    let model = client(&server);
+    let expected = [
+        "the model server answered HTTP 400: max_tokens: must be at most 8192",
+        "the model server answered HTTP 401: invalid x-api-key: [redacted]",
+        "the model server answered HTTP 403: Your API key does not have permission",
+        "the model server answered HTTP 404: model: claude-test",
+    ];
+    for expected in expected {
+        let error = model.chat(&conversation()).await.unwrap_err();
+        assert_eq!(error.to_string(), expected);
+        assert!(!error.is_transient(), "{expected}");
+        assert!(!format!("{error:?}").contains(KEY));
+    }
+}
+
+#[tokio::test]
+async fn errors_inside_a_200() {
+    let stream = format!(
+        "{}event: error\ndata: {}\n\n",
+        events(&[message_start(5, 1), text_delta("Ro")]),
+        error_body("overloaded_error", "Overloaded")
+    );
+    let server = TestServer::start(vec![
+        Scripted::raw_sse(&stream),
+        Scripted::json(200, error_body("rate_limit_error", "slow down")),
+        Scripted::raw_sse(&format!(
+            "event: error\ndata: {}\n\n",
+            error_body("authentication_error", "bad key")
+        )),
+    ])
+    .await;
+    let error = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the server reported an error: Overloaded \
+         (2 bytes of the reply had arrived and are kept)"
+    );
+    assert_eq!(
+        error.partial(),
+        Some(&Reply {
+            usage: Usage::new(5, 1),
+            ..Reply::text("Ro")
+        })
+    );
+    assert!(error.is_transient());
+    let error = client(&server).chat(&conversation()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 429, message, .. } if message == "slow down"),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    let error = client(&server)
+        .stream(true)
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: bad key"
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_its_stop_reason_is_interrupted() {
+    let body = events(&[message_start(5, 1), text_delta("Ro")]);
+    let server = TestServer::start(vec![
+        Scripted::raw_sse(&body),
+        Scripted::raw_sse(&format!("{body}{}", events(&[text_delta("me")]))).break_after(400),
+    ])
+    .await;
+    let model = client(&server).stream(true);
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the reply broke off: the stream ended before the reply was complete \
+         (no stop_reason, no message_stop) (2 bytes of the reply had arrived and are kept)"
+    );
+    assert!(error.is_transient());
+    let error = model.chat(&conversation()).await.unwrap_err();
+    assert!(error.is_transient(), "{error:?}");
+    assert!(
+        matches!(&error, ModelError::Incomplete { source, .. }
+            if matches!(**source, ModelError::Interrupted(_))),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_never_carries_the_key() {
+    let elsewhere = TestServer::start(vec![Scripted::json(200, json!({}))]).await;
+    let target = elsewhere.url("/v1/messages");
+    let server = TestServer::start(vec![
+        Scripted::json(307, Value::Null).header("location", &target)
+    ])
+    .await;
+    let error = client(&server).chat(&conversation()).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 307, message, .. }
+            if message.starts_with(&format!("the server redirected the request to another origin, {};", elsewhere.origin))),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
+    assert_eq!(
+        elsewhere.requests().len(),
+        0,
+        "x-api-key reached another origin"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_key_fails_before_sending_and_debug_hides_the_key() {
+    let server = TestServer::start(vec![]).await;
+    let error = Anthropic::new(" ", "claude-test")
+        .base_url(server.url(""))
+        .chat(&conversation())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid model configuration: the Anthropic API key is empty"
+    );
+    assert_eq!(server.requests().len(), 0);
+    let debug = format!("{:?}", client(&server));
+    assert!(!debug.contains(KEY), "{debug}");
+    assert!(debug.starts_with("Anthropic {"), "{debug}");
+}

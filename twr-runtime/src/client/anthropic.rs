@@ -1,0 +1,423 @@
+//! The adapter for Anthropic's Messages API (`/v1/messages`).
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::http_model::{required_env, HttpModel};
+use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
+use super::secret::ApiKey;
+use super::sse::SseEvent;
+use crate::model::{FinishReason, ModelError, Role, Usage};
+
+/// The public endpoint; `/v1/messages` is appended.
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The API version sent in `anthropic-version`.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// `max_tokens` when none is set: the Messages API requires the field, and
+/// this is enough for any structured answer twr asks for.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// A client for Claude models over Anthropic's Messages API.
+///
+/// System messages become the top-level `system` text (joined by blank
+/// lines); `max_tokens` is always sent ([`DEFAULT_MAX_TOKENS`] unless set);
+/// thinking blocks land in [`Reply::reasoning`](crate::Reply::reasoning) and
+/// their signatures are dropped. A `stop_reason` of `max_tokens` is a
+/// truncated reply, `refusal` a [`ModelError::Refused`] (never retried). The
+/// key travels in the `x-api-key` header, never in a URL, an error, a log or
+/// `Debug` output, and never to another origin. Anthropic has no sampling
+/// seed, so [`seed`](HttpModel::seed) is not sent. The shared options and
+/// their builder are [`HttpModel`]'s.
+///
+/// ```no_run
+/// use twr_runtime::{Anthropic, ChatModel, Message};
+///
+/// # async fn demo() -> Result<(), twr_runtime::ModelError> {
+/// let model = Anthropic::from_env()?   // ANTHROPIC_API_KEY and TWR_MODEL
+///     .stream(true)
+///     .max_tokens(1024);
+/// let reply = model.chat(&[Message::system("Be brief."), Message::user("Say hi")]).await?;
+/// println!("{}", reply.content);
+/// # Ok(()) }
+/// ```
+pub type Anthropic = HttpModel<AnthropicApi>;
+
+/// The Anthropic part of [`Anthropic`]: its own options.
+#[derive(Debug, Clone)]
+pub struct AnthropicApi {
+    version: HeaderValue,
+}
+
+impl HttpModel<AnthropicApi> {
+    /// A client for `model` (`claude-sonnet-4-5`, ...) authenticated with
+    /// `api_key`. An empty or blank key is no key, and a call then fails
+    /// with [`ModelError::Config`] before sending anything.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        let api = AnthropicApi {
+            version: HeaderValue::from_static(ANTHROPIC_VERSION),
+        };
+        HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model.into()).api_key(api_key)
+    }
+
+    /// A client configured from the environment: the key from
+    /// `ANTHROPIC_API_KEY`, the model from `TWR_MODEL`. A blank variable
+    /// counts as unset. The base URL stays the public endpoint; change it
+    /// with [`base_url`](Self::base_url).
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] naming the variable that is missing or empty.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) over any variable lookup.
+    fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let key = required_env(&lookup, "ANTHROPIC_API_KEY", "the Anthropic API key")?;
+        let model = required_env(&lookup, "TWR_MODEL", "the model id to ask")?;
+        Ok(Anthropic::new(key, model))
+    }
+
+    /// The API root (default `https://api.anthropic.com`); `/v1/messages` is
+    /// appended.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+}
+
+impl Provider for AnthropicApi {
+    const NAME: &'static str = "anthropic";
+    const TYPE_NAME: &'static str = "Anthropic";
+    const UNFINISHED: &'static str = "no stop_reason, no message_stop";
+
+    fn path(&self, _model: &str, _stream: bool) -> (String, Option<&'static str>) {
+        ("v1/messages".to_string(), None)
+    }
+
+    /// The token counts reported so far: Anthropic sends input tokens in
+    /// `message_start` and output tokens in `message_delta`.
+    type StreamState = Usage;
+
+    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
+        let key = key.ok_or(AuthError::Missing("the Anthropic API key is empty"))?;
+        out.insert(
+            HeaderName::from_static("x-api-key"),
+            secret_header(key.expose())?,
+        );
+        out.insert(
+            HeaderName::from_static("anthropic-version"),
+            self.version.clone(),
+        );
+        Ok(())
+    }
+
+    fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
+        let mut system = Vec::new();
+        let mut messages = Vec::new();
+        for message in spec.messages {
+            let role = match message.role {
+                Role::System => {
+                    system.push(message.content.as_str());
+                    continue;
+                }
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            messages.push(json!({ "role": role, "content": message.content }));
+        }
+        if messages.is_empty() {
+            return Err(ModelError::Config(
+                "Anthropic needs at least one user or assistant message".into(),
+            ));
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(spec.model));
+        body.insert(
+            "max_tokens".into(),
+            json!(spec.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        );
+        if !system.is_empty() {
+            body.insert("system".into(), json!(system.join("\n\n")));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if let Some(temperature) = spec.temperature {
+            body.insert("temperature".into(), json!(temperature));
+        }
+        if spec.stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+        let message: MessageBody = decode(body)?;
+        if let Some(error) = message.error {
+            return Err(Fault::Embedded(error));
+        }
+        let Some(content) = message.content else {
+            return Err(Fault::Missing("content"));
+        };
+        for block in content {
+            block.pieces(out);
+        }
+        if let Some(usage) = message.usage {
+            let mut counts = Usage::default();
+            usage.apply(&mut counts);
+            out.push(Piece::Usage(counts));
+        }
+        if let Some(reason) = message.stop_reason {
+            stop_reason(&reason, out)?;
+        }
+        Ok(())
+    }
+
+    /// Anthropic names each event twice (`event:` and the data's `type`);
+    /// the data's is read. `ping` and unknown types say nothing.
+    fn decode_event(
+        &self,
+        counts: &mut Usage,
+        event: &SseEvent,
+        out: &mut Vec<Piece>,
+    ) -> Result<Flow, Fault> {
+        if event.event.as_deref() == Some("error") {
+            return Err(Fault::ErrorEvent(event.data.clone()));
+        }
+        let data: StreamEvent = decode(event.data.as_bytes())?;
+        match data.kind.as_str() {
+            "message_start" => {
+                if let Some(usage) = data.message.and_then(|m| m.usage) {
+                    usage.apply(counts);
+                    out.push(Piece::Usage(*counts));
+                }
+            }
+            "content_block_start" => {
+                if let Some(block) = data.content_block {
+                    block.pieces(out);
+                }
+            }
+            "content_block_delta" => {
+                if let Some(delta) = data.delta {
+                    match delta.kind.as_deref() {
+                        Some("text_delta") => out.extend(delta.text.map(Piece::Content)),
+                        Some("thinking_delta") => out.extend(delta.thinking.map(Piece::Reasoning)),
+                        // signature_delta (a thinking block's signature),
+                        // input_json_delta (tool calls), citations: not text.
+                        _ => {}
+                    }
+                }
+            }
+            "message_delta" => {
+                if let Some(usage) = data.usage {
+                    usage.apply(counts);
+                    out.push(Piece::Usage(*counts));
+                }
+                if let Some(reason) = data.delta.and_then(|d| d.stop_reason) {
+                    stop_reason(&reason, out)?;
+                }
+            }
+            "message_stop" => return Ok(Flow::Done),
+            "error" => return Err(Fault::ErrorEvent(event.data.clone())),
+            // ping, content_block_stop, and types added later.
+            _ => {}
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
+        out.field("anthropic_version", &self.version);
+    }
+}
+
+/// The stop reason as a finish piece; `refusal` is a fault, so the reply
+/// becomes [`ModelError::Refused`] (with any text that arrived kept).
+fn stop_reason(reason: &str, out: &mut Vec<Piece>) -> Result<(), Fault> {
+    if reason == "refusal" {
+        let said: String = out
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Content(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let said = said.trim();
+        return Err(Fault::Refused(if said.is_empty() {
+            "Claude declined to answer (stop_reason refusal)".to_string()
+        } else {
+            format!("Claude declined to answer (stop_reason refusal) after writing: {said}")
+        }));
+    }
+    out.push(Piece::Finish(FinishReason::from_server(reason)));
+    Ok(())
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Fault> {
+    serde_json::from_slice(bytes).map_err(|error| Fault::NotJson {
+        expected: "an Anthropic message",
+        error,
+    })
+}
+
+/// A whole response: a message, or `{"type":"error","error":{...}}`.
+#[derive(Deserialize)]
+struct MessageBody {
+    #[serde(default)]
+    content: Option<Vec<Block>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<TokenCounts>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+/// One content block (whole, or as `content_block_start` opens it).
+#[derive(Deserialize)]
+struct Block {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+}
+
+impl Block {
+    fn pieces(self, out: &mut Vec<Piece>) {
+        match self.kind.as_str() {
+            "text" => out.extend(self.text.filter(|t| !t.is_empty()).map(Piece::Content)),
+            "thinking" => out.extend(
+                self.thinking
+                    .filter(|t| !t.is_empty())
+                    .map(Piece::Reasoning),
+            ),
+            // redacted_thinking is encrypted; tool_use is not text.
+            _ => {}
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct StreamEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    message: Option<MessageBody>,
+    #[serde(default)]
+    content_block: Option<Block>,
+    #[serde(default)]
+    delta: Option<Delta>,
+    #[serde(default)]
+    usage: Option<TokenCounts>,
+}
+
+/// A `content_block_delta`'s or a `message_delta`'s `delta`.
+#[derive(Deserialize)]
+struct Delta {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+/// Anthropic's token counts. Input tokens read from the cache count as
+/// prompt tokens too: they are part of what the model read.
+#[derive(Deserialize)]
+struct TokenCounts {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl TokenCounts {
+    /// Puts the counts this report gives into `counts`; the others stay. A
+    /// zero is no report: gateways send zeros in `message_start` and the
+    /// real counts in `message_delta`.
+    fn apply(self, counts: &mut Usage) {
+        let input = self.input_tokens.unwrap_or(0)
+            + self.cache_creation_input_tokens.unwrap_or(0)
+            + self.cache_read_input_tokens.unwrap_or(0);
+        let prompt = Some(input)
+            .filter(|n| *n > 0)
+            .unwrap_or(counts.prompt_tokens);
+        let completion = self
+            .output_tokens
+            .filter(|n| *n > 0)
+            .unwrap_or(counts.completion_tokens);
+        *counts = Usage::new(prompt, completion);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Message;
+
+    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn body_has_top_level_system_and_default_max_tokens() {
+        let client = Anthropic::new("k", "claude-x").seed(3);
+        let body = client
+            .request_body(&[
+                Message::system("Be brief."),
+                Message::system("Use English."),
+                Message::user("a"),
+                Message::assistant("b"),
+                Message::user("c"),
+            ])
+            .unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "model": "claude-x",
+                "max_tokens": DEFAULT_MAX_TOKENS,
+                "system": "Be brief.\n\nUse English.",
+                "messages": [
+                    {"role": "user", "content": "a"},
+                    {"role": "assistant", "content": "b"},
+                    {"role": "user", "content": "c"},
+                ],
+            })
+        );
+        let err = client.request_body(&[Message::system("x")]).unwrap_err();
+        assert!(matches!(err, ModelError::Config(_)));
+    }
+
+    #[test]
+    fn from_env_reads_the_key_and_the_model() {
+        let client =
+            Anthropic::from_lookup(env(&[("ANTHROPIC_API_KEY", "ak"), ("TWR_MODEL", "c")]))
+                .unwrap();
+        assert_eq!(client.api_key.as_ref().unwrap().expose(), "ak");
+        assert_eq!(client.model(), "c");
+        assert_eq!(client.base_url, DEFAULT_BASE_URL);
+        let err = Anthropic::from_lookup(env(&[("ANTHROPIC_API_KEY", " "), ("TWR_MODEL", "c")]))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid model configuration: the environment variable ANTHROPIC_API_KEY is not \
+             set (the Anthropic API key)"
+        );
+    }
+}
