@@ -16,6 +16,7 @@
 //! - [`json`]: layered JSON extraction and repair.
 //! - [`prompt`]: the soft-format guide.
 //! - [`think`]: the loop ([`think_with_retry`], [`Think`]) and its ledger.
+//! - [`resilience`]: [`Fallback`] across models and a [`CircuitBreaker`].
 //! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests;
 //!   [`text`]: the shared text a reply is held in, once.
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod model;
 pub mod parse;
 pub mod prompt;
 mod reasoning;
+pub mod resilience;
 pub mod retry;
 pub mod scripted;
 pub mod sections;
@@ -47,6 +49,7 @@ pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
     Role, Usage,
 };
+pub use resilience::{CircuitBreaker, Fallback};
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, ValueKind};

@@ -212,6 +212,19 @@ pub enum ModelError {
         /// The failure that cut the reply off.
         source: Box<ModelError>,
     },
+    /// A [`CircuitBreaker`](crate::resilience::CircuitBreaker) is open: the
+    /// model failed too often in a row, so the call was not sent. Transient:
+    /// it says when calls go through again.
+    CircuitOpen(crate::resilience::CircuitOpen),
+    /// `source` came from the model named `model` (a
+    /// [`Fallback`](crate::resilience::Fallback) says which of its models
+    /// failed). Transient exactly when `source` is.
+    Named {
+        /// The failing model's [`name()`](ChatModel::name).
+        model: String,
+        /// What went wrong.
+        source: Box<ModelError>,
+    },
 }
 
 impl fmt::Display for ModelError {
@@ -244,6 +257,8 @@ impl fmt::Display for ModelError {
                 "{source} ({} bytes of the reply had arrived and are kept)",
                 partial.content.len()
             ),
+            ModelError::CircuitOpen(open) => fmt::Display::fmt(open, f),
+            ModelError::Named { model, source } => write!(f, "{model}: {source}"),
         }
     }
 }
@@ -257,7 +272,10 @@ impl std::error::Error for ModelError {
             | ModelError::Config(detail) => detail.source(),
             // Transparent, as `#[error(transparent)]` would be.
             ModelError::Other(error) => error.source(),
-            ModelError::Incomplete { source, .. } => Some(&**source),
+            ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
+                Some(&**source)
+            }
+            ModelError::CircuitOpen(_) => None,
             ModelError::Timeout(_)
             | ModelError::Status { .. }
             | ModelError::EmptyReply
@@ -282,7 +300,10 @@ impl ModelError {
             | ModelError::Decode(_)
             | ModelError::Config(_)
             | ModelError::Other(_) => false,
-            ModelError::Incomplete { source, .. } => source.is_transient(),
+            ModelError::CircuitOpen(_) => true,
+            ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
+                source.is_transient()
+            }
         }
     }
 
@@ -290,7 +311,10 @@ impl ModelError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             ModelError::Status { retry_after, .. } => *retry_after,
-            ModelError::Incomplete { source, .. } => source.retry_after(),
+            ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
+                source.retry_after()
+            }
+            ModelError::CircuitOpen(open) => Some(open.retry_in()),
             _ => None,
         }
     }
@@ -300,6 +324,7 @@ impl ModelError {
     pub fn partial(&self) -> Option<&Reply> {
         match self {
             ModelError::Incomplete { partial, .. } => Some(partial),
+            ModelError::Named { source, .. } => source.partial(),
             _ => None,
         }
     }

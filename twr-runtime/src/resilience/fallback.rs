@@ -1,0 +1,79 @@
+//! [`Fallback`]: several models, tried in order while they fail transiently.
+
+use std::fmt;
+
+use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
+
+/// A [`ChatModel`] that asks its models in order: when one fails with a
+/// transient error (after its own retries, if it is wrapped in any; an open
+/// [`CircuitBreaker`](super::CircuitBreaker) included), the next one is
+/// asked. A failure that asking again cannot fix (a bad key, a bad request,
+/// a refusal) does not fall through silently: it is returned at once as
+/// [`ModelError::Named`] naming the model. When every model failed
+/// transiently, the last failure is returned, named the same way.
+///
+/// Its [`name()`](ChatModel::name) is the first model's.
+///
+/// ```
+/// use twr_runtime::{ChatModel, Fallback, ScriptedModel};
+///
+/// let model = Fallback::new(vec![
+///     Box::new(ScriptedModel::new(["cheap answer"])) as Box<dyn ChatModel>,
+///     Box::new(ScriptedModel::new(["backup answer"])),
+/// ]);
+/// ```
+pub struct Fallback {
+    models: Vec<Box<dyn ChatModel>>,
+}
+
+impl Fallback {
+    /// Tries `models` in this order. An empty list makes every call fail
+    /// with [`ModelError::Config`].
+    pub fn new(models: Vec<Box<dyn ChatModel>>) -> Self {
+        Fallback { models }
+    }
+
+    /// The models, in the order they are tried.
+    pub fn models(&self) -> &[Box<dyn ChatModel>] {
+        &self.models
+    }
+}
+
+impl fmt::Debug for Fallback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.models.iter().map(|m| m.name()).collect();
+        f.debug_struct("Fallback").field("models", &names).finish()
+    }
+}
+
+impl ChatModel for Fallback {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        Box::pin(async move {
+            let mut last = None;
+            for model in &self.models {
+                match model.chat(messages).await {
+                    Ok(reply) => return Ok(reply),
+                    Err(error) => {
+                        let transient = error.is_transient();
+                        let error = ModelError::Named {
+                            model: model.name().to_string(),
+                            source: Box::new(error),
+                        };
+                        if !transient {
+                            return Err(error);
+                        }
+                        tracing::debug!(error = %error, "falling back to the next model");
+                        last = Some(error);
+                    }
+                }
+            }
+            Err(last.unwrap_or_else(|| {
+                ModelError::Config("a Fallback needs at least one model".into())
+            }))
+        })
+    }
+
+    fn name(&self) -> &str {
+        self.models.first().map_or("fallback", |m| m.name())
+    }
+}

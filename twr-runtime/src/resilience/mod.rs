@@ -1,0 +1,25 @@
+//! Staying up when model servers do not: [`ChatModel`](crate::ChatModel)
+//! wrappers that compose with every client and with each other.
+//!
+//! - [`Fallback`]: tries its models in order; a transient failure (after a
+//!   model's own retries) moves to the next, a request that cannot succeed
+//!   (401, 400) is reported at once with the failing model's name.
+//! - [`CircuitBreaker`]: after `k` transient failures in a row, stops
+//!   calling a model for a cooldown (or the server's `Retry-After`, whichever
+//!   is longer) and fails fast with [`ModelError::CircuitOpen`](crate::ModelError::CircuitOpen);
+//!   then one probe call decides whether it closes. Inside a [`Fallback`],
+//!   an open breaker sends traffic straight to the next model.
+//!
+//! ```no_run
+//! use twr_runtime::{Anthropic, ChatModel, CircuitBreaker, Fallback, OpenAiCompatible};
+//!
+//! let primary = CircuitBreaker::new(Anthropic::new("sk-ant-...", "claude-haiku-4-5"));
+//! let backup = OpenAiCompatible::new("http://127.0.0.1:8088/v1", "local");
+//! let model = Fallback::new(vec![Box::new(primary) as Box<dyn ChatModel>, Box::new(backup)]);
+//! ```
+
+mod breaker;
+mod fallback;
+
+pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};
+pub use fallback::Fallback;
