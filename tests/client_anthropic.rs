@@ -6,8 +6,9 @@ mod client_support;
 use std::time::Duration;
 
 use client_support::{Scripted, TestServer};
+use futures_util::StreamExt as _;
 use serde_json::{json, Value};
-use twr_runtime::{Anthropic, ChatModel, FinishReason, Message, ModelError, Reply, Usage};
+use twr_runtime::{Anthropic, ChatModel, Delta, FinishReason, Message, ModelError, Reply, Usage};
 
 const KEY: &str = "sk-ant-test-SECRET-4321";
 
@@ -144,6 +145,45 @@ async fn every_stream_event_shape() {
     assert_eq!(request.body["stream"], json!(true));
     assert_eq!(request.body["max_tokens"], json!(4096));
     assert_eq!(request.header("accept"), Some("text/event-stream"));
+}
+
+#[tokio::test]
+async fn chat_stream_hands_out_each_delta_as_it_arrives() {
+    let body = events(&[
+        message_start(0, 0),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Weighing "}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "RXVT"}}),
+        json!({"type": "ping"}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        text_delta("[Answer]\nRo"),
+        text_delta("me"),
+        message_delta(
+            "max_tokens",
+            json!({"input_tokens": 40, "output_tokens": 3}),
+        ),
+        json!({"type": "message_stop"}),
+    ]);
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let model = client(&server).stream(true);
+    assert!(model.streams());
+    let deltas: Vec<Delta> = model
+        .chat_stream(&conversation())
+        .map(|item| item.unwrap())
+        .collect()
+        .await;
+    assert_eq!(
+        deltas,
+        [
+            Delta::Reasoning("Weighing ".into()),
+            Delta::Content("[Answer]\nRo".into()),
+            Delta::Content("me".into()),
+            Delta::Done {
+                usage: Usage::new(40, 3),
+                finish_reason: Some(FinishReason::Length),
+            },
+        ]
+    );
 }
 
 #[tokio::test]
