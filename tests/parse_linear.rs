@@ -92,6 +92,15 @@ fn hostile(len: usize) -> Vec<(&'static str, String)> {
         ("close and open tags", repeat("</think><thinking>", len)),
         ("unclosed think tags", repeat("<think>", len)),
         ("partial tags", repeat("<thin<</thi", len)),
+        (
+            "unclosed section tags",
+            repeat("<plan>\n<weeks> 3\n<nothing>\n", len),
+        ),
+        (
+            "closing section tags",
+            repeat("<plan>a</plan></weeks>\n</plan>\n", len),
+        ),
+        ("one line of tags", repeat("<plan></plan><plan", len)),
         ("dividers", repeat("=====\n", len)),
         ("fences", repeat("```\n", len)),
         ("crlf", repeat("[Plan]\r\n- a\r\n[Weeks]\r\n3\r\n", len)),

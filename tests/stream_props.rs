@@ -160,6 +160,16 @@ fn part() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => (any::<usize>(), name.clone(), any::<bool>(), content.clone()).prop_map(
             |(style, name, inline, content)| {
+                // XML-style tag pairs, closed or not, on lines of their own
+                // or around the content.
+                if style % 13 >= 11 {
+                    let tag = name.to_lowercase();
+                    return match (style % 13 == 11, inline) {
+                        (true, true) => format!("<{tag}>{content}</{tag}>\n"),
+                        (true, false) => format!("<{tag}>\n{content}\n</{tag}>\n"),
+                        (false, _) => format!("<{tag}>\n{content}\n"),
+                    };
+                }
                 let header = header(style, name);
                 if inline && !content.contains('\n') {
                     format!("{header} {content}\n")
@@ -271,6 +281,11 @@ fn any_soup_in_any_chunks_gives_the_whole_replys_result() {
             "</think>",
             "<thinking>",
             "</thinking>",
+            "<plan>",
+            "</plan>",
+            "</weeks>",
+            "</",
+            ">",
             "<thi",
             "nk>",
             "<",

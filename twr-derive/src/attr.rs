@@ -16,8 +16,10 @@ pub(crate) const SECTION: &str = "section";
 
 /// `#[sections(lang = "zh")]`.
 pub(crate) const LANG: &str = "lang";
+/// `#[sections(style = "xml")]`.
+pub(crate) const STYLE: &str = "style";
 /// Every key of `#[sections(...)]`.
-pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG];
+pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG, STYLE];
 
 /// `#[section(header = "[Research Plan]")]`.
 pub(crate) const HEADER: &str = "header";
@@ -57,10 +59,26 @@ pub(crate) enum Lang {
     Zh,
 }
 
+/// The header styles of `#[sections(style = "...")]`, by name.
+pub(crate) const STYLES: &[(&str, Style)] = &[
+    ("brackets", Style::Brackets),
+    ("xml", Style::Xml),
+    ("markdown", Style::Markdown),
+];
+
+/// How the guide asks for section boundaries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    Brackets,
+    Xml,
+    Markdown,
+}
+
 /// What `#[sections(...)]` says.
 #[derive(Default)]
 pub(crate) struct Container {
     pub(crate) lang: Option<Spanned<Lang>>,
+    pub(crate) style: Option<Spanned<Style>>,
 }
 
 /// What `#[section(...)]` says about one field.
@@ -121,11 +139,19 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
             let Some(key) = key_of(cx, &meta, SECTIONS, CONTAINER_KEYS) else {
                 continue;
             };
-            // `lang` is the only container key so far.
-            if key == LANG {
-                if let Some(lang) = lang_value(cx, &meta) {
-                    set(cx, &mut out.lang, &meta, LANG, lang);
+            match key {
+                LANG => {
+                    if let Some(lang) = lang_value(cx, &meta) {
+                        set(cx, &mut out.lang, &meta, LANG, lang);
+                    }
                 }
+                STYLE => {
+                    if let Some(style) = style_value(cx, &meta) {
+                        set(cx, &mut out.style, &meta, STYLE, style);
+                    }
+                }
+                // `key_of` returns only keys of CONTAINER_KEYS.
+                _ => {}
             }
         }
     }
@@ -146,6 +172,25 @@ fn lang_value(cx: &Ctxt, meta: &Meta) -> Option<Lang> {
             None
         }
     }
+}
+
+/// `style = "brackets"`, `"xml"` or `"markdown"`.
+fn style_value(cx: &Ctxt, meta: &Meta) -> Option<Style> {
+    let lit = string_value(cx, meta, STYLE, "style = \"xml\"")?;
+    let value = lit.value();
+    let found = STYLES.iter().find(|(name, _)| *name == value);
+    if found.is_none() {
+        let valid = STYLES
+            .iter()
+            .map(|(name, _)| format!("\"{name}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        cx.error_spanned_by(
+            &lit,
+            format!("unknown style `{value}`; expected one of {valid}"),
+        );
+    }
+    found.map(|(_, style)| *style)
 }
 
 /// Reads every `#[section(...)]` of a field. A `#[sections(...)]` on a field

@@ -8,7 +8,7 @@ use syn::spanned::Spanned as _;
 use syn::{parse_quote, Generics, Type, WherePredicate};
 
 use crate::ast::{Container, Enum, Field};
-use crate::attr::Lang;
+use crate::attr::{Lang, Style};
 
 /// `impl Sections` for a checked struct.
 pub(crate) fn sections(cont: &Container) -> TokenStream {
@@ -51,7 +51,21 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
         index += 1;
     }
 
-    let guide = if shapes.is_empty() {
+    let style = match cont.attrs.style.as_ref().map(|s| s.value) {
+        Some(Style::Xml) => Some(quote!(::twr_runtime::Style::Xml)),
+        Some(Style::Markdown) => Some(quote!(::twr_runtime::Style::Markdown)),
+        Some(Style::Brackets) | None => None,
+    };
+    let guide = if let Some(style) = &style {
+        quote! {
+            ::twr_runtime::__private::format_guide_styled(
+                <Self as ::twr_runtime::Sections>::specs(),
+                <Self as ::twr_runtime::Sections>::lang(),
+                #style,
+                &[#(#shapes),*],
+            )
+        }
+    } else if shapes.is_empty() {
         quote! {
             ::twr_runtime::__private::format_guide(
                 <Self as ::twr_runtime::Sections>::specs(),
@@ -67,6 +81,13 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             )
         }
     };
+    let style_fn = style.map(|style| {
+        quote! {
+            fn style() -> ::twr_runtime::Style {
+                #style
+            }
+        }
+    });
     let register = shapes.iter().map(|shape| {
         quote! {
             let (__twr_index, __twr_shape) = #shape;
@@ -117,6 +138,8 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             fn lang() -> ::twr_runtime::Lang {
                 #lang
             }
+
+            #style_fn
         }
     }
 }

@@ -27,7 +27,18 @@ pub fn format_guide_with(
     crate::prompt::format_guide_with(specs, lang, shapes)
 }
 
-use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
+/// The format guide of a struct with a header style other than brackets
+/// (`#[sections(style = "xml")]`); `shapes` as in [`format_guide_with`].
+pub fn format_guide_styled(
+    specs: &[SectionSpec],
+    lang: Lang,
+    style: Style,
+    shapes: &[(usize, Shape)],
+) -> std::string::String {
+    crate::prompt::format_guide_styled(specs, lang, style, shapes)
+}
+
+use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The [`SectionSpec`] of one derived section. Generated code calls this
 /// rather than writing a struct literal, so that fields can be added to

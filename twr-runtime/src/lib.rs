@@ -52,7 +52,7 @@ pub use model::{
 pub use resilience::{CircuitBreaker, Fallback};
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
-pub use sections::{Presence, SectionSpec, Sections, ValueKind};
+pub use sections::{Presence, SectionSpec, Sections, Style, ValueKind};
 pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::phrases::phrases;
-use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
+use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
@@ -71,11 +71,26 @@ pub(crate) fn format_guide_with(
     lang: Lang,
     shapes: &[(usize, Shape)],
 ) -> String {
+    format_guide_styled(specs, lang, Style::Brackets, shapes)
+}
+
+/// [`format_guide_with`] in a header `style`: the sections are listed, and
+/// the example answer written, with that style's markers (`<plan>` ...
+/// `</plan>`, `## Plan`).
+pub(crate) fn format_guide_styled(
+    specs: &[SectionSpec],
+    lang: Lang,
+    style: Style,
+    shapes: &[(usize, Shape)],
+) -> String {
     let words = phrases(lang);
-    let mut guide = String::from(words.guide_intro);
+    let mut guide = String::from(match style {
+        Style::Xml => words.guide_intro_xml,
+        _ => words.guide_intro,
+    });
     for spec in specs {
         guide.push_str("\n\n");
-        guide.push_str(spec.header);
+        guide.push_str(&style.markers(spec.header, spec.name).0);
         match spec.presence {
             Presence::Required => {}
             Presence::Optional => guide.push_str(words.guide_optional),
@@ -107,7 +122,7 @@ pub(crate) fn format_guide_with(
     guide.push_str("\n\n");
     guide.push_str(words.guide_example);
     guide.push_str("\n\n");
-    guide.push_str(&example_answer(specs, lang, shapes));
+    guide.push_str(&example_answer_styled(specs, lang, style, shapes));
     guide
 }
 
@@ -116,6 +131,16 @@ pub(crate) fn format_guide_with(
 pub(crate) fn example_answer(
     specs: &[SectionSpec],
     lang: Lang,
+    shapes: &[(usize, Shape)],
+) -> String {
+    example_answer_styled(specs, lang, Style::Brackets, shapes)
+}
+
+/// [`example_answer`] with the markers of `style`.
+fn example_answer_styled(
+    specs: &[SectionSpec],
+    lang: Lang,
+    style: Style,
     shapes: &[(usize, Shape)],
 ) -> String {
     let mut answer = String::new();
@@ -130,7 +155,11 @@ pub(crate) fn example_answer(
         if !answer.is_empty() {
             answer.push('\n');
         }
-        let _ = write!(answer, "{}\n{example}", spec.header);
+        let (open, close) = style.markers(spec.header, spec.name);
+        let _ = write!(answer, "{open}\n{example}");
+        if let Some(close) = close {
+            let _ = write!(answer, "\n{close}");
+        }
     }
     answer
 }

@@ -2,7 +2,7 @@
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-pub use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
+pub use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// A type that can be read from a reply with loose section headers.
 ///
@@ -24,6 +24,12 @@ pub trait Sections: Sized {
     /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
     fn lang() -> Lang {
         Lang::En
+    }
+
+    /// How the guide asks for section boundaries
+    /// (`#[sections(style = "xml")]`); the parser accepts every style.
+    fn style() -> Style {
+        Style::Brackets
     }
 
     /// Parses like [`Sections::parse_sections`], and says beside the result

@@ -16,6 +16,60 @@ pub enum Lang {
     Zh,
 }
 
+/// How the format guide asks for section boundaries
+/// (`#[sections(style = "xml")]`).
+///
+/// The parser accepts every style whatever the guide asked for, since
+/// models mix them: `[Plan]`, `## Plan` and `<plan>...</plan>` all start the
+/// section Plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Style {
+    /// `[Plan]` on a line of its own (the default).
+    #[default]
+    Brackets,
+    /// `<plan>` ... `</plan>`: the tag is the header's name in lower case,
+    /// words joined by `_` (`[Research Plan]` gives `<research_plan>`).
+    Xml,
+    /// A markdown heading, `## Plan`.
+    Markdown,
+}
+
+impl Style {
+    /// The tag name of a section named `name` in the XML style: lower case,
+    /// each run of other characters than letters and digits one `_`
+    /// (`Research Plan` gives `research_plan`).
+    pub fn tag_name(name: &str) -> String {
+        let mut tag = String::with_capacity(name.len());
+        let mut gap = false;
+        for c in name.chars() {
+            if c.is_alphanumeric() {
+                if gap && !tag.is_empty() {
+                    tag.push('_');
+                }
+                gap = false;
+                tag.extend(c.to_lowercase());
+            } else {
+                gap = true;
+            }
+        }
+        tag
+    }
+
+    /// How a section named `name`, shown as `header` in the bracket style,
+    /// opens in this style, and how it closes (only XML closes).
+    pub(crate) fn markers(self, header: &str, name: &str) -> (String, Option<String>) {
+        match self {
+            Style::Brackets => (header.to_owned(), None),
+            Style::Markdown => (format!("## {name}"), None),
+            Style::Xml => {
+                let tag = Style::tag_name(name);
+                (format!("<{tag}>"), Some(format!("</{tag}>")))
+            }
+        }
+    }
+}
+
 /// Whether a section must be present.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Presence {

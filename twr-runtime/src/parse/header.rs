@@ -1,5 +1,6 @@
 //! Recognising a header line: `[Plan]`, `## Plan`, `**Plan:**`, `【计划】：`,
-//! `[Budget]: $500`, ... and comparing header names loosely.
+//! `[Budget]: $500`, `<plan>`, `</plan>`, ... and comparing header names
+//! loosely.
 
 /// A line that has the shape of a header, before knowing whether it names a
 /// section.
@@ -16,6 +17,19 @@ pub(crate) struct HeaderLine<'a> {
     pub marked: bool,
     /// Whether the name was in brackets: `[Plan]`, `【计划】`.
     pub bracketed: bool,
+    /// Whether the line is an XML-style tag, `<plan>` or `</plan>`.
+    pub tag: Tag,
+}
+
+/// The XML-style form of a header line (`#[sections(style = "xml")]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    /// Not a tag: `[Plan]`, `## Plan`, `Plan:`.
+    No,
+    /// `<plan>`: the section starts, its content may follow on the line.
+    Open,
+    /// `</plan>`: the section ends.
+    Close,
 }
 
 /// Emphasis characters around a header: `**Plan**`, `__Plan__`, `*Plan*`.
@@ -43,8 +57,11 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
     let mut s = &line[start..];
     let first = s.chars().next()?;
     // Cheap rejection of ordinary lines: list items, quotes, numbers, ...
-    if !(first.is_alphabetic() || matches!(first, '[' | '【' | '#' | '*' | '_')) {
+    if !(first.is_alphabetic() || matches!(first, '[' | '【' | '#' | '*' | '_' | '<')) {
         return None;
+    }
+    if first == '<' {
+        return tag_line(line, s, max_name);
     }
     let mut marked = false;
     if first == '#' {
@@ -115,7 +132,55 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         content_at: line.len() - rest.len(),
         marked,
         bracketed,
+        tag: Tag::No,
     })
+}
+
+/// `s`, the end of `line` from its first `<`, read as a tag header line:
+/// `<plan>`, `<plan> content`, `</plan>`. The name is read within
+/// `max_name` bytes, so a long line costs no more than a short one.
+fn tag_line<'a>(line: &'a str, s: &'a str, max_name: usize) -> Option<HeaderLine<'a>> {
+    let inner = s.strip_prefix('<')?;
+    let (tag, inner) = match inner.strip_prefix('/') {
+        Some(inner) => (Tag::Close, inner),
+        None => (Tag::Open, inner),
+    };
+    let window = &inner.as_bytes()[..floor_boundary(inner, max_name.min(inner.len()))];
+    let end = memchr::memchr(b'>', window)?;
+    let name = &inner[..end];
+    if !is_tag_name(name) {
+        return None;
+    }
+    let rest = inner[end + 1..].trim_start_matches(is_space);
+    Some(HeaderLine {
+        name,
+        content_at: line.len() - rest.len(),
+        marked: true,
+        bracketed: false,
+        tag,
+    })
+}
+
+/// A tag's name: letters, digits, `_`, `-`, `.` and inner spaces (models
+/// write `<research plan>` too), starting with a letter; not a comment, an
+/// attribute list or markup.
+fn is_tag_name(name: &str) -> bool {
+    name.chars().next().is_some_and(char::is_alphabetic)
+        && !name.ends_with(' ')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '))
+}
+
+/// Where a closing tag ends `line`: `Visit temples</plan>` gives the offset
+/// of `</plan>` and `plan`. Only the last `max_name` bytes are looked at.
+pub(crate) fn closing_tag_at_end(line: &str, max_name: usize) -> Option<(usize, &str)> {
+    let trimmed = line.trim_end_matches(is_space);
+    let body = trimmed.strip_suffix('>')?;
+    let from = floor_boundary(body, body.len().saturating_sub(max_name));
+    let open = memchr::memmem::rfind(&body.as_bytes()[from..], b"</")? + from;
+    let name = &body[open + 2..];
+    is_tag_name(name).then_some((open, name))
 }
 
 /// `s` without a leading `1.` or `2)` and the space after it: numbered
@@ -258,6 +323,50 @@ mod tests {
         ] {
             assert_eq!(name_and_content(line), None, "line {line:?}");
         }
+    }
+
+    #[test]
+    fn tag_lines() {
+        let tag = |line| header_line(line, 64).map(|h| (h.name, &line[h.content_at..], h.tag));
+        assert_eq!(tag("<plan>"), Some(("plan", "", Tag::Open)));
+        assert_eq!(
+            tag("  <research_plan>  go"),
+            Some(("research_plan", "go", Tag::Open))
+        );
+        assert_eq!(
+            tag("<plan>Go east</plan>"),
+            Some(("plan", "Go east</plan>", Tag::Open))
+        );
+        assert_eq!(tag("</Plan>"), Some(("Plan", "", Tag::Close)));
+        assert_eq!(tag("<计划>先去"), Some(("计划", "先去", Tag::Open)));
+        for line in [
+            "<>",
+            "</>",
+            "<a href=\"x\">",
+            "<!-- x -->",
+            "<plan",
+            "< plan>",
+            "<1st>",
+            "<b/>",
+        ] {
+            assert_eq!(tag(line), None, "line {line:?}");
+        }
+        assert_eq!(
+            closing_tag_at_end("Go east</plan>  ", 64),
+            Some((7, "plan"))
+        );
+        assert_eq!(closing_tag_at_end("</plan>", 64), Some((0, "plan")));
+        assert_eq!(closing_tag_at_end("a > b", 64), None);
+        assert_eq!(closing_tag_at_end("<b>x</b >", 64), None);
+        let long = format!("</plan>{}", "x".repeat(100));
+        assert_eq!(
+            closing_tag_at_end(&format!("{long}</plan>"), 16),
+            Some((107, "plan"))
+        );
+        assert_eq!(
+            closing_tag_at_end(&format!("</{}>", "p".repeat(100)), 16),
+            None
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use memchr::memchr;
 
-use super::header::{folded, header_line, same_name, strip_brackets};
+use super::header::{closing_tag_at_end, folded, header_line, same_name, strip_brackets, Tag};
 use super::reply::{is_fence, visible, Offsets};
 use crate::vocab::SectionSpec;
 
@@ -403,14 +403,42 @@ impl LineScan {
     }
 
     /// Reads one line (without its `\n`) that starts `at` bytes into the
-    /// text. When it is a header line of a section, the section being read
-    /// ends before it: returns that section and the span of its content.
-    pub(crate) fn line(
+    /// text. Returns the sections that ended on it, each with the span of
+    /// its content: the section being read ends before a header line of
+    /// another, and at its closing tag (`</plan>`, on a line of its own or
+    /// at the end of the content); `<plan>x</plan>` on one line ends a
+    /// section that starts there too.
+    pub(crate) fn line(&mut self, keys: &Keys, line: &str, at: usize) -> Closed {
+        let mut closed = [None, None];
+        let header = self.header(keys, line, at, &mut closed[0]);
+        // A closing tag at the end of the line ends the section it names,
+        // when that section is the one being read.
+        if header != Some(Tag::Close) {
+            if let Some((open, start)) = self.open {
+                let close = closing_tag_at_end(line, keys.max_name)
+                    .filter(|(_, name)| find_key(&keys.keys, name, true) == Some(open));
+                if let Some((offset, _)) = close {
+                    let end = (at + offset).max(start);
+                    self.spans[open] = Some((start, end));
+                    self.open = None;
+                    closed[1] = Some((open, start, end));
+                }
+            }
+        }
+        closed
+    }
+
+    /// Reads `line` as a header line: opens the section it names, or for a
+    /// closing tag `</plan>` ends the section being read if it names that
+    /// one. A section that ends is put in `closed`. Returns the line's tag
+    /// form, or `None` when the line is not a header of the sections.
+    fn header(
         &mut self,
         keys: &Keys,
         line: &str,
         at: usize,
-    ) -> Option<(usize, usize, usize)> {
+        closed: &mut Option<(usize, usize, usize)>,
+    ) -> Option<Tag> {
         let trimmed = line.trim();
         if trimmed.is_empty() {
             return None;
@@ -424,19 +452,29 @@ impl LineScan {
         }
         self.last_line = at;
         let header = header_line(line, keys.max_name)?;
-        match find_key(&keys.keys, header.name) {
+        let section = find_key(&keys.keys, header.name, header.tag != Tag::No);
+        if header.tag == Tag::Close {
+            // `</plan>` ends Plan when Plan is being read; any other closing
+            // tag is text.
+            let (open, start) = self.open.filter(|(open, _)| Some(*open) == section)?;
+            self.spans[open] = Some((start, at));
+            self.open = None;
+            *closed = Some((open, start, at));
+            return Some(Tag::Close);
+        }
+        match section {
             Some(section) => {
                 for header in &mut self.unknown[self.pending..] {
                     header.before = Some(section);
                 }
                 self.pending = self.unknown.len();
                 self.first_header.get_or_insert(at);
-                let closed = self.open.map(|(open, start)| {
+                *closed = self.open.map(|(open, start)| {
                     self.spans[open] = Some((start, at));
                     (open, start, at)
                 });
                 self.open = Some((section, at + header.content_at));
-                closed
+                Some(header.tag)
             }
             None if header.marked && self.unknown.len() < MAX_UNKNOWN => {
                 self.unknown.push(UnknownHeader {
@@ -480,7 +518,14 @@ impl LineScan {
     }
 }
 
-fn find_key(keys: &[Key], name: &str) -> Option<usize> {
+/// The sections that ended on one line, in text order (see
+/// [`LineScan::line`]): at most the one being read and one opened and
+/// closed on the line itself.
+pub(crate) type Closed = [Option<(usize, usize, usize)>; 2];
+
+/// The section whose name or alias is `name`; in a tag (`tag`), `_` and `-`
+/// count as spaces (`<research_plan>` names Research Plan).
+fn find_key(keys: &[Key], name: &str, tag: bool) -> Option<usize> {
     // Most lines that reach here are ordinary text ("Morning: ..."): the
     // first letter alone rules them out without folding the whole name.
     let first = name.chars().next()?;
@@ -491,7 +536,14 @@ fn find_key(keys: &[Key], name: &str) -> Option<usize> {
     };
     keys.iter()
         .filter(|key| key.first == first)
-        .find(|key| folded(name).eq(key.folded.chars()))
+        .find(|key| {
+            if tag {
+                let spaced = |c: char| if matches!(c, '_' | '-') { ' ' } else { c };
+                folded(name).map(spaced).eq(key.folded.chars().map(spaced))
+            } else {
+                folded(name).eq(key.folded.chars())
+            }
+        })
         .map(|key| key.section)
 }
 
@@ -604,6 +656,67 @@ mod tests {
                 Some("先去寺庙")
             ])
         );
+    }
+
+    #[test]
+    fn tag_pairs_are_section_boundaries() {
+        // Content over several lines, on the tag lines, and text between
+        // the pairs that belongs to no section.
+        let raw = "Here it is.\n<plan>\nGo east\nthen north\n</plan>\nSome words between.\n\
+                   <budget>$500</budget>\n<timeline>Day 1\nDay 2</timeline> trailing";
+        assert_eq!(
+            sections(raw),
+            some([
+                Some("Go east\nthen north"),
+                Some("Day 1\nDay 2</timeline> trailing"),
+                Some("$500"),
+                None
+            ])
+        );
+        // Aliases, case, `_`/`-` for spaces, and a closing tag indented.
+        let raw = "<Schedule>\n  Day 1\n  </schedule>\n<计划>先去寺庙</计划>";
+        assert_eq!(
+            sections(raw),
+            some([None, Some("Day 1"), None, Some("先去寺庙")])
+        );
+    }
+
+    #[test]
+    fn tags_mix_with_other_headers_and_stay_lenient() {
+        // A bracket header after a tag pair, a tag after a bracket section
+        // (which it ends), and `</plan>` at the end of a content line.
+        let raw = "<plan>\nGo east</plan>\n[Budget]\n$5\n<timeline>\nDay 1";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go east"), Some("Day 1"), Some("$5"), None])
+        );
+        // An unclosed tag runs to the next header; a closing tag of another
+        // section, or of none, is text; the last occurrence wins.
+        let raw = "<plan>\ndraft\n</budget>\n</other>\n<plan>final\n[Budget] $1";
+        assert_eq!(sections(raw), some([Some("final"), None, Some("$1"), None]));
+        let raw = "<plan>\nA\n</budget>\n</other>\n[Budget] $1";
+        assert_eq!(
+            sections(raw),
+            some([Some("A\n</budget>\n</other>"), None, Some("$1"), None])
+        );
+        // Markup that is not a tag pair of a section stays text.
+        let raw = "[Plan]\n<b>bold</b>\n<a href=\"x\">link</a>\n<!-- note -->";
+        assert_eq!(
+            sections(raw)[0].as_deref(),
+            Some("<b>bold</b>\n<a href=\"x\">link</a>\n<!-- note -->")
+        );
+    }
+
+    #[test]
+    fn an_unknown_tag_is_remembered_for_a_rename_hint() {
+        let map = split_sections("<plan>Go</plan>\n<costs>\n$5\n</costs>", &SPECS);
+        let names: Vec<&str> = map
+            .unknown_headers()
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect();
+        assert_eq!(names, ["costs"]);
+        assert_eq!(map.unknown_headers()[0].line, "<costs>");
     }
 
     #[test]

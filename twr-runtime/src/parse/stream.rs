@@ -235,7 +235,12 @@ impl StreamReader {
         if self.line_start < self.text.len() {
             let start = self.line_start;
             let line = &self.text[start..];
-            if let Some(closed) = self.lines.line(&self.keys, line, start) {
+            for closed in self
+                .lines
+                .line(&self.keys, line, start)
+                .into_iter()
+                .flatten()
+            {
                 events.push(self.closed(closed));
             }
             self.line_start = self.text.len();
@@ -286,7 +291,13 @@ impl StreamReader {
         while let Some(found) = memchr(b'\n', &self.text.as_bytes()[self.searched..]) {
             let end = self.searched + found;
             let start = self.line_start;
-            if let Some(closed) = self.lines.line(&self.keys, &self.text[start..end], start) {
+            let line = &self.text[start..end];
+            for closed in self
+                .lines
+                .line(&self.keys, line, start)
+                .into_iter()
+                .flatten()
+            {
                 events.push(self.closed(closed));
             }
             self.line_start = end + 1;

@@ -88,6 +88,8 @@ pub(crate) struct Phrases {
     // The format guide.
     /// Opens the guide.
     pub(crate) guide_intro: &'static str,
+    /// Opens the guide of the XML style (`#[sections(style = "xml")]`).
+    pub(crate) guide_intro_xml: &'static str,
     /// After the header of an `Option` section.
     pub(crate) guide_optional: &'static str,
     /// After the header of a `#[section(default)]` section.
@@ -503,7 +505,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 53] = [
+            let templates: [(&str, &[&str]); 54] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -549,6 +551,7 @@ mod tests {
                 (p.rewrite_shorter, &[]),
                 (p.left_out, &["bytes"]),
                 (p.guide_intro, &[]),
+                (p.guide_intro_xml, &[]),
                 (p.demo_question, &[]),
                 (p.slot, &["what"]),
                 (p.focused_nameless, &["name"]),
