@@ -11,8 +11,10 @@
 //! interleaved rounds (load from other processes falls on all of them
 //! alike), its throughput, its ratio to the floor and to owned lines. The
 //! target is `parse_sections` within 3x of `lines_trim_to_string`.
-//! The `table` group reads a 1 MB table section beside the `csv` crate
-//! deserializing the same CSV (criterion's report only).
+//! The `table` group reads a 1 MB table section, written as CSV and as a
+//! markdown table, beside the `csv` crate deserializing the same CSV, and
+//! prints its own table of the fastest interleaved rounds with the ratio to
+//! the `csv` crate.
 //! On a shared machine keep the run short:
 //! `cargo bench --bench sections -- --sample-size 10 --warm-up-time 1 --measurement-time 2`.
 
@@ -194,32 +196,28 @@ fn csv_rows(size: usize) -> String {
     csv
 }
 
-/// A table section read into typed rows, beside its floor: the `csv` crate
-/// deserializing the same rows from the same CSV with serde.
-fn bench_table(c: &mut Criterion) {
+/// The floor of the `table` group: the `csv` crate deserializing the rows
+/// with serde; the number of rows read.
+fn csv_floor(csv: &str) -> usize {
+    csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(csv.as_bytes())
+        .deserialize::<(String, u32, f64, String)>()
+        .map(|row| row.map(|(_, quantity, _, _)| quantity))
+        .collect::<Result<Vec<_>, _>>()
+        .map_or(0, |v| v.len())
+}
+
+/// The rows of a table section read into `Vec<LineItem>`.
+fn table_rows(raw: &str) -> usize {
+    Order::parse_sections(raw).map_or(0, |o| o.items.len())
+}
+
+/// The inputs of the `table` group: the CSV alone (the floor's input), a
+/// reply with it as the [Items] section, the same rows as a markdown table.
+fn table_inputs() -> [String; 3] {
     let csv = csv_rows(1_000_000);
     let raw = format!("Here are the line items.\n\n[Items]\n{csv}\nThat is all.\n");
-    let rows = csv.lines().count() - 1;
-    let floor = |csv: &str| {
-        csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .from_reader(csv.as_bytes())
-            .deserialize::<(String, u32, f64, String)>()
-            .map(|row| row.map(|(_, quantity, _, _)| quantity))
-            .collect::<Result<Vec<_>, _>>()
-            .map(|v| v.len())
-    };
-    assert_eq!(floor(&csv).ok(), Some(rows));
-    let order = Order::parse_sections(&raw).expect("the bench table parses");
-    assert_eq!(order.items.len(), rows);
-    assert!(order.items[2].taxed);
-
-    let mut group = c.benchmark_group("table");
-    group.throughput(Throughput::Bytes(raw.len() as u64));
-    group.bench_function("csv_crate_floor", |b| b.iter(|| floor(black_box(&csv))));
-    group.bench_function("parse_sections_csv", |b| {
-        b.iter(|| Order::parse_sections(black_box(&raw)).map(|o| o.items.len()))
-    });
     let piped: String = csv
         .lines()
         .enumerate()
@@ -230,10 +228,82 @@ fn bench_table(c: &mut Criterion) {
         })
         .collect();
     let piped = format!("[Items]\n{piped}");
-    group.bench_function("parse_sections_markdown", |b| {
-        b.iter(|| Order::parse_sections(black_box(&piped)).map(|o| o.items.len()))
-    });
+    [csv, raw, piped]
+}
+
+/// What the table group compares, floor first: criterion id, label, code,
+/// input (an index into [`table_inputs`]).
+const TABLE_CASES: [(&str, &str, Run, usize); 3] = [
+    (
+        "csv_crate_floor",
+        "floor: the `csv` crate, serde rows",
+        csv_floor,
+        0,
+    ),
+    (
+        "parse_sections_csv",
+        "`parse_sections`, the table as CSV",
+        table_rows,
+        1,
+    ),
+    (
+        "parse_sections_markdown",
+        "`parse_sections`, the table as markdown",
+        table_rows,
+        2,
+    ),
+];
+
+/// A table section read into typed rows, beside its floor: the `csv` crate
+/// deserializing the same rows from the same CSV with serde.
+fn bench_table(c: &mut Criterion, inputs: &[String; 3]) {
+    let rows = inputs[0].lines().count() - 1;
+    for (_, _, run, input) in TABLE_CASES {
+        assert_eq!(run(&inputs[input]), rows, "every case reads every row");
+    }
+    let order = Order::parse_sections(&inputs[1]).expect("the bench table parses");
+    assert!(order.items[2].taxed);
+
+    let mut group = c.benchmark_group("table");
+    group.throughput(Throughput::Bytes(inputs[0].len() as u64));
+    for (id, _, run, input) in TABLE_CASES {
+        group.bench_function(id, |b| b.iter(|| run(black_box(&inputs[input]))));
+    }
     group.finish();
+}
+
+/// The table group's figures: the fastest of interleaved rounds, as
+/// throughput over the CSV's bytes and as a ratio to the `csv` crate.
+fn table_summary(inputs: &[String; 3]) {
+    const ROUNDS: usize = 30;
+    let mut best = [Duration::MAX; TABLE_CASES.len()];
+    for _ in 0..ROUNDS {
+        for (slot, (_, _, run, input)) in best.iter_mut().zip(TABLE_CASES) {
+            let start = Instant::now();
+            black_box(run(black_box(&inputs[input])));
+            *slot = (*slot).min(start.elapsed());
+        }
+    }
+    let csv = &inputs[0];
+    println!(
+        "\nInput: {} rows, {:.2} MB as CSV, {:.2} MB as a markdown table; fastest of {ROUNDS} interleaved rounds.\n",
+        csv.lines().count() - 1,
+        csv.len() as f64 / 1e6,
+        inputs[2].len() as f64 / 1e6
+    );
+    let floor = best[0].as_secs_f64();
+    println!("| | time | rows/s | ratio to the `csv` crate |");
+    println!("| --- | --- | --- | --- |");
+    let rows = (csv.lines().count() - 1) as f64;
+    for ((_, name, _, _), time) in TABLE_CASES.iter().zip(&best) {
+        let secs = time.as_secs_f64();
+        println!(
+            "| {name} | {:.2} ms | {:.1} M | {:.2}x |",
+            secs * 1e3,
+            rows / secs / 1e6,
+            secs / floor
+        );
+    }
 }
 
 fn main() {
@@ -248,7 +318,9 @@ fn main() {
 
     let mut criterion = Criterion::default().configure_from_args();
     criterion_benches(&mut criterion, &raw);
-    bench_table(&mut criterion);
+    let tables = table_inputs();
+    bench_table(&mut criterion, &tables);
     criterion.final_summary();
     summary(&raw);
+    table_summary(&tables);
 }

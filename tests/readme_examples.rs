@@ -58,6 +58,11 @@ fn quickstart_prints_what_the_readme_shows() {
 }
 
 #[test]
+fn invoice_prints_what_the_readme_shows() {
+    assert_eq!(run_example("invoice"), readme_output("invoice"));
+}
+
+#[test]
 fn research_plan_prints_what_the_readme_shows() {
     assert_eq!(run_example("research_plan"), readme_output("research_plan"));
 }
