@@ -16,7 +16,8 @@
 //! - [`json`]: layered JSON extraction and repair.
 //! - [`prompt`]: the soft-format guide.
 //! - [`think`]: the loop ([`think_with_retry`], [`Think`]) and its ledger.
-//! - [`resilience`]: [`Fallback`] across models and a [`CircuitBreaker`].
+//! - [`resilience`]: [`Fallback`] across models, a [`CircuitBreaker`], shared
+//!   [`Limited`] rates.
 //! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests;
 //!   [`text`]: the shared text a reply is held in, once.
 #![warn(missing_docs)]
@@ -49,7 +50,7 @@ pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
     Role, Usage,
 };
-pub use resilience::{CircuitBreaker, Fallback};
+pub use resilience::{CircuitBreaker, Fallback, Limited, RateLimits};
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, Style, ValueKind};

@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 
+use crate::resilience::RateLimits;
 use crate::text::SharedText;
 
 /// A boxed, sendable future, as returned by [`ChatModel::chat`].
@@ -517,6 +518,22 @@ pub trait ChatModel: Send + Sync {
     fn streams(&self) -> bool {
         false
     }
+
+    /// Sends `messages` and returns the reply with what the response's
+    /// headers said about the server's rate limits, so that a wrapper such
+    /// as [`Limited`](crate::resilience::Limited) can slow down before the
+    /// next 429.
+    ///
+    /// Provided: [`chat`](ChatModel::chat)'s reply and no limits
+    /// ([`RateLimits::default`]). The HTTP clients read the headers;
+    /// wrappers pass the limits of the model they called on.
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+        let reply = self.chat(messages);
+        Box::pin(async move { Ok((reply.await?, RateLimits::default())) })
+    }
 }
 
 /// One piece of a reply streamed by [`ChatModel::chat_stream`].
@@ -572,6 +589,12 @@ impl<M: ChatModel + ?Sized> ChatModel for &M {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
         (**self).chat(messages)
     }
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+        (**self).chat_with_limits(messages)
+    }
     fn name(&self) -> &str {
         (**self).name()
     }
@@ -590,6 +613,12 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
         (**self).chat(messages)
     }
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+        (**self).chat_with_limits(messages)
+    }
     fn name(&self) -> &str {
         (**self).name()
     }
@@ -607,6 +636,12 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
 impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
         (**self).chat(messages)
+    }
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+        (**self).chat_with_limits(messages)
     }
     fn name(&self) -> &str {
         (**self).name()

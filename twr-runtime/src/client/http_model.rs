@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use serde_json::Value;
@@ -21,6 +21,7 @@ use super::sse::{SseDecoder, SseEvent};
 use crate::model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, Message, ModelError, Reply,
 };
+use crate::resilience::RateLimits;
 
 /// A chat model behind an HTTP API, for the provider `P`.
 ///
@@ -194,14 +195,24 @@ impl<P: Provider> HttpModel<P> {
     /// Sends the request for `messages` and starts reading the response:
     /// its pieces, event by event when the server streams.
     pub(crate) async fn open(&self, messages: &[Message]) -> Result<Source<'_, P>, ModelError> {
+        Ok(self.open_with_limits(messages).await?.0)
+    }
+
+    /// [`open`](Self::open), and what the response's headers said about
+    /// the server's rate limits.
+    async fn open_with_limits(
+        &self,
+        messages: &[Message],
+    ) -> Result<(Source<'_, P>, RateLimits), ModelError> {
         let request = self.request(messages)?;
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout);
         let response = http::send(request, deadline, &secrets).await?;
+        let limits = RateLimits::from_headers(response.headers(), SystemTime::now());
         let streamed = http::is_event_stream(&response);
         let limit = self.options.max_response_bytes;
         let body = BodyReader::new(response, limit, deadline, secrets.clone())?;
-        Ok(if streamed {
+        let source = if streamed {
             Source::Events(PieceStream::new(&self.provider, body, secrets))
         } else {
             Source::Whole {
@@ -210,11 +221,12 @@ impl<P: Provider> HttpModel<P> {
                 secrets,
                 done: false,
             }
-        })
+        };
+        Ok((source, limits))
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<Reply, ModelError> {
-        let mut source = self.open(messages).await?;
+    async fn call(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
+        let (mut source, limits) = self.open_with_limits(messages).await?;
         let mut collector = Collector::default();
         let mut pieces = Vec::new();
         let read = loop {
@@ -227,7 +239,7 @@ impl<P: Provider> HttpModel<P> {
             }
         };
         match read {
-            Ok(()) => collector.finish(),
+            Ok(()) => collector.finish().map(|reply| (reply, limits)),
             Err(source) if collector.has_text() => Err(ModelError::Incomplete {
                 partial: Box::new(collector.partial()),
                 source: Box::new(source),
@@ -390,6 +402,16 @@ impl<'a, P: Provider> PieceStream<'a, P> {
 
 impl<P: Provider> ChatModel for HttpModel<P> {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let reply = self.chat_with_limits(messages);
+        Box::pin(async move { Ok(reply.await?.0) })
+    }
+
+    /// The reply, and the rate limits read from the response's headers
+    /// (`x-ratelimit-*`, `anthropic-ratelimit-*`, `retry-after`).
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
         let span = tracing::debug_span!(
             "twr.chat",
             provider = P::NAME,
@@ -447,10 +469,10 @@ impl<P: Provider> ChatModel for HttpModel<P> {
 /// One tracing event per call, inside the call's span (which names the
 /// provider, model and stream flag, never the key). Errors are shown by
 /// their `Display`, whose server text is already scrubbed.
-fn trace_result(result: &Result<Reply, ModelError>, started: Instant) {
+fn trace_result(result: &Result<(Reply, RateLimits), ModelError>, started: Instant) {
     let elapsed_ms = started.elapsed().as_millis() as u64;
     match result {
-        Ok(reply) => tracing::debug!(
+        Ok((reply, _)) => tracing::debug!(
             elapsed_ms,
             prompt_tokens = reply.usage.prompt_tokens,
             completion_tokens = reply.usage.completion_tokens,

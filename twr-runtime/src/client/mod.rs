@@ -42,3 +42,5 @@ pub use anthropic::{Anthropic, AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKE
 pub use gemini::{Gemini, GeminiApi};
 pub use http_model::HttpModel;
 pub use openai::{OpenAiApi, OpenAiCompatible};
+
+pub(crate) use http::retry_after;

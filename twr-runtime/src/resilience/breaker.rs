@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use super::RateLimits;
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
 
 /// Transient failures in a row that open the breaker, by default.
@@ -176,7 +177,7 @@ impl<M: ChatModel> CircuitBreaker<M> {
     }
 
     /// Records how a call that went through ended.
-    fn record(&self, probe: bool, result: &Result<Reply, ModelError>) {
+    fn record(&self, probe: bool, result: Result<(), &ModelError>) {
         let mut state = self.lock();
         let failed = matches!(result, Err(e) if e.is_transient());
         if !failed {
@@ -199,7 +200,6 @@ impl<M: ChatModel> CircuitBreaker<M> {
             }
         }
         let pause = result
-            .as_ref()
             .err()
             .and_then(ModelError::retry_after)
             .map_or(self.cooldown, |asked| asked.max(self.cooldown));
@@ -237,14 +237,21 @@ impl Drop for ProbeGuard<'_> {
 
 impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        Box::pin(async move { Ok(self.chat_with_limits(messages).await?.0) })
+    }
+
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
         Box::pin(async move {
             let probe = self.admit().map_err(ModelError::CircuitOpen)?;
             let mut guard = ProbeGuard {
                 state: probe.then_some(&*self.state),
             };
-            let result = self.model.chat(messages).await;
+            let result = self.model.chat_with_limits(messages).await;
             guard.state = None;
-            self.record(probe, &result);
+            self.record(probe, result.as_ref().map(|_| ()));
             result
         })
     }

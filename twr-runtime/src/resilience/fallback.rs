@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::RateLimits;
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
 
 /// A [`ChatModel`] that asks its models in order: when one fails with a
@@ -48,11 +49,19 @@ impl fmt::Debug for Fallback {
 
 impl ChatModel for Fallback {
     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        Box::pin(async move { Ok(self.chat_with_limits(messages).await?.0) })
+    }
+
+    /// The answering model's reply and rate limits.
+    fn chat_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
         Box::pin(async move {
             let mut last = None;
             for model in &self.models {
-                match model.chat(messages).await {
-                    Ok(reply) => return Ok(reply),
+                match model.chat_with_limits(messages).await {
+                    Ok(answer) => return Ok(answer),
                     Err(error) => {
                         let transient = error.is_transient();
                         let error = ModelError::Named {

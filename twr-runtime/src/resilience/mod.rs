@@ -9,17 +9,24 @@
 //!   is longer) and fails fast with [`ModelError::CircuitOpen`](crate::ModelError::CircuitOpen);
 //!   then one probe call decides whether it closes. Inside a [`Fallback`],
 //!   an open breaker sends traffic straight to the next model.
+//! - [`Limited`]: concurrent requests, requests per minute and tokens per
+//!   minute shared by every run, waiting for capacity rather than failing,
+//!   and slowed down by the server's rate-limit headers ([`RateLimits`]).
 //!
 //! ```no_run
-//! use twr_runtime::{Anthropic, ChatModel, CircuitBreaker, Fallback, OpenAiCompatible};
+//! use twr_runtime::{Anthropic, ChatModel, CircuitBreaker, Fallback, Limited, OpenAiCompatible};
 //!
-//! let primary = CircuitBreaker::new(Anthropic::new("sk-ant-...", "claude-haiku-4-5"));
+//! let primary = CircuitBreaker::new(Limited::new(Anthropic::new("sk-ant-...", "claude-haiku-4-5")).max_concurrent(8));
 //! let backup = OpenAiCompatible::new("http://127.0.0.1:8088/v1", "local");
 //! let model = Fallback::new(vec![Box::new(primary) as Box<dyn ChatModel>, Box::new(backup)]);
 //! ```
 
 mod breaker;
 mod fallback;
+mod limited;
+mod rate_limits;
 
 pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};
 pub use fallback::Fallback;
+pub use limited::Limited;
+pub use rate_limits::RateLimits;
