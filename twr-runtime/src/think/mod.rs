@@ -253,6 +253,9 @@ pub struct Think<'a, M: ?Sized> {
     // Streaming (issue 9): see think/stream.rs.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
+    // Escalation (issue 10.2): the stronger model and after how many failed
+    // format attempts it takes over; see Run::ask.
+    escalate: Option<(&'a dyn ChatModel, usize)>,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -275,7 +278,39 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             focused_questions: true,
             on_section: None,
             early_abort: None,
+            escalate: None,
         }
+    }
+
+    /// After `after` failed format attempts on the model the loop started
+    /// with, asks `stronger` for the remaining ones, with the same private
+    /// conversation: a cheap model first, a strong one only when the cheap
+    /// one cannot follow the format. Each [`Attempt::model`] names the
+    /// model that answered it. `after` counts attempts, not transport
+    /// retries; `0` asks `stronger` from the start.
+    ///
+    /// ```
+    /// use twr_runtime::{ScriptedModel, Think};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let cheap = ScriptedModel::new(["many", "lots"]).with_name("cheap");
+    /// let strong = ScriptedModel::new(["8"]).with_name("strong");
+    /// let outcome = Think::new(&cheap)
+    ///     .escalate_to(&strong, 2)
+    ///     .max_attempts(3)
+    ///     .run_with("How many legs has a spider?", |raw: &str| {
+    ///         raw.trim().parse::<u32>().map_err(|_| "Write only the number.".into())
+    ///     })
+    ///     .await?;
+    /// assert_eq!(outcome.value, 8);
+    /// let models: Vec<&str> = outcome.attempts.iter().map(|a| a.model.as_str()).collect();
+    /// assert_eq!(models, ["cheap", "cheap", "strong"]);
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn escalate_to(mut self, stronger: &'a (impl ChatModel + 'a), after: usize) -> Self {
+        self.escalate = Some((stronger, after));
+        self
     }
 
     /// Shows the model a worked example before the real prompt: `question`
@@ -672,6 +707,10 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("focused_questions", &self.focused_questions)
             .field("on_section", &self.on_section.is_some())
             .field("early_abort", &self.early_abort)
+            .field(
+                "escalate_to",
+                &self.escalate.map(|(model, after)| (model.name(), after)),
+            )
             .finish_non_exhaustive()
     }
 }

@@ -86,6 +86,10 @@ pub struct Attempt {
     pub number: usize,
     /// What became of the reply.
     pub kind: AttemptKind,
+    /// The [`name()`](crate::ChatModel::name) of the model that answered:
+    /// the loop's model, or the stronger one after
+    /// [`escalate_to`](crate::Think::escalate_to).
+    pub model: String,
     /// The reply exactly as the model wrote it; shared with the transcript
     /// and the final answer, not copied.
     pub raw: SharedText,

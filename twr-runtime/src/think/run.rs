@@ -137,26 +137,41 @@ where
         if let Some(listener) = &mut self.listener {
             listener.start(number, self.reader.kept().into_iter());
         }
-        let call = transport::call(
-            think.model,
-            &think.retry_policy,
-            &request,
-            &mut self.budget,
-            number,
-            self.listener.as_mut(),
-        )
-        .await;
+        // Every earlier attempt failed (else the run would have ended), so
+        // `number - 1` failed format attempts were made so far.
+        let call = match think.escalate {
+            Some((stronger, after)) if number > after => transport::call(
+                stronger,
+                &think.retry_policy,
+                &request,
+                &mut self.budget,
+                number,
+                self.listener.as_mut(),
+            )
+            .await
+            .map(|call| (call, stronger.name())),
+            _ => transport::call(
+                think.model,
+                &think.retry_policy,
+                &request,
+                &mut self.budget,
+                number,
+                self.listener.as_mut(),
+            )
+            .await
+            .map(|call| (call, think.model.name())),
+        };
         match call {
-            Ok(mut call) => {
+            Ok((mut call, model)) => {
                 let aborted = call.aborted.take();
-                Ok((self.open_attempt(number, call), aborted))
+                Ok((self.open_attempt(number, model, call), aborted))
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
         }
     }
 
     /// The ledger entry of a reply, not yet judged.
-    fn open_attempt(&mut self, number: usize, call: Call) -> Attempt {
+    fn open_attempt(&mut self, number: usize, model: &str, call: Call) -> Attempt {
         // The failed requests' tokens are already in the budget.
         self.budget.add_usage(call.reply.usage);
         let raw = SharedText::from(call.reply.content);
@@ -164,6 +179,7 @@ where
         Attempt {
             number,
             kind: AttemptKind::Rejected,
+            model: model.to_string(),
             raw,
             reasoning: call.reply.reasoning,
             problems: None,
