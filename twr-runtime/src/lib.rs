@@ -55,6 +55,7 @@ pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{Presence, SectionSpec, Sections, Style, ValueKind};
 pub use text::SharedText;
+pub use think::BatchProgress;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
     ThinkError, ThinkErrorKind,

@@ -92,6 +92,7 @@
 //! it is counts as an empty section, never as a value.
 
 mod bare;
+mod batch;
 mod budget;
 mod conversation;
 mod demo;
@@ -111,6 +112,7 @@ use std::time::Duration;
 
 use tracing::Instrument;
 
+pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use outcome::{
     Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
@@ -256,6 +258,9 @@ pub struct Think<'a, M: ?Sized> {
     // Escalation (issue 10.2): the stronger model and after how many failed
     // format attempts it takes over; see Run::ask.
     escalate: Option<(&'a dyn ChatModel, usize)>,
+    // Batches (issue 10.6): see think/batch.rs.
+    concurrency: Option<usize>,
+    progress: Option<batch::ProgressHook<'a>>,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -279,7 +284,23 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             on_section: None,
             early_abort: None,
             escalate: None,
+            concurrency: None,
+            progress: None,
         }
+    }
+
+    /// How many runs of [`run_many`](Self::run_many) go at once (at least
+    /// 1; default [`DEFAULT_CONCURRENCY`]).
+    pub fn concurrency(mut self, runs: usize) -> Self {
+        self.concurrency = Some(runs.max(1));
+        self
+    }
+
+    /// Calls `hook` each time a run of [`run_many`](Self::run_many) ends,
+    /// with the runs done, the total, the failures and the tokens so far.
+    pub fn on_progress(mut self, hook: impl Fn(&BatchProgress) + Send + Sync + 'a) -> Self {
+        self.progress = Some(Box::new(hook));
+        self
     }
 
     /// After `after` failed format attempts on the model the loop started
@@ -711,6 +732,8 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
                 "escalate_to",
                 &self.escalate.map(|(model, after)| (model.name(), after)),
             )
+            .field("concurrency", &self.concurrency)
+            .field("on_progress", &self.progress.is_some())
             .finish_non_exhaustive()
     }
 }
