@@ -1,0 +1,242 @@
+//! Every public name the product contract (`shared/CONTRACT.md`) marks as
+//! fixed, used the way the contract shows it, from outside the crate. Code
+//! outside this repository compiles against these names: this file is the
+//! first thing to break when one of them moves, and each test also checks
+//! what the name does on a small scripted run.
+
+use futures_util::StreamExt;
+use serde::Deserialize;
+use twr_runtime::json;
+use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionMap};
+use twr_runtime::{
+    think_with_retry, Anthropic, AttemptKind, ChatModel, Choice, CircuitBreaker, Delta, Fallback,
+    Feedback, Gemini, Message, OpenAiCompatible, Reply, Role, ScriptedModel, SectionEvent,
+    SectionSpec, Sections, Think, Usage,
+};
+
+#[derive(Debug, PartialEq, Clone, Copy, Choice)]
+enum Priority {
+    Low,
+    High,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Row {
+    item: String,
+    qty: u32,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct Meta {
+    author: String,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+struct Plan {
+    /// The steps, in order.
+    steps: Vec<String>,
+    weeks: u32,
+    priority: Priority,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+struct Order {
+    #[section(table)]
+    rows: Vec<Row>,
+    #[section(record)]
+    meta: Meta,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+#[sections(style = "xml")]
+struct Tagged {
+    answer: String,
+}
+
+const PLAN: &str = "[Steps]\n- read\n- write\n[Weeks]\n6\n[Priority]\nHigh";
+
+fn plan() -> Plan {
+    Plan {
+        steps: vec!["read".to_owned(), "write".to_owned()],
+        weeks: 6,
+        priority: Priority::High,
+    }
+}
+
+#[test]
+fn the_sections_trait_and_the_parsers() {
+    let specs: &'static [SectionSpec] = Plan::specs();
+    assert_eq!(specs.len(), 3);
+    assert!(Plan::format_guide().contains("[Weeks]"));
+    assert_eq!(Plan::parse_sections(PLAN).unwrap(), plan());
+    let feedback: Feedback = Plan::parse_sections("[Steps]\n- read").unwrap_err();
+    let _: &dyn std::error::Error = &feedback;
+    assert!(feedback.to_string().contains("[Weeks]"));
+
+    let map: SectionMap =
+        multi_section_parser("[A]\none\n[B]\ntwo", &["[A]", "[B]"], MatchMode::All).unwrap();
+    assert_eq!(map.get("[B]"), Some("two"));
+    assert!(multi_section_parser("[A]\none", &["[A]", "[B]"], MatchMode::Any).is_ok());
+    assert_eq!(
+        divider_parser("x\n=====\nmiddle\n=====\ny").unwrap(),
+        "middle"
+    );
+
+    let value: serde_json::Value = json::extract_value("```json\n{\"a\": 1}\n```").unwrap();
+    assert_eq!(value, serde_json::json!({"a": 1}));
+    let row: Row = json::extract("{'item': 'pen', 'qty': 2,}").unwrap();
+    assert_eq!(
+        row,
+        Row {
+            item: "pen".to_owned(),
+            qty: 2
+        }
+    );
+}
+
+#[test]
+fn the_format_attributes() {
+    let order = Order::parse_sections(
+        "[Rows]\n| item | qty |\n| --- | --- |\n| pen | 2 |\n[Meta]\nAuthor: Ada",
+    )
+    .unwrap();
+    assert_eq!(
+        order.rows,
+        vec![Row {
+            item: "pen".to_owned(),
+            qty: 2
+        }]
+    );
+    assert_eq!(
+        order.meta,
+        Meta {
+            author: "Ada".to_owned()
+        }
+    );
+    assert!(Tagged::format_guide().contains("<answer>"));
+    assert_eq!(
+        Tagged::parse_sections("<answer>\n42\n</answer>").unwrap(),
+        Tagged {
+            answer: "42".to_owned()
+        }
+    );
+}
+
+#[tokio::test]
+async fn the_loop_and_its_builder() {
+    let model = ScriptedModel::new([PLAN]);
+    let value: Plan = think_with_retry::<Plan>(&model, "Plan it").await.unwrap();
+    assert_eq!(value, plan());
+
+    let earlier = vec![Message::user("hi"), Message::assistant("hello")];
+    let model = ScriptedModel::new(["[Steps]\n- read", PLAN]);
+    let outcome = Think::new(&model)
+        .system("You are a careful planner.")
+        .history(&earlier)
+        .max_attempts(4)
+        .run::<Plan>("Plan it")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, plan());
+    assert_eq!(outcome.attempts.len(), 2);
+    let usage: Usage = outcome.usage;
+    let Usage {
+        prompt_tokens,
+        completion_tokens,
+        ..
+    } = usage;
+    let _ = (prompt_tokens, completion_tokens);
+    assert!(!outcome.transcript.is_empty());
+    assert_eq!(earlier.len(), 2);
+    assert_eq!(Message::system("s").role, Role::System);
+
+    let model = ScriptedModel::new(["7"]);
+    let n: u32 = Think::new(&model)
+        .run_with("How many?", |raw: &str| {
+            raw.trim()
+                .parse::<u32>()
+                .map_err(|e| Feedback::from(e.to_string()))
+        })
+        .await
+        .unwrap()
+        .value;
+    assert_eq!(n, 7);
+
+    let model = ScriptedModel::new(["[Answer]\n42"]).chunk_size(3);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let outcome = Think::new(&model)
+        .demonstration("What is 6 times 7?", "<answer>\n42\n</answer>")
+        .on_section(|event: &SectionEvent| {
+            seen.lock().unwrap().push((
+                event.attempt,
+                event.field,
+                event.header,
+                event.problem.is_some(),
+                event.text.clone(),
+            ))
+        })
+        .early_abort(true)
+        .run::<Tagged>("What is 6 times 7?")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.answer, "42");
+    assert_eq!(
+        seen.into_inner().unwrap(),
+        vec![(1, "answer", "[Answer]", false, "42".to_owned())]
+    );
+
+    let model = ScriptedModel::new([PLAN]).chunk_size(5);
+    let events: Vec<_> = Think::new(&model).stream::<Plan>("Plan it").collect().await;
+    assert!(!events.is_empty());
+
+    let cheap = ScriptedModel::new(["no sections", "still none"]);
+    let strong = ScriptedModel::new([PLAN]);
+    let outcome = Think::new(&cheap)
+        .max_attempts(3)
+        .escalate_to(&strong, 2)
+        .run::<Plan>("Plan it")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, plan());
+    assert_eq!(outcome.attempts.len(), 3);
+    assert_eq!((cheap.calls(), strong.calls()), (2, 1));
+
+    let model = ScriptedModel::new([PLAN, PLAN]);
+    let results = Think::new(&model).run_many::<Plan>(["one", "two"]).await;
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r.is_ok()));
+    let _ = AttemptKind::Aborted;
+}
+
+#[tokio::test]
+async fn models_and_wrappers() {
+    let model = ScriptedModel::new(["whole"]);
+    let pieces: Vec<Delta> = model
+        .chat_stream(&[Message::user("q")])
+        .map(|d| d.unwrap())
+        .collect()
+        .await;
+    assert!(matches!(&pieces[0], Delta::Content(text) if text == "whole"));
+    assert!(matches!(pieces.last(), Some(Delta::Done { .. })));
+
+    let fallback = Fallback::new(vec![
+        Box::new(ScriptedModel::new(["a"])) as Box<dyn ChatModel>,
+        Box::new(ScriptedModel::new(["b"])),
+    ]);
+    let reply: Reply = fallback.chat(&[Message::user("q")]).await.unwrap();
+    assert_eq!(reply.content, "a");
+    let breaker = CircuitBreaker::new(ScriptedModel::new(["c"]));
+    let reply = breaker.clone().chat(&[Message::user("q")]).await.unwrap();
+    assert_eq!(reply.content, "c");
+
+    let _ = OpenAiCompatible::new("http://127.0.0.1:1/v1", "m")
+        .api_key("k")
+        .stream(true)
+        .temperature(0.0)
+        .max_tokens(512);
+    let _ = OpenAiCompatible::from_env();
+    let _ = Gemini::new("k", "m").base_url("http://127.0.0.1:1");
+    let _ = Gemini::from_env();
+    let _ = Anthropic::new("k", "m").base_url("http://127.0.0.1:1");
+    let _ = Anthropic::from_env();
+}
