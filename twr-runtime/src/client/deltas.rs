@@ -9,6 +9,7 @@ use tracing::Instrument as _;
 
 use super::collect::Collector;
 use super::http_model::{HttpModel, Source};
+use super::otel;
 use super::provider::Provider;
 use crate::model::{BoxStream, Delta, Message, ModelError};
 
@@ -41,6 +42,12 @@ pub(crate) fn deltas<'a, P: Provider>(
         provider = P::NAME,
         model = %model.model,
         messages = messages.len(),
+        gen_ai.operation.name = tracing::field::Empty,
+        gen_ai.system = tracing::field::Empty,
+        gen_ai.request.model = tracing::field::Empty,
+        gen_ai.usage.input_tokens = tracing::field::Empty,
+        gen_ai.usage.output_tokens = tracing::field::Empty,
+        gen_ai.response.finish_reasons = tracing::field::Empty,
     );
     let started = Instant::now();
     let batches = stream::unfold(State::Start, move |state| {
@@ -101,6 +108,14 @@ async fn step<'a, P: Provider>(
                 Some(Err(error)) => trace_failure(error, started),
                 _ => {}
             }
+            let reply = match batch.last() {
+                Some(Ok(Delta::Done {
+                    usage,
+                    finish_reason,
+                })) => Some((*usage, finish_reason.as_ref())),
+                _ => None,
+            };
+            otel::record(&tracing::Span::current(), P::NAME, &model.model, reply);
             Some((batch, State::Over))
         }
         Err(error) => {

@@ -15,6 +15,7 @@ use super::collect::Collector;
 use super::fault::{self, Subject};
 use super::http::{self, Deadline};
 use super::options::Options;
+use super::otel;
 use super::provider::{AuthError, Flow, Piece, Provider, RequestSpec};
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
@@ -418,12 +419,21 @@ impl<P: Provider> ChatModel for HttpModel<P> {
             model = %self.model,
             stream = self.options.stream,
             messages = messages.len(),
+            gen_ai.operation.name = tracing::field::Empty,
+            gen_ai.system = tracing::field::Empty,
+            gen_ai.request.model = tracing::field::Empty,
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            gen_ai.response.finish_reasons = tracing::field::Empty,
         );
         Box::pin(
             async move {
                 let started = Instant::now();
                 let result = self.call(messages).await;
                 trace_result(&result, started);
+                let reply = result.as_ref().ok();
+                let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
+                otel::record(&tracing::Span::current(), P::NAME, &self.model, reply);
                 result
             }
             .instrument(span),

@@ -34,6 +34,7 @@ mod http;
 mod http_model;
 mod openai;
 mod options;
+mod otel;
 mod provider;
 mod secret;
 mod sse;

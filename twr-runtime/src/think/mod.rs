@@ -100,6 +100,8 @@ mod error;
 mod excerpt;
 mod focus;
 mod hook;
+#[cfg(feature = "serde")]
+mod ledger_serde;
 mod messages;
 mod outcome;
 mod read;

@@ -1,0 +1,107 @@
+//! The OpenTelemetry GenAI attributes on the call spans, beside twr's own
+//! fields, read from the span's close line of a `fmt` subscriber: a whole
+//! call of `OpenAiCompatible` and a streamed one of `Anthropic`, against
+//! axum on 127.0.0.1.
+
+mod client_support;
+
+use std::sync::{Arc, Mutex};
+
+use client_support::{Scripted, TestServer};
+use futures_util::StreamExt as _;
+use serde_json::json;
+use tracing_subscriber::fmt::format::FmtSpan;
+use twr_runtime::{Anthropic, ChatModel, Message, OpenAiCompatible};
+
+/// Collects everything a tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The lines written while `run` runs, with span close events.
+async fn traced<F: std::future::Future<Output = ()>>(run: F) -> String {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    run.await;
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    logs
+}
+
+#[tokio::test]
+async fn a_whole_call_carries_the_gen_ai_attributes() {
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({
+            "choices": [{"message": {"role": "assistant", "content": "fine"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+        }),
+    )])
+    .await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "test-model").api_key("sk-otel");
+    let logs = traced(async {
+        model.chat(&[Message::user("hi")]).await.unwrap();
+    })
+    .await;
+    assert!(
+        logs.contains(
+            "twr.chat{provider=\"openai-compatible\" model=test-model stream=false messages=1 \
+             gen_ai.operation.name=\"chat\" gen_ai.system=\"openai\" \
+             gen_ai.request.model=\"test-model\" gen_ai.usage.input_tokens=7 \
+             gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"stop\\\"]\"}: \
+             twr_runtime::client::http_model: close"
+        ),
+        "{logs}"
+    );
+    assert!(!logs.contains("sk-otel"), "{logs}");
+}
+
+#[tokio::test]
+async fn a_streamed_call_carries_them_too() {
+    let events = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Rome"}}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 3}}),
+        json!({"type": "message_stop"}),
+    ];
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let model = Anthropic::new("sk-ant-otel", "claude-test")
+        .base_url(server.url(""))
+        .stream(true);
+    let logs = traced(async {
+        let messages = [Message::user("hi")];
+        let deltas: Vec<_> = model.chat_stream(&messages).collect().await;
+        assert_eq!(deltas.len(), 2);
+    })
+    .await;
+    assert!(
+        logs.contains(
+            "twr.chat_stream{provider=\"anthropic\" model=claude-test messages=1 \
+             gen_ai.operation.name=\"chat\" gen_ai.system=\"anthropic\" \
+             gen_ai.request.model=\"claude-test\" gen_ai.usage.input_tokens=40 \
+             gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"length\\\"]\"}: \
+             twr_runtime::client::deltas: close"
+        ),
+        "{logs}"
+    );
+    assert!(!logs.contains("sk-ant-otel"), "{logs}");
+}

@@ -1,0 +1,160 @@
+//! The ledger as data (feature `serde`): an outcome and an error serialize
+//! to the documented JSON shape, one JSON line per run, and an error from a
+//! server that echoes the API key carries no key.
+
+mod client_support;
+
+use client_support::{Scripted, TestServer};
+use serde::Serialize;
+use serde_json::{json, Value};
+use twr_runtime::{
+    FinishReason, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage,
+};
+
+/// A fact with its reason.
+#[derive(Debug, PartialEq, Sections, Serialize)]
+struct Fact {
+    /// The number.
+    answer: u32,
+    /// Why.
+    reason: String,
+}
+
+/// `value` with every `*_ms` number set to 0 (timings vary).
+fn without_timings(mut value: Value) -> Value {
+    match &mut value {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                if key.ends_with("_ms") {
+                    *item = json!(0);
+                } else {
+                    *item = without_timings(item.take());
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                *item = without_timings(item.take());
+            }
+        }
+        _ => {}
+    }
+    value
+}
+
+#[tokio::test]
+async fn an_outcome_is_one_json_line_in_the_documented_shape() {
+    let first = Reply {
+        usage: Usage::new(40, 6),
+        finish_reason: Some(FinishReason::Stop),
+        ..Reply::text("[Answer]\nforty-two")
+    };
+    let second = Reply {
+        usage: Usage::new(90, 8),
+        finish_reason: Some(FinishReason::Stop),
+        ..Reply::text("[Answer]\n42\n[Reason]\nIt is the answer.")
+    };
+    let model = ScriptedModel::from_replies([first, second]).with_name("small-model");
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Fact>("What is the answer?")
+        .await
+        .unwrap();
+    let line = serde_json::to_string(&outcome).unwrap();
+    assert!(!line.contains('\n'), "one line: {line}");
+    let feedback = outcome.attempts[0].problems.as_ref().unwrap().to_string();
+    let sent_back = outcome.attempts[0].sent_back.clone().unwrap();
+    let value = without_timings(serde_json::from_str(&line).unwrap());
+    assert_eq!(
+        value,
+        json!({
+            "value": {"answer": 42, "reason": "It is the answer."},
+            "ending": "reasked",
+            "reasks": 1,
+            "attempts": [
+                {
+                    "number": 1,
+                    "kind": "rejected",
+                    "model": "small-model",
+                    "raw": "[Answer]\nforty-two",
+                    "reasoning": null,
+                    "problems": {"message": feedback, "headers": ["[Answer]", "[Reason]"]},
+                    "sent_back": sent_back,
+                    "latency_ms": 0,
+                    "usage": {"prompt_tokens": 40, "completion_tokens": 6, "total_tokens": 46},
+                    "usage_reported": true,
+                    "finish_reason": "Stop",
+                    "transport_retries": [],
+                    "json": [],
+                },
+                {
+                    "number": 2,
+                    "kind": "accepted",
+                    "model": "small-model",
+                    "raw": "[Answer]\n42\n[Reason]\nIt is the answer.",
+                    "reasoning": null,
+                    "problems": null,
+                    "sent_back": null,
+                    "latency_ms": 0,
+                    "usage": {"prompt_tokens": 90, "completion_tokens": 8, "total_tokens": 98},
+                    "usage_reported": true,
+                    "finish_reason": "Stop",
+                    "transport_retries": [],
+                    "json": [],
+                },
+            ],
+            "usage": {"prompt_tokens": 130, "completion_tokens": 14, "total_tokens": 144},
+            "transcript": serde_json::to_value(&outcome.transcript).unwrap(),
+            "sources": [],
+            "elapsed_ms": 0,
+        })
+    );
+    assert_eq!(outcome.transcript.len(), 4);
+}
+
+#[tokio::test]
+async fn an_error_from_a_server_echoing_the_key_serializes_without_it() {
+    const KEY: &str = "sk-serde-SECRET-9876";
+    let echo = || {
+        Scripted::json(
+            503,
+            json!({"error": {"message": "overloaded for key {KEY}"}}),
+        )
+        .echoing_key()
+    };
+    let server = TestServer::start(vec![echo(), echo()]).await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "test-model").api_key(KEY);
+    let error = Think::new(&model)
+        .retry_policy(
+            RetryPolicy::default()
+                .max_retries(1)
+                .base_delay(std::time::Duration::from_millis(1)),
+        )
+        .run::<Fact>("What is the answer?")
+        .await
+        .unwrap_err();
+    let line = serde_json::to_string(&error).unwrap();
+    assert!(!line.contains("SECRET"), "{line}");
+    let value = without_timings(serde_json::from_str(&line).unwrap());
+    let failure = json!({
+        "error": "the model server answered HTTP 503: overloaded for key [redacted]",
+        "delay_ms": 0,
+        "partial": null,
+    });
+    assert_eq!(
+        value,
+        json!({
+            "kind": "model",
+            "message": error.to_string(),
+            "attempts": [],
+            "failed_call": {
+                "number": 1,
+                "failures": [failure.clone(), failure],
+                "latency_ms": 0,
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            },
+            "requests": 2,
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        })
+    );
+}

@@ -1,0 +1,53 @@
+//! OpenTelemetry GenAI semantic-convention attributes on the call spans
+//! (`twr.chat`, `twr.chat_stream`), beside twr's own fields.
+//!
+//! The spans declare the attributes empty and they are recorded when the
+//! call ends: an OpenTelemetry layer exports a span's attributes when it
+//! closes, and the lines a `fmt` subscriber prints for the call's own
+//! events keep their shape.
+
+use tracing::Span;
+
+use crate::model::{FinishReason, Usage};
+
+/// The `gen_ai.system` value of a provider adapter's name.
+fn system(provider: &str) -> &str {
+    match provider {
+        "openai-compatible" => "openai",
+        "gemini" => "gcp.gemini",
+        other => other,
+    }
+}
+
+/// A finish reason as the conventions write it (`"stop"`, `"length"`).
+fn finish_name(reason: &FinishReason) -> &str {
+    match reason {
+        FinishReason::Stop => "stop",
+        FinishReason::Length => "length",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other(word) => word,
+    }
+}
+
+/// Records on `span` the GenAI attributes of a call to `model` of
+/// `provider`: always `gen_ai.operation.name`, `gen_ai.system` and
+/// `gen_ai.request.model`; with a reply, `gen_ai.usage.input_tokens`,
+/// `gen_ai.usage.output_tokens` and `gen_ai.response.finish_reasons`.
+pub(crate) fn record(
+    span: &Span,
+    provider: &str,
+    model: &str,
+    reply: Option<(Usage, Option<&FinishReason>)>,
+) {
+    span.record("gen_ai.operation.name", "chat");
+    span.record("gen_ai.system", system(provider));
+    span.record("gen_ai.request.model", model);
+    if let Some((usage, finish)) = reply {
+        span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+        span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+        if let Some(reason) = finish {
+            let reasons = format!("[\"{}\"]", finish_name(reason));
+            span.record("gen_ai.response.finish_reasons", reasons.as_str());
+        }
+    }
+}
