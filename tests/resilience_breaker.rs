@@ -224,3 +224,81 @@ async fn fallback_reports_a_non_transient_error_with_the_model_name() {
     assert_eq!(error.retry_after(), Some(Duration::from_secs(2)));
     assert_eq!(model.name(), "primary-model");
 }
+
+#[tokio::test]
+async fn a_streaming_model_streams_through_the_breaker_which_counts_each_stream() {
+    use futures_util::StreamExt as _;
+    use twr_runtime::{Delta, Reply, ScriptedModel};
+
+    let broken = || Err(ModelError::Interrupted("the connection dropped".into()));
+    let model = ScriptedModel::from_results([
+        Ok(Reply::text("[Answer]\n42")),
+        broken(),
+        broken(),
+        Ok(Reply::text("[Answer]\n43")),
+        Ok(Reply::text("[Answer]\n44")),
+    ])
+    .chunk_size(6);
+    let breaker = CircuitBreaker::new(model)
+        .threshold(2)
+        .cooldown(Duration::from_millis(100));
+    assert!(breaker.streams());
+    let ask = [Message::user("hi")];
+    let deltas = |breaker: &CircuitBreaker<ScriptedModel>| {
+        let breaker = breaker.clone();
+        async move {
+            let items: Vec<Result<Delta, String>> = breaker
+                .chat_stream(&[Message::user("hi")])
+                .map(|item| item.map_err(|e| e.to_string()))
+                .collect()
+                .await;
+            items
+        }
+    };
+    // A whole stream, piece by piece: a success.
+    assert_eq!(
+        deltas(&breaker).await,
+        [
+            Ok(Delta::Content("[Answe".into())),
+            Ok(Delta::Content("r]\n42".into())),
+            Ok(Delta::Done {
+                usage: Default::default(),
+                finish_reason: None
+            }),
+        ]
+    );
+    // Two broken streams in a row open it; the next stream fails fast and
+    // never reaches the model.
+    assert!(deltas(&breaker).await[0].is_err());
+    assert!(!breaker.is_open());
+    assert!(deltas(&breaker).await[0].is_err());
+    assert!(breaker.is_open());
+    let refused = deltas(&breaker).await;
+    assert_eq!(refused.len(), 1);
+    assert!(
+        refused[0]
+            .as_ref()
+            .unwrap_err()
+            .starts_with("the circuit breaker of scripted is open"),
+        "{refused:?}"
+    );
+    assert_eq!(breaker.inner().calls(), 3);
+    // After the cooldown, a probe stream dropped after its first piece hands
+    // the probe on; the next stream probes, succeeds and closes the breaker.
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let mut probe = breaker.chat_stream(&ask);
+    assert!(probe.next().await.unwrap().is_ok());
+    // While the probe streams, other calls fail fast.
+    let during = deltas(&breaker).await;
+    assert!(
+        during[0]
+            .as_ref()
+            .unwrap_err()
+            .starts_with("the circuit breaker of scripted is testing the model"),
+        "{during:?}"
+    );
+    drop(probe);
+    assert_eq!(deltas(&breaker).await.len(), 3);
+    assert!(!breaker.is_open());
+    assert_eq!(breaker.inner().calls(), 5);
+}

@@ -4,8 +4,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use futures_util::stream::{self, StreamExt as _};
+
 use super::RateLimits;
-use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
+use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply};
 
 /// Transient failures in a row that open the breaker, by default.
 pub const DEFAULT_THRESHOLD: u32 = 5;
@@ -221,6 +223,13 @@ struct ProbeGuard<'a> {
     state: Option<&'a Mutex<State>>,
 }
 
+impl ProbeGuard<'_> {
+    /// The call ended and was recorded: nothing to hand on.
+    fn disarm(&mut self) {
+        self.state = None;
+    }
+}
+
 impl Drop for ProbeGuard<'_> {
     fn drop(&mut self) {
         if let Some(state) = self.state.take() {
@@ -254,6 +263,45 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
             self.record(probe, result.as_ref().map(|_| ()));
             result
         })
+    }
+
+    /// The model's own stream, when the breaker lets the call through: its
+    /// `Done` counts as a success, an error item as a failure. A stream
+    /// dropped before either (a reply the loop stopped early) counts as
+    /// neither; a probe dropped so hands the probe on.
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        let probe = match self.admit() {
+            Ok(probe) => probe,
+            Err(open) => {
+                return Box::pin(stream::once(
+                    async move { Err(ModelError::CircuitOpen(open)) },
+                ))
+            }
+        };
+        let mut guard = ProbeGuard {
+            state: probe.then_some(&*self.state),
+        };
+        Box::pin(self.model.chat_stream(messages).map(move |item| {
+            let ended = match &item {
+                Ok(Delta::Done { .. }) => Some(Ok(())),
+                Err(error) => Some(Err(error)),
+                Ok(_) => None,
+            };
+            if let Some(result) = ended {
+                // A method call, so the closure owns the whole guard (not
+                // a copy of its field) for as long as the stream lives.
+                guard.disarm();
+                self.record(probe, result);
+            }
+            item
+        }))
+    }
+
+    fn streams(&self) -> bool {
+        self.model.streams()
     }
 
     fn name(&self) -> &str {
