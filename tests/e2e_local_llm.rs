@@ -17,10 +17,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt as _;
 use twr_runtime::{
     Attempt, AttemptKind, BoxFuture, ChatModel, Ending, Feedback, FinishReason, Message,
-    ModelError, OpenAiCompatible, Outcome, Reply, RetryPolicy, Role, Sections, Think, ThinkError,
-    ThinkErrorKind,
+    ModelError, OpenAiCompatible, Outcome, Progress, Reply, RetryPolicy, Role, Sections, Think,
+    ThinkError, ThinkErrorKind,
 };
 
 const MAX_TOKENS: u32 = 48;
@@ -506,4 +507,98 @@ async fn real_server_through_the_loop() {
     // The sections run once: a 135M model on a shared CPU is slow, and the
     // streamed path is already covered above.
     run_trip("trip", model.max_tokens(160), false).await;
+}
+
+/// One streamed run (issue 9.7): the server streams, the loop reads each
+/// section the moment it is complete (stopping a reply whose section is
+/// already invalid), and every event is printed. The assertions are about
+/// the events and the ledger agreeing, not about the model's answer.
+#[tokio::test]
+#[ignore = "needs TWR_E2E_BASE_URL"]
+async fn real_server_streamed_run_reports_each_section() {
+    let (base, model_name) = server();
+    let model = OpenAiCompatible::new(&base, &model_name)
+        .temperature(0.0)
+        .seed(7)
+        .max_tokens(160)
+        .timeout(Duration::from_secs(120))
+        .stream(true);
+    assert!(model.streams());
+    let think = Think::new(&model)
+        .system(SYSTEM)
+        .max_attempts(3)
+        .retry_policy(RetryPolicy::default().max_retries(1));
+    let started = Instant::now();
+    let events: Vec<Progress<Trip>> = think.stream::<Trip>(TRIP).collect().await;
+    let headers: Vec<&str> = Trip::specs().iter().map(|spec| spec.header).collect();
+    let mut current = 0;
+    let mut aborted = Vec::new();
+    let mut feedback = Vec::new();
+    let mut result = None;
+    for event in events {
+        match event {
+            Progress::AttemptStarted { attempt } => {
+                eprintln!("streamed: attempt {attempt} started");
+                assert_eq!(attempt, current + 1, "attempts start in order");
+                current = attempt;
+            }
+            Progress::SectionComplete(section) | Progress::SectionInvalid(section) => {
+                eprintln!(
+                    "streamed: attempt {} {} complete ({}): {:?}",
+                    section.attempt,
+                    section.header,
+                    match &section.problem {
+                        None => "valid".to_string(),
+                        Some(problem) => format!("invalid: {:?}", problem.kind),
+                    },
+                    section.text
+                );
+                assert_eq!(section.attempt, current);
+                assert!(headers.contains(&section.header), "{}", section.header);
+                assert_eq!(section.completed.text(section.field), Some(&*section.text));
+            }
+            Progress::Aborted {
+                attempt,
+                header,
+                received,
+            } => {
+                eprintln!("streamed: attempt {attempt} stopped at {header} after {received} bytes");
+                assert_eq!(attempt, current);
+                aborted.push((attempt, received));
+            }
+            Progress::TransportRetry { attempt, error } => {
+                eprintln!("streamed: attempt {attempt} transport retry: {error}");
+            }
+            Progress::Retry {
+                attempt,
+                kind,
+                feedback: text,
+            } => {
+                eprintln!("streamed: attempt {attempt} ({kind:?}) feedback: {text:?}");
+                feedback.push((attempt, text));
+            }
+            Progress::Finished(finished) => result = Some(finished),
+            _ => {}
+        }
+    }
+    let result = result.expect("the stream ends with the outcome or the error");
+    let attempts = ledger("trip, streamed", &result, started.elapsed());
+    // A run that failed during a call has one attempt fewer than it started.
+    assert!(attempts.len() == current || (result.is_err() && attempts.len() + 1 == current));
+    for attempt in &attempts {
+        // This server sends no usage in streams, and an aborted reply never
+        // gets the stream's last event: the ledger says so.
+        assert_eq!(attempt.usage_reported, attempt.usage.total_tokens > 0);
+        let was_aborted = aborted.iter().find(|(n, _)| *n == attempt.number);
+        assert_eq!(was_aborted.is_some(), attempt.kind == AttemptKind::Aborted);
+        if let Some((_, received)) = was_aborted {
+            assert_eq!(attempt.raw.len(), *received);
+            assert_eq!(attempt.finish_reason, None);
+        }
+        let sent = feedback.iter().find(|(n, _)| *n == attempt.number);
+        assert_eq!(
+            sent.map(|(_, text)| text.as_str()),
+            attempt.sent_back.as_deref()
+        );
+    }
 }

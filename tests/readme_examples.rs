@@ -66,3 +66,8 @@ fn invoice_prints_what_the_readme_shows() {
 fn research_plan_prints_what_the_readme_shows() {
     assert_eq!(run_example("research_plan"), readme_output("research_plan"));
 }
+
+#[test]
+fn streaming_prints_what_the_readme_shows() {
+    assert_eq!(run_example("streaming"), readme_output("streaming"));
+}

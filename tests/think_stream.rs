@@ -148,8 +148,9 @@ async fn a_reply_is_stopped_at_its_first_invalid_section_and_the_feedback_goes_o
         aborted.sent_back.as_deref(),
         Some(
             "The [Days] section should be a single whole number; it says 'about a week'.\n\n\
-             Reply with only the corrected [Days], [Pace] and [Notes] sections, each under its \
-             header on a line of its own; I have kept the rest of your answer."
+             I stopped reading your answer there. Reply with only the [Days], [Pace] and [Notes] \
+             sections, each under its header on a line of its own; I have kept the sections \
+             before it."
         )
     );
     assert_eq!(
@@ -270,8 +271,8 @@ async fn the_progress_stream_reports_every_step_and_ends_with_the_outcome() {
             "invalid 1 [Days] \"about a week\" invalid: BadValue { expected: WholeNumber, found: \"about a week\" }",
             "aborted 1 at [Days] after 54 bytes",
             "retry after 1 (Aborted): The [Days] section should be a single whole number; it says 'about a week'.\n\n\
-             Reply with only the corrected [Days], [Pace] and [Notes] sections, each under its header \
-             on a line of its own; I have kept the rest of your answer.",
+             I stopped reading your answer there. Reply with only the [Days], [Pace] and [Notes] \
+             sections, each under its header on a line of its own; I have kept the sections before it.",
             "attempt 2",
             // A patch retry: the merged state has [Plan] from attempt 1.
             "ok 2 [Days] \"3\" (merged: [(\"plan\", 1), (\"days\", 2)])",

@@ -118,10 +118,27 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 ::core::result::Result<Self, ::twr_runtime::Feedback>,
                 ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
             ) {
-                let mut __twr_collector = ::twr_runtime::__private::Collector::new(
+                <Self as ::twr_runtime::Sections>::parse_sections_split(
+                    __twr_raw,
+                    ::twr_runtime::parse::split_sections(
+                        __twr_raw,
+                        <Self as ::twr_runtime::Sections>::specs(),
+                    ),
+                )
+            }
+
+            fn parse_sections_split<'__twr>(
+                __twr_raw: &'__twr str,
+                __twr_sections: ::twr_runtime::parse::SectionMap<'__twr>,
+            ) -> (
+                ::core::result::Result<Self, ::twr_runtime::Feedback>,
+                ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
+            ) {
+                let mut __twr_collector = ::twr_runtime::__private::Collector::with_sections(
                     __twr_raw,
                     <Self as ::twr_runtime::Sections>::specs(),
                     <Self as ::twr_runtime::Sections>::lang(),
+                    __twr_sections,
                 );
                 #(#register)*
                 #(#reads)*

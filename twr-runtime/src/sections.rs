@@ -2,6 +2,7 @@
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
+use crate::parse::SectionMap;
 pub use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// A type that can be read from a reply with loose section headers.
@@ -39,5 +40,19 @@ pub trait Sections: Sized {
     #[doc(hidden)]
     fn parse_sections_with_report(raw: &str) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
         (Self::parse_sections(raw), Vec::new())
+    }
+
+    /// Parses like [`Sections::parse_sections_with_report`] from sections
+    /// already found in `raw` (by [`split_sections`](crate::parse::split_sections)
+    /// or by a [`SectionStream`](crate::parse::SectionStream) as the reply
+    /// streamed), so the reply is not split again. The derive implements
+    /// it; by default `raw` is parsed again.
+    #[doc(hidden)]
+    fn parse_sections_split<'a>(
+        raw: &'a str,
+        sections: SectionMap<'a>,
+    ) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
+        let _ = sections;
+        Self::parse_sections_with_report(raw)
     }
 }

@@ -75,10 +75,20 @@ enum Found<T> {
 impl<'a> Collector<'a> {
     /// Splits `raw` into the sections of `specs`.
     pub fn new(raw: &'a str, specs: &'static [SectionSpec], lang: Lang) -> Self {
+        Collector::with_sections(raw, specs, lang, split_sections(raw, specs))
+    }
+
+    /// Reads `sections`, already found in `raw`.
+    pub fn with_sections(
+        raw: &'a str,
+        specs: &'static [SectionSpec],
+        lang: Lang,
+        sections: SectionMap<'a>,
+    ) -> Self {
         Collector {
             raw,
             specs,
-            map: split_sections(raw, specs),
+            map: sections,
             lang,
             problems: Vec::new(),
             shapes: Vec::new(),

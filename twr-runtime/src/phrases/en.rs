@@ -80,6 +80,7 @@ pub(crate) static EN: Phrases = Phrases {
     sections_one: "{headers} section, under its header on a line of its own",
     sections_many: "{headers} sections, each under its header on a line of its own",
     ask_sections: "Reply with only the corrected {sections}; I have kept the rest of your answer.",
+    ask_after_stop: "I stopped reading your answer there. Reply with only the {sections}; I have kept the sections before it.",
     ask_whole: "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.",
     ask_free: "Please answer again with these fixes made.",
     same_problems: "These are the same problems as in your previous answer",

@@ -175,6 +175,9 @@ pub(crate) struct Phrases {
     pub(crate) sections_many: &'static str,
     /// Only some sections again: `{sections}`.
     pub(crate) ask_sections: &'static str,
+    /// After a streamed reply stopped at an invalid section: the rest of
+    /// the answer, from that section on: `{sections}`.
+    pub(crate) ask_after_stop: &'static str,
     /// The whole answer again.
     pub(crate) ask_whole: &'static str,
     /// A new answer, for a parser of the caller's own.
@@ -505,7 +508,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 54] = [
+            let templates: [(&str, &[&str]); 55] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -540,6 +543,7 @@ mod tests {
                 (p.sections_one, &["headers"]),
                 (p.sections_many, &["headers"]),
                 (p.ask_sections, &["sections"]),
+                (p.ask_after_stop, &["sections"]),
                 (p.ask_whole, &[]),
                 (p.ask_free, &[]),
                 (p.escalate_with_guide, &["same"]),

@@ -81,6 +81,7 @@ pub(crate) static ZH: Phrases = Phrases {
     sections_one: "{headers}部分",
     sections_many: "{headers}部分",
     ask_sections: "请只回复改正后的{sections}，写在各自的标题下；回答的其余部分我已保留。",
+    ask_after_stop: "我在那里停止了阅读你的回答。请只回复{sections}，写在各自的标题下；之前的部分我已保留。",
     ask_whole: "请重新写出包含所有部分的完整回答，并做好这些修改。",
     ask_free: "请做好这些修改后重新回答。",
     same_problems: "这些问题与上一次回答中的相同",

@@ -7,7 +7,7 @@
 //! text held back at a chunk's end is a tag not yet complete (or a lone
 //! closing tag waiting for its line to end, under [`Policy::JSON`]).
 
-use memchr::memchr;
+use crate::vocab::find_byte;
 
 use super::Policy;
 
@@ -146,7 +146,7 @@ impl Lexer {
         let (mut run, mut pos) = (start, start);
         // The line-start state is known at `known.0`: `known.1`.
         let mut known = (start, self.line_start);
-        while let Some(found) = memchr(b'<', &bytes[pos..]) {
+        while let Some(found) = find_byte(b'<', &bytes[pos..]) {
             let at = pos + found;
             let line_start = self.policy.open_at_line_start && {
                 known = (at, line_start_after(&bytes[known.0..at], known.1));

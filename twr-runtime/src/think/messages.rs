@@ -11,6 +11,8 @@ use crate::phrases::{fill, phrases, Phrases};
 pub(crate) enum Request<'h> {
     /// Only these sections (patch retry).
     Sections(&'h [&'h str]),
+    /// These sections, from the one a streamed reply was stopped at on.
+    AfterStop(&'h [&'h str]),
     /// Every section again.
     Whole,
     /// A new answer, for a free-form parser.
@@ -33,6 +35,10 @@ pub(crate) fn format_feedback(
     match request {
         Request::Sections(headers) => text.push_str(&fill(
             words.ask_sections,
+            &[("sections", &sections(words, headers))],
+        )),
+        Request::AfterStop(headers) => text.push_str(&fill(
+            words.ask_after_stop,
             &[("sections", &sections(words, headers))],
         )),
         Request::Whole => text.push_str(words.ask_whole),

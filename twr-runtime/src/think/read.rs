@@ -372,7 +372,7 @@ where
                 }
             }
             self.asked = Asked::Sections(failing);
-            Request::Sections(&wanted)
+            Request::AfterStop(&wanted)
         };
         let message = messages::format_feedback(
             lang,
