@@ -302,3 +302,51 @@ async fn a_streaming_model_streams_through_the_breaker_which_counts_each_stream(
     assert!(!breaker.is_open());
     assert_eq!(breaker.inner().calls(), 5);
 }
+
+#[tokio::test]
+async fn fallback_streams_from_the_first_model_that_starts_well() {
+    use futures_util::StreamExt as _;
+    use twr_runtime::{Delta, FinishReason, ScriptedModel};
+
+    let down = ScriptedModel::from_results([
+        Err(ModelError::Interrupted("the connection dropped".into())),
+        Err(ModelError::Config("no key".into())),
+    ])
+    .chunk_size(4)
+    .with_name("primary-model");
+    let up = ScriptedModel::new(["[Answer]\n42"])
+        .chunk_size(6)
+        .with_name("secondary-model");
+    let model = Fallback::new(vec![Box::new(down) as Box<dyn ChatModel>, Box::new(up)]);
+    assert!(model.streams());
+    let ask = [Message::user("hi")];
+    let items: Vec<Result<Delta, String>> = model
+        .chat_stream(&ask)
+        .map(|item| item.map_err(|e| e.to_string()))
+        .collect()
+        .await;
+    assert_eq!(
+        items,
+        [
+            Ok(Delta::Content("[Answe".into())),
+            Ok(Delta::Content("r]\n42".into())),
+            Ok(Delta::Done {
+                usage: Default::default(),
+                finish_reason: Some(FinishReason::Stop)
+            }),
+        ]
+    );
+    // A failure no retry can fix is reported at once, named, and the next
+    // model is not asked.
+    let items: Vec<Result<Delta, String>> = model
+        .chat_stream(&ask)
+        .map(|item| item.map_err(|e| e.to_string()))
+        .collect()
+        .await;
+    assert_eq!(
+        items,
+        [Err(
+            "primary-model: invalid model configuration: no key".to_string()
+        )]
+    );
+}

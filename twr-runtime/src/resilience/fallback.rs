@@ -2,8 +2,11 @@
 
 use std::fmt;
 
+use futures_util::future;
+use futures_util::stream::{self, StreamExt as _};
+
 use super::RateLimits;
-use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
+use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply};
 
 /// A [`ChatModel`] that asks its models in order: when one fails with a
 /// transient error (after its own retries, if it is wrapped in any; an open
@@ -82,7 +85,58 @@ impl ChatModel for Fallback {
         })
     }
 
+    /// The first model's stream that starts well: a model whose stream
+    /// fails transiently before its first piece is passed over for the
+    /// next, as in [`chat`](ChatModel::chat). Once a piece has arrived the
+    /// stream is that model's to the end (its text cannot be taken back),
+    /// and an error after it is reported with that model's name.
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        let start = async move {
+            let mut last = None;
+            for model in &self.models {
+                let mut deltas = model.chat_stream(messages);
+                let error = match deltas.next().await {
+                    Some(Ok(first)) => {
+                        let name = model.name();
+                        let rest = deltas.map(move |item| item.map_err(|e| named(name, e)));
+                        return stream::once(future::ready(Ok(first))).chain(rest).boxed();
+                    }
+                    Some(Err(error)) => error,
+                    None => ModelError::EmptyReply,
+                };
+                let transient = error.is_transient();
+                let error = named(model.name(), error);
+                if !transient {
+                    return stream::once(future::ready(Err(error))).boxed();
+                }
+                tracing::debug!(error = %error, "falling back to the next model");
+                last = Some(error);
+            }
+            let error = last.unwrap_or_else(|| {
+                ModelError::Config("a Fallback needs at least one model".into())
+            });
+            stream::once(future::ready(Err(error))).boxed()
+        };
+        Box::pin(stream::once(start).flatten())
+    }
+
+    /// Whether the first model streams.
+    fn streams(&self) -> bool {
+        self.models.first().is_some_and(|m| m.streams())
+    }
+
     fn name(&self) -> &str {
         self.models.first().map_or("fallback", |m| m.name())
+    }
+}
+
+/// `error`, said to come from the model named `model`.
+fn named(model: &str, error: ModelError) -> ModelError {
+    ModelError::Named {
+        model: model.to_string(),
+        source: Box::new(error),
     }
 }
