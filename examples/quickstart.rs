@@ -58,14 +58,11 @@ fn model() -> Result<Box<dyn ChatModel>, Box<dyn Error>> {
         );
         // Token counts as a small chat model would report them.
         let usage = [Usage::new(212, 96), Usage::new(431, 24)];
-        let replies = OFFLINE_REPLIES
-            .iter()
-            .zip(usage)
-            .map(|(text, usage)| Reply {
-                usage,
-                finish_reason: Some(FinishReason::Stop),
-                ..Reply::text(*text)
-            });
+        let replies = OFFLINE_REPLIES.iter().zip(usage).map(|(text, usage)| {
+            Reply::text(*text)
+                .with_usage(usage)
+                .with_finish_reason(FinishReason::Stop)
+        });
         Ok(Box::new(ScriptedModel::from_replies(replies)))
     }
 }

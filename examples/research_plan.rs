@@ -120,14 +120,11 @@ fn model() -> Result<Box<dyn ChatModel>, Box<dyn Error>> {
             Usage::new(702, 18),
             Usage::new(744, 9),
         ];
-        let replies = OFFLINE_REPLIES
-            .iter()
-            .zip(usage)
-            .map(|(text, usage)| Reply {
-                usage,
-                finish_reason: Some(FinishReason::Stop),
-                ..Reply::text(*text)
-            });
+        let replies = OFFLINE_REPLIES.iter().zip(usage).map(|(text, usage)| {
+            Reply::text(*text)
+                .with_usage(usage)
+                .with_finish_reason(FinishReason::Stop)
+        });
         Ok(Box::new(ScriptedModel::from_replies(replies)))
     }
 }

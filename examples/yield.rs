@@ -611,14 +611,14 @@ impl Source {
             Source::Offline => {
                 let script = &OFFLINE[run % OFFLINE.len()];
                 Box::new(ScriptedModel::from_replies(script.iter().map(
-                    |(text, truncated, prompt, completion)| Reply {
-                        usage: Usage::new(*prompt, *completion),
-                        finish_reason: Some(if *truncated {
-                            FinishReason::Length
-                        } else {
-                            FinishReason::Stop
-                        }),
-                        ..Reply::text(*text)
+                    |(text, truncated, prompt, completion)| {
+                        Reply::text(*text)
+                            .with_usage(Usage::new(*prompt, *completion))
+                            .with_finish_reason(if *truncated {
+                                FinishReason::Length
+                            } else {
+                                FinishReason::Stop
+                            })
                     },
                 )))
             }

@@ -80,12 +80,10 @@ async fn a_whole_message_with_thinking_usage_and_the_request() {
         .unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "Rome.".into(),
-            reasoning: Some("Italy's capital is Rome.".into()),
-            usage: Usage::new(25, 8),
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("Rome.")
+            .with_reasoning("Italy's capital is Rome.")
+            .with_usage(Usage::new(25, 8))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(request.path_and_query, "/anthropic/v1/messages");
@@ -134,12 +132,10 @@ async fn every_stream_event_shape() {
         .unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "[Answer]\nRome".into(),
-            reasoning: Some("Weighing options.".into()),
-            usage: Usage::new(31, 12),
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("[Answer]\nRome")
+            .with_reasoning("Weighing options.")
+            .with_usage(Usage::new(31, 12))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(request.body["stream"], json!(true));
@@ -370,10 +366,7 @@ async fn errors_inside_a_200() {
     );
     assert_eq!(
         error.partial(),
-        Some(&Reply {
-            usage: Usage::new(5, 1),
-            ..Reply::text("Ro")
-        })
+        Some(&Reply::text("Ro").with_usage(Usage::new(5, 1)))
     );
     assert!(error.is_transient());
     let error = client(&server).chat(&conversation()).await.unwrap_err();

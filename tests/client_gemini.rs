@@ -52,16 +52,10 @@ async fn generate_content_with_thoughts_usage_and_the_request() {
     let reply = model.chat(&conversation()).await.unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "Rome.".into(),
-            reasoning: Some("Italy's capital is Rome.".into()),
-            usage: Usage {
-                prompt_tokens: 20,
-                completion_tokens: 8,
-                total_tokens: 28
-            },
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("Rome.")
+            .with_reasoning("Italy's capital is Rome.")
+            .with_usage(Usage::new(20, 8).with_total(28))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(
@@ -121,16 +115,10 @@ async fn stream_generate_content_over_sse() {
         .unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "[Answer]\nRome".into(),
-            reasoning: Some("Weighing options.".into()),
-            usage: Usage {
-                prompt_tokens: 11,
-                completion_tokens: 3,
-                total_tokens: 14
-            },
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("[Answer]\nRome")
+            .with_reasoning("Weighing options.")
+            .with_usage(Usage::new(11, 3).with_total(14))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(
@@ -382,11 +370,7 @@ async fn a_stream_that_stalls_after_some_text_keeps_it() {
         .unwrap_err();
     assert_eq!(
         error.partial(),
-        Some(&Reply {
-            content: "Rom".into(),
-            reasoning: Some("e is".into()),
-            ..Reply::default()
-        })
+        Some(&Reply::text("Rom").with_reasoning("e is"))
     );
     assert!(
         matches!(&error, ModelError::Incomplete { source, .. }

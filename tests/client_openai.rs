@@ -67,16 +67,10 @@ async fn non_streaming_reply_request_and_reasoning() {
     let reply = model.chat(&hi()).await.unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "[Answer]\nHi!".into(),
-            reasoning: Some("The user wants a greeting.".into()),
-            usage: Usage {
-                prompt_tokens: 12,
-                completion_tokens: 9,
-                total_tokens: 21
-            },
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("[Answer]\nHi!")
+            .with_reasoning("The user wants a greeting.")
+            .with_usage(Usage::new(12, 9).with_total(21))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(request.path_and_query, "/v1/chat/completions");
@@ -139,16 +133,10 @@ async fn streaming_split_mid_line_and_mid_tag() {
     let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "Hello, wörld".into(),
-            reasoning: Some("Greet politely.".into()),
-            usage: Usage {
-                prompt_tokens: 5,
-                completion_tokens: 7,
-                total_tokens: 12
-            },
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("Hello, wörld")
+            .with_reasoning("Greet politely.")
+            .with_usage(Usage::new(5, 7).with_total(12))
+            .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
     assert_eq!(request.body["stream"], json!(true));
@@ -181,12 +169,9 @@ async fn streaming_reasoning_field_crlf_no_usage_and_length() {
         .unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "1, 2,".into(),
-            reasoning: Some("Count to three.".into()),
-            usage: Usage::default(),
-            finish_reason: Some(FinishReason::Length),
-        }
+        Reply::text("1, 2,")
+            .with_reasoning("Count to three.")
+            .with_finish_reason(FinishReason::Length)
     );
     assert!(reply.is_truncated());
     assert_eq!(server.only_request().body.get("stream_options"), None);
@@ -218,14 +203,7 @@ async fn a_server_ignoring_stream_true_still_works() {
     .await;
     let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
     assert_eq!(reply.content, "plain");
-    assert_eq!(
-        reply.usage,
-        Usage {
-            prompt_tokens: 1,
-            completion_tokens: 1,
-            total_tokens: 2
-        }
-    );
+    assert_eq!(reply.usage, Usage::new(1, 1).with_total(2));
 }
 
 #[tokio::test]
@@ -677,12 +655,9 @@ async fn streamed_reasoning_content_deltas_are_joined() {
     let reply = client(&server).stream(true).chat(&hi()).await.unwrap();
     assert_eq!(
         reply,
-        Reply {
-            content: "42".into(),
-            reasoning: Some("Six times seven.".into()),
-            usage: Usage::default(),
-            finish_reason: Some(FinishReason::Stop),
-        }
+        Reply::text("42")
+            .with_reasoning("Six times seven.")
+            .with_finish_reason(FinishReason::Stop)
     );
 }
 

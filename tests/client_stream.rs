@@ -282,14 +282,7 @@ async fn gemini_thought_parts_are_reasoning_deltas_as_they_arrive() {
             reasoning("options."),
             content("[Answer]\nRo"),
             content("me"),
-            done(
-                Usage {
-                    prompt_tokens: 11,
-                    completion_tokens: 7,
-                    total_tokens: 18
-                },
-                FinishReason::Stop
-            ),
+            done(Usage::new(11, 7).with_total(18), FinishReason::Stop),
         ]
     );
     assert_eq!(

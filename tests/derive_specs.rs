@@ -36,56 +36,21 @@ fn specs_follow_declaration_order_and_attributes() {
     assert_eq!(
         specs,
         &[
-            SectionSpec {
-                field: "steps",
-                header: "[Research Plan]",
-                name: "Research Plan",
-                aliases: &[],
-                description: "The steps, in order.\n\nOne per line.",
-                example: "1. Literature review\n2. Interviews",
-                kind: ValueKind::List(&ValueKind::Text),
-                presence: Presence::Required,
-            },
-            SectionSpec {
-                field: "timeline",
-                header: "[Timeline]",
-                name: "Timeline",
-                aliases: &["Schedule", "Dates"],
-                description: "",
-                example: "",
-                kind: ValueKind::Text,
-                presence: Presence::Required,
-            },
-            SectionSpec {
-                field: "weeks",
-                header: "[Weeks]",
-                name: "Weeks",
-                aliases: &[],
-                description: "",
-                example: "",
-                kind: ValueKind::Integer,
-                presence: Presence::Required,
-            },
-            SectionSpec {
-                field: "notes",
-                header: "[Notes]",
-                name: "Notes",
-                aliases: &[],
-                description: "",
-                example: "",
-                kind: ValueKind::Text,
-                presence: Presence::Optional,
-            },
-            SectionSpec {
-                field: "tags",
-                header: "[Tags]",
-                name: "Tags",
-                aliases: &[],
-                description: "",
-                example: "",
-                kind: ValueKind::List(&ValueKind::Text),
-                presence: Presence::Default,
-            },
+            SectionSpec::new(
+                "steps",
+                "[Research Plan]",
+                "Research Plan",
+                ValueKind::List(&ValueKind::Text)
+            )
+            .with_description("The steps, in order.\n\nOne per line.")
+            .with_example("1. Literature review\n2. Interviews"),
+            SectionSpec::new("timeline", "[Timeline]", "Timeline", ValueKind::Text)
+                .with_aliases(&["Schedule", "Dates"]),
+            SectionSpec::new("weeks", "[Weeks]", "Weeks", ValueKind::Integer),
+            SectionSpec::new("notes", "[Notes]", "Notes", ValueKind::Text)
+                .with_presence(Presence::Optional),
+            SectionSpec::new("tags", "[Tags]", "Tags", ValueKind::List(&ValueKind::Text))
+                .with_presence(Presence::Default),
         ][..]
     );
     assert_eq!(Plan::lang(), Lang::En);

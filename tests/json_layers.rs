@@ -21,10 +21,7 @@ fn meta(weeks: u32, city: &str) -> Meta {
 }
 
 fn report(layer: Layer, repairs: &[Repair]) -> Report {
-    Report {
-        layer,
-        repairs: repairs.to_vec(),
-    }
+    Report::new(layer, repairs.to_vec())
 }
 
 /// The (path, message) of the single problem of a failed extraction.

@@ -148,7 +148,7 @@ fn an_extra_section_is_not_taken_for_a_missing_one() {
             (
                 "[Budget]",
                 ProblemKind::BadValue {
-                    expected: twr_runtime::feedback::Expected::WholeNumber,
+                    expected: twr_runtime::parse::Expected::WholeNumber,
                     found: "This is my budget of the trip. You can spend about 50 yen on your ticket, which…"
                         .to_owned()
                 }

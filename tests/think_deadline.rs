@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use think_support::*;
 use tokio::time::Instant;
-use twr_runtime::think::{BudgetLimit, DEFAULT_MAX_DURATION};
 use twr_runtime::{BoxFuture, ChatModel, Message, ModelError, Reply, Think, ThinkErrorKind};
+use twr_runtime::{BudgetLimit, DEFAULT_MAX_DURATION};
 
 /// The client's default timeout.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(600);

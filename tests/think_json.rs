@@ -34,13 +34,13 @@ async fn a_repaired_json_section_is_in_the_ledger() {
     );
     assert_eq!(
         outcome.attempts[0].json,
-        [JsonProvenance {
-            header: "[Budget]",
-            report: Report {
-                layer: Layer::Repair,
-                repairs: vec![Repair::TrailingComma, Repair::SingleQuotes],
-            },
-        }]
+        [JsonProvenance::new(
+            "[Budget]",
+            Report::new(
+                Layer::Repair,
+                vec![Repair::TrailingComma, Repair::SingleQuotes]
+            )
+        )]
     );
 }
 
@@ -58,13 +58,10 @@ async fn a_merged_answer_records_the_json_of_the_merge() {
     assert!(outcome.attempts[0].json.is_empty());
     assert_eq!(
         outcome.attempts[1].json,
-        [JsonProvenance {
-            header: "[Budget]",
-            report: Report {
-                layer: Layer::AsIs,
-                repairs: vec![],
-            },
-        }]
+        [JsonProvenance::new(
+            "[Budget]",
+            Report::new(Layer::AsIs, vec![])
+        )]
     );
 }
 
@@ -78,13 +75,7 @@ async fn json_read_from_the_whole_reply_is_recorded_without_a_header() {
     assert_eq!(outcome.value.total, 7);
     assert_eq!(
         outcome.attempts[0].json,
-        [JsonProvenance {
-            header: "",
-            report: Report {
-                layer: Layer::Scan,
-                repairs: vec![],
-            },
-        }]
+        [JsonProvenance::new("", Report::new(Layer::Scan, vec![]))]
     );
 }
 

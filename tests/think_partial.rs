@@ -28,12 +28,11 @@ fn fast() -> RetryPolicy {
 /// A stream that stalled after `text` arrived.
 fn stalled(text: &str) -> ModelError {
     ModelError::Incomplete {
-        partial: Box::new(Reply {
-            content: text.to_string(),
-            reasoning: Some("Kyoto has many temples.".to_string()),
-            usage: Usage::new(40, 8),
-            finish_reason: None,
-        }),
+        partial: Box::new(
+            Reply::text(text.to_string())
+                .with_reasoning("Kyoto has many temples.".to_string())
+                .with_usage(Usage::new(40, 8)),
+        ),
         source: Box::new(ModelError::Timeout(Duration::from_secs(30))),
     }
 }

@@ -4,9 +4,9 @@
 mod think_support;
 
 use think_support::*;
-use twr_runtime::think::SectionSource;
 use twr_runtime::{
-    AttemptKind, Ending, Feedback, Message, RetryMode, ScriptedModel, Think, ThinkErrorKind,
+    AttemptKind, Ending, Feedback, Message, RetryMode, ScriptedModel, SectionSource, Think,
+    ThinkErrorKind,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
@@ -40,18 +40,9 @@ async fn a_patch_asks_only_for_the_failing_section_and_is_merged() {
     assert_eq!(
         outcome.sources,
         vec![
-            SectionSource {
-                header: "[Plan]",
-                attempt: 1
-            },
-            SectionSource {
-                header: "[Days]",
-                attempt: 2
-            },
-            SectionSource {
-                header: "[Budget]",
-                attempt: 1
-            },
+            SectionSource::new("[Plan]", 1),
+            SectionSource::new("[Days]", 2),
+            SectionSource::new("[Budget]", 1),
         ]
     );
     let merged = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n\n[Days]\n3\n\n[Budget]\n500";

@@ -44,16 +44,12 @@ fn without_timings(mut value: Value) -> Value {
 
 #[tokio::test]
 async fn an_outcome_is_one_json_line_in_the_documented_shape() {
-    let first = Reply {
-        usage: Usage::new(40, 6),
-        finish_reason: Some(FinishReason::Stop),
-        ..Reply::text("[Answer]\nforty-two")
-    };
-    let second = Reply {
-        usage: Usage::new(90, 8),
-        finish_reason: Some(FinishReason::Stop),
-        ..Reply::text("[Answer]\n42\n[Reason]\nIt is the answer.")
-    };
+    let first = Reply::text("[Answer]\nforty-two")
+        .with_usage(Usage::new(40, 6))
+        .with_finish_reason(FinishReason::Stop);
+    let second = Reply::text("[Answer]\n42\n[Reason]\nIt is the answer.")
+        .with_usage(Usage::new(90, 8))
+        .with_finish_reason(FinishReason::Stop);
     let model = ScriptedModel::from_replies([first, second]).with_name("small-model");
     let outcome = Think::new(&model)
         .max_attempts(3)

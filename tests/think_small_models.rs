@@ -262,15 +262,11 @@ async fn the_same_acknowledgement_twice_still_ends_the_run() {
 
 #[tokio::test]
 async fn after_a_cut_off_reply_the_request_ends_on_the_first_header_to_write() {
-    let cut = Reply {
-        finish_reason: Some(FinishReason::Length),
-        usage: Usage::new(10, 512),
-        ..Reply::text("Kyoto is lovely in spring, and the temples")
-    };
-    let good = Reply {
-        finish_reason: Some(FinishReason::Stop),
-        ..Reply::text("[Plan]\n- Temples\n[Days]\n3\n[Budget]\n$500")
-    };
+    let cut = Reply::text("Kyoto is lovely in spring, and the temples")
+        .with_usage(Usage::new(10, 512))
+        .with_finish_reason(FinishReason::Length);
+    let good = Reply::text("[Plan]\n- Temples\n[Days]\n3\n[Budget]\n$500")
+        .with_finish_reason(FinishReason::Stop);
     let model = ScriptedModel::from_replies([cut, good]);
     let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
     assert_eq!(outcome.value, trip(3));

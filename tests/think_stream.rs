@@ -372,12 +372,9 @@ fn broken(partial: &str) -> ModelError {
 }
 
 fn stop(text: &str, usage: Usage) -> Result<Reply, ModelError> {
-    Ok(Reply {
-        content: text.to_string(),
-        reasoning: None,
-        usage,
-        finish_reason: Some(FinishReason::Stop),
-    })
+    Ok(Reply::text(text.to_string())
+        .with_usage(usage)
+        .with_finish_reason(FinishReason::Stop))
 }
 
 /// The replies and errors a model is scripted with.
@@ -387,12 +384,10 @@ type Script = Vec<Result<Reply, ModelError>>;
 /// by the token limit; a stream that breaks mid-reply; a repeated reply;
 /// reasoning and usage; exhaustion.
 fn conversations() -> Vec<(&'static str, Script, RetryMode)> {
-    let cut = Reply {
-        content: "[Plan]\nSee the temples\n[Days]\n3\n[Pace]\nsl".into(),
-        reasoning: Some("Short trip.".into()),
-        usage: Usage::new(30, 12),
-        finish_reason: Some(FinishReason::Length),
-    };
+    let cut = Reply::text("[Plan]\nSee the temples\n[Days]\n3\n[Pace]\nsl")
+        .with_reasoning("Short trip.")
+        .with_usage(Usage::new(30, 12))
+        .with_finish_reason(FinishReason::Length);
     vec![
         (
             "clean",
@@ -450,12 +445,10 @@ fn conversations() -> Vec<(&'static str, Script, RetryMode)> {
         ),
         (
             "reasoning",
-            vec![Ok(Reply {
-                content: "<think>hm</think>\n".to_string() + GOOD,
-                reasoning: Some("Weigh it.".into()),
-                usage: Usage::new(1, 2),
-                finish_reason: Some(FinishReason::Stop),
-            })],
+            vec![Ok(Reply::text("<think>hm</think>\n".to_string() + GOOD)
+                .with_reasoning("Weigh it.")
+                .with_usage(Usage::new(1, 2))
+                .with_finish_reason(FinishReason::Stop))],
             RetryMode::Patch,
         ),
     ]

@@ -6,7 +6,7 @@ mod think_support;
 use std::time::{Duration, Instant};
 
 use think_support::*;
-use twr_runtime::think::BudgetLimit;
+use twr_runtime::BudgetLimit;
 use twr_runtime::{
     BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy,
     ScriptedModel, Think, ThinkErrorKind, Usage,

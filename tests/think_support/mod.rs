@@ -2,11 +2,9 @@
 //! depend on the derive: `[Plan]` text, `[Days]` and `[Budget]` whole numbers.
 #![allow(dead_code)]
 
-use twr_runtime::feedback::ProblemKind;
 use twr_runtime::Feedback;
-use twr_runtime::{
-    FinishReason, Message, Presence, Problem, Reply, SectionSpec, Sections, Usage, ValueKind,
-};
+use twr_runtime::ProblemKind;
+use twr_runtime::{FinishReason, Message, Problem, Reply, SectionSpec, Sections, Usage, ValueKind};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Trip {
@@ -28,16 +26,7 @@ const fn spec(
     example: &'static str,
     kind: ValueKind,
 ) -> SectionSpec {
-    SectionSpec {
-        field,
-        header,
-        name,
-        aliases: &[],
-        description: "",
-        example,
-        kind,
-        presence: Presence::Required,
-    }
+    SectionSpec::new(field, header, name, kind).with_example(example)
 }
 
 pub const GUIDE: &str = "Answer in these sections, each header on its own line:\n[Plan]\n[Days]\n[Budget]\n\nExample answer:\n[Plan]\nVisit temples\n[Days]\n3\n[Budget]\n500";
@@ -139,22 +128,16 @@ pub fn patch_feedback(raw: &str, request: &str) -> String {
 
 /// A reply that ended normally with the given usage.
 pub fn reply_with_usage(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Reply {
-    Reply {
-        content: content.to_string(),
-        reasoning: None,
-        usage: Usage::new(prompt_tokens, completion_tokens),
-        finish_reason: Some(FinishReason::Stop),
-    }
+    Reply::text(content.to_string())
+        .with_usage(Usage::new(prompt_tokens, completion_tokens))
+        .with_finish_reason(FinishReason::Stop)
 }
 
 /// A reply cut off by the token limit.
 pub fn truncated(content: &str) -> Reply {
-    Reply {
-        content: content.to_string(),
-        reasoning: None,
-        usage: Usage::new(10, 20),
-        finish_reason: Some(FinishReason::Length),
-    }
+    Reply::text(content.to_string())
+        .with_usage(Usage::new(10, 20))
+        .with_finish_reason(FinishReason::Length)
 }
 
 pub const GOOD: &str = "[Plan]\nVisit Kiyomizu-dera and Fushimi Inari\n[Days]\n3\n[Budget]\n500";

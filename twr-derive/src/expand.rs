@@ -56,31 +56,20 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
         Some(Style::Markdown) => Some(quote!(::twr_runtime::Style::Markdown)),
         Some(Style::Brackets) | None => None,
     };
-    let guide = if let Some(style) = &style {
+    // Without tables or records, the trait's provided guide (built from the
+    // specs, in the type's language and style) is the whole guide.
+    let guide = (!shapes.is_empty()).then(|| {
         quote! {
-            ::twr_runtime::__private::format_guide_styled(
-                <Self as ::twr_runtime::Sections>::specs(),
-                <Self as ::twr_runtime::Sections>::lang(),
-                #style,
-                &[#(#shapes),*],
-            )
+            fn format_guide() -> ::twr_runtime::__private::std::string::String {
+                ::twr_runtime::__private::format_guide_styled(
+                    <Self as ::twr_runtime::Sections>::specs(),
+                    <Self as ::twr_runtime::Sections>::lang(),
+                    <Self as ::twr_runtime::Sections>::style(),
+                    &[#(#shapes),*],
+                )
+            }
         }
-    } else if shapes.is_empty() {
-        quote! {
-            ::twr_runtime::__private::format_guide(
-                <Self as ::twr_runtime::Sections>::specs(),
-                <Self as ::twr_runtime::Sections>::lang(),
-            )
-        }
-    } else {
-        quote! {
-            ::twr_runtime::__private::format_guide_with(
-                <Self as ::twr_runtime::Sections>::specs(),
-                <Self as ::twr_runtime::Sections>::lang(),
-                &[#(#shapes),*],
-            )
-        }
-    };
+    });
     let style_fn = style.map(|style| {
         quote! {
             fn style() -> ::twr_runtime::Style {
@@ -102,9 +91,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 const { &[#(#specs),*] }
             }
 
-            fn format_guide() -> ::twr_runtime::__private::std::string::String {
-                #guide
-            }
+            #guide
 
             fn parse_sections(
                 __twr_raw: &str,

@@ -20,10 +20,6 @@ pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
                 &[]
             }
 
-            fn format_guide() -> ::twr_runtime::__private::std::string::String {
-                ::core::unreachable!()
-            }
-
             fn parse_sections(
                 _: &str,
             ) -> ::core::result::Result<Self, ::twr_runtime::Feedback> {

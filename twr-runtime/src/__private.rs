@@ -13,22 +13,11 @@ pub use ::std;
 pub use crate::parse::collect::{from_str, json, Codec, Collector, Notes};
 pub use crate::parse::rows::{record, record_example, table, table_example};
 pub use crate::parse::{choice, choice_matches};
-pub use crate::prompt::format_guide;
 
 use crate::prompt::Shape;
 
-/// The format guide of a struct with table or record sections: `shapes`
-/// gives their examples, built from the row types.
-pub fn format_guide_with(
-    specs: &[SectionSpec],
-    lang: Lang,
-    shapes: &[(usize, Shape)],
-) -> std::string::String {
-    crate::prompt::format_guide_with(specs, lang, shapes)
-}
-
-/// The format guide of a struct with a header style other than brackets
-/// (`#[sections(style = "xml")]`); `shapes` as in [`format_guide_with`].
+/// The format guide of a struct with table or record sections, in its
+/// header `style`: `shapes` gives their examples, built from the row types.
 pub fn format_guide_styled(
     specs: &[SectionSpec],
     lang: Lang,

@@ -6,36 +6,62 @@
 //! a section is missing or malformed tells the model exactly what to fix and
 //! asks again, until the value parses or the budget is spent.
 //!
-//! The pieces, one module per concern:
+//! ## Where things are: one path per item
 //!
-//! - [`Sections`] and [`macro@Sections`]: the derive that turns a struct into
-//!   headers, a format guide, a parser and field-specific feedback.
+//! What a program names day to day lives at the crate root, and only
+//! there:
+//!
+//! - the derives and their traits: [`Sections`] ([`macro@Sections`]),
+//!   [`Choice`], and what a spec is made of ([`SectionSpec`], [`ValueKind`],
+//!   [`Presence`], [`Lang`], [`Style`]);
+//! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
+//!   [`RetryPolicy`], and everything a run returns or reports: [`Outcome`],
+//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`],
+//!   [`TransportRetry`], [`FailedCall`], [`ThinkError`], [`ThinkErrorKind`],
+//!   [`BudgetLimit`], [`Progress`], [`SectionEvent`], [`Completed`],
+//!   [`BatchProgress`], with the defaults [`DEFAULT_MAX_ATTEMPTS`],
+//!   [`DEFAULT_MAX_DURATION`] and [`DEFAULT_CONCURRENCY`] and the variables
+//!   [`TWR_MAX_ATTEMPTS_ENV`] and [`MAX_ATTEMPTS_ENV`];
+//! - models: the [`ChatModel`] trait and its types ([`Message`], [`Role`],
+//!   [`Reply`], [`Usage`], [`FinishReason`], [`Delta`], [`ModelError`],
+//!   [`ErrorDetail`], [`BoxFuture`], [`BoxStream`], [`SharedText`]), the
+//!   clients ([`OpenAiCompatible`], [`Gemini`], [`Anthropic`]), the wrappers
+//!   ([`Fallback`], [`CircuitBreaker`], [`Limited`] with [`RateLimits`]) and
+//!   [`ScriptedModel`] for tests ([`ScriptExhausted`]);
+//! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
+//!   [`ProblemList`].
+//!
+//! Five modules hold what you reach for only now and then, and only there:
+//!
 //! - [`parse`]: the section parser and the free parsers
-//!   ([`parse::multi_section_parser`], [`parse::divider_parser`]).
-//! - [`feedback`]: structured problems and the message sent back to the model.
-//! - [`json`]: layered JSON extraction and repair.
-//! - [`prompt`]: the soft-format guide.
-//! - [`think`]: the loop ([`think_with_retry`], [`Think`]) and its ledger.
-//! - [`resilience`]: [`Fallback`] across models, a [`CircuitBreaker`], shared
-//!   [`Limited`] rates.
-//! - [`retry`]: transport retries; [`scripted`]: a replaying model for tests;
-//!   [`text`]: the shared text a reply is held in, once.
+//!   ([`parse::multi_section_parser`], [`parse::divider_parser`]), the map
+//!   of sections ([`parse::SectionMap`]), the incremental
+//!   [`parse::SectionStream`], and [`parse::SectionValue`] for your own
+//!   section types (with [`parse::ValueError`] and [`parse::Expected`]);
+//! - [`json`]: layered JSON extraction and repair, and the record of how a
+//!   value was found ([`json::Report`], [`json::JsonProvenance`], the type of
+//!   [`Attempt::json`]);
+//! - [`prompt`]: the soft-format guide, for a hand-written [`Sections`];
+//! - [`client`]: what the clients are made of ([`client::HttpModel`] and
+//!   each provider's part, such as [`client::OpenAiApi`]) and their
+//!   constants;
+//! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`].
 #![warn(missing_docs)]
 
-pub mod choice;
+mod choice;
 pub mod client;
-pub mod feedback;
+mod feedback;
 pub mod json;
-pub mod model;
+mod model;
 pub mod parse;
 pub mod prompt;
 mod reasoning;
 pub mod resilience;
-pub mod retry;
-pub mod scripted;
-pub mod sections;
-pub mod text;
-pub mod think;
+mod retry;
+mod scripted;
+mod sections;
+mod text;
+mod think;
 
 mod phrases;
 mod vocab;
@@ -44,23 +70,28 @@ mod vocab;
 pub mod __private;
 
 pub use choice::Choice;
-pub use client::{Anthropic, Gemini, OpenAiCompatible};
-pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind};
+pub use client::anthropic::Anthropic;
+pub use client::gemini::Gemini;
+pub use client::openai::OpenAiCompatible;
+pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
 pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
     Role, Usage,
 };
-pub use resilience::{CircuitBreaker, Fallback, Limited, RateLimits};
+pub use resilience::breaker::CircuitBreaker;
+pub use resilience::fallback::Fallback;
+pub use resilience::limited::Limited;
+pub use resilience::rate_limits::RateLimits;
 pub use retry::RetryPolicy;
-pub use scripted::ScriptedModel;
+pub use scripted::{ScriptExhausted, ScriptedModel};
 pub use sections::{Presence, SectionSpec, Sections, Style, ValueKind};
 pub use text::SharedText;
-pub use think::BatchProgress;
 pub use think::{
-    think_with_retry, Attempt, AttemptKind, BudgetLimit, Ending, Outcome, RetryMode, Think,
-    ThinkError, ThinkErrorKind,
+    think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
+    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Think, ThinkError,
+    ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };
-pub use think::{Completed, Progress, SectionEvent};
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.
 ///

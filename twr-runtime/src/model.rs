@@ -34,6 +34,7 @@ pub enum Role {
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -70,6 +71,7 @@ impl Message {
 
 /// Token counts reported by the server; summed over attempts by the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens in the request.
     pub prompt_tokens: u64,
@@ -87,6 +89,13 @@ impl Usage {
             completion_tokens,
             total_tokens: prompt_tokens + completion_tokens,
         }
+    }
+
+    /// The same counts with `total_tokens` as the server reported it (some
+    /// count tokens the two parts do not show, such as cached ones).
+    pub fn with_total(mut self, total_tokens: u64) -> Self {
+        self.total_tokens = total_tokens;
+        self
     }
 }
 
@@ -109,6 +118,7 @@ impl AddAssign for Usage {
 
 /// Why the model stopped writing.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum FinishReason {
     /// A natural end.
     Stop,
@@ -133,7 +143,21 @@ impl FinishReason {
 }
 
 /// One reply of the model.
+///
+/// A model of your own builds it with [`Reply::text`] and the `with_`
+/// methods (it may gain fields, so it has no public struct literal):
+///
+/// ```
+/// use twr_runtime::{FinishReason, Reply, Usage};
+///
+/// let reply = Reply::text("[Plan]\nGo east")
+///     .with_usage(Usage::new(12, 5))
+///     .with_finish_reason(FinishReason::Stop);
+/// assert_eq!(reply.usage.total_tokens, 17);
+/// assert!(!reply.is_truncated());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Reply {
     /// The visible answer, with any inline `<think>` block moved to `reasoning`.
     pub content: String,
@@ -152,6 +176,24 @@ impl Reply {
             content: content.into(),
             ..Reply::default()
         }
+    }
+
+    /// The same reply with `reasoning`.
+    pub fn with_reasoning(mut self, reasoning: impl Into<String>) -> Self {
+        self.reasoning = Some(reasoning.into());
+        self
+    }
+
+    /// The same reply with `usage`.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
+    /// The same reply with `finish_reason`.
+    pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = Some(finish_reason);
+        self
     }
 
     /// True when the token limit cut the reply off.
@@ -213,12 +255,12 @@ pub enum ModelError {
         /// The failure that cut the reply off.
         source: Box<ModelError>,
     },
-    /// A [`CircuitBreaker`](crate::resilience::CircuitBreaker) is open: the
+    /// A [`CircuitBreaker`](crate::CircuitBreaker) is open: the
     /// model failed too often in a row, so the call was not sent. Transient:
     /// it says when calls go through again.
     CircuitOpen(crate::resilience::CircuitOpen),
     /// `source` came from the model named `model` (a
-    /// [`Fallback`](crate::resilience::Fallback) says which of its models
+    /// [`Fallback`](crate::Fallback) says which of its models
     /// failed). Transient exactly when `source` is.
     Named {
         /// The failing model's [`name()`](ChatModel::name).
@@ -521,7 +563,7 @@ pub trait ChatModel: Send + Sync {
 
     /// Sends `messages` and returns the reply with what the response's
     /// headers said about the server's rate limits, so that a wrapper such
-    /// as [`Limited`](crate::resilience::Limited) can slow down before the
+    /// as [`Limited`](crate::Limited) can slow down before the
     /// next 429.
     ///
     /// Provided: [`chat`](ChatModel::chat)'s reply and no limits

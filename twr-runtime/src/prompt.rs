@@ -14,26 +14,11 @@ use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 /// use twr_runtime::{Lang, Presence, SectionSpec, ValueKind};
 ///
 /// static SPECS: [SectionSpec; 2] = [
-///     SectionSpec {
-///         field: "plan",
-///         header: "[Plan]",
-///         name: "Plan",
-///         aliases: &[],
-///         description: "What to see, in order.",
-///         example: "1. Fushimi Inari\n2. Gion",
-///         kind: ValueKind::List(&ValueKind::Text),
-///         presence: Presence::Required,
-///     },
-///     SectionSpec {
-///         field: "weeks",
-///         header: "[Weeks]",
-///         name: "Weeks",
-///         aliases: &[],
-///         description: "",
-///         example: "",
-///         kind: ValueKind::Integer,
-///         presence: Presence::Optional,
-///     },
+///     SectionSpec::new("plan", "[Plan]", "Plan", ValueKind::List(&ValueKind::Text))
+///         .with_description("What to see, in order.")
+///         .with_example("1. Fushimi Inari\n2. Gion"),
+///     SectionSpec::new("weeks", "[Weeks]", "Weeks", ValueKind::Integer)
+///         .with_presence(Presence::Optional),
 /// ];
 ///
 /// assert_eq!(

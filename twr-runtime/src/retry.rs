@@ -29,6 +29,7 @@ use std::time::Duration;
 /// assert!(policy.delay_for(3, None) <= Duration::from_millis(1600));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Extra requests allowed per model call after a transient failure
     /// (0 disables transport retries).

@@ -225,6 +225,7 @@ impl fmt::Debug for ScriptedModel {
     "the ScriptedModel ran out of replies: it was given {scripted} and all were used; \
      script more replies or expect fewer calls"
 )]
+#[non_exhaustive]
 pub struct ScriptExhausted {
     /// How many results the script held.
     pub scripted: usize,

@@ -7,16 +7,44 @@ pub use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// A type that can be read from a reply with loose section headers.
 ///
-/// Usually derived with `#[derive(Sections)]`; implementing it by hand is
-/// possible (three functions) but the derive also generates field-specific
-/// feedback and the format guide for you.
+/// Usually derived with `#[derive(Sections)]`. By hand, two functions are
+/// needed, [`specs`](Sections::specs) and
+/// [`parse_sections`](Sections::parse_sections); the guide is built from the
+/// specs (the derive also generates field-specific feedback for you).
+///
+/// ```
+/// use twr_runtime::{Feedback, SectionSpec, Sections, ValueKind};
+///
+/// struct Answer(String);
+///
+/// static SPECS: [SectionSpec; 1] = [SectionSpec::new("answer", "[Answer]", "Answer", ValueKind::Text)];
+///
+/// impl Sections for Answer {
+///     fn specs() -> &'static [SectionSpec] {
+///         &SPECS
+///     }
+///     fn parse_sections(raw: &str) -> Result<Self, Feedback> {
+///         Ok(Answer(raw.trim().to_string()))
+///     }
+/// }
+///
+/// // The provided guide: the one `prompt::format_guide` builds from the specs.
+/// assert_eq!(
+///     Answer::format_guide(),
+///     twr_runtime::prompt::format_guide(&SPECS, twr_runtime::Lang::En)
+/// );
+/// ```
 pub trait Sections: Sized {
     /// One entry per section, in declaration order.
     fn specs() -> &'static [SectionSpec];
 
     /// The soft-format instructions with a complete example answer, appended
-    /// to the prompt.
-    fn format_guide() -> String;
+    /// to the prompt. By default, the guide of [`specs`](Sections::specs) in
+    /// [`lang`](Sections::lang) and [`style`](Sections::style) (for the
+    /// default style, [`prompt::format_guide`](crate::prompt::format_guide)).
+    fn format_guide() -> String {
+        crate::prompt::format_guide_styled(Self::specs(), Self::lang(), Self::style(), &[])
+    }
 
     /// Parses a raw model reply. On failure, the [`Feedback`] lists every
     /// problem of the reply and renders as the message for the model.

@@ -26,8 +26,8 @@ use crate::resilience::RateLimits;
 
 /// A chat model behind an HTTP API, for the provider `P`.
 ///
-/// Use it through its provider's name: [`OpenAiCompatible`](super::OpenAiCompatible)
-/// or [`Gemini`](super::Gemini). Every provider has the same builder for the
+/// Use it through its provider's name: [`OpenAiCompatible`](crate::OpenAiCompatible)
+/// or [`Gemini`](crate::Gemini). Every provider has the same builder for the
 /// shared options below, streams or not, moves reasoning out of the visible
 /// answer, caps the response size, enforces a whole-request time limit, and
 /// turns every failure into a [`ModelError`] whose

@@ -3,10 +3,10 @@
 //! One client type, [`HttpModel`], carries everything providers share;
 //! each provider is a small adapter that says only what differs:
 //!
-//! - [`OpenAiCompatible`]: `/chat/completions` (OpenAI, Ollama, vLLM,
+//! - [`OpenAiCompatible`](crate::OpenAiCompatible): `/chat/completions` (OpenAI, Ollama, vLLM,
 //!   llama.cpp, OpenRouter, DeepSeek, ...).
-//! - [`Gemini`]: Google's `generateContent` and `streamGenerateContent`.
-//! - [`Anthropic`]: Anthropic's Messages API (`/v1/messages`).
+//! - [`Gemini`](crate::Gemini): Google's `generateContent` and `streamGenerateContent`.
+//! - [`Anthropic`](crate::Anthropic): Anthropic's Messages API (`/v1/messages`).
 //!
 //! All stream or not, move reasoning out of the visible answer, cap the
 //! response size, enforce a whole-request time limit, and turn every failure
@@ -24,24 +24,27 @@
 //! and one file per provider; inline `<think>` blocks are
 //! split off by the crate's one reasoning-tag lexer.
 
-mod anthropic;
+pub(crate) mod anthropic;
 mod body;
 mod collect;
 mod deltas;
 mod fault;
-mod gemini;
+pub(crate) mod gemini;
 mod http;
 mod http_model;
-mod openai;
+pub(crate) mod openai;
 mod options;
 mod otel;
 mod provider;
 mod secret;
 mod sse;
 
-pub use anthropic::{Anthropic, AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
-pub use gemini::{Gemini, GeminiApi};
+// The clients themselves ([`OpenAiCompatible`](crate::OpenAiCompatible),
+// [`Gemini`](crate::Gemini), [`Anthropic`](crate::Anthropic)) live at the
+// crate root, and only there; this module holds what they are made of.
+pub use anthropic::{AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
+pub use gemini::GeminiApi;
 pub use http_model::HttpModel;
-pub use openai::{OpenAiApi, OpenAiCompatible};
+pub use openai::OpenAiApi;
 
 pub(crate) use http::retry_after;

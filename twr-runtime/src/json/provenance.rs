@@ -10,10 +10,19 @@ use super::report::Report;
 /// How the JSON of one section (or of a whole reply read with
 /// [`Think::run_json`](crate::Think::run_json)) was obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct JsonProvenance {
     /// The section's header (`[Budget]`); empty when the JSON was read from
     /// the reply as a whole.
     pub header: &'static str,
     /// The layer that found the value and the repairs applied.
     pub report: Report,
+}
+
+impl JsonProvenance {
+    /// The JSON of section `header` (empty: the whole reply) was obtained as
+    /// `report` says.
+    pub fn new(header: &'static str, report: Report) -> Self {
+        JsonProvenance { header, report }
+    }
 }

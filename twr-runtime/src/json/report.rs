@@ -147,6 +147,7 @@ impl RepairSet {
 
 /// How a value was extracted: the layer and the repairs, for the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Report {
     /// The layer that produced the value.
     pub layer: Layer,
@@ -156,6 +157,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Found by `layer` with `repairs` (in [`Repair::ALL`] order).
+    pub fn new(layer: Layer, repairs: Vec<Repair>) -> Self {
+        Report { layer, repairs }
+    }
+
     /// True when the reply was valid JSON as it stood.
     pub fn is_clean(&self) -> bool {
         self.layer == Layer::AsIs
@@ -175,6 +181,7 @@ impl fmt::Display for Report {
 
 /// A value together with the [`Report`] of how it was found.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Extracted<T> {
     /// The value.
     pub value: T,

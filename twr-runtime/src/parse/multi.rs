@@ -6,6 +6,7 @@ use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 /// How many of the headers given to [`multi_section_parser`] the reply must
 /// have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum MatchMode {
     /// Every header, each with some content.
     #[default]

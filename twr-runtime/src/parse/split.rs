@@ -77,6 +77,7 @@ impl Names {
 /// A line shaped like a header (`[Schedule]`, `## Schedule`, `**Schedule**`)
 /// that names no section: the material of rename hints.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnknownHeader {
     /// The line as written, trimmed.
     pub line: String,

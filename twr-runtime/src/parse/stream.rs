@@ -61,6 +61,7 @@ pub enum StreamEvent {
 
 /// A section that is complete; its text is [`SectionStream::content`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClosedSection {
     /// The section's position in `T::specs()`.
     pub index: usize,

@@ -10,7 +10,7 @@ use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, 
 
 /// A [`ChatModel`] that asks its models in order: when one fails with a
 /// transient error (after its own retries, if it is wrapped in any; an open
-/// [`CircuitBreaker`](super::CircuitBreaker) included), the next one is
+/// [`CircuitBreaker`](crate::CircuitBreaker) included), the next one is
 /// asked. A failure that asking again cannot fix (a bad key, a bad request,
 /// a refusal) does not fall through silently: it is returned at once as
 /// [`ModelError::Named`] naming the model. When every model failed

@@ -1,15 +1,15 @@
 //! Staying up when model servers do not: [`ChatModel`](crate::ChatModel)
 //! wrappers that compose with every client and with each other.
 //!
-//! - [`Fallback`]: tries its models in order; a transient failure (after a
+//! - [`Fallback`](crate::Fallback): tries its models in order; a transient failure (after a
 //!   model's own retries) moves to the next, a request that cannot succeed
 //!   (401, 400) is reported at once with the failing model's name.
-//! - [`CircuitBreaker`]: after `k` transient failures in a row, stops
+//! - [`CircuitBreaker`](crate::CircuitBreaker): after `k` transient failures in a row, stops
 //!   calling a model for a cooldown (or the server's `Retry-After`, whichever
 //!   is longer) and fails fast with [`ModelError::CircuitOpen`](crate::ModelError::CircuitOpen);
-//!   then one probe call decides whether it closes. Inside a [`Fallback`],
+//!   then one probe call decides whether it closes. Inside a [`Fallback`](crate::Fallback),
 //!   an open breaker sends traffic straight to the next model.
-//! - [`Limited`]: concurrent requests, requests per minute and tokens per
+//! - [`Limited`](crate::Limited): concurrent requests, requests per minute and tokens per
 //!   minute shared by every run, waiting for capacity rather than failing,
 //!   and slowed down by the server's rate-limit headers ([`RateLimits`]).
 //!
@@ -21,12 +21,15 @@
 //! let model = Fallback::new(vec![Box::new(primary) as Box<dyn ChatModel>, Box::new(backup)]);
 //! ```
 
-mod breaker;
-mod fallback;
-mod limited;
-mod rate_limits;
+pub(crate) mod breaker;
+pub(crate) mod fallback;
+pub(crate) mod limited;
+pub(crate) mod rate_limits;
 
-pub use breaker::{CircuitBreaker, CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};
-pub use fallback::Fallback;
-pub use limited::Limited;
-pub use rate_limits::RateLimits;
+// The wrappers themselves ([`Fallback`](crate::Fallback),
+// [`CircuitBreaker`](crate::CircuitBreaker), [`Limited`](crate::Limited))
+// and [`RateLimits`](crate::RateLimits) live at the crate root, and only
+// there; this module holds their defaults and the breaker's error.
+pub use breaker::{CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};
+
+pub(crate) use rate_limits::RateLimits;

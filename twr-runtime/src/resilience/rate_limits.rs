@@ -15,7 +15,7 @@ use reqwest::header::HeaderMap;
 /// `anthropic-ratelimit-tokens-remaining` (else the smaller of its
 /// `input-tokens` and `output-tokens` counts) and the matching `-reset`
 /// times (RFC 3339), and `retry-after` / `retry-after-ms`.
-/// [`Limited`](super::Limited) pauses new calls until a reset when a
+/// [`Limited`](crate::Limited) pauses new calls until a reset when a
 /// remaining count reaches zero.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -9,6 +9,7 @@ use crate::model::{ModelError, Reply, Usage};
 
 /// Which optional budget of [`Think`](crate::Think) ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BudgetLimit {
     /// `max_total_tokens`: total tokens over all replies.
     Tokens(u64),

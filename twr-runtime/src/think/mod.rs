@@ -4,92 +4,7 @@
 //! [`think_with_retry`] is the one-call form; [`Think`] is the builder with
 //! every option and returns the full [`Outcome`].
 //!
-//! # How a run goes
-//!
-//! 1. The request is the optional system message, the demonstrations
-//!    ([`Think::demonstration`]), the caller's history, and the prompt with
-//!    `T::format_guide()` appended (with demonstrations, the guide goes with
-//!    the first one and the prompt gets a one-line reminder of the headers).
-//! 2. Each reply is parsed. If it fails, the problems go back to the model in
-//!    a private, bounded conversation: the request above plus only the latest
-//!    failed reply and the feedback about it. A failed reply over 32 KiB goes
-//!    back as an excerpt (its beginning, its end and the surroundings of the
-//!    failing sections' headers, each cut noted with its size), so a
-//!    runaway reply does not make every retry as large; the ledger keeps it
-//!    whole.
-//!
-//! A reply is held once: the attempt's [`raw`](Attempt::raw) text, the
-//! transcript and the final answer share one [`SharedText`](crate::SharedText)
-//! buffer.
-//! 3. In [`RetryMode::Patch`] (the default) the model is asked only for the
-//!    failing sections, by name, and its answer is merged with the valid
-//!    sections already received (a full re-answer is merged the same way).
-//!    [`RetryMode::Full`] asks for everything and does not merge.
-//! 4. The same problems twice in a row escalate the feedback: it then carries
-//!    the format guide with its complete example answer. In patch mode, a
-//!    section still missing or wrong after a patch retry asked for it gets a
-//!    focused question instead (see below). A reply identical to the
-//!    previous one stops the run with [`ThinkErrorKind::RepeatedReply`].
-//! 5. Transient transport failures are retried under a [`RetryPolicy`] that
-//!    never consumes format attempts.
-//! 6. A run has a wall-time budget, [`DEFAULT_MAX_DURATION`] (15 minutes)
-//!    unless [`Think::max_duration`] says otherwise, so it always ends.
-//!
-//! # Streaming
-//!
-//! With a model that streams ([`ChatModel::streams`]), or when the caller
-//! listens ([`Think::on_section`], [`Think::stream`]), [`Think::run`] reads
-//! each reply as it arrives: each section is reported the moment it is
-//! complete, typed, and a reply whose section is already invalid is stopped
-//! at once ([`Think::early_abort`], recorded as [`AttemptKind::Aborted`]).
-//! Otherwise a streamed run ends exactly as a run of the same replies read
-//! whole. See `think/stream.rs`.
-//!
-//! # Replies cut off by the token limit
-//!
-//! A reply whose `finish_reason` is `length` ([`Reply::is_truncated`](crate::Reply::is_truncated)) gets no
-//! format feedback: its "problems" are an artefact of the cut, not mistakes
-//! to correct. It is recorded as [`AttemptKind::Truncated`] and counts as one
-//! attempt (so a model that always rambles cannot loop forever). The loop
-//! then asks for a **shorter complete answer** rather than a continuation:
-//! continuing a sectioned reply mid-sentence is hard to stitch (the model
-//! restarts the section, repeats headers, or changes its mind), and the
-//! same token limit would likely cut the continuation too. In patch mode the
-//! complete sections of the cut reply are kept (all but the one the cut went
-//! through, which may be silently incomplete) and the model is asked, briefly,
-//! only for the sections still missing: a continuation at section granularity,
-//! which stitches cleanly. In full mode and with [`Think::run_with`] the whole
-//! answer is asked for again, shorter. Either request ends on the first
-//! header to write, which leaves no room for a reply that only promises to
-//! be shorter.
-//!
-//! # Models that do not follow the format
-//!
-//! Small local models (a few hundred million parameters) often copy the
-//! guide, drop headers, or answer a request with a promise. Four rules keep
-//! such runs going without changing what a capable model sees:
-//!
-//! - **Bare answers.** When a patch retry asked for exactly one section and
-//!   the reply has no header of the type at all, the whole reply (reasoning
-//!   and a leading "Sure, here it is:" removed) is read as that section. A
-//!   reply with the header is read exactly as any other.
-//! - **Focused questions.** A section still missing or wrong after its patch
-//!   retry is asked for once more as a plain question built from its
-//!   description and example ("The total budget per person, in US dollars.
-//!   Reply with only the number, for example: $600."), and the reply is read
-//!   as that section: [`AttemptKind::Focused`]. [`Think::focused_questions`]
-//!   turns this off.
-//! - **Acknowledgements.** A reply with no section that only acknowledges
-//!   ("Sure, I'll do that.") gets the request again, with the example of
-//!   what to write, instead of a list of everything missing. It counts as an
-//!   attempt; the same reply twice still ends the run as a repeat.
-//! - **Demonstrations.** [`Think::demonstration`] shows a worked example as an
-//!   earlier turn, and [`Think::auto_demonstration`] builds one from the
-//!   type's examples.
-//!
-//! The example answer of the guide shows a slot such as `<a single whole
-//! number>` for a section without an example of its own; a slot copied as
-//! it is counts as an empty section, never as a value.
+//! How a run goes is told in `run.md`, shown in the docs of [`Think`].
 
 mod bare;
 mod batch;
@@ -158,6 +73,7 @@ pub const DEFAULT_MAX_DURATION: Duration = Duration::from_secs(15 * 60);
 
 /// What a retry asks the model for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum RetryMode {
     /// Ask only for the failing sections and merge them with the valid
     /// sections already received (the default).
@@ -172,17 +88,15 @@ pub enum RetryMode {
 ///
 /// ```
 /// use twr_runtime::{think_with_retry, Feedback, ScriptedModel, SectionSpec, Sections};
-/// # use twr_runtime::{Presence, ValueKind};
+/// # use twr_runtime::ValueKind;
 ///
 /// /// A hand-written `Sections` type (usually derived).
 /// struct Answer(String);
 ///
 /// impl Sections for Answer {
 ///     fn specs() -> &'static [SectionSpec] {
-///         # const SPECS: &[SectionSpec] = &[SectionSpec {
-///         #     field: "answer", header: "[Answer]", name: "Answer", aliases: &[],
-///         #     description: "", example: "42", kind: ValueKind::Text, presence: Presence::Required,
-///         # }];
+///         # const SPECS: &[SectionSpec] =
+///         #     &[SectionSpec::new("answer", "[Answer]", "Answer", ValueKind::Text).with_example("42")];
 ///         SPECS
 ///     }
 ///     fn format_guide() -> String {
@@ -213,8 +127,8 @@ pub async fn think_with_retry<T: Sections>(
         .map(|outcome| outcome.value)
 }
 
-/// The think-with-retry loop with its options; see the [module
-/// documentation](self) for how a run goes.
+/// The think-with-retry loop with its options; how a run goes is told
+/// below the example.
 ///
 /// ```
 /// use std::time::Duration;
@@ -240,6 +154,8 @@ pub async fn think_with_retry<T: Sections>(
 /// # Ok::<(), twr_runtime::ThinkError>(())
 /// # }).unwrap();
 /// ```
+///
+#[doc = include_str!("run.md")]
 pub struct Think<'a, M: ?Sized> {
     model: &'a M,
     system: Option<String>,

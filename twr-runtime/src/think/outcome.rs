@@ -125,6 +125,7 @@ pub struct Attempt {
 
 /// How a successful run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Ending {
     /// The first reply parsed.
     FirstTry,
@@ -137,11 +138,19 @@ pub enum Ending {
 
 /// Which reply a section of the final value came from (patch merges only).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct SectionSource {
     /// The section header, with brackets.
     pub header: &'static str,
     /// The 1-based number of the attempt whose reply supplied it.
     pub attempt: usize,
+}
+
+impl SectionSource {
+    /// Section `header` came from attempt `attempt` (1-based).
+    pub fn new(header: &'static str, attempt: usize) -> Self {
+        SectionSource { header, attempt }
+    }
 }
 
 /// The typed value and the full record of how it was obtained.
