@@ -9,9 +9,9 @@ use serde::Deserialize;
 use twr_runtime::json;
 use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionMap};
 use twr_runtime::{
-    think_with_retry, Anthropic, AttemptKind, ChatModel, Choice, CircuitBreaker, Delta, Fallback,
-    Feedback, Gemini, Message, OpenAiCompatible, Reply, Role, ScriptedModel, SectionEvent,
-    SectionSpec, Sections, Think, Usage,
+    think_with_retry, Anthropic, AttemptKind, BoxFuture, ChatModel, Choice, CircuitBreaker, Delta,
+    Fallback, Feedback, FinishReason, Gemini, Message, ModelError, OpenAiCompatible, Reply, Role,
+    ScriptedModel, SectionEvent, SectionSpec, Sections, Think, Usage,
 };
 
 #[derive(Debug, PartialEq, Clone, Copy, Choice)]
@@ -239,4 +239,41 @@ async fn models_and_wrappers() {
     let _ = Gemini::from_env();
     let _ = Anthropic::new("k", "m").base_url("http://127.0.0.1:1");
     let _ = Anthropic::from_env();
+}
+
+/// A model written outside the crate, as a user writes one: it builds its
+/// `Reply` and `Usage` with struct literals.
+struct Echo;
+
+impl ChatModel for Echo {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let last = messages
+            .last()
+            .map(|m| m.content.to_string())
+            .unwrap_or_default();
+        Box::pin(async move {
+            Ok(Reply {
+                content: format!("[Answer]\n{}", last.len()),
+                reasoning: None,
+                usage: Usage {
+                    prompt_tokens: 3,
+                    completion_tokens: 2,
+                    total_tokens: 5,
+                },
+                finish_reason: Some(FinishReason::Stop),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_model_of_your_own() {
+    let outcome = Think::new(&Echo).run::<Tagged>("abc").await.unwrap();
+    assert_eq!(outcome.usage, Usage::new(3, 2));
+    assert_eq!(outcome.attempts.len(), 1);
+    let message = Message {
+        role: Role::User,
+        content: "hi".into(),
+    };
+    assert_eq!(message, Message::user("hi"));
 }

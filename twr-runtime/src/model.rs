@@ -33,8 +33,11 @@ pub enum Role {
 }
 
 /// One message of a conversation.
+// Not #[non_exhaustive]: a `ChatModel` written outside this crate builds
+// these with struct literals (the first version's public API allowed it and
+// the contract shows `Usage { prompt_tokens, completion_tokens, .. }`), so
+// they stay plain data; a new field must come with a default in the builders.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -70,8 +73,8 @@ impl Message {
 }
 
 /// Token counts reported by the server; summed over attempts by the loop.
+// Plain data, like `Message` (see there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[non_exhaustive]
 pub struct Usage {
     /// Tokens in the request.
     pub prompt_tokens: u64,
@@ -156,8 +159,8 @@ impl FinishReason {
 /// assert_eq!(reply.usage.total_tokens, 17);
 /// assert!(!reply.is_truncated());
 /// ```
+// Plain data, like `Message` (see there).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
 pub struct Reply {
     /// The visible answer, with any inline `<think>` block moved to `reasoning`.
     pub content: String,
