@@ -12,11 +12,11 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::time::Instant;
 use twr_runtime::{
-    BoxFuture, ChatModel, CircuitBreaker, Limited, Message, ModelError, OpenAiCompatible,
-    RateLimits, Reply, Usage,
+    BoxFuture, ChatModel, CircuitBreaker, Delta, FinishReason, Limited, Message, ModelError,
+    OpenAiCompatible, RateLimits, Reply, Usage,
 };
 
 /// What the server answers to request `n` (from 0): extra headers and a
@@ -33,7 +33,7 @@ struct Server {
     most_in_flight: Arc<AtomicUsize>,
 }
 
-async fn handle(State(server): State<Server>) -> Response {
+async fn handle(State(server): State<Server>, axum::Json(request): axum::Json<Value>) -> Response {
     let n = {
         let mut arrivals = server.arrivals.lock().unwrap();
         arrivals.push(Instant::now());
@@ -47,6 +47,20 @@ async fn handle(State(server): State<Server>) -> Response {
     let mut headers = HeaderMap::new();
     for (name, value) in extra {
         headers.insert(name, HeaderValue::from_static(value));
+    }
+    if status == StatusCode::OK && request["stream"] == json!(true) {
+        headers.insert(
+            "content-type",
+            HeaderValue::from_static("text/event-stream"),
+        );
+        let events = [
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": null}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+            json!({"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}),
+        ];
+        let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+        body.push_str("data: [DONE]\n\n");
+        return (status, headers, body).into_response();
     }
     let body = if status == StatusCode::OK {
         json!({
@@ -163,6 +177,41 @@ async fn no_requests_left_holds_the_next_call_until_the_reset() {
     assert_eq!(limits, expected);
     model.chat(&ask()).await.unwrap();
     model.chat(&ask()).await.unwrap();
+    let gaps = gaps(&server);
+    assert!(gaps[0] >= Duration::from_millis(680), "{gaps:?}");
+    // The pause is over: the third call went at once.
+    assert!(gaps[1] < Duration::from_millis(300), "{gaps:?}");
+}
+
+#[tokio::test]
+async fn no_requests_left_on_a_streamed_reply_holds_the_next_call_until_the_reset() {
+    use futures_util::StreamExt as _;
+
+    let (server, client) = start(exhausted_then_ok, Duration::ZERO).await;
+    let model = Limited::new(client.stream(true));
+    assert!(model.streams());
+    let messages = ask();
+    let (deltas, limits) = model.chat_stream_with_limits(&messages).await.unwrap();
+    let deltas: Vec<Delta> = deltas.map(Result::unwrap).collect().await;
+    let done = Delta::Done {
+        usage: Usage::new(3, 2),
+        finish_reason: Some(FinishReason::Stop),
+    };
+    assert_eq!(deltas, [Delta::Content("ok".into()), done.clone()]);
+    let mut expected = RateLimits::default();
+    expected.remaining_requests = Some(0);
+    expected.remaining_tokens = Some(9000);
+    expected.requests_reset = Some(Duration::from_millis(700));
+    assert_eq!(limits, expected);
+    // The next calls stream as the loop does, through `chat_stream`.
+    for _ in 0..2 {
+        let deltas: Vec<Delta> = model
+            .chat_stream(&ask())
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        assert_eq!(deltas, [Delta::Content("ok".into()), done.clone()]);
+    }
     let gaps = gaps(&server);
     assert!(gaps[0] >= Duration::from_millis(680), "{gaps:?}");
     // The pause is over: the third call went at once.

@@ -76,7 +76,7 @@ pub use client::openai::OpenAiCompatible;
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
 pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
-    Role, Usage,
+    Role, StreamWithLimits, Usage,
 };
 pub use resilience::breaker::CircuitBreaker;
 pub use resilience::fallback::Fallback;

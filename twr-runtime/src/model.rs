@@ -20,6 +20,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// (the `futures` crate's `BoxStream`).
 pub use futures_util::stream::BoxStream;
 
+/// A streamed reply opened with the server's rate limits, as returned by
+/// [`ChatModel::chat_stream_with_limits`]: the deltas of
+/// [`ChatModel::chat_stream`] and what the response's headers said.
+pub type StreamWithLimits<'a> = (BoxStream<'a, Result<Delta, ModelError>>, RateLimits);
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -579,6 +584,27 @@ pub trait ChatModel: Send + Sync {
         let reply = self.chat(messages);
         Box::pin(async move { Ok((reply.await?, RateLimits::default())) })
     }
+
+    /// Opens [`chat_stream`](ChatModel::chat_stream)'s stream and returns it
+    /// with what the headers of the response that opened it said about the
+    /// server's rate limits, so that a wrapper such as
+    /// [`Limited`](crate::Limited) slows down on a streamed call
+    /// as on [`chat_with_limits`](ChatModel::chat_with_limits).
+    ///
+    /// A failure to open the call is the future's `Err` or the stream's
+    /// first item (the provided method always gives the latter); callers
+    /// treat both alike.
+    ///
+    /// Provided: [`chat_stream`](ChatModel::chat_stream) and no limits
+    /// ([`RateLimits::default`]). The HTTP clients read the headers;
+    /// wrappers pass the limits of the model they called on.
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        let deltas = self.chat_stream(messages);
+        Box::pin(std::future::ready(Ok((deltas, RateLimits::default()))))
+    }
 }
 
 /// One piece of a reply streamed by [`ChatModel::chat_stream`].
@@ -612,6 +638,20 @@ pub(crate) fn whole_reply<'a>(
         };
         futures_util::stream::iter(deltas)
     }))
+}
+
+/// The stream [`ChatModel::chat_stream_with_limits`] opens, as
+/// [`ChatModel::chat_stream`] hands it out: a failure to open is the one
+/// item.
+pub(crate) fn opened<'a>(
+    opening: BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>>,
+) -> BoxStream<'a, Result<Delta, ModelError>> {
+    Box::pin(
+        futures_util::stream::once(opening).flat_map(|result| match result {
+            Ok((deltas, _)) => deltas,
+            Err(error) => Box::pin(futures_util::stream::once(std::future::ready(Err(error)))),
+        }),
+    )
 }
 
 impl Delta {
@@ -649,6 +689,12 @@ impl<M: ChatModel + ?Sized> ChatModel for &M {
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
         (**self).chat_stream(messages)
     }
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        (**self).chat_stream_with_limits(messages)
+    }
     fn streams(&self) -> bool {
         (**self).streams()
     }
@@ -673,6 +719,12 @@ impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
         (**self).chat_stream(messages)
     }
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        (**self).chat_stream_with_limits(messages)
+    }
     fn streams(&self) -> bool {
         (**self).streams()
     }
@@ -696,6 +748,12 @@ impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
         (**self).chat_stream(messages)
+    }
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        (**self).chat_stream_with_limits(messages)
     }
     fn streams(&self) -> bool {
         (**self).streams()

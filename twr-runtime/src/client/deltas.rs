@@ -11,12 +11,10 @@ use super::collect::Collector;
 use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
-use crate::model::{BoxStream, Delta, Message, ModelError};
+use crate::model::{BoxFuture, BoxStream, Delta, Message, ModelError, StreamWithLimits};
 
 /// Where a streamed call is.
 enum State<'a, P: Provider> {
-    /// Nothing sent yet.
-    Start,
     /// Reading the response.
     Reading(Box<Reading<'a, P>>),
     /// Done: the stream has ended.
@@ -29,14 +27,16 @@ struct Reading<'a, P: Provider> {
     collector: Collector,
 }
 
-/// The streamed call of `model` for `messages`: content and reasoning as
-/// they arrive, then [`Delta::Done`] with the usage and finish reason, or an
-/// error. Dropping the stream drops the response, which closes the
-/// connection: the server stops generating.
+/// The streamed call of `model` for `messages`, once the response has
+/// started: content and reasoning as they arrive, then [`Delta::Done`] with
+/// the usage and finish reason, or an error; and the rate limits the
+/// response's headers gave. A failure to start is the future's error.
+/// Dropping the stream drops the response, which closes the connection: the
+/// server stops generating.
 pub(crate) fn deltas<'a, P: Provider>(
     model: &'a HttpModel<P>,
     messages: &'a [Message],
-) -> BoxStream<'a, Result<Delta, ModelError>> {
+) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
     let span = tracing::debug_span!(
         "twr.chat_stream",
         provider = P::NAME,
@@ -50,37 +50,45 @@ pub(crate) fn deltas<'a, P: Provider>(
         gen_ai.response.finish_reasons = tracing::field::Empty,
     );
     let started = Instant::now();
-    let batches = stream::unfold(State::Start, move |state| {
-        let span = span.clone();
-        async move {
-            let (batch, next) = step(model, messages, state, started).await?;
-            Some((stream::iter(batch), next))
-        }
-        .instrument(span)
-    });
-    Box::pin(batches.flatten())
+    let reading_span = span.clone();
+    let open = async move {
+        let (source, limits) = match model.open_with_limits(messages).await {
+            Ok(opened) => opened,
+            Err(error) => {
+                trace_failure(&error, started);
+                return Err(error);
+            }
+        };
+        let collector = match source {
+            // A server that ignored the request to stream sent one
+            // document: its reply is handed out whole, as `chat` reads it.
+            Source::Whole { .. } => Collector::default(),
+            Source::Events(_) => Collector::streaming(),
+        };
+        let reading = State::Reading(Box::new(Reading { source, collector }));
+        let batches = stream::unfold(reading, move |state| {
+            let span = reading_span.clone();
+            async move {
+                let (batch, next) = step(model, state, started).await?;
+                Some((stream::iter(batch), next))
+            }
+            .instrument(span)
+        });
+        let deltas: BoxStream<'a, _> = Box::pin(batches.flatten());
+        Ok((deltas, limits))
+    };
+    Box::pin(open.instrument(span))
 }
 
 /// One step: the deltas the next piece of the response gave, and the state
 /// after it; `None` once the stream has ended.
 async fn step<'a, P: Provider>(
     model: &'a HttpModel<P>,
-    messages: &'a [Message],
     state: State<'a, P>,
     started: Instant,
 ) -> Option<(Vec<Result<Delta, ModelError>>, State<'a, P>)> {
     let (mut source, mut collector) = match state {
         State::Over => return None,
-        State::Start => match model.open(messages).await {
-            // A server that ignored the request to stream sent one
-            // document: its reply is handed out whole, as `chat` reads it.
-            Ok(source @ Source::Whole { .. }) => (source, Collector::default()),
-            Ok(source) => (source, Collector::streaming()),
-            Err(error) => {
-                trace_failure(&error, started);
-                return Some((vec![Err(error)], State::Over));
-            }
-        },
         State::Reading(reading) => (reading.source, reading.collector),
     };
     let mut pieces = Vec::new();

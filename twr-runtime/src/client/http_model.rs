@@ -21,6 +21,7 @@ use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, Message, ModelError, Reply,
+    StreamWithLimits,
 };
 use crate::resilience::RateLimits;
 
@@ -193,15 +194,10 @@ impl<P: Provider> HttpModel<P> {
             .json(&body))
     }
 
-    /// Sends the request for `messages` and starts reading the response:
-    /// its pieces, event by event when the server streams.
-    pub(crate) async fn open(&self, messages: &[Message]) -> Result<Source<'_, P>, ModelError> {
-        Ok(self.open_with_limits(messages).await?.0)
-    }
-
-    /// [`open`](Self::open), and what the response's headers said about
-    /// the server's rate limits.
-    async fn open_with_limits(
+    /// Sends the request for `messages` and starts reading the response
+    /// (its pieces, event by event when the server streams), and what the
+    /// response's headers said about the server's rate limits.
+    pub(crate) async fn open_with_limits(
         &self,
         messages: &[Message],
     ) -> Result<(Source<'_, P>, RateLimits), ModelError> {
@@ -463,11 +459,26 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         &'a self,
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        crate::model::opened(self.chat_stream_with_limits(messages))
+    }
+
+    /// [`chat_stream`](ChatModel::chat_stream)'s stream once the response
+    /// has started, and the rate limits read from its headers (as
+    /// [`chat_with_limits`](ChatModel::chat_with_limits) reads them).
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
         if self.options.stream {
-            super::deltas::deltas(self, messages)
-        } else {
-            crate::model::whole_reply(self.chat(messages))
+            return super::deltas::deltas(self, messages);
         }
+        let reply = self.chat_with_limits(messages);
+        Box::pin(async move {
+            let (reply, limits) = reply.await?;
+            let deltas = Delta::from_reply(reply).into_iter().map(Ok);
+            let deltas: BoxStream<'a, _> = Box::pin(futures_util::stream::iter(deltas));
+            Ok((deltas, limits))
+        })
     }
 
     /// True with [`stream(true)`](Self::stream).

@@ -4,10 +4,12 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use futures_util::stream::{self, StreamExt as _};
+use futures_util::stream::StreamExt as _;
 
 use super::RateLimits;
-use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply};
+use crate::model::{
+    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
+};
 
 /// Transient failures in a row that open the breaker, by default.
 pub const DEFAULT_THRESHOLD: u32 = 5;
@@ -273,31 +275,47 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
         &'a self,
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        let probe = match self.admit() {
-            Ok(probe) => probe,
-            Err(open) => {
-                return Box::pin(stream::once(
-                    async move { Err(ModelError::CircuitOpen(open)) },
-                ))
-            }
-        };
-        let mut guard = ProbeGuard {
-            state: probe.then_some(&*self.state),
-        };
-        Box::pin(self.model.chat_stream(messages).map(move |item| {
-            let ended = match &item {
-                Ok(Delta::Done { .. }) => Some(Ok(())),
-                Err(error) => Some(Err(error)),
-                Ok(_) => None,
+        crate::model::opened(self.chat_stream_with_limits(messages))
+    }
+
+    /// [`chat_stream`](ChatModel::chat_stream)'s stream, and the rate
+    /// limits of the model it opened on; a failure to open counts as a
+    /// failed call.
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        Box::pin(async move {
+            let probe = self.admit().map_err(ModelError::CircuitOpen)?;
+            let mut guard = ProbeGuard {
+                state: probe.then_some(&*self.state),
             };
-            if let Some(result) = ended {
-                // A method call, so the closure owns the whole guard (not
-                // a copy of its field) for as long as the stream lives.
-                guard.disarm();
-                self.record(probe, result);
-            }
-            item
-        }))
+            let (deltas, limits) = match self.model.chat_stream_with_limits(messages).await {
+                Ok(opened) => opened,
+                Err(error) => {
+                    guard.disarm();
+                    self.record(probe, Err(&error));
+                    return Err(error);
+                }
+            };
+            let deltas = deltas.map(move |item| {
+                let ended = match &item {
+                    Ok(Delta::Done { .. }) => Some(Ok(())),
+                    Err(error) => Some(Err(error)),
+                    Ok(_) => None,
+                };
+                if let Some(result) = ended {
+                    // A method call, so the closure owns the whole guard
+                    // (not a copy of its field) for as long as the stream
+                    // lives.
+                    guard.disarm();
+                    self.record(probe, result);
+                }
+                item
+            });
+            let deltas: BoxStream<'a, _> = Box::pin(deltas);
+            Ok((deltas, limits))
+        })
     }
 
     fn streams(&self) -> bool {

@@ -6,7 +6,9 @@ use futures_util::future;
 use futures_util::stream::{self, StreamExt as _};
 
 use super::RateLimits;
-use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply};
+use crate::model::{
+    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
+};
 
 /// A [`ChatModel`] that asks its models in order: when one fails with a
 /// transient error (after its own retries, if it is wrapped in any; an open
@@ -94,33 +96,47 @@ impl ChatModel for Fallback {
         &'a self,
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        let start = async move {
+        crate::model::opened(self.chat_stream_with_limits(messages))
+    }
+
+    /// [`chat_stream`](ChatModel::chat_stream)'s stream, and the rate
+    /// limits of the model whose stream it is.
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        Box::pin(async move {
             let mut last = None;
             for model in &self.models {
-                let mut deltas = model.chat_stream(messages);
-                let error = match deltas.next().await {
-                    Some(Ok(first)) => {
+                let first = match model.chat_stream_with_limits(messages).await {
+                    Ok((mut deltas, limits)) => match deltas.next().await {
+                        Some(Ok(first)) => Ok((first, deltas, limits)),
+                        Some(Err(error)) => Err(error),
+                        None => Err(ModelError::EmptyReply),
+                    },
+                    Err(error) => Err(error),
+                };
+                let error = match first {
+                    Ok((first, deltas, limits)) => {
                         let name = model.name();
                         let rest = deltas.map(move |item| item.map_err(|e| named(name, e)));
-                        return stream::once(future::ready(Ok(first))).chain(rest).boxed();
+                        let deltas = stream::once(future::ready(Ok(first))).chain(rest);
+                        return Ok((deltas.boxed(), limits));
                     }
-                    Some(Err(error)) => error,
-                    None => ModelError::EmptyReply,
+                    Err(error) => error,
                 };
                 let transient = error.is_transient();
                 let error = named(model.name(), error);
                 if !transient {
-                    return stream::once(future::ready(Err(error))).boxed();
+                    return Err(error);
                 }
                 tracing::debug!(error = %error, "falling back to the next model");
                 last = Some(error);
             }
-            let error = last.unwrap_or_else(|| {
+            Err(last.unwrap_or_else(|| {
                 ModelError::Config("a Fallback needs at least one model".into())
-            });
-            stream::once(future::ready(Err(error))).boxed()
-        };
-        Box::pin(stream::once(start).flatten())
+            }))
+        })
     }
 
     /// Whether the first model streams.

@@ -7,13 +7,15 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures_util::stream::{self, StreamExt as _};
+use futures_util::stream::StreamExt as _;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use super::RateLimits;
-use crate::model::{BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, Usage};
+use crate::model::{
+    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits, Usage,
+};
 
 /// The window tokens per minute are counted over.
 const MINUTE: Duration = Duration::from_secs(60);
@@ -311,19 +313,44 @@ impl<M: ChatModel> ChatModel for Limited<M> {
 
     /// The model's own stream, started once the limits allow and holding
     /// its concurrency slot until the stream ends or is dropped; the tokens
-    /// of its `Done` are counted.
+    /// of its `Done` are counted, and the rate-limit headers of the
+    /// response that opened it slow down the next calls as `chat`'s do.
     fn chat_stream<'a>(
         &'a self,
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        let start = async move { (self.admit(messages).await, self.model.chat_stream(messages)) };
-        Box::pin(stream::once(start).flat_map(move |(admission, deltas)| {
-            deltas.inspect(move |item| match item {
+        crate::model::opened(self.chat_stream_with_limits(messages))
+    }
+
+    /// [`chat_stream`](ChatModel::chat_stream)'s stream once the limits let
+    /// it start, and the model's rate limits. The pause they ask for
+    /// starts when the response opens (the server counted the request
+    /// then), so it holds back the next calls even while this reply is
+    /// still streaming, or when it is dropped before its end.
+    fn chat_stream_with_limits<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+        Box::pin(async move {
+            let admission = self.admit(messages).await;
+            let (deltas, limits) = match self.model.chat_stream_with_limits(messages).await {
+                Ok(opened) => opened,
+                Err(error) => {
+                    self.failed(&admission, &error);
+                    return Err(error);
+                }
+            };
+            if let Some(pause) = limits.pause() {
+                self.pause_for(pause);
+            }
+            let deltas = deltas.inspect(move |item| match item {
                 Ok(Delta::Done { usage, .. }) => self.finished(&admission, *usage, None),
                 Ok(_) => {}
                 Err(error) => self.failed(&admission, error),
-            })
-        }))
+            });
+            let deltas: BoxStream<'a, _> = Box::pin(deltas);
+            Ok((deltas, limits))
+        })
     }
 
     fn streams(&self) -> bool {
