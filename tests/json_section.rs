@@ -11,7 +11,7 @@ struct Budget {
 }
 
 fn codec(content: &str) -> Result<Budget, ValueError> {
-    twr_runtime::__private::json::<Budget>(content, &mut Default::default())
+    <Budget as twr_runtime::parse::SerdeValue>::json(content, &mut Default::default())
 }
 
 #[test]

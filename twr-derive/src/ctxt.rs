@@ -39,9 +39,16 @@ impl Ctxt {
             .push(error);
     }
 
-    /// All recorded errors combined, or `Ok` when there were none.
+    /// All recorded errors combined, in source order, or `Ok` when there
+    /// were none. The checks run by kind (keys, then names across fields),
+    /// not by position; the user reads the errors top to bottom.
     pub(crate) fn check(self) -> syn::Result<()> {
-        let errors = self.errors.borrow_mut().take().expect("Ctxt checked twice");
+        let mut errors = self.errors.borrow_mut().take().expect("Ctxt checked twice");
+        // Stable: errors at the same place keep the order they were found in.
+        errors.sort_by_key(|error| {
+            let start = error.span().start();
+            (start.line, start.column)
+        });
         let mut errors = errors.into_iter();
         let Some(mut combined) = errors.next() else {
             return Ok(());

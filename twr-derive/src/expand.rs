@@ -211,9 +211,9 @@ fn kind(field: &Field) -> TokenStream {
 fn shape(field: &Field) -> Option<TokenStream> {
     let ty = field.value_ty();
     let function = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
-        quote_spanned!(ty_span(row)=> ::twr_runtime::__private::table_example::<#row>)
+        quote_spanned!(ty_span(row)=> <#row as ::twr_runtime::parse::SerdeValue>::table_example)
     } else if field.attrs.record.is_some() {
-        quote_spanned!(ty_span(ty)=> ::twr_runtime::__private::record_example::<#ty>)
+        quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::parse::SerdeValue>::record_example)
     } else {
         return None;
     };
@@ -229,13 +229,13 @@ fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
     // reported there. JSON is `Noted`: it also tells how its JSON was read.
     let codec = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
         quote_spanned!(ty_span(row)=>
-            ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::table::<#row>))
+            ::twr_runtime::__private::Codec::Plain(<#row as ::twr_runtime::parse::SerdeValue>::table))
     } else if field.attrs.record.is_some() {
         quote_spanned!(ty_span(ty)=>
-            ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::record::<#ty>))
+            ::twr_runtime::__private::Codec::Plain(<#ty as ::twr_runtime::parse::SerdeValue>::record))
     } else if field.attrs.json.is_some() {
         quote_spanned!(ty_span(ty)=>
-            ::twr_runtime::__private::Codec::Noted(::twr_runtime::__private::json::<#ty>))
+            ::twr_runtime::__private::Codec::Noted(<#ty as ::twr_runtime::parse::SerdeValue>::json))
     } else if field.attrs.from_str.is_some() {
         quote_spanned!(ty_span(ty)=>
             ::twr_runtime::__private::Codec::Plain(::twr_runtime::__private::from_str::<#ty>))
@@ -267,15 +267,19 @@ fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
     } else {
         quote!(#local.as_ref())
     };
-    // Through `Borrow`, so the validator may take what the value borrows as
-    // (`&str` for a String, `&[T]` for a Vec) as well as `&T` itself; its
-    // parameter type decides which. Spanned at the path so that a wrong
-    // signature or an error type without `Display` is reported there.
+    // Through twr's `Validator`, which takes the field's type and lets the
+    // function take what it borrows as (`&str` for a String, `&[T]` for a
+    // Vec), and `ValidatorError` for the error's text: spanned at the path,
+    // a function that does not fit is reported there in twr's words.
     let call = quote_spanned! {check.span()=>
         __twr_collector.validate(
             #index,
-            #value.map(<#ty as ::core::borrow::Borrow<_>>::borrow),
-            #check,
+            #value.map(|__twr_value| {
+                <_ as ::twr_runtime::parse::Validator<#ty, _, _>>::check(&#check, __twr_value)
+                    .map_err(|__twr_error| {
+                        <_ as ::twr_runtime::parse::ValidatorError>::feedback(&__twr_error)
+                    })
+            }),
         );
     };
     quote! {

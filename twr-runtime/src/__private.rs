@@ -10,8 +10,7 @@ pub use ::core;
 pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
-pub use crate::parse::collect::{from_str, json, Codec, Collector, Notes};
-pub use crate::parse::rows::{record, record_example, table, table_example};
+pub use crate::parse::collect::{from_str, Codec, Collector, Notes};
 pub use crate::parse::{choice, choice_matches};
 
 use crate::prompt::Shape;

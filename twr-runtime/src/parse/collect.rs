@@ -45,7 +45,7 @@ pub struct Notes {
 
 /// How a section's content becomes a value: a plain reader (a
 /// [`SectionValue`](super::SectionValue) or `FromStr` codec), or one that
-/// also leaves [`Notes`] ([`json`]).
+/// also leaves [`Notes`] (the JSON codec).
 pub enum Codec<T> {
     /// `fn(&str) -> Result<T, ValueError>`.
     Plain(fn(&str) -> Result<T, ValueError>),
@@ -136,21 +136,12 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// Runs a `#[section(validate = ...)]` function on a value that parsed;
-    /// `None` (the value had a problem already) is skipped.
-    pub fn validate<T: ?Sized, E: Display>(
-        &mut self,
-        index: usize,
-        value: Option<&T>,
-        check: fn(&T) -> Result<(), E>,
-    ) {
-        if let Some(Err(error)) = value.map(check) {
-            self.push(
-                index,
-                ProblemKind::Invalid {
-                    message: error.to_string(),
-                },
-            );
+    /// Records what a `#[section(validate = ...)]` function said of a value
+    /// that parsed (its error's text); `None` (the value had a problem
+    /// already, or an optional section is absent) is skipped.
+    pub fn validate(&mut self, index: usize, verdict: Option<Result<(), String>>) {
+        if let Some(Err(message)) = verdict {
+            self.push(index, ProblemKind::Invalid { message });
         }
     }
 
@@ -341,7 +332,7 @@ where
 
 /// Codec: `#[section(json)]`, through [`crate::json`]; notes the layer and
 /// repairs that gave the value.
-pub fn json<T: DeserializeOwned>(content: &str, notes: &mut Notes) -> Result<T, ValueError> {
+pub(crate) fn json<T: DeserializeOwned>(content: &str, notes: &mut Notes) -> Result<T, ValueError> {
     let extracted = crate::json::section_value::<T>(content)?;
     notes.json = Some(extracted.report);
     Ok(extracted.value)
@@ -446,7 +437,7 @@ mod tests {
         let timeline = c.required(1, Codec::Plain(value::<String>));
         let notes = c.optional(3, Codec::Plain(value::<String>));
         let tags = c.or_default(4, Codec::Plain(value::<Vec<String>>));
-        c.validate(0, plan.as_deref(), short);
+        c.validate(0, plan.as_deref().map(short));
         let value = match (plan, timeline, weeks, notes, tags) {
             (Some(plan), Some(timeline), Some(weeks), Some(notes), Some(tags)) => Some(Plan {
                 plan,

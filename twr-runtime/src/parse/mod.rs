@@ -12,6 +12,7 @@
 //! Parsing is one pass over the reply's lines, and each line is looked at
 //! only as far as the longest header could reach.
 
+mod checks;
 mod choice;
 pub(crate) mod collect;
 mod divider;
@@ -26,6 +27,7 @@ mod split;
 mod stream;
 mod value;
 
+pub use checks::{SerdeValue, Validator, ValidatorError};
 pub use choice::{choice, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
