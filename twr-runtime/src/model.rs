@@ -670,95 +670,45 @@ impl Delta {
     }
 }
 
-impl<M: ChatModel + ?Sized> ChatModel for &M {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        (**self).chat(messages)
-    }
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
-        (**self).chat_with_limits(messages)
-    }
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        (**self).chat_stream(messages)
-    }
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
-        (**self).chat_stream_with_limits(messages)
-    }
-    fn streams(&self) -> bool {
-        (**self).streams()
-    }
+/// A reference or smart pointer to a model is that model: every method,
+/// provided ones included, goes to the model itself (so a wrapper's own
+/// `chat_stream` or `name` is never replaced by the trait's default). One
+/// list for the three pointer types, so a new method is forwarded once.
+macro_rules! forward_chat_model {
+    ($($pointer:ty),+ $(,)?) => {$(
+        impl<M: ChatModel + ?Sized> ChatModel for $pointer {
+            fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+                (**self).chat(messages)
+            }
+            fn chat_with_limits<'a>(
+                &'a self,
+                messages: &'a [Message],
+            ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+                (**self).chat_with_limits(messages)
+            }
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn chat_stream<'a>(
+                &'a self,
+                messages: &'a [Message],
+            ) -> BoxStream<'a, Result<Delta, ModelError>> {
+                (**self).chat_stream(messages)
+            }
+            fn chat_stream_with_limits<'a>(
+                &'a self,
+                messages: &'a [Message],
+            ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+                (**self).chat_stream_with_limits(messages)
+            }
+            fn streams(&self) -> bool {
+                (**self).streams()
+            }
+        }
+    )+};
 }
 
-impl<M: ChatModel + ?Sized> ChatModel for Box<M> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        (**self).chat(messages)
-    }
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
-        (**self).chat_with_limits(messages)
-    }
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        (**self).chat_stream(messages)
-    }
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
-        (**self).chat_stream_with_limits(messages)
-    }
-    fn streams(&self) -> bool {
-        (**self).streams()
-    }
-}
-
-impl<M: ChatModel + ?Sized> ChatModel for Arc<M> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        (**self).chat(messages)
-    }
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
-        (**self).chat_with_limits(messages)
-    }
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        (**self).chat_stream(messages)
-    }
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
-        (**self).chat_stream_with_limits(messages)
-    }
-    fn streams(&self) -> bool {
-        (**self).streams()
-    }
-}
+forward_chat_model!(&M, Box<M>, Arc<M>);
 
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
