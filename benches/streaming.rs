@@ -23,55 +23,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
 use twr_runtime::parse::{SectionStream, StreamEvent};
-use twr_runtime::{Choice, Sections};
+use twr_runtime::Sections;
 
-#[derive(Debug, PartialEq, Choice)]
-enum Priority {
-    Low,
-    Medium,
-    High,
-}
-
-#[derive(Debug, Sections)]
-struct Report {
-    /// The steps, one per line.
-    #[section(aliases = ["Steps"])]
-    plan: Vec<String>,
-    timeline: String,
-    #[section(header = "[Budget]")]
-    budget_usd: u32,
-    notes: Option<String>,
-    priority: Priority,
-    #[section(default)]
-    tags: Vec<String>,
-}
-
-/// A long, realistic reply (the one `benches/sections.rs` reads): reasoning,
-/// a preamble, markdown headers of every style, lists, prose with colons and
-/// brackets, a draft section repeated.
-fn reply(size: usize) -> String {
-    let mut raw = String::from(
-        "<think>\nThe user wants a plan. I will list [Plan] steps, then the timeline.\nBudget: maybe $900?\n</think>\n\
-         Sure! Here is a careful plan for the trip.\n\n**Plan:**\n- draft step\n\n",
-    );
-    raw.push_str("## Plan\n");
-    let mut i = 0;
-    while raw.len() < size * 6 / 10 {
-        i += 1;
-        raw.push_str(&format!(
-            "{i}. Visit the temple of day {i} early, before the crowds: see [the gardens] and take notes.\n   Then walk to the next district.\n"
-        ));
-    }
-    raw.push_str("\n---\n\n**[Timeline]**\n");
-    while raw.len() < size * 95 / 100 {
-        raw.push_str("Morning: Fushimi Inari (arrive at 7:00). Afternoon: Arashiyama, bamboo grove. Evening: Gion.\n");
-    }
-    raw.push_str("\n[Budget]: about $1,200 in total\n\nNotes: N/A\n\n【Priority】：High\n\n### Tags\n- kyoto\n- temples\n- food\n");
-    raw
-}
-
-/// The reply the bench reads: about 1.43 MB.
-const SIZE: usize = 1_500_000;
+#[path = "common/report.rs"]
+mod report;
+use report::{reply, Priority, Report, SIZE};
 
 /// The chunk counts of the table.
 const CHUNKS: [usize; 4] = [1, 100, 10_000, 100_000];
