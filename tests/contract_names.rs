@@ -10,8 +10,8 @@ use twr_runtime::json;
 use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionMap};
 use twr_runtime::{
     think_with_retry, Anthropic, AttemptKind, BoxFuture, ChatModel, Choice, CircuitBreaker, Delta,
-    Fallback, Feedback, FinishReason, Gemini, Message, ModelError, OpenAiCompatible, Reply, Role,
-    ScriptedModel, SectionEvent, SectionSpec, Sections, Think, Usage,
+    Fallback, Feedback, FinishReason, Gemini, Message, ModelError, OpenAiCompatible, Progress,
+    Reply, Role, ScriptedModel, SectionEvent, SectionSpec, Sections, Think, Usage,
 };
 
 #[derive(Debug, PartialEq, Clone, Copy, Choice)]
@@ -146,7 +146,16 @@ async fn the_loop_and_its_builder() {
         ..
     } = usage;
     let _ = (prompt_tokens, completion_tokens);
-    assert!(!outcome.transcript.is_empty());
+    // The system message, the caller's history, the prompt, the final reply.
+    assert_eq!(
+        outcome.transcript[..3],
+        [
+            Message::system("You are a careful planner."),
+            Message::user("hi"),
+            Message::assistant("hello"),
+        ]
+    );
+    assert_eq!(outcome.transcript.last(), Some(&Message::assistant(PLAN)));
     assert_eq!(earlier.len(), 2);
     assert_eq!(Message::system("s").role, Role::System);
 
@@ -187,7 +196,18 @@ async fn the_loop_and_its_builder() {
 
     let model = ScriptedModel::new([PLAN]).chunk_size(5);
     let events: Vec<_> = Think::new(&model).stream::<Plan>("Plan it").collect().await;
-    assert!(!events.is_empty());
+    let completed: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            Progress::SectionComplete(section) => Some(section.field),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completed, ["steps", "weeks", "priority"]);
+    match events.last() {
+        Some(Progress::Finished(Ok(outcome))) => assert_eq!(outcome.value, plan()),
+        other => panic!("the stream must end with the outcome: {other:?}"),
+    }
 
     let cheap = ScriptedModel::new(["no sections", "still none"]);
     let strong = ScriptedModel::new([PLAN]);
