@@ -295,3 +295,119 @@ async fn a_copied_slot_is_not_a_value() {
          Please write that section again: the header on a line of its own, followed by its content."
     );
 }
+
+#[tokio::test]
+async fn a_model_that_copies_the_guide_gets_focused_questions_at_once() {
+    // [Days] repeats its description: the model copies the guide, so a
+    // patch retry would be fumbled too. Each failing section is asked for
+    // on its own, without the patch retry first.
+    let first = "[Plan]\n- Temples\n[Days]\nHow many days the trip takes.\n[Budget]\nfive hundred";
+    let model = ScriptedModel::new([first, "3", "$500"]);
+    let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
+    assert_eq!(outcome.value, trip(3));
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            AttemptKind::Rejected,
+            AttemptKind::Focused,
+            AttemptKind::Focused
+        ]
+    );
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some("How many days the trip takes. Reply with only the number.")
+    );
+    assert_eq!(
+        outcome.attempts[1].sent_back.as_deref(),
+        Some(
+            "The total budget per person, in US dollars. Reply with only the number, \
+             for example: $600."
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_second_reply_without_any_header_gets_a_focused_question() {
+    let model = ScriptedModel::new([
+        "Kyoto is lovely in spring.",
+        "Kyoto has many temples and gardens.",
+        "- Temples",
+    ]);
+    let error = Think::new(&model).run::<Trip>(PROMPT).await.unwrap_err();
+    // The first reply gets the problem list and the whole answer asked again.
+    let first = outcome_message(&error, 0);
+    assert!(first.ends_with("with these fixes made."), "{first}");
+    // The second is asked for its first section as a plain question, with
+    // the reply itself in view (there is no answer so far to show instead).
+    assert_eq!(
+        outcome_message(&error, 1),
+        "What to see, one item per line. Reply with only the list, one item per line."
+    );
+    assert_eq!(
+        model.requests()[2][1],
+        Message::assistant("Kyoto has many temples and gardens.")
+    );
+    assert_eq!(error.attempts()[2].kind, AttemptKind::Focused);
+}
+
+fn outcome_message(error: &twr_runtime::ThinkError, attempt: usize) -> &str {
+    error.attempts()[attempt].sent_back.as_deref().unwrap()
+}
+
+/// A contact with an optional part.
+#[derive(Debug, PartialEq, Sections)]
+struct Contact {
+    /// The person's full name.
+    name: String,
+    /// Their age in years, if the text gives it.
+    age: Option<u32>,
+}
+
+#[tokio::test]
+async fn required_sections_are_asked_first_and_an_optional_one_may_be_n_a() {
+    // [Name] is the guide's slot copied; [Age] cannot be read.
+    let first = "[Name]\n<free text>\n[Age]\nforty-one";
+    let model = ScriptedModel::new([first, "Lena Berg", "N/A"]);
+    let outcome = Think::new(&model)
+        .run::<Contact>("Extract the contact: 'Signed, Lena Berg, Stockholm.'")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Contact {
+            name: "Lena Berg".to_string(),
+            age: None
+        }
+    );
+    assert_eq!(
+        outcome.attempts[0].sent_back.as_deref(),
+        Some("The person's full name. Reply with only the answer.")
+    );
+    assert_eq!(
+        outcome.attempts[1].sent_back.as_deref(),
+        Some(
+            "Their age in years, if the text gives it. Reply with only the number. \
+             If it does not apply, reply N/A."
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_patch_reply_keeps_the_optional_sections_of_earlier_replies() {
+    // The patch reply alone would parse (the age is optional) and lose the
+    // age given in the first reply; it is read merged instead.
+    let model = ScriptedModel::new(["[Name]\n\n[Age]\n41", "[Name]\nLena Berg"]);
+    let outcome = Think::new(&model)
+        .run::<Contact>("Extract the contact: 'Signed, Lena Berg, 41.'")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Contact {
+            name: "Lena Berg".to_string(),
+            age: Some(41)
+        }
+    );
+    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
+}

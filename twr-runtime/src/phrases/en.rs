@@ -99,6 +99,7 @@ pub(crate) static EN: Phrases = Phrases {
     focused_nameless: "Please give the {name} for your answer.",
     focused_reply: "Reply with only {what}.",
     focused_reply_example: "Reply with only {what}, for example: {example}.",
+    focused_optional: "If it does not apply, reply N/A.",
     the_number: "the number",
     the_list: "the list, one item per line",
     the_answer: "the answer",

@@ -217,6 +217,8 @@ pub(crate) struct Phrases {
     /// Ends a focused question, with the section's example: `{what}`,
     /// `{example}`.
     pub(crate) focused_reply_example: &'static str,
+    /// Follows the focused question about an optional section.
+    pub(crate) focused_optional: &'static str,
     /// What to reply with for a number.
     pub(crate) the_number: &'static str,
     /// What to reply with for a list.
@@ -508,7 +510,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 55] = [
+            let templates: [(&str, &[&str]); 56] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -561,6 +563,7 @@ mod tests {
                 (p.focused_nameless, &["name"]),
                 (p.focused_reply, &["what"]),
                 (p.focused_reply_example, &["what", "example"]),
+                (p.focused_optional, &[]),
                 (p.write_now, &[]),
                 (p.start_with, &["h"]),
                 (p.same_format, &["headers"]),

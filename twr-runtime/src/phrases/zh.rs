@@ -100,6 +100,7 @@ pub(crate) static ZH: Phrases = Phrases {
     focused_nameless: "请给出你回答中的{name}。",
     focused_reply: "只回复{what}。",
     focused_reply_example: "只回复{what}，例如：{example}。",
+    focused_optional: "如果不适用，请回复 N/A。",
     the_number: "这个数字",
     the_list: "这个列表，每行一项",
     the_answer: "答案",

@@ -3,9 +3,10 @@
 //! only acknowledged.
 
 use crate::feedback::{Feedback, ProblemKind};
+use crate::parse::split_sections;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
-use crate::prompt::example_answer;
-use crate::vocab::{Lang, SectionSpec, ValueKind};
+use crate::prompt::{example_answer, placeholder};
+use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
 
 /// What the last message asked the model for, to read the next reply and
 /// to restate the request if the reply only acknowledges it.
@@ -55,7 +56,43 @@ pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
             ("example", without_stop(example)),
         ],
     ));
+    // An optional section may have no answer; saying how to write that
+    // keeps "the text gives no age" from being asked for again.
+    if spec.presence == Presence::Optional {
+        text.push_str(words.sentence_gap);
+        text.push_str(words.focused_optional);
+    }
     text
+}
+
+/// True when a section of `raw` is a copy of the guide rather than an
+/// answer: its first line repeats the section's description, or its lines
+/// are the guide's slot for it (`<a single whole number>`, `- <item>`).
+///
+/// A capable model never does this; a small one that does will fumble a
+/// patch retry as well, so the loop goes straight to focused questions.
+pub(crate) fn copies_the_guide(raw: &str, specs: &[SectionSpec], lang: Lang) -> bool {
+    let map = split_sections(raw, specs);
+    specs.iter().enumerate().any(|(index, spec)| {
+        let Some(content) = map.content(index) else {
+            return false;
+        };
+        let mut lines = content.lines().map(str::trim).filter(|l| !l.is_empty());
+        let Some(first) = lines.next() else {
+            return false;
+        };
+        let description = without_stop(spec.description.trim());
+        let echoes = description.chars().count() >= 12
+            && first.len() >= description.len()
+            && first.is_char_boundary(description.len())
+            && first[..description.len()].eq_ignore_ascii_case(description);
+        let slot = placeholder(&spec.kind, lang);
+        let slot_lines: Vec<&str> = slot.lines().map(str::trim).collect();
+        let is_slot = std::iter::once(first)
+            .chain(lines)
+            .all(|line| slot_lines.contains(&line));
+        echoes || is_slot
+    })
 }
 
 /// The focused question for `spec` after the reply that had `problems`:

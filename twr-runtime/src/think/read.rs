@@ -13,6 +13,7 @@ use crate::json::JsonProvenance;
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases};
 use crate::sections::SectionSpec;
+use crate::vocab::Presence;
 
 /// How a reply is read: the parser (which returns, beside its result, how
 /// the JSON it read was obtained), and for `Sections` types the guide and the
@@ -67,6 +68,11 @@ pub(crate) struct Reader<F> {
     patched: Vec<bool>,
     /// Whether focused questions are asked (`Think::focused_questions`).
     focused: bool,
+    /// Whether the model has shown in this run that it does not follow the
+    /// format: it copied the guide, or answered a second time with no
+    /// header at all. From then on each failing section gets a focused
+    /// question at once, instead of a patch retry it would fumble first.
+    struggling: bool,
     /// What the model is shown as its previous reply before the next
     /// request, when not the reply itself: the answer so far, before a
     /// focused question.
@@ -92,6 +98,7 @@ where
             asked: Asked::Whole,
             patched: vec![false; sections],
             focused,
+            struggling: false,
             shown: None,
         }
     }
@@ -121,36 +128,29 @@ where
             _ => None,
         };
         let text = bare_text.as_deref().unwrap_or(raw);
-        let (parsed, json) = (self.format.parse)(text);
-        let own_problems = match parsed {
-            Ok(value) => {
-                return Verdict::Value {
-                    value,
-                    kind: kind(AttemptKind::Accepted),
-                    answer: bare_text.clone(),
-                    json,
+        // A reply to a patch retry or a focused question is part of an
+        // answer: read alone, it would drop the sections kept from earlier
+        // replies (an optional one silently becoming `None`), so then it is
+        // read merged only.
+        let partial = asked != Asked::Whole && self.keeps_sections_beyond(text);
+        let own_problems = if partial {
+            None
+        } else {
+            match (self.format.parse)(text) {
+                (Ok(value), json) => {
+                    return Verdict::Value {
+                        value,
+                        kind: kind(AttemptKind::Accepted),
+                        answer: bare_text.clone(),
+                        json,
+                    }
                 }
+                (Err(problems), _) => Some(problems),
             }
-            Err(problems) => problems,
         };
-        // A reply that only acknowledges the request gets the request
-        // again, not a list of everything missing.
-        if let (true, Some(specs)) = (
-            headerless && bare::is_acknowledgement(raw),
-            self.format.specs,
-        ) {
-            let message = focus::restate(&asked, specs, self.lang(Some(&own_problems)));
-            let kind = kind(AttemptKind::Rejected);
-            self.asked = asked;
-            return Verdict::Rejected {
-                problems: own_problems,
-                message,
-                kind,
-            };
-        }
         let (merged, json) = self.merge(text, number);
-        let problems = match merged {
-            Some(Ok((value, answer))) => {
+        let problems = match (merged, own_problems) {
+            (Some(Ok((value, answer))), _) => {
                 return Verdict::Value {
                     value,
                     kind: kind(AttemptKind::Merged),
@@ -158,9 +158,37 @@ where
                     json,
                 }
             }
-            Some(Err(merged_problems)) => merged_problems,
-            None => own_problems,
+            (Some(Err(merged_problems)), _) => merged_problems,
+            (None, Some(own_problems)) => own_problems,
+            // Nothing earlier to merge with after all: the reply is read
+            // alone.
+            (None, None) => match (self.format.parse)(text) {
+                (Ok(value), json) => {
+                    return Verdict::Value {
+                        value,
+                        kind: kind(AttemptKind::Accepted),
+                        answer: bare_text.clone(),
+                        json,
+                    }
+                }
+                (Err(problems), _) => problems,
+            },
         };
+        // A reply that only acknowledges the request gets the request
+        // again, not a list of everything missing.
+        if let (true, Some(specs)) = (
+            headerless && bare::is_acknowledgement(raw),
+            self.format.specs,
+        ) {
+            let message = focus::restate(&asked, specs, self.lang(Some(&problems)));
+            let kind = kind(AttemptKind::Rejected);
+            self.asked = asked;
+            return Verdict::Rejected {
+                problems,
+                message,
+                kind,
+            };
+        }
         let keys = problem_keys(&problems);
         let escalate = self.previous.as_ref() == Some(&keys);
         self.previous = Some(keys);
@@ -168,24 +196,34 @@ where
         let lang = self.lang(Some(&problems));
         let failing = self.indices(&headers);
         let general = has_general_problem(&problems);
-        // A section still wrong after a patch retry asked for it gets a
-        // plain question of its own.
+        if let Some(specs) = self.format.specs {
+            let again_headerless = headerless && asked == Asked::Whole && number > 1;
+            if again_headerless || focus::copies_the_guide(text, specs, lang) {
+                self.struggling = true;
+            }
+        }
+        // A section still wrong after a patch retry asked for it, or any
+        // failing section once the model struggles, gets a plain question
+        // of its own; required sections first, then in declaration order.
         let focused = match (&self.store, self.format.specs) {
             (Some(_), Some(specs)) if self.focused && !general => failing
                 .iter()
                 .copied()
-                .find(|&index| self.patched.get(index) == Some(&true))
-                .and_then(|index| Some((index, specs.get(index)?))),
+                .filter(|&index| self.struggling || self.patched.get(index) == Some(&true))
+                .filter_map(|index| Some((index, specs.get(index)?)))
+                .min_by_key(|&(index, spec)| (spec.presence != Presence::Required, index)),
             _ => None,
         };
         if let Some((index, spec)) = focused {
             self.asked = Asked::Focused(index);
             // The valid sections so far, as the answer the question is about:
-            // a broken reply in view invites the model to repeat it.
+            // a broken reply in view invites the model to repeat it. With
+            // none yet, the reply itself stays (a message is never empty).
             self.shown = self
                 .store
                 .as_ref()
-                .map(|store| store.render_except(Some(index)));
+                .map(|store| store.render_except(Some(index)))
+                .filter(|answer| !answer.is_empty());
             let message = focus::question_after(spec, &problems, lang);
             return Verdict::Rejected {
                 problems,
@@ -231,6 +269,18 @@ where
     /// the reply itself (see [`Reader::shown`]).
     pub(crate) fn take_shown(&mut self) -> Option<String> {
         self.shown.take()
+    }
+
+    /// True when sections kept from earlier replies are not all in `text`,
+    /// so that `text` read alone would lose them.
+    fn keeps_sections_beyond(&self, text: &str) -> bool {
+        let (Some(store), Some(specs)) = (&self.store, self.format.specs) else {
+            return false;
+        };
+        let map = split_sections(text, specs);
+        store
+            .headers_present()
+            .any(|header| map.get(header).is_none())
     }
 
     /// The indices in the specs of the sections named by `headers`.
