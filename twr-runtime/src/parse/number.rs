@@ -137,6 +137,7 @@ fn numbers(content: &str) -> Vec<Number> {
         let before = prefix(&content[..i]);
         let (mut number, end) = read_number(bytes, i, before.negative);
         i = suffix(content, end, before.currency, &mut number);
+        i = past_scale(content, i);
         if !found.contains(&number) {
             found.push(number);
             if found.len() == 2 {
@@ -145,6 +146,34 @@ fn numbers(content: &str) -> Vec<Number> {
         }
     }
     found
+}
+
+/// Past the scale a rating is given on, when one follows at `at`: `out of
+/// 5` in `4 out of 5` or `3 stars out of 5`, with at most one word between.
+/// The scale is part of the value's wording, like a unit, not a second
+/// value: `4 out of 5` is 4.
+fn past_scale(content: &str, at: usize) -> usize {
+    let rest = &content[at..];
+    let after_word = rest.trim_start();
+    let after_word = match after_word.find(|c: char| !c.is_alphabetic()) {
+        Some(end) if end > 0 && !after_word[..end].eq_ignore_ascii_case("out") => {
+            &after_word[end..]
+        }
+        _ => after_word,
+    };
+    let after_word = after_word.trim_start();
+    let Some(scale) = after_word
+        .get(..7)
+        .filter(|words| words.eq_ignore_ascii_case("out of "))
+        .map(|_| after_word[7..].trim_start())
+    else {
+        return at;
+    };
+    let digits = scale.len() - scale.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return at;
+    }
+    content.len() - scale.len() + digits
 }
 
 /// Currency symbols that may stand between a sign and the digits.
@@ -549,6 +578,33 @@ mod tests {
             Err(ValueError::invalid(Expected::WholeNumber, "3,4"))
         );
         assert_eq!(u32::parse_section("  "), Err(ValueError::Empty));
+    }
+
+    #[test]
+    fn the_scale_of_a_rating_is_not_a_second_number() {
+        assert_eq!(u8::parse_section("4 out of 5"), Ok(4));
+        assert_eq!(u8::parse_section("3 stars out of 5 **High**"), Ok(3));
+        assert_eq!(u8::parse_section("2 Out Of 10"), Ok(2));
+        assert_eq!(f64::parse_section("0.8 out of 1"), Ok(0.8));
+        // Only the scale after a number counts as one.
+        assert_eq!(
+            u8::parse_section("3 of the 5 stars"),
+            Err(ValueError::invalid(
+                Expected::WholeNumber,
+                "3 of the 5 stars"
+            ))
+        );
+        assert_eq!(
+            u8::parse_section("4.5 out of 5"),
+            Err(ValueError::invalid(Expected::WholeNumber, "4.5 out of 5"))
+        );
+        assert_eq!(
+            u8::parse_section("3 stars, 4 out of 5"),
+            Err(ValueError::invalid(
+                Expected::WholeNumber,
+                "3 stars, 4 out of 5"
+            ))
+        );
     }
 
     #[test]
