@@ -226,7 +226,9 @@ Name 1: <a single whole number>
 Name 2: <a single whole number>
 [Ratings]
 Name 1: <one of: One, Two, Three>
-Name 2: <one of: One, Two, Three>"
+Name 2: <one of: One, Two, Three>
+
+After any thinking, begin your final answer with [Items] on a line of its own."
     );
 }
 
@@ -238,7 +240,7 @@ fn a_given_example_wins_over_the_built_one() {
         #[section(table, example = "item,quantity,unit price\nTea,2,3.50")]
         items: Vec<Item>,
     }
-    assert!(Order::format_guide().ends_with("[Items]\nitem,quantity,unit price\nTea,2,3.50"));
+    assert!(Order::format_guide().contains("[Items]\nitem,quantity,unit price\nTea,2,3.50\n\n"));
     let feedback = Order::parse_sections("[Items]\nnothing here").unwrap_err();
     assert_eq!(
         feedback.to_string(),

@@ -187,7 +187,8 @@ fn the_format_guide_shows_headers_descriptions_and_examples() {
          [Timeline]\nWhen, one slot per line.\n\n\
          [Budget]\nThe total in US dollars. A single whole number.\n\n\
          Example answer:\n\n\
-         [Plan]\nVisit temples\n[Timeline]\nDay 1: Fushimi Inari\n[Budget]\n$500"
+         [Plan]\nVisit temples\n[Timeline]\nDay 1: Fushimi Inari\n[Budget]\n$500\n\n\
+         After any thinking, begin your final answer with [Plan] on a line of its own."
     );
 }
 

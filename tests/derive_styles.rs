@@ -53,7 +53,9 @@ Example answer:
 </budget>
 <notes>
 <free text>
-</notes>"
+</notes>
+
+After any thinking, begin your final answer with <research_plan> on a line of its own."
     );
 }
 
@@ -75,7 +77,9 @@ fn the_markdown_guide_asks_for_headings() {
 ## Summary
 <自由文字>
 ## Days
-<一个整数>"
+<一个整数>
+
+思考之后，请以单独一行的## Summary开始你的最终答案。"
     );
     assert_eq!(
         Note::parse_sections("## Summary\n很好\n## Days\n3"),

@@ -48,7 +48,8 @@ async fn a_derived_struct_is_patched_and_merged() {
              [Days]\nHow many days.\n\n\
              [Budget]\nBudget per person in dollars. A single whole number.\n\n\
              Example answer:\n\n\
-             [Plan]\n- <item>\n- <item>\n[Days]\n<a single whole number>\n[Budget]\n$600"
+             [Plan]\n- <item>\n- <item>\n[Days]\n<a single whole number>\n[Budget]\n$600\n\n\
+             After any thinking, begin your final answer with [Plan] on a line of its own."
         )]
     );
     let feedback = &requests[1][2].content;

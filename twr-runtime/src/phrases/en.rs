@@ -41,6 +41,7 @@ pub(crate) static EN: Phrases = Phrases {
     guide_optional: " (optional: write N/A if it does not apply)",
     guide_may_omit: " (optional)",
     guide_example: "Example answer:",
+    guide_begin: "After any thinking, begin your final answer with {h} on a line of its own.",
 
     intro: "Thank you. A few parts of your answer need fixing:",
     for_example: "For example:",

@@ -96,6 +96,9 @@ pub(crate) struct Phrases {
     pub(crate) guide_may_omit: &'static str,
     /// Introduces the complete example answer.
     pub(crate) guide_example: &'static str,
+    /// Ends the guide: where the final answer starts, `{h}` (the first
+    /// section's header).
+    pub(crate) guide_begin: &'static str,
 
     // Feedback: the frame of the message.
     /// Opens a message with several problems.
@@ -510,7 +513,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 56] = [
+            let templates: [(&str, &[&str]); 57] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -557,6 +560,7 @@ mod tests {
                 (p.rewrite_shorter, &[]),
                 (p.left_out, &["bytes"]),
                 (p.guide_intro, &[]),
+                (p.guide_begin, &["h"]),
                 (p.guide_intro_xml, &[]),
                 (p.demo_question, &[]),
                 (p.slot, &["what"]),

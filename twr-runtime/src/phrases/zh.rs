@@ -42,6 +42,7 @@ pub(crate) static ZH: Phrases = Phrases {
     guide_optional: "（可选：不适用时写“无”）",
     guide_may_omit: "（可选）",
     guide_example: "示例答案：",
+    guide_begin: "思考之后，请以单独一行的{h}开始你的最终答案。",
 
     intro: "谢谢。你的回答有几处需要修改：",
     for_example: "例如：",
