@@ -411,3 +411,60 @@ async fn a_patch_reply_keeps_the_optional_sections_of_earlier_replies() {
     );
     assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
 }
+
+/// A recommendation.
+#[derive(Debug, PartialEq, Sections)]
+struct Verdict {
+    /// Whether you recommend it.
+    recommend: bool,
+    /// How many stars it deserves.
+    stars: u8,
+}
+
+#[tokio::test]
+async fn focused_answers_written_before_an_empty_header_or_introduced_are_read() {
+    // The first reply copies the description, so focused questions follow;
+    // the answers come as "Yes" before an empty header, and as "The answer
+    // is 4 out of 5."
+    let model = ScriptedModel::new([
+        "[Recommend]\nWhether you recommend it.\n[Stars]\nmany",
+        "Yes\n[Recommend]",
+        "The answer is 4 out of 5.",
+    ]);
+    let outcome = Think::new(&model)
+        .run::<Verdict>("Should I visit Kyoto?")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Verdict {
+            recommend: true,
+            stars: 4
+        }
+    );
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            AttemptKind::Rejected,
+            AttemptKind::Focused,
+            AttemptKind::Focused
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_bare_yes_answers_a_yes_no_question() {
+    let model = ScriptedModel::new(["[Recommend]\nWhether you recommend it.\n[Stars]\n4", "Yes."]);
+    let outcome = Think::new(&model)
+        .run::<Verdict>("Should I visit Kyoto?")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Verdict {
+            recommend: true,
+            stars: 4
+        }
+    );
+}

@@ -7,7 +7,8 @@
 //! apart: a leading acknowledgement is dropped, and what is left (if
 //! anything) is the answer.
 
-use crate::parse::without_reasoning;
+use crate::parse::{split_sections, without_reasoning};
+use crate::vocab::SectionSpec;
 
 /// Openings of a sentence that only acknowledges a request, in lower case.
 /// A sentence starting with one of these (as whole words) says nothing about
@@ -54,12 +55,33 @@ const ACKNOWLEDGEMENTS: &[&str] = &[
     "以下是",
 ];
 
+/// Openings that introduce the answer itself, in lower case: dropped, and
+/// what follows them is the answer ("The answer is yes." is `yes.`).
+const INTRODUCTIONS: &[&str] = &[
+    "the answer is",
+    "my answer is",
+    "the final answer is",
+    "final answer:",
+    "answer:",
+    "答案是",
+    "答案：",
+];
+
 /// The reply's answer: reasoning removed, leading acknowledgement sentences
-/// ("Sure!", "Here is the corrected section:") dropped, trimmed. Empty when
-/// the reply only acknowledges.
+/// ("Sure!", "Here is the corrected section:") and an introduction ("The
+/// answer is") dropped, trimmed. Empty when the reply only acknowledges.
 pub(crate) fn answer_part(raw: &str) -> String {
+    answer_to(raw, false)
+}
+
+/// [`answer_part`] for a yes/no question when `yes_no` is set: there a
+/// leading "Yes." is the answer, not an acknowledgement.
+pub(crate) fn answer_to(raw: &str, yes_no: bool) -> String {
     let text = without_reasoning(raw);
     let mut rest = text.trim();
+    if yes_no && yes_or_no_first(rest) {
+        return rest.trim_end().to_string();
+    }
     // A few sentences at most: "Sure! Here is the corrected section:".
     for _ in 0..4 {
         match leading_acknowledgement(rest) {
@@ -67,7 +89,53 @@ pub(crate) fn answer_part(raw: &str) -> String {
             None => break,
         }
     }
+    let lower = rest.to_lowercase();
+    if let Some(intro) = INTRODUCTIONS.iter().find(|intro| {
+        lower.starts_with(*intro)
+            && lower[intro.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+    }) {
+        // Lower-casing keeps these openings' byte lengths (ASCII and CJK).
+        rest = rest.get(intro.len()..).unwrap_or(rest).trim_start();
+    }
     rest.trim_end().to_string()
+}
+
+/// The text before the first header of `raw`, when the section at `index`
+/// is absent or empty in it and that text is not: the answer a small model
+/// wrote before a header it then left empty ("Yes\n[Recommend]").
+pub(crate) fn before_empty_section<'r>(
+    raw: &'r str,
+    specs: &[SectionSpec],
+    index: usize,
+) -> Option<&'r str> {
+    let map = split_sections(raw, specs);
+    if map
+        .content(index)
+        .is_some_and(|content| !content.trim().is_empty())
+    {
+        return None;
+    }
+    // Line by line up to the first header: each line is read once.
+    let mut end = 0;
+    for line in raw.split_inclusive('\n') {
+        if !split_sections(line, specs).is_empty() {
+            break;
+        }
+        end += line.len();
+    }
+    let before = &raw[..end];
+    (end < raw.len() && !before.trim().is_empty()).then_some(before)
+}
+
+/// True when `text` opens with the word yes or no.
+fn yes_or_no_first(text: &str) -> bool {
+    let end = text
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(text.len());
+    matches!(text[..end].to_lowercase().as_str(), "yes" | "no")
 }
 
 /// True when the reply has text but no answer: it only acknowledges
@@ -123,6 +191,27 @@ mod tests {
         assert_eq!(answer_part("3"), "3");
         assert_eq!(answer_part("  $650 per person \n"), "$650 per person");
         assert!(!is_acknowledgement("3"));
+    }
+
+    #[test]
+    fn an_introduction_of_the_answer_is_dropped() {
+        assert_eq!(answer_part("The answer is yes."), "yes.");
+        assert_eq!(answer_part("Sure. The answer is 3 people."), "3 people.");
+        assert_eq!(answer_part("Answer: Lena Berg"), "Lena Berg");
+        // Only as an opening of its own.
+        assert_eq!(
+            answer_part("The answers are many."),
+            "The answers are many."
+        );
+    }
+
+    #[test]
+    fn yes_is_the_answer_to_a_yes_no_question() {
+        assert_eq!(answer_to("Yes.", true), "Yes.");
+        assert_eq!(answer_to("No, not now.", true), "No, not now.");
+        // Anywhere else "Yes." only acknowledges.
+        assert_eq!(answer_to("Yes. 3 days.", false), "3 days.");
+        assert!(is_acknowledgement("Yes."));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::json::JsonProvenance;
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases};
 use crate::sections::SectionSpec;
-use crate::vocab::Presence;
+use crate::vocab::{Presence, ValueKind};
 
 /// How a reply is read: the parser (which returns, beside its result, how
 /// the JSON it read was obtained), and for `Sections` types the guide and the
@@ -119,10 +119,17 @@ where
             specs.iter().all(|spec| map.get(spec.header).is_none())
         });
         // Asked for one section, the model may answer with the bare
-        // content: read the whole reply as that section.
-        let bare_text = match (headerless, asked.one(), self.format.specs) {
-            (true, Some(index), Some(specs)) => specs.get(index).and_then(|spec| {
-                let answer = bare::answer_part(raw);
+        // content: read the whole reply as that section; or with the content
+        // first and the header after it, empty ("Yes\n[Recommend]"): read
+        // what comes before the first header as that section.
+        let bare_text = match (asked.one(), self.format.specs) {
+            (Some(index), Some(specs)) => specs.get(index).and_then(|spec| {
+                let source = if headerless {
+                    raw
+                } else {
+                    bare::before_empty_section(raw, specs, index)?
+                };
+                let answer = bare::answer_to(source, spec.kind == ValueKind::Bool);
                 (!answer.is_empty()).then(|| format!("{}\n{answer}", spec.header))
             }),
             _ => None,
