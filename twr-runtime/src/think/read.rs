@@ -140,18 +140,17 @@ where
         // replies (an optional one silently becoming `None`), so then it is
         // read merged only.
         let partial = asked != Asked::Whole && self.keeps_sections_beyond(text);
+        let accepted = |value, json| Verdict::Value {
+            value,
+            kind: kind(AttemptKind::Accepted),
+            answer: bare_text.clone(),
+            json,
+        };
         let own_problems = if partial {
             None
         } else {
             match (self.format.parse)(text) {
-                (Ok(value), json) => {
-                    return Verdict::Value {
-                        value,
-                        kind: kind(AttemptKind::Accepted),
-                        answer: bare_text.clone(),
-                        json,
-                    }
-                }
+                (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => Some(problems),
             }
         };
@@ -170,14 +169,7 @@ where
             // Nothing earlier to merge with after all: the reply is read
             // alone.
             (None, None) => match (self.format.parse)(text) {
-                (Ok(value), json) => {
-                    return Verdict::Value {
-                        value,
-                        kind: kind(AttemptKind::Accepted),
-                        answer: bare_text.clone(),
-                        json,
-                    }
-                }
+                (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => problems,
             },
         };
