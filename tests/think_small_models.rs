@@ -3,7 +3,7 @@
 //! resort, and replies that only acknowledge a request.
 
 use twr_runtime::{
-    AttemptKind, Ending, FinishReason, Message, Reply, ScriptedModel, Sections, Think,
+    Attempt, AttemptKind, Ending, FinishReason, Message, Reply, ScriptedModel, Sections, Think,
     ThinkErrorKind, Usage,
 };
 
@@ -26,6 +26,11 @@ fn trip(days: u32) -> Trip {
         days,
         budget: 500,
     }
+}
+
+/// The kind of each attempt, in order.
+fn kinds(attempts: &[Attempt]) -> Vec<AttemptKind> {
+    attempts.iter().map(|a| a.kind).collect()
 }
 
 const PROMPT: &str = "Plan a trip to Kyoto.";
@@ -169,9 +174,8 @@ async fn a_section_still_wrong_after_its_patch_gets_a_focused_question() {
     let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
     assert_eq!(outcome.value, trip(3));
     assert_eq!(outcome.ending, Ending::Repaired(2));
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
     assert_eq!(
-        kinds,
+        kinds(&outcome.attempts),
         [
             AttemptKind::Rejected,
             AttemptKind::Rejected,
@@ -305,9 +309,8 @@ async fn a_model_that_copies_the_guide_gets_focused_questions_at_once() {
     let model = ScriptedModel::new([first, "3", "$500"]);
     let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
     assert_eq!(outcome.value, trip(3));
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
     assert_eq!(
-        kinds,
+        kinds(&outcome.attempts),
         [
             AttemptKind::Rejected,
             AttemptKind::Focused,
@@ -421,6 +424,12 @@ struct Verdict {
     stars: u8,
 }
 
+/// The verdict both scripts below end with.
+const RECOMMENDED: Verdict = Verdict {
+    recommend: true,
+    stars: 4,
+};
+
 #[tokio::test]
 async fn focused_answers_written_before_an_empty_header_or_introduced_are_read() {
     // The first reply copies the description, so focused questions follow;
@@ -435,16 +444,9 @@ async fn focused_answers_written_before_an_empty_header_or_introduced_are_read()
         .run::<Verdict>("Should I visit Kyoto?")
         .await
         .unwrap();
+    assert_eq!(outcome.value, RECOMMENDED);
     assert_eq!(
-        outcome.value,
-        Verdict {
-            recommend: true,
-            stars: 4
-        }
-    );
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
-    assert_eq!(
-        kinds,
+        kinds(&outcome.attempts),
         [
             AttemptKind::Rejected,
             AttemptKind::Focused,
@@ -460,11 +462,5 @@ async fn a_bare_yes_answers_a_yes_no_question() {
         .run::<Verdict>("Should I visit Kyoto?")
         .await
         .unwrap();
-    assert_eq!(
-        outcome.value,
-        Verdict {
-            recommend: true,
-            stars: 4
-        }
-    );
+    assert_eq!(outcome.value, RECOMMENDED);
 }

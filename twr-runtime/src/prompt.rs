@@ -179,16 +179,10 @@ mod tests {
         kind: ValueKind,
         presence: Presence,
     ) -> SectionSpec {
-        SectionSpec {
-            field: "f",
-            header,
-            name: "",
-            aliases: &[],
-            description,
-            example,
-            kind,
-            presence,
-        }
+        SectionSpec::new("f", header, "", kind)
+            .with_description(description)
+            .with_example(example)
+            .with_presence(presence)
     }
 
     static SPECS: [SectionSpec; 5] = [

@@ -357,16 +357,9 @@ mod tests {
         kind: ValueKind,
         presence: Presence,
     ) -> SectionSpec {
-        SectionSpec {
-            field,
-            header,
-            name,
-            aliases: &[],
-            description: "",
-            example,
-            kind,
-            presence,
-        }
+        SectionSpec::new(field, header, name, kind)
+            .with_example(example)
+            .with_presence(presence)
     }
 
     static SPECS: [SectionSpec; 5] = [
