@@ -5,7 +5,7 @@ mod client_support;
 
 use std::time::Duration;
 
-use client_support::{Scripted, TestServer};
+use client_support::{Captured, Scripted, TestServer};
 use serde_json::{json, Value};
 use twr_runtime::{ChatModel, FinishReason, Gemini, Message, ModelError, Reply, Usage};
 
@@ -428,20 +428,6 @@ fn credentials_in_the_base_url_are_redacted() {
     );
 }
 
-/// Collects everything a tracing subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn tracing_names_the_model_and_never_the_key() {
     let captured = Captured::default();
@@ -467,7 +453,7 @@ async fn tracing_names_the_model_and_never_the_key() {
     let model = client(&server);
     model.chat(&conversation()).await.unwrap();
     model.chat(&conversation()).await.unwrap_err();
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(!logs.contains(KEY), "{logs}");
     assert!(
         logs.contains("twr.chat{provider=\"gemini\" model=gemini-test stream=false messages=4}"),

@@ -6,9 +6,7 @@
 
 mod client_support;
 
-use std::sync::{Arc, Mutex};
-
-use client_support::{Scripted, TestServer};
+use client_support::{Captured, Scripted, TestServer};
 use serde_json::json;
 use twr_runtime::{ChatModel, Gemini, Message, OpenAiCompatible, RetryPolicy, Think};
 
@@ -41,20 +39,6 @@ fn key_piece_in(text: &str, key: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// Collects everything a tracing subscriber writes, at every level.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 fn hi() -> Vec<Message> {
@@ -214,7 +198,7 @@ async fn leaks<M: ChatModel + Clone>(
         }
         assert_eq!(server.requests().len(), 2, "{}", path.name);
     }
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(logs.contains("model call failed"), "{logs}");
     for line in logs.lines() {
         if let Some(piece) = key_piece_in(line, key) {

@@ -5,7 +5,7 @@ mod client_support;
 
 use std::time::{Duration, Instant};
 
-use client_support::{refused_origin, Scripted, TestServer};
+use client_support::{refused_origin, Captured, Scripted, TestServer};
 use serde_json::{json, Value};
 use twr_runtime::{ChatModel, FinishReason, Message, ModelError, OpenAiCompatible, Reply, Usage};
 
@@ -550,20 +550,6 @@ async fn an_error_event_with_plain_text() {
     assert_eq!(error.partial(), Some(&Reply::text("Hel")));
 }
 
-/// Collects everything a tracing subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn tracing_names_the_model_and_never_the_key() {
     let captured = Captured::default();
@@ -589,7 +575,7 @@ async fn tracing_names_the_model_and_never_the_key() {
     let model = client(&server);
     model.chat(&hi()).await.unwrap();
     model.chat(&hi()).await.unwrap_err();
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(!logs.contains(KEY), "{logs}");
     assert!(
         logs.contains(

@@ -5,27 +5,11 @@
 
 mod client_support;
 
-use std::sync::{Arc, Mutex};
-
-use client_support::{Scripted, TestServer};
+use client_support::{Captured, Scripted, TestServer};
 use futures_util::StreamExt as _;
 use serde_json::json;
 use tracing_subscriber::fmt::format::FmtSpan;
 use twr_runtime::{Anthropic, ChatModel, Message, OpenAiCompatible};
-
-/// Collects everything a tracing subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// The lines written while `run` runs, with span close events.
 async fn traced<F: std::future::Future<Output = ()>>(run: F) -> String {
@@ -39,8 +23,7 @@ async fn traced<F: std::future::Future<Output = ()>>(run: F) -> String {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
     run.await;
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    logs
+    captured.text()
 }
 
 #[tokio::test]
