@@ -1,6 +1,7 @@
 //! `LLM_MAX_RETRIES` sets the default number of format attempts. One test in
 //! its own binary, because it changes the process environment.
 
+#[path = "it/support/think.rs"]
 mod think_support;
 
 use think_support::*;

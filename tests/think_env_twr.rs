@@ -2,6 +2,7 @@
 //! over the seeds' `LLM_MAX_RETRIES`. One test in its own binary, because it
 //! changes the process environment.
 
+#[path = "it/support/think.rs"]
 mod think_support;
 
 use think_support::*;

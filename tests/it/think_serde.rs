@@ -2,9 +2,7 @@
 //! to the documented JSON shape, one JSON line per run, and an error from a
 //! server that echoes the API key carries no key.
 
-mod client_support;
-
-use client_support::{Scripted, TestServer};
+use crate::support::client::{Scripted, TestServer};
 use serde::Serialize;
 use serde_json::{json, Value};
 use twr_runtime::{

@@ -1,13 +1,11 @@
 //! The loop's tracing: a span per run, an event per attempt and per
 //! transport retry.
 
-mod think_support;
-
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::{ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think};
 
 #[derive(Clone, Default)]

@@ -3,9 +3,7 @@
 //! call of `OpenAiCompatible` and a streamed one of `Anthropic`, against
 //! axum on 127.0.0.1.
 
-mod client_support;
-
-use client_support::{Captured, Scripted, TestServer};
+use crate::support::client::{Captured, Scripted, TestServer};
 use futures_util::StreamExt as _;
 use serde_json::json;
 use tracing_subscriber::fmt::format::FmtSpan;

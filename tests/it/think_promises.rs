@@ -3,14 +3,12 @@
 //! the JSON layer and repairs; `ThinkError::model_error`, `Outcome::map` and
 //! `Outcome::elapsed` do what they say.
 
-mod think_support;
-
 use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::think::*;
 use serde::Deserialize;
-use think_support::*;
 use twr_runtime::{
     BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections,
     Think, ThinkErrorKind,

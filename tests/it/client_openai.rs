@@ -1,11 +1,9 @@
 //! `OpenAiCompatible` against real axum servers on 127.0.0.1, through the
 //! real reqwest client: happy paths, streaming edge cases and every fault.
 
-mod client_support;
-
 use std::time::{Duration, Instant};
 
-use client_support::{refused_origin, Captured, Scripted, TestServer};
+use crate::support::client::{refused_origin, Captured, Scripted, TestServer};
 use serde_json::{json, Value};
 use twr_runtime::{ChatModel, FinishReason, Message, ModelError, OpenAiCompatible, Reply, Usage};
 

@@ -1,11 +1,9 @@
 //! The loop and the real HTTP clients together: faults served by real axum
 //! servers on 127.0.0.1, read by reqwest, retried (or not) by `Think`.
 
-mod client_support;
-
 use std::time::{Duration, Instant};
 
-use client_support::{Scripted, TestServer};
+use crate::support::client::{Scripted, TestServer};
 use serde_json::{json, Value};
 use twr_runtime::{
     AttemptKind, Ending, Feedback, Gemini, ModelError, OpenAiCompatible, RetryPolicy, Think,

@@ -2,9 +2,7 @@
 //! 127.0.0.1, through the real reqwest client: the exact deltas each
 //! provider's event stream gives, reasoning split out as it arrives.
 
-mod client_support;
-
-use client_support::{Scripted, TestServer};
+use crate::support::client::{Scripted, TestServer};
 use futures_util::StreamExt as _;
 use serde_json::{json, Value};
 use twr_runtime::{

@@ -1,5 +1,5 @@
 //! Real replies of small models (SmolLM2-135M, Gemma 3 270M base) from
-//! `/work/shared/samples`, copied verbatim into `tests/parse_samples/`:
+//! `/work/shared/samples`, copied verbatim into `tests/it/parse_samples/`:
 //! what the parser reads from each and what it tells the model.
 
 use twr_runtime::{Feedback, ProblemKind, Sections};

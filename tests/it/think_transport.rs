@@ -1,11 +1,9 @@
 //! Transport failures: retried under their own budget with backoff, never
 //! consuming format attempts; non-transient errors fail at once; budgets.
 
-mod think_support;
-
 use std::time::{Duration, Instant};
 
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::BudgetLimit;
 use twr_runtime::{
     BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy,

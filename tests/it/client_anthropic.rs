@@ -1,11 +1,9 @@
 //! `Anthropic` against real axum servers on 127.0.0.1, through the real
 //! reqwest client: every Messages API event and error shape twr reads.
 
-mod client_support;
-
 use std::time::Duration;
 
-use client_support::{Scripted, TestServer};
+use crate::support::client::{Scripted, TestServer};
 use futures_util::StreamExt as _;
 use serde_json::{json, Value};
 use twr_runtime::{Anthropic, ChatModel, Delta, FinishReason, Message, ModelError, Reply, Usage};

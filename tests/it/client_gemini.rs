@@ -1,11 +1,9 @@
 //! `Gemini` against real axum servers on 127.0.0.1, through the real
 //! reqwest client.
 
-mod client_support;
-
 use std::time::Duration;
 
-use client_support::{Captured, Scripted, TestServer};
+use crate::support::client::{Captured, Scripted, TestServer};
 use serde_json::{json, Value};
 use twr_runtime::{ChatModel, FinishReason, Gemini, Message, ModelError, Reply, Usage};
 

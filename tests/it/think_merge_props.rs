@@ -2,10 +2,8 @@
 //! reply (the rest written badly) and a patch, the merged value is the one a
 //! single complete reply gives.
 
-mod think_support;
-
+use crate::support::think::*;
 use proptest::prelude::*;
-use think_support::*;
 use twr_runtime::{Ending, ScriptedModel, Think};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {

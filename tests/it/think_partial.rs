@@ -2,15 +2,12 @@
 //! (`ModelError::Incomplete`) is kept in the ledger and in the error, marked
 //! incomplete: it is what the model said.
 
-mod client_support;
-mod think_support;
-
 use std::time::{Duration, Instant};
 
-use client_support::{Scripted, TestServer};
+use crate::support::client::{Scripted, TestServer};
 use serde_json::json;
 
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::{
     FinishReason, ModelError, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Think,
     ThinkErrorKind, Usage,

@@ -1,9 +1,7 @@
 //! Patch retries (the default mode): only the failing sections are asked
 //! for and merged with the valid ones; replies cut off by the token limit.
 
-mod think_support;
-
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::{
     AttemptKind, Ending, Feedback, Message, RetryMode, ScriptedModel, SectionSource, Think,
     ThinkErrorKind,
@@ -166,7 +164,7 @@ async fn max_attempts_one_makes_exactly_one_call() {
 #[tokio::test]
 async fn escalation_in_patch_mode_shows_the_full_example() {
     let model = ScriptedModel::new([BAD_DAYS, "[Days]\nthree days", "[Days]\n3"]);
-    // Without focused questions (see tests/think_small_models.rs for them).
+    // Without focused questions (see think_small_models.rs for them).
     let outcome = Think::new(&model)
         .max_attempts(3)
         .focused_questions(false)

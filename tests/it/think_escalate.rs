@@ -2,11 +2,9 @@
 //! model, the remaining attempts go to the stronger one, with the same
 //! private conversation; each attempt names the model that answered it.
 
-mod think_support;
-
 use std::time::Duration;
 
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::{AttemptKind, Message, ModelError, Reply, RetryPolicy, ScriptedModel, Think};
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";

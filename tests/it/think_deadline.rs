@@ -3,12 +3,10 @@
 //! retry could not finish in the time left. On tokio's paused clock, so the
 //! minutes pass at once.
 
-mod think_support;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use think_support::*;
+use crate::support::think::*;
 use tokio::time::Instant;
 use twr_runtime::{BoxFuture, ChatModel, Message, ModelError, Reply, Think, ThinkErrorKind};
 use twr_runtime::{BudgetLimit, DEFAULT_MAX_DURATION};

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
 
 /// The text of the fenced block that follows the README's marker line for
 /// `example`.

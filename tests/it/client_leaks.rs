@@ -4,9 +4,7 @@
 //! error's Display, Debug, every error in its source chain, the `ThinkError`
 //! a run ends with, and everything a tracing subscriber captured at TRACE.
 
-mod client_support;
-
-use client_support::{Captured, Scripted, TestServer};
+use crate::support::client::{Captured, Scripted, TestServer};
 use serde_json::json;
 use twr_runtime::{ChatModel, Gemini, Message, OpenAiCompatible, RetryPolicy, Think};
 

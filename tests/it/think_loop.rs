@@ -1,11 +1,9 @@
 //! The think-with-retry loop with a scripted model: success, exhaustion,
 //! attempts, the private conversation, escalation, repeats, hooks, usage.
 
-mod think_support;
-
 use std::sync::{Arc, Mutex};
 
-use think_support::*;
+use crate::support::think::*;
 use twr_runtime::{
     think_with_retry, AttemptKind, ChatModel, Ending, Feedback, Message, RetryMode, ScriptedModel,
     Think, ThinkError, ThinkErrorKind,

@@ -1,0 +1,64 @@
+//! The integration tests, as one test binary: one module per concern, the
+//! shared helpers in `support/`, compiled and linked once (each file of
+//! `tests/` is a crate of its own, so 52 files meant 52 links and the
+//! helpers compiled once per file that used them).
+//!
+//! Standing apart in `tests/`, each for a reason of its own process:
+//! `ui.rs` (trybuild compiles each case in `tests/ui/` as a crate of its
+//! own), `e2e_local_llm.rs` (needs a real model server, run on its own as
+//! `cargo test --test e2e_local_llm -- --ignored`), `think_env*.rs` (they
+//! set process environment variables, which every thread of a binary
+//! shares) and `think_memory.rs` (a counting global allocator measures the
+//! whole heap of its process).
+
+mod support;
+
+mod client_anthropic;
+mod client_gemini;
+mod client_leaks;
+mod client_openai;
+mod client_otel;
+mod client_retry;
+mod client_stream;
+mod contract_names;
+mod derive_choice;
+mod derive_contract;
+mod derive_formats;
+// Public, as the crate root of its own binary was: its lints (`missing_docs`,
+// `dead_code`) then judge the generated code as they would in a user's library.
+pub mod derive_hygiene;
+mod derive_parse;
+mod derive_specs;
+mod derive_styles;
+mod json_layers;
+mod json_linear;
+mod json_props;
+mod json_section;
+mod load_faults;
+mod number_props;
+mod parse_linear;
+mod parse_props;
+mod parse_samples;
+mod readme_examples;
+mod resilience_breaker;
+mod resilience_limited;
+mod stream_linear;
+mod stream_props;
+mod think_batch;
+mod think_deadline;
+mod think_derived;
+mod think_escalate;
+mod think_json;
+mod think_ledger;
+mod think_loop;
+mod think_merge_props;
+mod think_partial;
+mod think_patch;
+mod think_promises;
+mod think_serde;
+mod think_small_models;
+mod think_stream;
+mod think_stream_http;
+mod think_tracing;
+mod think_transport;
+mod values_exact;

@@ -1,0 +1,4 @@
+//! Helpers shared by the test modules.
+
+pub mod client;
+pub mod think;
