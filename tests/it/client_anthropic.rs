@@ -80,7 +80,7 @@ async fn a_whole_message_with_thinking_usage_and_the_request() {
         reply,
         Reply::text("Rome.")
             .with_reasoning("Italy's capital is Rome.")
-            .with_usage(Usage::new(25, 8))
+            .with_usage(Usage::new(25, 8).with_cache(5, 0))
             .with_finish_reason(FinishReason::Stop)
     );
     let request = server.only_request();
@@ -93,15 +93,126 @@ async fn a_whole_message_with_thinking_usage_and_the_request() {
         json!({
             "model": "claude-test",
             "max_tokens": 64,
-            "system": "Answer in one word.",
+            "system": [{"type": "text", "text": "Answer in one word.",
+                        "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": "Capital of France?"},
+                {"role": "user", "content": [{"type": "text", "text": "Capital of France?",
+                                              "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": "Paris."},
-                {"role": "user", "content": "And of Italy?"},
+                {"role": "user", "content": [{"type": "text", "text": "And of Italy?",
+                                              "cache_control": {"type": "ephemeral"}}]},
             ],
             "temperature": 0.5,
         })
     );
+}
+
+#[derive(Debug, PartialEq, twr_runtime::Sections)]
+struct City {
+    /// The city's name.
+    name: String,
+    /// Its population in millions.
+    millions: u32,
+}
+
+/// A whole message as Anthropic sends it, with its cache counts.
+fn cached_message(text: &str, input: u64, written: u64, read: u64, output: u64) -> Value {
+    json!({
+        "id": "msg_c", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": input, "cache_creation_input_tokens": written,
+                  "cache_read_input_tokens": read, "output_tokens": output}
+    })
+}
+
+#[tokio::test]
+async fn a_retry_reads_the_system_history_and_guide_from_the_prompt_cache() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            cached_message("[Name]\nRome\n[Millions]\nabout three", 12, 1500, 0, 9),
+        ),
+        Scripted::json(200, cached_message("[Millions]\n3", 40, 30, 1500, 4)),
+    ])
+    .await;
+    let history = [
+        Message::user("Capital of France?"),
+        Message::assistant("Paris."),
+    ];
+    let outcome = twr_runtime::Think::new(&client(&server))
+        .system("Answer briefly.")
+        .history(&history)
+        .run::<City>("The capital of Italy?")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        City {
+            name: "Rome".into(),
+            millions: 3
+        }
+    );
+    let usages: Vec<Usage> = outcome.attempts.iter().map(|a| a.usage).collect();
+    assert_eq!(
+        usages,
+        [
+            Usage::new(1512, 9).with_cache(0, 1500),
+            Usage::new(1570, 4).with_cache(1500, 30)
+        ]
+    );
+    assert_eq!(outcome.usage, Usage::new(3082, 13).with_cache(1500, 1530));
+    let requests = server.requests();
+    let cached = |text: &str| json!([{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]);
+    let prompt = outcome.transcript[3].content.to_string();
+    assert!(prompt.starts_with("The capital of Italy?\n\n"), "{prompt}");
+    // The first request writes the prefix: the system text, and the prompt
+    // with its guide after the caller's history.
+    assert_eq!(
+        requests[0].body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 4096,
+            "system": cached("Answer briefly."),
+            "messages": [
+                {"role": "user", "content": cached("Capital of France?")},
+                {"role": "assistant", "content": "Paris."},
+                {"role": "user", "content": cached(&prompt)},
+            ],
+        })
+    );
+    // The retry marks the same prefix (read from the cache) and its new tail.
+    let feedback = outcome.attempts[0].sent_back.clone().unwrap();
+    assert_eq!(
+        requests[1].body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 4096,
+            "system": cached("Answer briefly."),
+            "messages": [
+                {"role": "user", "content": "Capital of France?"},
+                {"role": "assistant", "content": "Paris."},
+                {"role": "user", "content": cached(&prompt)},
+                {"role": "assistant", "content": "[Name]\nRome\n[Millions]\nabout three"},
+                {"role": "user", "content": cached(&feedback)},
+            ],
+        })
+    );
+    // Without prompt caching the body has plain strings.
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        cached_message("[Name]\nRome\n[Millions]\n3", 5, 0, 0, 4),
+    )])
+    .await;
+    let plain = client(&server).prompt_caching(false);
+    twr_runtime::Think::new(&plain)
+        .system("Be brief.")
+        .run::<City>("Italy?")
+        .await
+        .unwrap();
+    let body = &server.only_request().body;
+    assert_eq!(body["system"], json!("Be brief."));
+    assert!(body["messages"][0]["content"].is_string(), "{body}");
 }
 
 #[tokio::test]

@@ -86,3 +86,35 @@ async fn a_streamed_call_carries_them_too() {
     );
     assert!(!logs.contains("sk-ant-otel"), "{logs}");
 }
+
+#[tokio::test]
+async fn prompt_cache_counts_are_attributes_when_reported() {
+    let events = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 12,
+            "cache_creation_input_tokens": 30, "cache_read_input_tokens": 1500, "output_tokens": 1}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Rome"}}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+        json!({"type": "message_stop"}),
+    ];
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
+    let model = Anthropic::new("sk-ant-otel", "claude-test")
+        .base_url(server.url(""))
+        .stream(true);
+    let logs = traced(async {
+        model.chat(&[Message::user("hi")]).await.unwrap();
+    })
+    .await;
+    assert!(
+        logs.contains(
+            "gen_ai.usage.input_tokens=1542 gen_ai.usage.output_tokens=3 \
+             gen_ai.usage.cache_read.input_tokens=1500 \
+             gen_ai.usage.cache_creation.input_tokens=30 \
+             gen_ai.response.finish_reasons=\"[\\\"stop\\\"]\"}"
+        ),
+        "{logs}"
+    );
+}

@@ -279,6 +279,7 @@ impl ChatModel for Echo {
                     prompt_tokens: 3,
                     completion_tokens: 2,
                     total_tokens: 5,
+                    ..Usage::default()
                 },
                 finish_reason: Some(FinishReason::Stop),
             })

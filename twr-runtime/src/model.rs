@@ -87,6 +87,18 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Total as reported by the server, or the sum of the two.
     pub total_tokens: u64,
+    /// Prompt tokens the server read from its prompt cache (already counted
+    /// in `prompt_tokens`, billed at the cache-read price): OpenAI's
+    /// `prompt_tokens_details.cached_tokens`, DeepSeek's
+    /// `prompt_cache_hit_tokens`, Anthropic's `cache_read_input_tokens`,
+    /// Gemini's `cachedContentTokenCount`. Zero when the server reported none.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Prompt tokens the server wrote to its prompt cache (already counted
+    /// in `prompt_tokens`, billed at the cache-write price): Anthropic's
+    /// `cache_creation_input_tokens`. Zero when the server reported none.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
@@ -96,7 +108,32 @@ impl Usage {
             prompt_tokens,
             completion_tokens,
             total_tokens: prompt_tokens + completion_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
         }
+    }
+
+    /// The same counts with the prompt tokens read from and written to the
+    /// server's prompt cache (both part of `prompt_tokens`).
+    ///
+    /// ```
+    /// use twr_runtime::Usage;
+    ///
+    /// let usage = Usage::new(2_000, 50).with_cache(1_800, 0);
+    /// assert_eq!(usage.uncached_prompt_tokens(), 200);
+    /// ```
+    pub fn with_cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read_tokens = read;
+        self.cache_write_tokens = write;
+        self
+    }
+
+    /// Prompt tokens neither read from nor written to the cache: those
+    /// billed at the plain input price.
+    pub fn uncached_prompt_tokens(&self) -> u64 {
+        self.prompt_tokens
+            .saturating_sub(self.cache_read_tokens)
+            .saturating_sub(self.cache_write_tokens)
     }
 
     /// The same counts with `total_tokens` as the server reported it (some
@@ -114,6 +151,8 @@ impl Add for Usage {
             prompt_tokens: self.prompt_tokens + other.prompt_tokens,
             completion_tokens: self.completion_tokens + other.completion_tokens,
             total_tokens: self.total_tokens + other.total_tokens,
+            cache_read_tokens: self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
         }
     }
 }

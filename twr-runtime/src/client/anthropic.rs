@@ -51,6 +51,7 @@ pub type Anthropic = HttpModel<AnthropicApi>;
 #[derive(Debug, Clone)]
 pub struct AnthropicApi {
     version: HeaderValue,
+    prompt_caching: bool,
 }
 
 impl HttpModel<AnthropicApi> {
@@ -60,6 +61,7 @@ impl HttpModel<AnthropicApi> {
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
         let api = AnthropicApi {
             version: HeaderValue::from_static(ANTHROPIC_VERSION),
+            prompt_caching: true,
         };
         HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model.into()).api_key(api_key)
     }
@@ -89,6 +91,46 @@ impl HttpModel<AnthropicApi> {
         self.base_url = url.into();
         self
     }
+
+    /// Marks the parts of a request that repeat from one attempt to the
+    /// next with `cache_control` breakpoints (default: on), so that a retry
+    /// reads them from Anthropic's prompt cache, billed at a tenth of the
+    /// input price, instead of paying for them again.
+    ///
+    /// The loop's requests are the system text, the demonstrations and the
+    /// caller's history, the prompt with its format guide, then at most the
+    /// latest failed reply and what was sent back about it. The breakpoints
+    /// go after the system text, after the last message, and, in a retry,
+    /// after the prompt with its guide (the user message before the failed
+    /// reply): a retry, whose last two messages are new, reads everything
+    /// up to the prompt from the cache. A prefix shorter than the
+    /// model's minimum (1,024 tokens for most models) is not cached and
+    /// the markers cost nothing. What was read and written is in
+    /// [`Usage::cache_read_tokens`] and [`Usage::cache_write_tokens`].
+    pub fn prompt_caching(mut self, on: bool) -> Self {
+        self.provider.prompt_caching = on;
+        self
+    }
+}
+
+/// Which of the non-system messages get a `cache_control` breakpoint: the
+/// last one, and the user message two before it when the message between
+/// is the model's (the prompt of a retry, followed by the failed reply and
+/// the feedback). At most two, so that with the system text's the request
+/// stays within Anthropic's limit of four.
+fn breakpoints(roles: &[&str]) -> [Option<usize>; 2] {
+    let Some(last) = roles.len().checked_sub(1) else {
+        return [None, None];
+    };
+    let prompt = last
+        .checked_sub(2)
+        .filter(|&p| roles[p] == "user" && roles[p + 1] == "assistant");
+    [prompt, Some(last)]
+}
+
+/// A text content block carrying a `cache_control` breakpoint.
+fn cached_text(text: &str) -> Value {
+    json!({"type": "text", "text": text, "cache_control": {"type": "ephemeral"}})
 }
 
 impl Provider for AnthropicApi {
@@ -119,7 +161,7 @@ impl Provider for AnthropicApi {
 
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
         let mut system = Vec::new();
-        let mut messages = Vec::new();
+        let mut turns = Vec::new();
         for message in spec.messages {
             let role = match message.role {
                 Role::System => {
@@ -129,8 +171,25 @@ impl Provider for AnthropicApi {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
-            messages.push(json!({ "role": role, "content": message.content }));
+            turns.push((role, message.content.as_str()));
         }
+        let marked = if self.prompt_caching {
+            let roles: Vec<&str> = turns.iter().map(|(role, _)| *role).collect();
+            breakpoints(&roles)
+        } else {
+            [None, None]
+        };
+        let messages: Vec<Value> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, (role, text))| {
+                if marked.contains(&Some(i)) {
+                    json!({ "role": role, "content": [cached_text(text)] })
+                } else {
+                    json!({ "role": role, "content": text })
+                }
+            })
+            .collect();
         if messages.is_empty() {
             return Err(ModelError::Config(
                 "Anthropic needs at least one user or assistant message".into(),
@@ -143,7 +202,13 @@ impl Provider for AnthropicApi {
             json!(spec.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
         );
         if !system.is_empty() {
-            body.insert("system".into(), json!(system.join("\n\n")));
+            let system = system.join("\n\n");
+            let system = if self.prompt_caching {
+                json!([cached_text(&system)])
+            } else {
+                json!(system)
+            };
+            body.insert("system".into(), system);
         }
         body.insert("messages".into(), Value::Array(messages));
         if let Some(temperature) = spec.temperature {
@@ -230,7 +295,8 @@ impl Provider for AnthropicApi {
     }
 
     fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
-        out.field("anthropic_version", &self.version);
+        out.field("anthropic_version", &self.version)
+            .field("prompt_caching", &self.prompt_caching);
     }
 }
 
@@ -347,18 +413,29 @@ impl TokenCounts {
     /// Puts the counts this report gives into `counts`; the others stay. A
     /// zero is no report: gateways send zeros in `message_start` and the
     /// real counts in `message_delta`.
+    ///
+    /// The cache counts are reported apart from `input_tokens` (which
+    /// counts only the tokens after the last cache breakpoint): they are
+    /// added to the prompt tokens and kept as
+    /// [`Usage::cache_read_tokens`] and [`Usage::cache_write_tokens`].
     fn apply(self, counts: &mut Usage) {
-        let input = self.input_tokens.unwrap_or(0)
-            + self.cache_creation_input_tokens.unwrap_or(0)
-            + self.cache_read_input_tokens.unwrap_or(0);
-        let prompt = Some(input)
-            .filter(|n| *n > 0)
-            .unwrap_or(counts.prompt_tokens);
+        let written = self.cache_creation_input_tokens.unwrap_or(0);
+        let read = self.cache_read_input_tokens.unwrap_or(0);
+        let input = self.input_tokens.unwrap_or(0) + written + read;
+        let (prompt, read, written) = if input > 0 {
+            (input, read, written)
+        } else {
+            (
+                counts.prompt_tokens,
+                counts.cache_read_tokens,
+                counts.cache_write_tokens,
+            )
+        };
         let completion = self
             .output_tokens
             .filter(|n| *n > 0)
             .unwrap_or(counts.completion_tokens);
-        *counts = Usage::new(prompt, completion);
+        *counts = Usage::new(prompt, completion).with_cache(read, written);
     }
 }
 
@@ -377,7 +454,9 @@ mod tests {
 
     #[test]
     fn body_has_top_level_system_and_default_max_tokens() {
-        let client = Anthropic::new("k", "claude-x").seed(3);
+        let client = Anthropic::new("k", "claude-x")
+            .seed(3)
+            .prompt_caching(false);
         let body = client
             .request_body(&[
                 Message::system("Be brief."),
@@ -402,6 +481,22 @@ mod tests {
         );
         let err = client.request_body(&[Message::system("x")]).unwrap_err();
         assert!(matches!(err, ModelError::Config(_)));
+    }
+
+    #[test]
+    fn breakpoints_mark_the_prompt_of_a_retry_and_the_last_message() {
+        assert_eq!(breakpoints(&[]), [None, None]);
+        assert_eq!(breakpoints(&["user"]), [None, Some(0)]);
+        assert_eq!(
+            breakpoints(&["user", "assistant", "user"]),
+            [Some(0), Some(2)]
+        );
+        assert_eq!(
+            breakpoints(&["user", "assistant", "user", "assistant", "user"]),
+            [Some(2), Some(4)]
+        );
+        // Two user messages in a row: no retry shape, only the last.
+        assert_eq!(breakpoints(&["user", "user", "user"]), [None, Some(2)]);
     }
 
     #[test]

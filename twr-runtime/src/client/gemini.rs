@@ -260,6 +260,10 @@ struct UsageMetadata {
     thoughts_token_count: u64,
     #[serde(default)]
     total_token_count: Option<u64>,
+    /// Prompt tokens served from a cache (implicit or explicit), part of
+    /// `promptTokenCount`.
+    #[serde(default)]
+    cached_content_token_count: u64,
 }
 
 #[derive(Deserialize)]
@@ -303,7 +307,8 @@ impl ResponseBody {
         }
         if let Some(usage) = self.usage_metadata {
             let completion = usage.candidates_token_count + usage.thoughts_token_count;
-            let mut counts = Usage::new(usage.prompt_token_count, completion);
+            let mut counts = Usage::new(usage.prompt_token_count, completion)
+                .with_cache(usage.cached_content_token_count, 0);
             if let Some(total) = usage.total_token_count {
                 counts.total_tokens = total;
             }
@@ -394,6 +399,22 @@ mod tests {
             "the model server refused to answer: Gemini blocked the prompt (blockReason SAFETY)"
         );
         assert!(!err.is_transient());
+    }
+
+    #[test]
+    fn cached_content_tokens_are_cache_reads() {
+        let mut collector = Collector::default();
+        let api = GeminiApi {
+            include_thoughts: false,
+        };
+        let body = br#"{"candidates":[{"content":{"parts":[{"text":"A"}]},"finishReason":"STOP"}],
+            "usageMetadata":{"promptTokenCount":2100,"candidatesTokenCount":7,"totalTokenCount":2107,
+                             "cachedContentTokenCount":2048}}"#;
+        decode_whole(&api, body, &Secrets::default(), &mut collector).unwrap();
+        assert_eq!(
+            collector.finish().unwrap().usage,
+            Usage::new(2100, 7).with_cache(2048, 0)
+        );
     }
 
     #[test]

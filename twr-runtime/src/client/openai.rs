@@ -223,6 +223,43 @@ struct UsageBody {
     completion_tokens: Option<u64>,
     #[serde(default)]
     total_tokens: Option<u64>,
+    /// OpenAI's (and vLLM's) cached prompt tokens.
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's prompt tokens read from its disk cache, and the rest.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_cache_miss_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+impl UsageBody {
+    /// The counts, with the cached prompt tokens of whichever convention
+    /// the server follows. DeepSeek's hit and miss counts add up to the
+    /// prompt tokens; when `prompt_tokens` is absent they give it.
+    fn counts(&self) -> Usage {
+        let hit = self.prompt_cache_hit_tokens;
+        let split = hit.map(|hit| hit + self.prompt_cache_miss_tokens.unwrap_or(0));
+        let prompt = self.prompt_tokens.or(split).unwrap_or(0);
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|details| details.cached_tokens)
+            .or(hit)
+            .unwrap_or(0);
+        let mut counts =
+            Usage::new(prompt, self.completion_tokens.unwrap_or(0)).with_cache(cached, 0);
+        if let Some(total) = self.total_tokens {
+            counts.total_tokens = total;
+        }
+        counts
+    }
 }
 
 impl ResponseBody {
@@ -241,14 +278,7 @@ impl ResponseBody {
             }
         }
         if let Some(usage) = self.usage {
-            let mut counts = Usage::new(
-                usage.prompt_tokens.unwrap_or(0),
-                usage.completion_tokens.unwrap_or(0),
-            );
-            if let Some(total) = usage.total_tokens {
-                counts.total_tokens = total;
-            }
-            out.push(Piece::Usage(counts));
+            out.push(Piece::Usage(usage.counts()));
         }
         Ok(())
     }
@@ -391,14 +421,35 @@ mod tests {
             Reply {
                 content: "Hi".into(),
                 reasoning: Some("field\nhmm".into()),
-                usage: Usage {
-                    prompt_tokens: 3,
-                    completion_tokens: 4,
-                    total_tokens: 9
-                },
+                usage: Usage::new(3, 4).with_total(9),
                 finish_reason: Some(FinishReason::Length),
             }
         );
+    }
+
+    #[test]
+    fn cached_prompt_tokens_of_openai_and_deepseek() {
+        let openai = parse_response(
+            br#"{"choices":[{"message":{"content":"A"},"finish_reason":"stop"}],
+                "usage":{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,
+                         "prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}}"#,
+        )
+        .unwrap();
+        assert_eq!(openai.usage, Usage::new(2006, 300).with_cache(1920, 0));
+        let deepseek = parse_response(
+            br#"{"choices":[{"message":{"content":"A"},"finish_reason":"stop"}],
+                "usage":{"prompt_tokens":80,"completion_tokens":5,"total_tokens":85,
+                         "prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":16}}"#,
+        )
+        .unwrap();
+        assert_eq!(deepseek.usage, Usage::new(80, 5).with_cache(64, 0));
+        // Hit and miss without prompt_tokens still give the prompt count.
+        let split = parse_response(
+            br#"{"choices":[{"message":{"content":"A"}}],
+                "usage":{"completion_tokens":5,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":16}}"#,
+        )
+        .unwrap();
+        assert_eq!(split.usage, Usage::new(80, 5).with_cache(64, 0));
     }
 
     #[test]

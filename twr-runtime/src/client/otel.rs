@@ -32,7 +32,11 @@ fn finish_name(reason: &FinishReason) -> &str {
 /// Records on `span` the GenAI attributes of a call to `model` of
 /// `provider`: always `gen_ai.operation.name`, `gen_ai.system` and
 /// `gen_ai.request.model`; with a reply, `gen_ai.usage.input_tokens`,
-/// `gen_ai.usage.output_tokens` and `gen_ai.response.finish_reasons`.
+/// `gen_ai.usage.output_tokens` and `gen_ai.response.finish_reasons`, and
+/// when the server reported prompt-cache use,
+/// `gen_ai.usage.cache_read.input_tokens` and
+/// `gen_ai.usage.cache_creation.input_tokens` (both part of the input
+/// tokens, as the conventions say).
 pub(crate) fn record(
     span: &Span,
     provider: &str,
@@ -45,6 +49,19 @@ pub(crate) fn record(
     if let Some((usage, finish)) = reply {
         span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
         span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+        // Recorded only when the server reported them: most calls have none.
+        if usage.cache_read_tokens > 0 {
+            span.record(
+                "gen_ai.usage.cache_read.input_tokens",
+                usage.cache_read_tokens,
+            );
+        }
+        if usage.cache_write_tokens > 0 {
+            span.record(
+                "gen_ai.usage.cache_creation.input_tokens",
+                usage.cache_write_tokens,
+            );
+        }
         if let Some(reason) = finish {
             let reasons = format!("[\"{}\"]", finish_name(reason));
             span.record("gen_ai.response.finish_reasons", reasons.as_str());

@@ -100,5 +100,7 @@ pub(crate) fn sum(a: Usage, b: Usage) -> Usage {
         prompt_tokens: a.prompt_tokens.saturating_add(b.prompt_tokens),
         completion_tokens: a.completion_tokens.saturating_add(b.completion_tokens),
         total_tokens: a.total_tokens.saturating_add(b.total_tokens),
+        cache_read_tokens: a.cache_read_tokens.saturating_add(b.cache_read_tokens),
+        cache_write_tokens: a.cache_write_tokens.saturating_add(b.cache_write_tokens),
     }
 }
