@@ -46,9 +46,35 @@
 //!   each provider's part, such as [`client::OpenAiApi`]) and their
 //!   constants;
 //! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`].
+//!
+//! ## Cargo features
+//!
+//! | feature | default | what it adds | crates it brings |
+//! | --- | --- | --- | --- |
+//! | `client` | yes | the HTTP clients [`OpenAiCompatible`], [`Gemini`], [`Anthropic`] and the [`client`] module, over rustls (reqwest's default TLS); turns on `limits` | reqwest, hyper, h2, rustls, aws-lc-rs, governor |
+//! | `native-tls` | no | the same clients over the platform's TLS (OpenSSL, Schannel, Security Framework) instead of rustls; with `client` too, the clients use the platform's TLS | reqwest, hyper, h2, native-tls, governor |
+//! | `limits` | with `client` | [`Limited`]: concurrency, requests and tokens per minute for any [`ChatModel`], your own included | governor |
+//! | `serde` | no | `Serialize` for the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) | none (serde is always a dependency) |
+//!
+//! With `default-features = false`, twr-runtime is the derives, the
+//! parser, JSON extraction and repair, the retry loop ([`Think`]), the
+//! [`Fallback`] and [`CircuitBreaker`] wrappers and [`ScriptedModel`],
+//! with no HTTP or TLS crate: bring your own [`ChatModel`]. [`RateLimits`]
+//! is in every build; reading it from response headers is the clients'
+//! part.
+//!
+//! ```toml
+//! # the parser and the loop, for a model of your own
+//! twr-runtime = { version = "0.1", default-features = false }
+//! # the clients over the platform's TLS, no rustls
+//! twr-runtime = { version = "0.1", default-features = false, features = ["native-tls"] }
+//! ```
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod choice;
+#[cfg(feature = "__client")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub mod client;
 mod feedback;
 pub mod json;
@@ -70,8 +96,14 @@ mod vocab;
 pub mod __private;
 
 pub use choice::Choice;
+#[cfg(feature = "__client")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::anthropic::Anthropic;
+#[cfg(feature = "__client")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::gemini::Gemini;
+#[cfg(feature = "__client")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::openai::OpenAiCompatible;
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
 pub use model::{
@@ -80,6 +112,8 @@ pub use model::{
 };
 pub use resilience::breaker::CircuitBreaker;
 pub use resilience::fallback::Fallback;
+#[cfg(feature = "limits")]
+#[cfg_attr(docsrs, doc(cfg(feature = "limits")))]
 pub use resilience::limited::Limited;
 pub use resilience::rate_limits::RateLimits;
 pub use retry::RetryPolicy;

@@ -106,10 +106,12 @@ impl Options {
         static SHARED: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
         SHARED
             .get_or_init(|| {
-                reqwest::Client::builder()
-                    .redirect(same_origin_redirects())
-                    .build()
-                    .map_err(|e| error_chain(&e))
+                let builder = reqwest::Client::builder().redirect(same_origin_redirects());
+                // With both `client` and `native-tls` on, reqwest would pick
+                // rustls; asking for `native-tls` means the platform's TLS.
+                #[cfg(feature = "native-tls")]
+                let builder = builder.tls_backend_native();
+                builder.build().map_err(|e| error_chain(&e))
             })
             .clone()
             .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}").into()))

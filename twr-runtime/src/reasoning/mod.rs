@@ -18,11 +18,14 @@
 //! before it was reasoning; after that, a closing tag outside a block is text.
 
 mod lexer;
+// Only the clients split a reply into answer and reasoning as it arrives.
+#[cfg(feature = "__client")]
 mod split;
 
 use std::ops::Range;
 
 pub(crate) use lexer::{Event, Lexer};
+#[cfg(feature = "__client")]
 pub(crate) use split::ThinkSplitter;
 
 /// How tags are recognised: the rules where the readers differ.
@@ -45,6 +48,7 @@ pub(crate) struct Policy {
 impl Policy {
     /// For the clients: exact lowercase tags, each block closed by its own
     /// name, tags anywhere. What servers emit for models that think inline.
+    #[cfg(any(feature = "__client", test))]
     pub(crate) const CLIENT: Policy = Policy {
         ignore_case: false,
         any_closing_name: false,

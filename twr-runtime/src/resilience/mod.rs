@@ -23,6 +23,7 @@
 
 pub(crate) mod breaker;
 pub(crate) mod fallback;
+#[cfg(feature = "limits")]
 pub(crate) mod limited;
 pub(crate) mod rate_limits;
 

@@ -1,8 +1,15 @@
 //! [`RateLimits`]: what a server's response headers say about its rate
 //! limits, read once per response by the HTTP clients.
+//!
+//! The type is part of every build (it is in [`ChatModel`](crate::ChatModel)'s
+//! signatures, and a model of your own may fill it in); reading it from
+//! headers is part of the HTTP clients (feature `client` or `native-tls`).
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
+#[cfg(feature = "__client")]
+use std::time::SystemTime;
 
+#[cfg(feature = "__client")]
 use reqwest::header::HeaderMap;
 
 /// What one response's headers said about the server's rate limits; each
@@ -59,6 +66,7 @@ impl RateLimits {
     }
 
     /// The limits in `headers`, reset times taken relative to `now`.
+    #[cfg(feature = "__client")]
     pub(crate) fn from_headers(headers: &HeaderMap, now: SystemTime) -> RateLimits {
         let text = |name: &str| {
             headers
@@ -96,7 +104,7 @@ impl RateLimits {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "__client"))]
 mod tests {
     use super::*;
 
