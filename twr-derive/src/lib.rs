@@ -1,6 +1,8 @@
 //! Derive macros for twr: `#[derive(Sections)]` and `#[derive(Choice)]`.
-//! Use them through `twr_runtime`, which re-exports them and documents every
-//! attribute.
+//! Use them through `twr_runtime`, which re-exports them; the attributes are
+//! documented here and shown there with the examples (which need
+//! `twr_runtime`, so they live in its documentation: a dev-dependency on it
+//! here would make a cycle that no first publish resolves).
 //!
 //! Each derive runs three separate steps: read the input into a model
 //! (`ast`, `attr`), check the rules that span keys and fields
@@ -23,44 +25,6 @@ use crate::ctxt::Ctxt;
 
 /// Derives `twr_runtime::Sections` for a struct with named fields: each
 /// field is one section of the reply, in declaration order.
-///
-/// ```
-/// use twr_runtime::{Choice, Sections};
-///
-/// #[derive(Debug, PartialEq, Choice)]
-/// enum Pace {
-///     Relaxed,
-///     Packed,
-/// }
-///
-/// #[derive(Debug, Sections)]
-/// struct Trip {
-///     /// What to see, one stop per line.
-///     #[section(header = "[Plan]", example = "- Fushimi Inari\n- Gion")]
-///     stops: Vec<String>,
-///     #[section(aliases = ["Schedule"])]
-///     timeline: String,
-///     pace: Pace,
-///     budget: u32,
-///     notes: Option<String>,
-/// }
-///
-/// let reply = "Kyoto in one day, then.\n[Plan]\n- Gion\n- Nishiki Market\n\
-///              **Schedule:**\nDay 1, afternoon\n[Pace]\nrelaxed\n[Budget]\n$120";
-/// let trip = Trip::parse_sections(reply).unwrap();
-/// assert_eq!(trip.stops, ["Gion", "Nishiki Market"]);
-/// assert_eq!(trip.timeline, "Day 1, afternoon");
-/// assert_eq!(trip.pace, Pace::Relaxed);
-/// assert_eq!(trip.budget, 120);
-/// assert_eq!(trip.notes, None);
-///
-/// let headers: Vec<&str> = Trip::specs().iter().map(|s| s.header).collect();
-/// assert_eq!(headers, ["[Plan]", "[Timeline]", "[Pace]", "[Budget]", "[Notes]"]);
-///
-/// // A reply that misses a section gives feedback naming it.
-/// let feedback = Trip::parse_sections("[Plan]\n- Gion\n[Timeline]\nDay 1\n[Pace]\npacked").unwrap_err();
-/// assert_eq!(feedback.headers(), ["[Budget]"]);
-/// ```
 ///
 /// # The header
 ///
@@ -140,22 +104,6 @@ pub fn derive_sections(input: TokenStream) -> TokenStream {
 /// model's answer is matched ignoring case, punctuation and spacing
 /// (`very high`, `**VERY-HIGH.**` and `VeryHigh` are one value), and the
 /// values are listed in the guide and in the feedback.
-///
-/// ```
-/// use twr_runtime::Choice;
-///
-/// #[derive(Debug, PartialEq, Choice)]
-/// enum Priority {
-///     Low,
-///     Medium,
-///     High,
-/// }
-///
-/// assert_eq!(Priority::VARIANTS, ["Low", "Medium", "High"]);
-/// assert_eq!(Priority::from_choice("**high.**"), Some(Priority::High));
-/// assert_eq!(Priority::from_choice("urgent"), None);
-/// assert_eq!(Priority::Medium.as_choice(), "Medium");
-/// ```
 #[proc_macro_derive(Choice)]
 pub fn derive_choice(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -129,8 +129,62 @@ pub use think::{
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.
 ///
-/// See the crate README for every attribute.
+/// ```
+/// use twr_runtime::{Choice, Sections};
+///
+/// #[derive(Debug, PartialEq, Choice)]
+/// enum Pace {
+///     Relaxed,
+///     Packed,
+/// }
+///
+/// #[derive(Debug, Sections)]
+/// struct Trip {
+///     /// What to see, one stop per line.
+///     #[section(header = "[Plan]", example = "- Fushimi Inari\n- Gion")]
+///     stops: Vec<String>,
+///     #[section(aliases = ["Schedule"])]
+///     timeline: String,
+///     pace: Pace,
+///     budget: u32,
+///     notes: Option<String>,
+/// }
+///
+/// let reply = "Kyoto in one day, then.\n[Plan]\n- Gion\n- Nishiki Market\n\
+///              **Schedule:**\nDay 1, afternoon\n[Pace]\nrelaxed\n[Budget]\n$120";
+/// let trip = Trip::parse_sections(reply).unwrap();
+/// assert_eq!(trip.stops, ["Gion", "Nishiki Market"]);
+/// assert_eq!(trip.timeline, "Day 1, afternoon");
+/// assert_eq!(trip.pace, Pace::Relaxed);
+/// assert_eq!(trip.budget, 120);
+/// assert_eq!(trip.notes, None);
+///
+/// let headers: Vec<&str> = Trip::specs().iter().map(|s| s.header).collect();
+/// assert_eq!(headers, ["[Plan]", "[Timeline]", "[Pace]", "[Budget]", "[Notes]"]);
+///
+/// // A reply that misses a section gives feedback naming it.
+/// let feedback = Trip::parse_sections("[Plan]\n- Gion\n[Timeline]\nDay 1\n[Pace]\npacked").unwrap_err();
+/// assert_eq!(feedback.headers(), ["[Budget]"]);
+/// ```
+///
+/// Every attribute is described below (and in the README).
 pub use twr_derive::Sections;
 
 /// Derives [`Choice`](trait@Choice) for an enum whose variants carry no data.
+///
+/// ```
+/// use twr_runtime::Choice;
+///
+/// #[derive(Debug, PartialEq, Choice)]
+/// enum Priority {
+///     Low,
+///     Medium,
+///     High,
+/// }
+///
+/// assert_eq!(Priority::VARIANTS, ["Low", "Medium", "High"]);
+/// assert_eq!(Priority::from_choice("**high.**"), Some(Priority::High));
+/// assert_eq!(Priority::from_choice("urgent"), None);
+/// assert_eq!(Priority::Medium.as_choice(), "Medium");
+/// ```
 pub use twr_derive::Choice;
