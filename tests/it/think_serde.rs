@@ -80,6 +80,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "finish_reason": "Stop",
                     "transport_retries": [],
                     "json": [],
+                    "cost": null,
                 },
                 {
                     "number": 2,
@@ -95,9 +96,11 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "finish_reason": "Stop",
                     "transport_retries": [],
                     "json": [],
+                    "cost": null,
                 },
             ],
             "usage": {"prompt_tokens": 130, "completion_tokens": 14, "total_tokens": 144, "cache_read_tokens": 0, "cache_write_tokens": 0},
+            "cost": null,
             "transcript": serde_json::to_value(&outcome.transcript).unwrap(),
             "sources": [],
             "elapsed_ms": 0,
@@ -146,9 +149,11 @@ async fn an_error_from_a_server_echoing_the_key_serializes_without_it() {
                 "failures": [failure.clone(), failure],
                 "latency_ms": 0,
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
+                "cost": null,
             },
             "requests": 2,
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
+            "cost": null,
         })
     );
 }

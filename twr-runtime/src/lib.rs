@@ -29,7 +29,8 @@
 //!   ([`Fallback`], [`CircuitBreaker`], [`Limited`] with [`RateLimits`]) and
 //!   [`ScriptedModel`] for tests ([`ScriptExhausted`]);
 //! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
-//!   [`ProblemList`].
+//!   [`ProblemList`];
+//! - cost: [`Prices`] per model and each model's [`Price`].
 //!
 //! Five modules hold what you reach for only now and then, and only there:
 //!
@@ -76,6 +77,7 @@ mod choice;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub mod client;
+mod cost;
 mod feedback;
 pub mod json;
 mod model;
@@ -105,6 +107,7 @@ pub use client::gemini::Gemini;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::openai::OpenAiCompatible;
+pub use cost::{Price, Prices};
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
 pub use model::{
     BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,

@@ -14,7 +14,7 @@ use crate::sections::Sections;
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
 /// Where a batch of [`Think::run_many`] stands, after each run ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct BatchProgress {
     /// Runs ended so far (with a value or an error).
@@ -25,6 +25,10 @@ pub struct BatchProgress {
     pub failed: usize,
     /// Tokens used so far by the ended runs, failed ones included.
     pub usage: Usage,
+    /// What the ended runs cost so far, failed ones included, when
+    /// [`Think::prices`](super::Think::prices) priced their models (`None`
+    /// while no run had a priced model).
+    pub cost: Option<f64>,
 }
 
 /// The callback of [`Think::on_progress`].
@@ -72,19 +76,25 @@ impl<M: ChatModel + ?Sized> Think<'_, M> {
             total,
             failed: 0,
             usage: Usage::default(),
+            cost: None,
         };
         let mut runs = stream::iter(prompts.into_iter().enumerate())
             .map(|(index, prompt)| async move { (index, self.run::<T>(prompt).await) })
             .buffer_unordered(limit);
         while let Some((index, result)) = runs.next().await {
             progress.done += 1;
-            match &result {
-                Ok(outcome) => progress.usage += outcome.usage,
+            let cost = match &result {
+                Ok(outcome) => {
+                    progress.usage += outcome.usage;
+                    outcome.cost()
+                }
                 Err(error) => {
                     progress.failed += 1;
                     progress.usage += error.usage();
+                    error.cost()
                 }
-            }
+            };
+            progress.cost = crate::cost::sum_known([progress.cost, cost]);
             if let Some(hook) = &self.progress {
                 hook(&progress);
             }

@@ -143,6 +143,14 @@ impl ThinkError {
         self.usage
     }
 
+    /// What the run cost before it ended: its attempts'
+    /// [`cost`](Attempt::cost) and the failed call's (`None` when no model
+    /// called had a price; see [`Think::prices`](crate::Think::prices)).
+    pub fn cost(&self) -> Option<f64> {
+        let attempts = self.attempts.iter().map(|a| a.cost);
+        crate::cost::sum_known(attempts.chain(self.failed_call.iter().map(|c| c.cost)))
+    }
+
     /// Every raw reply, in order.
     pub fn raw_replies(&self) -> Vec<&str> {
         self.attempts().iter().map(|a| a.raw.as_str()).collect()

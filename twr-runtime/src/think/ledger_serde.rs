@@ -88,9 +88,9 @@ impl Serialize for TransportRetry {
 impl Serialize for Attempt {
     /// `{number, kind, model, raw, reasoning, problems: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
-    /// transport_retries, json: [{header, report}]}`.
+    /// transport_retries, json: [{header, report}], cost}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Attempt", 13)?;
+        let mut s = serializer.serialize_struct("Attempt", 14)?;
         s.serialize_field("number", &self.number)?;
         s.serialize_field("kind", &attempt_kind(self.kind))?;
         s.serialize_field("model", &self.model)?;
@@ -105,6 +105,7 @@ impl Serialize for Attempt {
         s.serialize_field("transport_retries", &self.transport_retries)?;
         let json: Vec<ProvenanceData<'_>> = self.json.iter().map(ProvenanceData).collect();
         s.serialize_field("json", &json)?;
+        s.serialize_field("cost", &self.cost)?;
         s.end()
     }
 }
@@ -121,19 +122,20 @@ impl Serialize for SectionSource {
 
 impl<T: Serialize> Serialize for Outcome<T> {
     /// `{value, ending: "first_try" | "reasked" | "repaired", reasks,
-    /// attempts, usage, transcript, sources, elapsed_ms}`.
+    /// attempts, usage, cost, transcript, sources, elapsed_ms}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (ending, reasks) = match self.ending {
             Ending::FirstTry => ("first_try", 0),
             Ending::Reasked(n) => ("reasked", n),
             Ending::Repaired(n) => ("repaired", n),
         };
-        let mut s = serializer.serialize_struct("Outcome", 8)?;
+        let mut s = serializer.serialize_struct("Outcome", 9)?;
         s.serialize_field("value", &self.value)?;
         s.serialize_field("ending", ending)?;
         s.serialize_field("reasks", &reasks)?;
         s.serialize_field("attempts", &self.attempts)?;
         s.serialize_field("usage", &self.usage)?;
+        s.serialize_field("cost", &self.cost())?;
         s.serialize_field("transcript", &self.transcript)?;
         s.serialize_field("sources", &self.sources)?;
         s.serialize_field("elapsed_ms", &millis(self.elapsed))?;
@@ -142,20 +144,21 @@ impl<T: Serialize> Serialize for Outcome<T> {
 }
 
 impl Serialize for FailedCall {
-    /// `{number, failures, latency_ms, usage}`.
+    /// `{number, failures, latency_ms, usage, cost}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("FailedCall", 4)?;
+        let mut s = serializer.serialize_struct("FailedCall", 5)?;
         s.serialize_field("number", &self.number)?;
         s.serialize_field("failures", &self.failures)?;
         s.serialize_field("latency_ms", &millis(self.latency))?;
         s.serialize_field("usage", &self.usage)?;
+        s.serialize_field("cost", &self.cost)?;
         s.end()
     }
 }
 
 impl Serialize for ThinkError {
     /// `{kind: "exhausted" | "repeated_reply" | "budget" | "model",
-    /// message, attempts, failed_call, requests, usage}`; `message` is the
+    /// message, attempts, failed_call, requests, usage, cost}`; `message` is the
     /// error's `Display`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let kind = match self.kind() {
@@ -164,13 +167,14 @@ impl Serialize for ThinkError {
             ThinkErrorKind::Budget { .. } => "budget",
             ThinkErrorKind::Model { .. } => "model",
         };
-        let mut s = serializer.serialize_struct("ThinkError", 6)?;
+        let mut s = serializer.serialize_struct("ThinkError", 7)?;
         s.serialize_field("kind", kind)?;
         s.serialize_field("message", &self.to_string())?;
         s.serialize_field("attempts", self.attempts())?;
         s.serialize_field("failed_call", &self.failed_call())?;
         s.serialize_field("requests", &self.requests())?;
         s.serialize_field("usage", &self.usage())?;
+        s.serialize_field("cost", &self.cost())?;
         s.end()
     }
 }

@@ -41,6 +41,7 @@ use read::{Format, Parsed};
 use run::Run;
 use stream::Notes;
 
+use crate::cost::Prices;
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
@@ -179,6 +180,8 @@ pub struct Think<'a, M: ?Sized> {
     // Batches (issue 10.6): see think/batch.rs.
     concurrency: Option<usize>,
     progress: Option<batch::ProgressHook<'a>>,
+    // Cost (issue 22.5): prices by model name; see crate::cost.
+    prices: Option<std::sync::Arc<Prices>>,
 }
 
 impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
@@ -204,7 +207,48 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             escalate: None,
             concurrency: None,
             progress: None,
+            prices: None,
         }
+    }
+
+    /// Prices per model, so that each attempt's tokens get a cost in the
+    /// ledger ([`Attempt::cost`]), summed per run ([`Outcome::cost`],
+    /// [`ThinkError::cost`]) and per batch of
+    /// [`run_many`](Self::run_many) ([`BatchProgress::cost`]). A model is
+    /// looked up by its [`name()`](ChatModel::name); one without a price
+    /// has no cost (`None`), never a guessed one.
+    ///
+    /// ```
+    /// use twr_runtime::{Price, Prices, Reply, ScriptedModel, Think, Usage};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::from_replies([
+    ///     Reply::text("several").with_usage(Usage::new(1_000, 10)),
+    ///     Reply::text("8").with_usage(Usage::new(1_100, 2).with_cache(1_000, 0)),
+    /// ])
+    /// .with_name("small");
+    /// let prices = Prices::new().with("small", Price::per_million(1.0, 4.0).cache_read(0.25));
+    /// let outcome = Think::new(&model)
+    ///     .prices(prices)
+    ///     .run_with("How many legs has a spider?", |raw: &str| {
+    ///         raw.trim().parse::<u32>().map_err(|_| "Write only the number.".into())
+    ///     })
+    ///     .await?;
+    /// let costs: Vec<Option<f64>> = outcome.attempts.iter().map(|a| a.cost).collect();
+    /// // 1,000 in and 10 out; then 100 in, 1,000 read from the cache and 2 out.
+    /// assert_eq!(costs, [Some(0.00104), Some(0.000358)]);
+    /// assert_eq!(outcome.cost(), Some(0.00104 + 0.000358));
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn prices(mut self, prices: Prices) -> Self {
+        self.prices = Some(std::sync::Arc::new(prices));
+        self
+    }
+
+    /// What `usage` of the model named `model` cost, when it has a price.
+    fn cost(&self, model: &str, usage: &crate::model::Usage) -> Option<f64> {
+        self.prices.as_ref()?.cost(model, usage, false)
     }
 
     /// How many runs of [`run_many`](Self::run_many) go at once (at least
@@ -652,6 +696,7 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             )
             .field("concurrency", &self.concurrency)
             .field("on_progress", &self.progress.is_some())
+            .field("prices", &self.prices)
             .finish_non_exhaustive()
     }
 }

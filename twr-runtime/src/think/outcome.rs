@@ -62,7 +62,7 @@ pub struct TransportRetry {
 /// With it the ledger of a [`ThinkError`](crate::ThinkError) accounts for
 /// every request of the run: each attempt's reply and transport retries, and
 /// these failures.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct FailedCall {
     /// The number the attempt would have had.
@@ -76,10 +76,13 @@ pub struct FailedCall {
     /// Tokens of its failed requests (empty replies, partial replies), already
     /// in the run's usage.
     pub usage: Usage,
+    /// What those tokens cost, when [`Think::prices`](crate::Think::prices)
+    /// has a price for the model called.
+    pub cost: Option<f64>,
 }
 
 /// One format attempt: one reply of the model and what the loop made of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Attempt {
     /// 1-based position in the run.
@@ -116,6 +119,10 @@ pub struct Attempt {
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.
     pub transport_retries: Vec<TransportRetry>,
+    /// What [`usage`](Self::usage) cost, when
+    /// [`Think::prices`](crate::Think::prices) has a price for
+    /// [`model`](Self::model); `None` otherwise.
+    pub cost: Option<f64>,
     /// For the reply that gave the value: how each `#[section(json)]`
     /// section (or the whole reply, with [`Think::run_json`](crate::Think::run_json))
     /// was obtained, its layer and the repairs applied. Empty for a rejected
@@ -197,6 +204,13 @@ impl<T> Outcome<T> {
     /// Number of model calls that returned a reply.
     pub fn attempt_count(&self) -> usize {
         self.attempts.len()
+    }
+
+    /// What the run cost: the sum of its attempts' [`Attempt::cost`]
+    /// (`None` when no attempt's model had a price; see
+    /// [`Think::prices`](crate::Think::prices)).
+    pub fn cost(&self) -> Option<f64> {
+        crate::cost::sum_known(self.attempts.iter().map(|a| a.cost))
     }
 
     /// Maps the value, keeping the record.

@@ -128,6 +128,17 @@ where
         Err(self.fail(ThinkErrorKind::Exhausted))
     }
 
+    /// The name of the model that answers attempt `number`: the stronger
+    /// one after [`Think::escalate_to`]'s count of failed attempts (as
+    /// [`ask`](Self::ask) chooses).
+    fn model_name(&self, number: usize) -> &'r str {
+        let think = self.think;
+        match think.escalate {
+            Some((stronger, after)) if number > after => stronger.name(),
+            _ => think.model.name(),
+        }
+    }
+
     /// One model call (with its transport retries), opened as the ledger
     /// entry of attempt `number`; with the problem it was stopped at, when
     /// it streamed and was stopped early.
@@ -176,6 +187,7 @@ where
         self.budget.add_usage(call.reply.usage);
         let raw = SharedText::from(call.reply.content);
         self.conversation.log_reply(&raw);
+        let usage = super::budget::sum(call.reply.usage, call.wasted);
         Attempt {
             number,
             kind: AttemptKind::Rejected,
@@ -185,11 +197,12 @@ where
             problems: None,
             sent_back: None,
             latency: call.latency,
-            usage: super::budget::sum(call.reply.usage, call.wasted),
+            usage,
             usage_reported: call.reply.usage != Usage::default(),
             finish_reason: call.reply.finish_reason,
             transport_retries: call.retries,
             json: Vec::new(),
+            cost: self.think.cost(model, &usage),
         }
     }
 
@@ -319,7 +332,10 @@ where
     }
 
     /// The run ends during a call that got no reply.
-    fn stopped(&mut self, number: usize, stop: Stop, call: Option<FailedCall>) -> ThinkError {
+    fn stopped(&mut self, number: usize, stop: Stop, mut call: Option<FailedCall>) -> ThinkError {
+        if let Some(call) = &mut call {
+            call.cost = self.think.cost(self.model_name(number), &call.usage);
+        }
         let kind = match stop {
             Stop::Budget(limit) => {
                 tracing::warn!(attempt = number, %limit, "twr budget exhausted");

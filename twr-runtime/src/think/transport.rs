@@ -210,6 +210,8 @@ impl RequestLog {
             failures: self.failures,
             latency: self.started.elapsed(),
             usage: self.wasted,
+            // Priced by the run, which knows the model called.
+            cost: None,
         });
         CallFailure { stop, call }
     }
