@@ -30,6 +30,7 @@ pub mod derive_hygiene;
 mod derive_parse;
 mod derive_specs;
 mod derive_styles;
+mod json_exact_numbers;
 mod json_layers;
 mod json_linear;
 mod json_props;
