@@ -135,8 +135,46 @@ fn whole((numerator, decimals): (i128, u32)) -> Option<i128> {
     (numerator % unit == 0).then_some(numerator / unit)
 }
 
+/// A number with a letter that looks like a digit (`O`, `o`, `l`, `I`)
+/// glued before or after its digits: `1O`, `$7.7O`, `l0 users`.
+fn glued_look_alike() -> impl Strategy<Value = String> {
+    (
+        0u64..1_000_000,
+        prop::option::of("[0-9]{1,3}"),
+        0..CURRENCIES.len(),
+        prop::sample::select(vec!['O', 'o', 'l', 'I']),
+        any::<bool>(),
+        0..BEFORE.len(),
+        0..AFTER.len(),
+    )
+        .prop_map(
+            |(int, fraction, currency, letter, before_digits, before, after)| {
+                let mut number = int.to_string();
+                if let Some(f) = fraction {
+                    number.push('.');
+                    number.push_str(&f);
+                }
+                let number = if before_digits {
+                    format!("{letter}{number}")
+                } else {
+                    format!("{number}{letter}")
+                };
+                format!(
+                    "{}{}{number}{}",
+                    BEFORE[before], CURRENCIES[currency], AFTER[after]
+                )
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn a_letter_like_a_digit_glued_to_the_number_is_feedback(text in glued_look_alike()) {
+        prop_assert!(u64::parse_section(&text).is_err(), "{} read as {:?}", text, u64::parse_section(&text));
+        prop_assert!(f64::parse_section(&text).is_err(), "{} read as {:?}", text, f64::parse_section(&text));
+    }
 
     #[test]
     fn integers_read_exactly_or_are_feedback(w in written()) {

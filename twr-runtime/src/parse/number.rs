@@ -10,6 +10,12 @@
 //! `m` is metres or minutes (`5m` is 5) unless money is meant (`$5m`,
 //! `5m dollars` are 5 000 000); uppercase `M` is million.
 //!
+//! A letter glued to the digits is a known unit, scale or currency code
+//! (`5kg`, `2nd`, `3k`, `USD5`) or the number is not known: `1O`, `$7.7O` and
+//! `l0` are a letter typed for a digit as often as anything else. So are a
+//! digit of another script glued to them (`1５`), a second decimal point
+//! (`1.0.1`) and a comma that is no thousands separator (`5,5`).
+//!
 //! Written by hand: number-parsing crates read one number from a whole
 //! string, while a section holds prose around it; this reader finds the
 //! number in one pass and keeps it as decimal digits, so scaling is exact.
@@ -136,6 +142,14 @@ fn numbers(content: &str) -> Vec<Number> {
         }
         let before = prefix(&content[..i]);
         let (mut number, end) = read_number(bytes, i, before.negative);
+        // `l0`, `O5`: a letter glued before the digits may be a digit
+        // mistyped, unless it names a currency (`USD5`, `Rs500`).
+        // `1.0.1`, `5,5`: a second decimal point, or a comma that is no
+        // thousands separator, makes the number a version, a date, a list
+        // or a decimal comma; reading the part before it would be a guess.
+        if glued_before(&content[..i]) || continues_oddly(bytes, end) {
+            number.ambiguous = true;
+        }
         i = suffix(content, end, before.currency, &mut number);
         i = past_scale(content, i);
         if !found.contains(&number) {
@@ -174,6 +188,173 @@ fn past_scale(content: &str, at: usize) -> usize {
         return at;
     }
     content.len() - scale.len() + digits
+}
+
+/// True when a letter or a digit of another script is glued right before
+/// the digits starting at the end of `before`: `l0` (a letter l for a one),
+/// `O5`, `v2`, `COVID19`, `５1`. A currency code is no such letter (`USD5`).
+fn glued_before(before: &str) -> bool {
+    let Some(last) = before.chars().next_back() else {
+        return false;
+    };
+    if last.is_numeric() {
+        // `５1`: a full-width or other digit the reader does not take.
+        return true;
+    }
+    if !last.is_ascii_alphabetic() {
+        return false;
+    }
+    let word_start = before
+        .rfind(|c: char| !c.is_ascii_alphabetic())
+        .map_or(0, |i| {
+            i + before[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    !currency_code(&before[word_start..])
+}
+
+/// Currency codes and abbreviations written glued before the digits.
+fn currency_code(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "usd"
+            | "us"
+            | "eur"
+            | "gbp"
+            | "jpy"
+            | "cny"
+            | "rmb"
+            | "inr"
+            | "rs"
+            | "rp"
+            | "rm"
+            | "chf"
+            | "cad"
+            | "ca"
+            | "aud"
+            | "au"
+            | "nzd"
+            | "nz"
+            | "hkd"
+            | "hk"
+            | "sgd"
+            | "krw"
+            | "brl"
+            | "zar"
+            | "mxn"
+            | "kr"
+            | "r"
+            | "x"
+    )
+}
+
+/// True when what follows the digits ending at `end` continues them in a
+/// way no single number is written: a second `.` and digit (`1.0.1`), or a
+/// `,` and digit left over by the thousands separators (`5,5`).
+fn continues_oddly(bytes: &[u8], end: usize) -> bool {
+    matches!(bytes.get(end), Some(b'.' | b','))
+        && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)
+}
+
+/// Units and suffixes of one or two letters written glued to the digits
+/// (`5s`, `3h`, `2nd`, `20MB`). A one- or two-letter word not listed, or one
+/// of letters that look like digits (`1O`, `7.7O`, `1Il`), is no unit: the
+/// letter may be a digit mistyped, and the number is not known.
+fn glued_unit(word: &str) -> bool {
+    match word.len() {
+        // A letter of another script (`5天`): a unit.
+        0 => true,
+        1 => matches!(
+            word,
+            "s" | "h"
+                | "d"
+                | "w"
+                | "y"
+                | "g"
+                | "t"
+                | "c"
+                | "x"
+                | "X"
+                | "p"
+                | "L"
+                | "A"
+                | "C"
+                | "D"
+                | "F"
+                | "G"
+                | "H"
+                | "J"
+                | "N"
+                | "P"
+                | "V"
+                | "W"
+                | "Y"
+        ),
+        2 => matches!(
+            word.to_ascii_lowercase().as_str(),
+            "km" | "cm"
+                | "mm"
+                | "nm"
+                | "um"
+                | "kg"
+                | "mg"
+                | "lb"
+                | "oz"
+                | "ft"
+                | "in"
+                | "mi"
+                | "yd"
+                | "hr"
+                | "ms"
+                | "ns"
+                | "us"
+                | "yr"
+                | "mo"
+                | "wk"
+                | "st"
+                | "nd"
+                | "rd"
+                | "th"
+                | "px"
+                | "pt"
+                | "em"
+                | "gb"
+                | "mb"
+                | "kb"
+                | "tb"
+                | "pb"
+                | "ml"
+                | "cl"
+                | "dl"
+                | "kw"
+                | "mw"
+                | "gw"
+                | "ma"
+                | "mv"
+                | "kv"
+                | "kj"
+                | "hz"
+                | "pa"
+                | "yo"
+                | "am"
+                | "pm"
+                | "hp"
+                | "cc"
+                | "sq"
+                | "pc"
+                | "ct"
+                | "db"
+                | "ev"
+                | "ha"
+                | "kt"
+                | "qt"
+                | "rs"
+                | "rm"
+                | "kr"
+                | "gy"
+                | "bp"
+        ),
+        _ => !word.bytes().all(|b| matches!(b, b'O' | b'o' | b'I' | b'l')),
+    }
 }
 
 /// Currency symbols that may stand between a sign and the digits.
@@ -384,8 +565,10 @@ fn chinese_scale(c: char, next: Option<char>) -> Option<Option<i64>> {
 
 /// A character glued to the digits that changes the value in a way not
 /// read here: `1½`, `10²`.
+/// So is any digit of another script (`1５`, a full-width five).
 fn glued_figure(c: char) -> bool {
-    matches!(c, '¼' | '½' | '¾' | '²' | '³' | '¹' | '\u{2070}'..='\u{2079}' | '\u{2150}'..='\u{215F}')
+    c.is_numeric()
+        || matches!(c, '¼' | '½' | '¾' | '²' | '³' | '¹' | '\u{2070}'..='\u{2079}' | '\u{2150}'..='\u{215F}')
 }
 
 /// The end of the ASCII word starting at `at`: scales are ASCII, and a
@@ -425,7 +608,16 @@ fn suffix(content: &str, at: usize, money_before: bool, number: &mut Number) -> 
                 pending.push(s);
                 i = end;
             } else {
-                // A unit (`5kg`, `3km`, `2nd`): the digits are the value.
+                // A unit (`5kg`, `3km`, `2nd`): the digits are the value;
+                // unless the word is no unit (`1O`) or digits follow it
+                // (`1O5`, `5x5`, `0x1F`): then a letter stands among digits.
+                let word = &content[i..end];
+                if !glued_unit(word)
+                    || (!word.is_empty()
+                        && content[end..].starts_with(|c: char| c.is_ascii_digit()))
+                {
+                    number.ambiguous = true;
+                }
                 return i;
             }
         }
@@ -809,6 +1001,75 @@ mod tests {
             ))
         );
         assert_eq!(f64::parse_section("1e-999999999999999999999"), Ok(0.0));
+    }
+
+    #[test]
+    fn a_letter_or_stray_digit_glued_to_the_digits_is_feedback() {
+        // A letter O for a zero, l for a one: read as 1, 7.7 and 0 before.
+        for text in [
+            "1O",
+            "10O",
+            "$7.7O",
+            "l0",
+            "1o",
+            "1OO",
+            "1OOO",
+            "O5",
+            "1O5",
+            "I2",
+            "v2",
+            "COVID19",
+            "5e",
+            "2q",
+            "5x5",
+            "0x1F",
+            "1\u{FF15}",
+            "\u{FF15}1",
+        ] {
+            assert_eq!(
+                u32::parse_section(text),
+                Err(ValueError::invalid(Expected::WholeNumber, text)),
+                "{text}"
+            );
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+        // Known units, ordinals and currency codes glued to the digits.
+        for (text, want) in [
+            ("5kg", 5),
+            ("3h", 3),
+            ("2nd", 2),
+            ("21st", 21),
+            ("3x", 3),
+            ("20MB", 20),
+            ("6weeks", 6),
+            ("5pm", 5),
+            ("1080p", 1080),
+            ("USD5", 5),
+            ("Rs500", 500),
+            ("x2", 2),
+            ("5天", 5),
+            ("约5天", 5),
+        ] {
+            assert_eq!(u32::parse_section(text), Ok(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_second_decimal_point_or_a_decimal_comma_is_feedback() {
+        // `1.0.1` read as 1 and `5,5` as 5 before: the two parts were equal.
+        for text in ["1.0.1", "5,5", "2.5.2024", "1,000,0"] {
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+        assert_eq!(u32::parse_section("1,200."), Ok(1200));
+        assert_eq!(u32::parse_section("It is 5. Or so."), Ok(5));
     }
 
     #[test]
