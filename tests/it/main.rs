@@ -15,7 +15,6 @@ mod support;
 
 mod client_anthropic;
 mod client_gemini;
-mod client_leaks;
 mod client_openai;
 mod client_otel;
 mod client_retry;
@@ -40,6 +39,7 @@ mod number_props;
 mod parse_linear;
 mod parse_props;
 mod parse_samples;
+mod providers;
 mod readme_examples;
 mod resilience_breaker;
 mod resilience_limited;
