@@ -317,7 +317,7 @@ type Model = dyn ChatModel;
 struct Strategy {
     name: &'static str,
     about: &'static str,
-    configure: for<'a> fn(Think<'a, Model>, Task) -> Think<'a, Model>,
+    configure: for<'a> fn(Think<'a, &'a Model>, Task) -> Think<'a, &'a Model>,
 }
 
 const STRATEGIES: &[Strategy] = &[
@@ -497,7 +497,7 @@ struct Run {
 }
 
 async fn run_typed<T: Sections + std::fmt::Debug>(
-    think: &Think<'_, Model>,
+    think: &Think<'_, &Model>,
     prompt: &'static Prompt,
 ) -> Run {
     let start = Instant::now();
@@ -552,7 +552,7 @@ fn copies_the_guide(answer: &str, specs: &[SectionSpec]) -> bool {
     })
 }
 
-async fn run_prompt(think: &Think<'_, Model>, prompt: &'static Prompt) -> Run {
+async fn run_prompt(think: &Think<'_, &Model>, prompt: &'static Prompt) -> Run {
     match prompt.task {
         Task::Trip => run_typed::<Trip>(think, prompt).await,
         Task::Recipe => run_typed::<Recipe>(think, prompt).await,
@@ -726,7 +726,7 @@ which is exactly what you requested.",
     ],
 ];
 
-async fn run_offline(think: &Think<'_, Model>) -> Run {
+async fn run_offline(think: &Think<'_, &Model>) -> Run {
     run_typed::<KyotoTrip>(think, &OFFLINE_PROMPT).await
 }
 

@@ -8,7 +8,7 @@ mod think_support;
 use think_support::*;
 use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
 
-async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, ScriptedModel>) -> usize {
+async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedModel>) -> usize {
     let model = ScriptedModel::new(["one", "two", "three", "four", "five", "six"]);
     let error = think(&model)
         .retry_mode(RetryMode::Full)

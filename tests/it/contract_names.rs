@@ -228,6 +228,27 @@ async fn the_loop_and_its_builder() {
     let _ = AttemptKind::Aborted;
 }
 
+/// Third round, point 1: a `Think` owns its model, clones, and runs in a
+/// spawned task.
+#[tokio::test]
+async fn a_think_is_a_value_a_program_keeps() {
+    let client = ScriptedModel::new([PLAN, PLAN]);
+    let think = Think::new(std::sync::Arc::new(client))
+        .system("You extract tickets.")
+        .max_attempts(3);
+    let again = think.clone();
+    let spawned = tokio::spawn(async move { again.run::<Plan>("Plan it").await });
+    assert_eq!(spawned.await.unwrap().unwrap().value, plan());
+    assert_eq!(think.run::<Plan>("Plan it").await.unwrap().value, plan());
+    assert_eq!(think.model().calls(), 2);
+
+    let client = ScriptedModel::new([PLAN]);
+    let borrowed = Think::new(&client);
+    assert_eq!(borrowed.run::<Plan>("Plan it").await.unwrap().value, plan());
+    let boxed = Think::new(Box::new(ScriptedModel::new([PLAN])) as Box<dyn ChatModel>);
+    assert_eq!(boxed.run::<Plan>("Plan it").await.unwrap().value, plan());
+}
+
 #[tokio::test]
 async fn models_and_wrappers() {
     let model = ScriptedModel::new(["whole"]);

@@ -32,9 +32,9 @@ pub struct BatchProgress {
 }
 
 /// The callback of [`Think::on_progress`].
-pub(super) type ProgressHook<'a> = Box<dyn Fn(&BatchProgress) + Send + Sync + 'a>;
+pub(super) type ProgressHook<'a> = std::sync::Arc<dyn Fn(&BatchProgress) + Send + Sync + 'a>;
 
-impl<M: ChatModel + ?Sized> Think<'_, M> {
+impl<M: ChatModel> Think<'_, M> {
     /// Runs [`run`](Self::run) for every prompt, at most
     /// [`concurrency`](Self::concurrency) at a time (default
     /// [`DEFAULT_CONCURRENCY`]), and returns one result per prompt, in the

@@ -3,4 +3,5 @@
 use super::outcome::Attempt;
 
 /// A callback run after every attempt, with its ledger entry.
-pub(crate) type AttemptHook<'a> = Box<dyn Fn(&Attempt) + Send + Sync + 'a>;
+/// Shared, so that a `Think` and its clones call the same hook.
+pub(crate) type AttemptHook<'a> = std::sync::Arc<dyn Fn(&Attempt) + Send + Sync + 'a>;

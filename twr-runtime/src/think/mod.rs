@@ -25,6 +25,7 @@ mod stream;
 mod transport;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tracing::Instrument;
@@ -156,9 +157,51 @@ pub async fn think_with_retry<T: Sections>(
 /// # }).unwrap();
 /// ```
 ///
+/// # Holding one in a service
+///
+/// A `Think` is a value a program keeps: it owns its model (whatever
+/// [`Think::new`] was given) and shares it, with its hooks, among its
+/// clones, so a clone costs a few reference counts and copies of the
+/// options. Build it once with the options every call shares, over an
+/// `Arc` of the client (or the client itself) so that it is `'static`, keep
+/// it in the service's state, and clone it into each request or task. A
+/// run borrows only the `Think`, so a clone moved into `tokio::spawn` runs
+/// there. Options of one call go on that call's clone (the builder takes
+/// `self`), and never reach the others. Clones share the one model, so a
+/// [`Limited`](crate::Limited) or [`CircuitBreaker`](crate::CircuitBreaker)
+/// around it counts every request of the service.
+///
+/// ```
+/// use std::sync::Arc;
+/// use twr_runtime::{ScriptedModel, Sections, Think};
+///
+/// #[derive(Debug, Sections)]
+/// struct Ticket {
+///     id: u32,
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// // Once, at start-up (an `OpenAiCompatible` in a real service):
+/// let client = ScriptedModel::new(["[Id]\n7", "[Id]\n8"]);
+/// let think = Think::new(Arc::new(client))
+///     .system("You extract tickets.")
+///     .max_attempts(3);
+///
+/// // Per request: a clone, with this call's own options, in a task.
+/// let this_call = think.clone().max_attempts(2);
+/// let task = tokio::spawn(async move { this_call.run::<Ticket>("Ticket #7, please").await });
+/// assert_eq!(task.await.unwrap()?.value.id, 7);
+/// assert_eq!(think.run::<Ticket>("Ticket #8, please").await?.value.id, 8);
+/// # Ok::<(), twr_runtime::ThinkError>(())
+/// # }).unwrap();
+/// ```
+///
 #[doc = include_str!("run.md")]
-pub struct Think<'a, M: ?Sized> {
-    model: &'a M,
+pub struct Think<'a, M> {
+    // Shared, so that a `Think` clones for every model (a
+    // `Box<dyn ChatModel>` does not clone) and its clones share one model
+    // (one `Limited` budget, one `CircuitBreaker` state).
+    model: Arc<M>,
     system: Option<String>,
     history: Vec<Message>,
     max_attempts: Option<usize>,
@@ -175,21 +218,52 @@ pub struct Think<'a, M: ?Sized> {
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
     // Escalation (issue 10.2): the stronger model and after how many failed
-    // format attempts it takes over; see Run::ask.
-    escalate: Option<(&'a dyn ChatModel, usize)>,
+    // format attempts it takes over; see Run::ask. Held like the model.
+    escalate: Option<(Arc<dyn ChatModel + 'a>, usize)>,
     // Batches (issue 10.6): see think/batch.rs.
     concurrency: Option<usize>,
     progress: Option<batch::ProgressHook<'a>>,
     // Cost (issue 22.5): prices by model name; see crate::cost.
-    prices: Option<std::sync::Arc<Prices>>,
+    prices: Option<Arc<Prices>>,
 }
 
-impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
-    /// A loop over `model` (any [`ChatModel`]: a client, `&dyn ChatModel`,
-    /// `Box<dyn ChatModel>`, `Arc<...>`) with the default options.
-    pub fn new(model: &'a M) -> Self {
+// Written by hand: a derive would ask `M: Clone`, which the model need not
+// be (it is shared, not copied).
+impl<M> Clone for Think<'_, M> {
+    fn clone(&self) -> Self {
         Think {
-            model,
+            model: Arc::clone(&self.model),
+            system: self.system.clone(),
+            history: self.history.clone(),
+            max_attempts: self.max_attempts,
+            mode: self.mode,
+            max_total_tokens: self.max_total_tokens,
+            max_requests: self.max_requests,
+            max_duration: self.max_duration,
+            retry_policy: self.retry_policy,
+            hook: self.hook.clone(),
+            demonstrations: self.demonstrations.clone(),
+            auto_demonstration: self.auto_demonstration,
+            focused_questions: self.focused_questions,
+            on_section: self.on_section.clone(),
+            early_abort: self.early_abort,
+            escalate: self.escalate.clone(),
+            concurrency: self.concurrency,
+            progress: self.progress.clone(),
+            prices: self.prices.clone(),
+        }
+    }
+}
+
+impl<'a, M: ChatModel> Think<'a, M> {
+    /// A loop over `model` with the default options. The `Think` owns what
+    /// it is given: a reference (`&client`, `&dyn ChatModel`; the `Think`
+    /// then lives no longer than the model), an `Arc` (`Arc::new(client)`:
+    /// the `Think` is `'static`, for state and spawned tasks), a
+    /// `Box<dyn ChatModel>`, or a model by value.
+    pub fn new(model: M) -> Self {
+        Think {
+            model: Arc::new(model),
             system: None,
             history: Vec::new(),
             max_attempts: None,
@@ -209,6 +283,11 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
             progress: None,
             prices: None,
         }
+    }
+
+    /// The model the loop asks, as given to [`Think::new`].
+    pub fn model(&self) -> &M {
+        &self.model
     }
 
     /// Prices per model, so that each attempt's tokens get a cost in the
@@ -242,7 +321,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     /// # }).unwrap();
     /// ```
     pub fn prices(mut self, prices: Prices) -> Self {
-        self.prices = Some(std::sync::Arc::new(prices));
+        self.prices = Some(Arc::new(prices));
         self
     }
 
@@ -261,7 +340,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     /// Calls `hook` each time a run of [`run_many`](Self::run_many) ends,
     /// with the runs done, the total, the failures and the tokens so far.
     pub fn on_progress(mut self, hook: impl Fn(&BatchProgress) + Send + Sync + 'a) -> Self {
-        self.progress = Some(Box::new(hook));
+        self.progress = Some(Arc::new(hook));
         self
     }
 
@@ -270,7 +349,9 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     /// conversation: a cheap model first, a strong one only when the cheap
     /// one cannot follow the format. Each [`Attempt::model`] names the
     /// model that answered it. `after` counts attempts, not transport
-    /// retries; `0` asks `stronger` from the start.
+    /// retries; `0` asks `stronger` from the start. `stronger` is held as
+    /// the model is (see [`Think::new`]): `&strong`, an `Arc`, a box or a
+    /// model by value.
     ///
     /// ```
     /// use twr_runtime::{ScriptedModel, Think};
@@ -291,8 +372,8 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     /// # Ok::<(), twr_runtime::ThinkError>(())
     /// # }).unwrap();
     /// ```
-    pub fn escalate_to(mut self, stronger: &'a (impl ChatModel + 'a), after: usize) -> Self {
-        self.escalate = Some((stronger, after));
+    pub fn escalate_to(mut self, stronger: impl ChatModel + 'a, after: usize) -> Self {
+        self.escalate = Some((Arc::new(stronger), after));
         self
     }
 
@@ -425,7 +506,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
 
     /// Calls `hook` after every attempt with its ledger entry.
     pub fn on_attempt(mut self, hook: impl Fn(&Attempt) + Send + Sync + 'a) -> Self {
-        self.hook = Some(Box::new(hook));
+        self.hook = Some(Arc::new(hook));
         self
     }
 
@@ -440,7 +521,7 @@ impl<'a, M: ChatModel + ?Sized> Think<'a, M> {
     /// whole reply at once, and the events come when it has arrived.
     /// [`Think::run_with`] has no sections and calls no hook.
     pub fn on_section(mut self, hook: impl Fn(&SectionEvent) + Send + Sync + 'a) -> Self {
-        self.on_section = Some(Box::new(hook));
+        self.on_section = Some(Arc::new(hook));
         self
     }
 
@@ -673,9 +754,10 @@ fn attempts_from_env(name: &str) -> Option<usize> {
     }
 }
 
-impl<M: ?Sized> fmt::Debug for Think<'_, M> {
+impl<M: ChatModel> fmt::Debug for Think<'_, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Think")
+            .field("model", &self.model.name())
             .field("system", &self.system)
             .field("history", &self.history.len())
             .field("max_attempts", &self.max_attempts)
@@ -692,7 +774,10 @@ impl<M: ?Sized> fmt::Debug for Think<'_, M> {
             .field("early_abort", &self.early_abort)
             .field(
                 "escalate_to",
-                &self.escalate.map(|(model, after)| (model.name(), after)),
+                &self
+                    .escalate
+                    .as_ref()
+                    .map(|(model, after)| (model.name(), after)),
             )
             .field("concurrency", &self.concurrency)
             .field("on_progress", &self.progress.is_some())

@@ -18,7 +18,7 @@ use crate::model::{ChatModel, FinishReason, Usage};
 use crate::text::SharedText;
 
 /// The state of one run of [`Think`].
-pub(super) struct Run<'r, 'a, M: ?Sized, F> {
+pub(super) struct Run<'r, 'a, M, F> {
     think: &'r Think<'a, M>,
     max_attempts: usize,
     /// The prompt as the caller wrote it, for [`Outcome::final_exchange`].
@@ -46,7 +46,7 @@ struct Accepted<U> {
 
 impl<'r, 'a, M, U, F> Run<'r, 'a, M, F>
 where
-    M: ChatModel + ?Sized,
+    M: ChatModel,
     F: Fn(&str) -> Parsed<U>,
 {
     /// A run of `think` for `prompt`: the first request is the prompt with
@@ -128,15 +128,22 @@ where
         Err(self.fail(ThinkErrorKind::Exhausted))
     }
 
-    /// The name of the model that answers attempt `number`: the stronger
-    /// one after [`Think::escalate_to`]'s count of failed attempts (as
+    /// The model that answers attempt `number`: the stronger one after
+    /// [`Think::escalate_to`]'s count of failed attempts.
+    fn model_for(&self, number: usize) -> &'r dyn ChatModel {
+        let think = self.think;
+        match &think.escalate {
+            // Every earlier attempt failed (else the run would have ended),
+            // so `number - 1` failed format attempts were made so far.
+            Some((stronger, after)) if number > *after => &**stronger,
+            _ => &*think.model,
+        }
+    }
+
+    /// The name of the model that answers attempt `number` (as
     /// [`ask`](Self::ask) chooses).
     fn model_name(&self, number: usize) -> &'r str {
-        let think = self.think;
-        match think.escalate {
-            Some((stronger, after)) if number > after => stronger.name(),
-            _ => think.model.name(),
-        }
+        self.model_for(number).name()
     }
 
     /// One model call (with its transport retries), opened as the ledger
@@ -144,38 +151,23 @@ where
     /// it streamed and was stopped early.
     async fn ask(&mut self, number: usize) -> Result<(Attempt, Option<Problem>), ThinkError> {
         let request = self.conversation.request();
-        let think = self.think;
         if let Some(listener) = &mut self.listener {
             listener.start(number, self.reader.kept().into_iter());
         }
-        // Every earlier attempt failed (else the run would have ended), so
-        // `number - 1` failed format attempts were made so far.
-        let call = match think.escalate {
-            Some((stronger, after)) if number > after => transport::call(
-                stronger,
-                &think.retry_policy,
-                &request,
-                &mut self.budget,
-                number,
-                self.listener.as_mut(),
-            )
-            .await
-            .map(|call| (call, stronger.name())),
-            _ => transport::call(
-                think.model,
-                &think.retry_policy,
-                &request,
-                &mut self.budget,
-                number,
-                self.listener.as_mut(),
-            )
-            .await
-            .map(|call| (call, think.model.name())),
-        };
+        let model = self.model_for(number);
+        let call = transport::call(
+            model,
+            &self.think.retry_policy,
+            &request,
+            &mut self.budget,
+            number,
+            self.listener.as_mut(),
+        )
+        .await;
         match call {
-            Ok((mut call, model)) => {
+            Ok(mut call) => {
                 let aborted = call.aborted.take();
-                Ok((self.open_attempt(number, model, call), aborted))
+                Ok((self.open_attempt(number, model.name(), call), aborted))
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
         }

@@ -323,7 +323,7 @@ impl<T> From<Note> for Progress<T> {
 }
 
 /// The callback of [`Think::on_section`](super::Think::on_section).
-pub(crate) type SectionHook<'a> = Box<dyn Fn(&SectionEvent) + Send + Sync + 'a>;
+pub(crate) type SectionHook<'a> = Arc<dyn Fn(&SectionEvent) + Send + Sync + 'a>;
 
 /// The notes of a run waiting for [`Think::stream`](super::Think::stream)
 /// to hand them out.
