@@ -58,6 +58,7 @@ mod think_partial;
 mod think_patch;
 mod think_promises;
 mod think_serde;
+mod think_service;
 mod think_small_models;
 mod think_stream;
 mod think_stream_http;
