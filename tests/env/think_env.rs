@@ -1,10 +1,6 @@
-//! `LLM_MAX_RETRIES` sets the default number of format attempts. One test in
-//! its own binary, because it changes the process environment.
+//! `LLM_MAX_RETRIES` sets the default number of format attempts.
 
-#[path = "it/support/think.rs"]
-mod think_support;
-
-use think_support::*;
+use crate::think_support::*;
 use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
 
 async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedModel>) -> usize {
@@ -20,6 +16,7 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedMod
 
 #[tokio::test]
 async fn llm_max_retries_sets_the_default_attempts() {
+    let _env = crate::ENVIRONMENT.lock().await;
     // TWR_MAX_ATTEMPTS wins over LLM_MAX_RETRIES: a value in the shell would
     // decide every run below.
     std::env::remove_var("TWR_MAX_ATTEMPTS");

@@ -1,11 +1,7 @@
 //! `TWR_MAX_ATTEMPTS` sets the default number of format attempts and wins
-//! over the seeds' `LLM_MAX_RETRIES`. One test in its own binary, because it
-//! changes the process environment.
+//! over the seeds' `LLM_MAX_RETRIES`.
 
-#[path = "it/support/think.rs"]
-mod think_support;
-
-use think_support::*;
+use crate::think_support::*;
 use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
 
 async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedModel>) -> usize {
@@ -21,6 +17,7 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedMod
 
 #[tokio::test]
 async fn twr_max_attempts_wins_over_llm_max_retries() {
+    let _env = crate::ENVIRONMENT.lock().await;
     std::env::remove_var("LLM_MAX_RETRIES");
     std::env::set_var("TWR_MAX_ATTEMPTS", "4");
     assert_eq!(calls_made(|m| Think::new(m)).await, 4);
