@@ -20,6 +20,7 @@ mod client_otel;
 mod client_retry;
 mod client_stream;
 mod contract_names;
+mod custom_provider;
 mod derive_choice;
 mod derive_contract;
 mod derive_formats;

@@ -44,8 +44,8 @@
 //!   [`Attempt::json`]);
 //! - [`prompt`]: the soft-format guide, for a hand-written [`Sections`];
 //! - [`client`]: what the clients are made of ([`client::HttpModel`] and
-//!   each provider's part, such as [`client::OpenAiApi`]) and their
-//!   constants;
+//!   each provider's part, such as [`client::OpenAiApi`]), their constants,
+//!   and the [`client::Provider`] trait for an API of your own;
 //! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`].
 //!
 //! ## Cargo features

@@ -2,12 +2,11 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::http_model::{required_env, HttpModel};
-use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
+use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::model::{FinishReason, ModelError, Role, Usage};
@@ -50,7 +49,7 @@ pub type Anthropic = HttpModel<AnthropicApi>;
 /// The Anthropic part of [`Anthropic`]: its own options.
 #[derive(Debug, Clone)]
 pub struct AnthropicApi {
-    version: HeaderValue,
+    version: &'static str,
     prompt_caching: bool,
 }
 
@@ -60,7 +59,7 @@ impl HttpModel<AnthropicApi> {
     /// with [`ModelError::Config`] before sending anything.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
         let api = AnthropicApi {
-            version: HeaderValue::from_static(ANTHROPIC_VERSION),
+            version: ANTHROPIC_VERSION,
             prompt_caching: true,
         };
         HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model.into()).api_key(api_key)
@@ -138,24 +137,21 @@ impl Provider for AnthropicApi {
     const TYPE_NAME: &'static str = "Anthropic";
     const UNFINISHED: &'static str = "no stop_reason, no message_stop";
 
-    fn path(&self, _model: &str, _stream: bool) -> (String, Option<&'static str>) {
-        ("v1/messages".to_string(), None)
-    }
-
     /// The token counts reported so far: Anthropic sends input tokens in
     /// `message_start` and output tokens in `message_delta`.
     type StreamState = Usage;
 
-    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
-        let key = key.ok_or(AuthError::Missing("the Anthropic API key is empty"))?;
-        out.insert(
-            HeaderName::from_static("x-api-key"),
-            secret_header(key.expose())?,
-        );
-        out.insert(
-            HeaderName::from_static("anthropic-version"),
-            self.version.clone(),
-        );
+    /// `v1/messages`, the key in `x-api-key`, and `anthropic-version`.
+    fn head(
+        &self,
+        _: &RequestSpec<'_>,
+        key: Option<&ApiKey>,
+        head: &mut RequestHead,
+    ) -> Result<(), ModelError> {
+        let key = key.ok_or_else(|| ModelError::Config("the Anthropic API key is empty".into()))?;
+        head.path("v1/messages")
+            .key_header("x-api-key", "", key)?
+            .header("anthropic-version", self.version)?;
         Ok(())
     }
 
@@ -250,10 +246,10 @@ impl Provider for AnthropicApi {
         event: &SseEvent,
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault> {
-        if event.event.as_deref() == Some("error") {
-            return Err(Fault::ErrorEvent(event.data.clone()));
+        if event.name() == Some("error") {
+            return Err(Fault::ErrorEvent(event.data().to_string()));
         }
-        let data: StreamEvent = decode(event.data.as_bytes())?;
+        let data: StreamEvent = decode(event.data().as_bytes())?;
         match data.kind.as_str() {
             "message_start" => {
                 if let Some(usage) = data.message.and_then(|m| m.usage) {
@@ -287,7 +283,7 @@ impl Provider for AnthropicApi {
                 }
             }
             "message_stop" => return Ok(Flow::Done),
-            "error" => return Err(Fault::ErrorEvent(event.data.clone())),
+            "error" => return Err(Fault::ErrorEvent(event.data().to_string())),
             // ping, content_block_stop, and types added later.
             _ => {}
         }

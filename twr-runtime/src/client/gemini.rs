@@ -3,12 +3,11 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::http_model::{env_value, required_env, HttpModel};
-use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
+use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::model::{FinishReason, ModelError, Role, Usage};
@@ -109,25 +108,25 @@ impl Provider for GeminiApi {
     const TYPE_NAME: &'static str = "Gemini";
     const UNFINISHED: &'static str = "no finishReason";
 
-    fn path(&self, model: &str, stream: bool) -> (String, Option<&'static str>) {
-        if stream {
-            (
-                format!("models/{model}:streamGenerateContent"),
-                Some("alt=sse"),
-            )
-        } else {
-            (format!("models/{model}:generateContent"), None)
-        }
-    }
-
     type StreamState = ();
 
-    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
-        let key = key.ok_or(AuthError::Missing("the Gemini API key is empty"))?;
-        out.insert(
-            HeaderName::from_static("x-goog-api-key"),
-            secret_header(key.expose())?,
-        );
+    /// `models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`
+    /// when streaming; the key in `x-goog-api-key`, never in the URL.
+    fn head(
+        &self,
+        spec: &RequestSpec<'_>,
+        key: Option<&ApiKey>,
+        head: &mut RequestHead,
+    ) -> Result<(), ModelError> {
+        let model = spec.model;
+        if spec.stream {
+            head.path(format!("models/{model}:streamGenerateContent"))
+                .query("alt", "sse");
+        } else {
+            head.path(format!("models/{model}:generateContent"));
+        }
+        let key = key.ok_or_else(|| ModelError::Config("the Gemini API key is empty".into()))?;
+        head.key_header("x-goog-api-key", "", key)?;
         Ok(())
     }
 
@@ -197,7 +196,7 @@ impl Provider for GeminiApi {
         event: &SseEvent,
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault> {
-        decode(event.data.as_bytes())?.pieces(out)?;
+        decode(event.data().as_bytes())?.pieces(out)?;
         Ok(Flow::Continue)
     }
 

@@ -36,9 +36,15 @@ pub(crate) fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
-/// Checks a base URL at call time, so the builder can stay infallible.
+/// Checks a base URL at call time, so the builder can stay infallible, and
+/// appends `path` to it with one slash (an empty path: the base URL itself).
 pub(crate) fn endpoint(base_url: &str, path: &str) -> Result<reqwest::Url, ModelError> {
-    let url = format!("{}/{}", base_url.trim_end_matches('/'), path);
+    let url = if path.is_empty() {
+        base_url.to_string()
+    } else {
+        let path = path.trim_start_matches('/');
+        format!("{}/{}", base_url.trim_end_matches('/'), path)
+    };
     let shown = redact_url(base_url);
     let parsed = reqwest::Url::parse(&url).map_err(|e| {
         ModelError::Config(ErrorDetail::with_source(
@@ -235,6 +241,14 @@ mod tests {
                 .unwrap()
                 .as_str(),
             "http://127.0.0.1:8088/v1/chat/completions"
+        );
+        assert_eq!(
+            endpoint("http://h:1/v2/", "/chat").unwrap().as_str(),
+            "http://h:1/v2/chat"
+        );
+        assert_eq!(
+            endpoint("http://h:1/gw/complete", "").unwrap().as_str(),
+            "http://h:1/gw/complete"
         );
         assert!(matches!(
             endpoint("not a url", "x"),

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
+use reqwest::header::{HeaderValue, ACCEPT};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -16,24 +16,25 @@ use super::fault::{self, Subject};
 use super::http::{self, Deadline};
 use super::options::Options;
 use super::otel;
-use super::provider::{AuthError, Flow, Piece, Provider, RequestSpec};
+use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, Message, ModelError, Reply,
-    StreamWithLimits,
+    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
 };
 use crate::resilience::RateLimits;
 
 /// A chat model behind an HTTP API, for the provider `P`.
 ///
-/// Use it through its provider's name: [`OpenAiCompatible`](crate::OpenAiCompatible)
-/// or [`Gemini`](crate::Gemini). Every provider has the same builder for the
-/// shared options below, streams or not, moves reasoning out of the visible
-/// answer, caps the response size, enforces a whole-request time limit, and
-/// turns every failure into a [`ModelError`] whose
-/// [`is_transient`](ModelError::is_transient) tells the retry loop whether
-/// asking again can help. Build it once and share it; it is cheap to clone.
+/// Use it through its provider's name: [`OpenAiCompatible`](crate::OpenAiCompatible),
+/// [`Gemini`](crate::Gemini) or [`Anthropic`](crate::Anthropic); or with a
+/// [`Provider`] of your own, through [`with_provider`](Self::with_provider)
+/// (see [the module documentation](super#your-own-provider)). Every provider
+/// has the same builder for the shared options below, streams or not, moves
+/// reasoning out of the visible answer, caps the response size, enforces a
+/// whole-request time limit, and turns every failure into a [`ModelError`]
+/// whose [`is_transient`](ModelError::is_transient) tells the retry loop
+/// whether asking again can help. Build it once and share it; it is cheap to clone.
 ///
 /// Credentials never leave the process by accident: `Debug` shows
 /// `[redacted]` for the key and for a user name or password in the base URL,
@@ -50,20 +51,30 @@ pub struct HttpModel<P> {
 }
 
 impl<P: Provider> HttpModel<P> {
-    /// A client of `provider` with default options.
-    pub(crate) fn with_provider(provider: P, base_url: String, model: String) -> Self {
+    /// A client for `model` at `base_url` that speaks through `provider`,
+    /// with default options and no key; the adapter's
+    /// [`head`](Provider::head) says which path is appended to `base_url`.
+    ///
+    /// The URL is checked when the first request is made, so building never
+    /// fails; a bad URL gives [`ModelError::Config`] then.
+    pub fn with_provider(
+        provider: P,
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
         HttpModel {
             provider,
-            base_url,
-            model,
+            base_url: base_url.into(),
+            model: model.into(),
             api_key: None,
             options: Options::default(),
         }
     }
 
-    /// Sends `key` with every request: as a bearer token to an
-    /// OpenAI-compatible server, as `x-goog-api-key` to Gemini. An empty or
-    /// blank key is no key, for every provider.
+    /// Sends `key` with every request, where the provider puts it: a bearer
+    /// token to an OpenAI-compatible server, `x-goog-api-key` to Gemini,
+    /// `x-api-key` to Anthropic (see [`Provider::head`]). An empty or blank
+    /// key is no key, for every provider.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = ApiKey::new(key);
         self
@@ -142,19 +153,35 @@ impl<P: Provider> HttpModel<P> {
         &self.model
     }
 
-    /// The request body for `messages`: the provider's, with the caller's
-    /// extra fields merged in.
-    pub(crate) fn request_body(&self, messages: &[Message]) -> Result<Value, ModelError> {
-        let mut body = self.provider.body(&RequestSpec {
+    /// The provider adapter.
+    pub fn provider(&self) -> &P {
+        &self.provider
+    }
+
+    /// The JSON body a call with `messages` sends: the provider's
+    /// [`body`](Provider::body), with the [`extra`](Self::extra) fields
+    /// merged in. Nothing is sent; useful to check an adapter.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`], as a call would fail: the provider cannot
+    /// write a body for `messages`, or the extra fields are not an object.
+    pub fn request_body(&self, messages: &[Message]) -> Result<Value, ModelError> {
+        let mut body = self.provider.body(&self.spec(messages))?;
+        self.options.apply_extra(&mut body)?;
+        Ok(body)
+    }
+
+    /// The options of a call with `messages`.
+    pub(crate) fn spec<'a>(&'a self, messages: &'a [Message]) -> RequestSpec<'a> {
+        RequestSpec {
             model: &self.model,
             messages,
             stream: self.options.stream,
             temperature: self.options.temperature,
             max_tokens: self.options.max_tokens,
             seed: self.options.seed,
-        })?;
-        self.options.apply_extra(&mut body)?;
-        Ok(body)
+        }
     }
 
     /// Everything that can fail before a byte is sent fails here, as
@@ -166,21 +193,24 @@ impl<P: Provider> HttpModel<P> {
         if messages.is_empty() {
             return Err(ModelError::Config("no messages to send".into()));
         }
-        let mut headers = HeaderMap::new();
+        let mut head = RequestHead::new();
         self.provider
-            .headers(self.api_key.as_ref(), &mut headers)
-            .map_err(|error| match error {
-                AuthError::Missing(what) => ModelError::Config(what.into()),
-                AuthError::Invalid(error) => ModelError::Config(ErrorDetail::with_source(
-                    "the API key has characters an HTTP header cannot carry \
-                     (a control character, a line break, or a non-ASCII character)",
-                    error,
-                )),
-            })?;
-        let (path, query) = self.provider.path(&self.model, self.options.stream);
+            .head(&self.spec(messages), self.api_key.as_ref(), &mut head)?;
+        let RequestHead {
+            path,
+            query,
+            mut headers,
+        } = head;
         let mut url = http::endpoint(&self.base_url, &path)?;
-        if query.is_some() {
-            url.set_query(query);
+        if !query.is_empty() {
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &query {
+                let value = match value {
+                    QueryValue::Plain(text) => text.as_str(),
+                    QueryValue::Key(key) => key.expose(),
+                };
+                pairs.append_pair(name, value);
+            }
         }
         let body = self.request_body(messages)?;
         if self.options.stream {

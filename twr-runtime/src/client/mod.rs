@@ -1,7 +1,8 @@
 //! HTTP clients for real model servers.
 //!
 //! One client type, [`HttpModel`], carries everything providers share;
-//! each provider is a small adapter that says only what differs:
+//! each provider is a small adapter (a [`Provider`]) that says only what
+//! differs:
 //!
 //! - [`OpenAiCompatible`](crate::OpenAiCompatible): `/chat/completions` (OpenAI, Ollama, vLLM,
 //!   llama.cpp, OpenRouter, DeepSeek, ...).
@@ -15,14 +16,115 @@
 //! whether asking again can help. API keys never appear in `Debug` output,
 //! errors or logs, and never travel to another origin.
 //!
-//! Where things are: `http_model` (the client, its builder, the call),
-//! `options` (request options, the shared client), `http` (sending,
-//! redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
-//! (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
-//! reply, or into deltas), `deltas` (`chat_stream`), `provider` (the
-//! adapter trait), `secret` (keys and scrubbing), `sse` (event framing),
-//! and one file per provider; inline `<think>` blocks are
-//! split off by the crate's one reasoning-tag lexer.
+//! # Your own provider
+//!
+//! For an API none of these speak (a provider's native API, an in-house
+//! gateway), implement [`Provider`] and build the client with
+//! [`HttpModel::with_provider`]: it has the same builder (`api_key`,
+//! `stream`, `temperature`, `max_tokens`, `seed`, `extra`, `timeout`, ...),
+//! streams, is retried by [`Think`](crate::Think) on a 429, a 5xx or a
+//! broken connection, and keeps its key out of `Debug`, errors and logs,
+//! like the built-in clients. The adapter writes the request and reads the
+//! reply; the shared core sends it, reads the body or the event stream, and
+//! maps what goes wrong.
+//!
+//! A gateway that takes `{"model", "prompt"}` at `/complete` with the key
+//! in `x-gateway-key`, and answers `{"text": ...}`, or, streamed, events of
+//! `{"text": ...}` and a last `{"stop": ...}`:
+//!
+//! ```
+//! use serde_json::{json, Value};
+//! use twr_runtime::client::{
+//!     ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, SseEvent,
+//! };
+//! use twr_runtime::{FinishReason, Message, ModelError};
+//!
+//! #[derive(Debug, Clone)]
+//! struct Gateway;
+//!
+//! impl Provider for Gateway {
+//!     const NAME: &'static str = "gateway";
+//!     type StreamState = ();
+//!
+//!     fn head(
+//!         &self,
+//!         _: &RequestSpec<'_>,
+//!         key: Option<&ApiKey>,
+//!         head: &mut RequestHead,
+//!     ) -> Result<(), ModelError> {
+//!         let key = key.ok_or_else(|| ModelError::Config("the gateway needs a key".into()))?;
+//!         head.path("complete").key_header("x-gateway-key", "", key)?;
+//!         Ok(())
+//!     }
+//!
+//!     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
+//!         let turns: Vec<&str> = spec.messages.iter().map(|m| m.content.as_str()).collect();
+//!         let mut body = json!({"model": spec.model, "prompt": turns.join("\n\n")});
+//!         if spec.stream {
+//!             body["stream"] = json!(true);
+//!         }
+//!         if let Some(t) = spec.temperature {
+//!             body["temperature"] = json!(t);
+//!         }
+//!         Ok(body)
+//!     }
+//!
+//!     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+//!         let reply: Value = serde_json::from_slice(body)
+//!             .map_err(|error| Fault::NotJson { expected: "a gateway reply", error })?;
+//!         let text = reply["text"].as_str().ok_or(Fault::Missing("text"))?;
+//!         out.push(Piece::Content(text.to_string()));
+//!         out.push(Piece::Finish(FinishReason::Stop));
+//!         Ok(())
+//!     }
+//!
+//!     fn decode_event(
+//!         &self,
+//!         _: &mut (),
+//!         event: &SseEvent,
+//!         out: &mut Vec<Piece>,
+//!     ) -> Result<Flow, Fault> {
+//!         let data: Value = serde_json::from_str(event.data())
+//!             .map_err(|error| Fault::NotJson { expected: "a gateway event", error })?;
+//!         if let Some(text) = data["text"].as_str() {
+//!             out.push(Piece::Content(text.to_string()));
+//!         }
+//!         match data["stop"].as_str() {
+//!             Some(reason) => {
+//!                 out.push(Piece::Finish(FinishReason::from_server(reason)));
+//!                 Ok(Flow::Done)
+//!             }
+//!             None => Ok(Flow::Continue),
+//!         }
+//!     }
+//! }
+//!
+//! let model = HttpModel::with_provider(Gateway, "https://llm.internal.example", "house-7b")
+//!     .api_key("gw-secret")
+//!     .stream(true)
+//!     .temperature(0.25);
+//! // What a call sends, checked without a server.
+//! assert_eq!(
+//!     model.request_body(&[Message::system("Be brief."), Message::user("Hi")])?,
+//!     json!({"model": "house-7b", "prompt": "Be brief.\n\nHi", "stream": true, "temperature": 0.25}),
+//! );
+//! assert!(!format!("{model:?}").contains("gw-secret"));
+//! // `Think::new(&model)` now runs the loop over it, streamed.
+//! # Ok::<(), ModelError>(())
+//! ```
+//!
+//! `examples/custom_provider/` in the repository is a complete one for
+//! Cohere's native chat API, reasoning and token counts included.
+
+// Where things are (for those who work on this module; users reach the
+// public items above): `http_model` (the client, its builder, the call),
+// `options` (request options, the shared client), `http` (sending,
+// redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
+// (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
+// reply, or into deltas), `deltas` (`chat_stream`), `provider` (the adapter
+// trait and what it mentions), `secret` (keys and scrubbing), `sse` (event
+// framing), and one file per provider; inline `<think>` blocks are split off
+// by the crate's one reasoning-tag lexer.
 
 pub(crate) mod anthropic;
 mod body;
@@ -46,5 +148,8 @@ pub use anthropic::{AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
 pub use gemini::GeminiApi;
 pub use http_model::HttpModel;
 pub use openai::OpenAiApi;
+pub use provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+pub use secret::ApiKey;
+pub use sse::SseEvent;
 
 pub(crate) use http::retry_after;

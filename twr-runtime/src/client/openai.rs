@@ -3,12 +3,11 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::http_model::{env_value, required_env, HttpModel};
-use super::provider::{secret_header, AuthError, Fault, Flow, Piece, Provider, RequestSpec};
+use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::model::{FinishReason, ModelError, Usage};
@@ -105,18 +104,19 @@ impl Provider for OpenAiApi {
     const TYPE_NAME: &'static str = "OpenAiCompatible";
     const UNFINISHED: &'static str = "no finish_reason, no [DONE]";
 
-    fn path(&self, _model: &str, _stream: bool) -> (String, Option<&'static str>) {
-        ("chat/completions".to_string(), None)
-    }
-
     type StreamState = ();
 
-    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError> {
+    /// `chat/completions`, with the key (optional: local servers need none)
+    /// as a bearer token.
+    fn head(
+        &self,
+        _: &RequestSpec<'_>,
+        key: Option<&ApiKey>,
+        head: &mut RequestHead,
+    ) -> Result<(), ModelError> {
+        head.path("chat/completions");
         if let Some(key) = key {
-            out.insert(
-                AUTHORIZATION,
-                secret_header(&format!("Bearer {}", key.expose()))?,
-            );
+            head.key_header("authorization", "Bearer ", key)?;
         }
         Ok(())
     }
@@ -160,11 +160,11 @@ impl Provider for OpenAiApi {
         event: &SseEvent,
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault> {
-        let data = event.data.trim();
+        let data = event.data().trim();
         if data == "[DONE]" {
             return Ok(Flow::Done);
         }
-        if event.event.as_deref() == Some("error") {
+        if event.name() == Some("error") {
             return Err(Fault::ErrorEvent(data.to_string()));
         }
         let chunk: ResponseBody = serde_json::from_str(data).map_err(|error| Fault::NotJson {
@@ -486,18 +486,26 @@ mod tests {
     #[test]
     fn a_key_with_a_control_character_cannot_be_sent() {
         let api = OpenAiApi { stream_usage: true };
+        let messages = [Message::user("hi")];
+        let client = OpenAiCompatible::new("http://h/v1", "m");
+        let spec = client.spec(&messages);
         let key = ApiKey::new("sk-a\u{7}b").unwrap();
-        let mut headers = HeaderMap::new();
-        assert!(matches!(
-            api.headers(Some(&key), &mut headers),
-            Err(AuthError::Invalid(_))
-        ));
+        let mut head = RequestHead::new();
+        let error = api.head(&spec, Some(&key), &mut head).unwrap_err();
+        assert!(
+            matches!(&error, ModelError::Config(m) if m.as_str().contains("cannot carry")),
+            "{error}"
+        );
+        assert!(!format!("{error:?}").contains("sk-a"), "{error:?}");
         let key = ApiKey::new("sk-ok").unwrap();
-        api.headers(Some(&key), &mut headers).unwrap();
-        assert!(headers[AUTHORIZATION].is_sensitive());
-        assert_eq!(headers[AUTHORIZATION], "Bearer sk-ok");
-        let mut none = HeaderMap::new();
-        api.headers(None, &mut none).unwrap();
-        assert!(none.is_empty());
+        let mut head = RequestHead::new();
+        api.head(&spec, Some(&key), &mut head).unwrap();
+        assert_eq!(head.path, "chat/completions");
+        assert!(head.headers["authorization"].is_sensitive());
+        assert_eq!(head.headers["authorization"], "Bearer sk-ok");
+        assert!(!format!("{head:?}").contains("sk-ok"), "{head:?}");
+        let mut none = RequestHead::new();
+        api.head(&spec, None, &mut none).unwrap();
+        assert!(none.headers.is_empty());
     }
 }

@@ -1,104 +1,94 @@
 //! The per-provider part of an [`HttpModel`](super::HttpModel): what differs
 //! between model APIs and nothing else.
 //!
-//! An adapter says where a call goes and how the key travels, writes the
-//! request body, and decodes a whole response or one stream event into
-//! [`Piece`]s. Everything else (sending, time limits, capped and
-//! UTF-8-checked reading, SSE framing, error mapping, scrubbing keys out of
-//! server text, tracing, collecting pieces into a [`Reply`](crate::Reply))
-//! is shared. The pieces are deltas, so the same decoding can feed a stream
-//! of partial replies as well as the collected one.
+//! An adapter says where a call goes and how the key travels
+//! ([`Provider::head`]), writes the request body ([`Provider::body`]), and
+//! decodes a whole response ([`Provider::decode_reply`]) or one stream event
+//! ([`Provider::decode_event`]) into [`Piece`]s. Everything else (sending,
+//! time limits, capped and UTF-8-checked reading, SSE framing, error mapping,
+//! scrubbing keys out of server text, tracing, collecting pieces into a
+//! [`Reply`](crate::Reply)) is shared. The pieces are deltas, so the same
+//! decoding feeds a stream of partial replies as well as the collected one.
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderValue, InvalidHeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::model::{FinishReason, Message, ModelError, Usage};
+use crate::model::{ErrorDetail, FinishReason, Message, ModelError, Usage};
 
-/// The options every provider maps into its request body.
-pub struct RequestSpec<'a> {
-    pub model: &'a str,
-    pub messages: &'a [Message],
-    pub stream: bool,
-    pub temperature: Option<f32>,
-    pub max_tokens: Option<u32>,
-    pub seed: Option<u64>,
-}
-
-/// One thing a response or an event said, in the order it said it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Piece {
-    /// Visible text, as sent (inline `<think>` blocks are split off later).
-    Content(String),
-    /// Reasoning sent in its own field or part.
-    Reasoning(String),
-    /// The model's own refusal text.
-    Refusal(String),
-    /// Token counts so far; a later one replaces an earlier one.
-    Usage(Usage),
-    /// Why the model stopped.
-    Finish(FinishReason),
-}
-
-/// Whether a stream continues after an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    Continue,
-    /// The server said the stream is over (`[DONE]`).
-    Done,
-}
-
-/// What an adapter found wrong in a response, with the server's raw text.
-/// The shared core turns it into a [`ModelError`], scrubbing the text first.
-#[derive(Debug)]
-pub enum Fault {
-    /// Not the JSON this provider sends: what it should have been (`"a chat
-    /// completion"`) and the parser's complaint.
-    NotJson {
-        expected: &'static str,
-        error: serde_json::Error,
-    },
-    /// JSON without the member that carries the reply (`"choices"`).
-    Missing(&'static str),
-    /// An `error` member the server embedded in a 200 body or an event.
-    Embedded(Value),
-    /// An `event: error` whose data is plain text or JSON.
-    ErrorEvent(String),
-    /// The server declined to answer (a blocked prompt).
-    Refused(String),
-}
-
-/// A model API: the adapter of one provider.
+/// A model API: the adapter of one provider, for [`HttpModel`](super::HttpModel).
+///
+/// Implement it to speak an API none of the built-in clients speak (a
+/// provider's native API, an in-house gateway); [`HttpModel::with_provider`]
+/// then gives a client with the shared builder, streaming, time limits,
+/// transport errors the retry loop understands, and keys that never show.
+/// The [module documentation](super#your-own-provider) has a complete
+/// example.
+///
+/// The methods are called for every request, so they should be cheap; none
+/// of them sends anything. An adapter that needs options of its own keeps
+/// them in its own fields, set before it is handed to
+/// [`HttpModel::with_provider`].
+///
+/// [`HttpModel::with_provider`]: super::HttpModel::with_provider
 pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
-    /// The provider's name in tracing spans (`"openai-compatible"`).
+    /// The provider's name, lower case (`"cohere"`): the `provider` field of
+    /// the call's tracing span and its OpenTelemetry `gen_ai.system`.
     const NAME: &'static str;
-    /// The public client type's name, for `Debug`.
-    const TYPE_NAME: &'static str;
-    /// What a stream that ends without finishing lacks, for the error.
-    const UNFINISHED: &'static str;
 
-    /// The path after the base URL, and a query, for a call.
-    fn path(&self, model: &str, stream: bool) -> (String, Option<&'static str>);
+    /// The client's type name in `Debug` output (default `"HttpModel"`; the
+    /// built-in clients give their alias, `"Gemini"`).
+    const TYPE_NAME: &'static str = "HttpModel";
 
-    /// Per-stream state of [`decode_event`](Self::decode_event), for an API
-    /// that spreads one fact over several events (`()` when none does).
+    /// What a stream lacks when it ends without saying why the model
+    /// stopped, for the error (default `"no finish reason"`; the
+    /// OpenAI-compatible adapter says `"no finish_reason, no [DONE]"`).
+    const UNFINISHED: &'static str = "no finish reason";
+
+    /// State kept across the events of one stream, for an API that spreads
+    /// one fact over several events (Anthropic sends input tokens first and
+    /// output tokens last). `()` when every event stands alone. A fresh
+    /// `Default` value starts each stream.
     type StreamState: Default + Send;
 
-    /// Adds the headers of a call: the one carrying `key` (none when a call
-    /// needs no key), and any the API requires (a version header). An error
-    /// when the key is missing but needed, or cannot be sent in a header.
-    fn headers(&self, key: Option<&ApiKey>, out: &mut HeaderMap) -> Result<(), AuthError>;
+    /// Where the call for `spec` goes and the headers it carries: the path
+    /// after the base URL, any query, the key (through
+    /// [`RequestHead::key_header`] or [`RequestHead::key_query`], so the
+    /// adapter never handles its text), and any header the API requires (a
+    /// version).
+    ///
+    /// `key` is the client's [`api_key`](super::HttpModel::api_key), `None`
+    /// when none (or a blank one) was given: an API that cannot work without
+    /// one fails here, with [`ModelError::Config`] saying so, before
+    /// anything is sent. `Accept: text/event-stream` is added for a
+    /// streamed call.
+    fn head(
+        &self,
+        spec: &RequestSpec<'_>,
+        key: Option<&ApiKey>,
+        head: &mut RequestHead,
+    ) -> Result<(), ModelError>;
 
-    /// The request body, before the caller's extra fields are merged in.
+    /// The JSON request body for `spec`, before the caller's
+    /// [`extra`](super::HttpModel::extra) fields are merged in. Options the
+    /// API does not have are left out. An error is [`ModelError::Config`]:
+    /// a request the API cannot accept (no user message, say).
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError>;
 
-    /// Decodes a whole (not streamed) response body.
+    /// Decodes a whole (not streamed) response body, appending what it says
+    /// to `out` in order. Called too when a streamed call is answered with
+    /// one JSON document (a server may ignore the request to stream).
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault>;
 
-    /// Decodes one server-sent event of a streamed response.
+    /// Decodes one server-sent event of a streamed response, appending what
+    /// it says to `out`. [`Flow::Done`] when the event ends the stream (a
+    /// `[DONE]`, a `message-end`); a stream may also just close after an
+    /// event that carried a [`Piece::Finish`]. Events whose data is blank
+    /// (keep-alives) are never passed in. On a fault, the pieces already in
+    /// `out` are kept.
     fn decode_event(
         &self,
         state: &mut Self::StreamState,
@@ -106,22 +96,283 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault>;
 
-    /// Adds the provider's own options to the client's `Debug` output.
-    fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>);
+    /// Adds the adapter's own options to the client's `Debug` output; by
+    /// default the adapter's `Debug` as a `provider` field. Never add a
+    /// credential: the client's key is printed by the client, redacted.
+    fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
+        out.field("provider", self);
+    }
 }
 
-/// Why a call cannot carry its credentials.
+/// The options of one call, as an adapter maps them into its request
+/// ([`Provider::head`], [`Provider::body`]). It may gain fields as the
+/// shared builder gains options.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct RequestSpec<'a> {
+    /// The model id ([`HttpModel::model`](super::HttpModel::model)), never
+    /// empty.
+    pub model: &'a str,
+    /// The conversation, never empty.
+    pub messages: &'a [Message],
+    /// Whether to ask for an event stream.
+    pub stream: bool,
+    /// The sampling temperature, when set.
+    pub temperature: Option<f32>,
+    /// The most tokens the reply may have, when set.
+    pub max_tokens: Option<u32>,
+    /// A sampling seed, when set (leave it out if the API has none).
+    pub seed: Option<u64>,
+}
+
+/// Where a call goes and the headers it carries, as [`Provider::head`]
+/// fills it in. Starts empty: no path (the call goes to the base URL
+/// itself), no query, no header.
+///
+/// The key goes in only through [`key_header`](Self::key_header) and
+/// [`key_query`](Self::key_query): the adapter never sees its text, the
+/// header is marked sensitive (so reqwest and hyper never print it), and
+/// `Debug` shows `[redacted]`.
+pub struct RequestHead {
+    pub(crate) path: String,
+    pub(crate) query: Vec<(String, QueryValue)>,
+    pub(crate) headers: HeaderMap,
+}
+
+/// A query parameter's value.
+pub(crate) enum QueryValue {
+    Plain(String),
+    Key(ApiKey),
+}
+
+impl RequestHead {
+    /// Nothing set.
+    pub(crate) fn new() -> Self {
+        RequestHead {
+            path: String::new(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+        }
+    }
+
+    /// The path after the base URL (`"v2/chat"`), joined to it with one
+    /// slash.
+    pub fn path(&mut self, path: impl Into<String>) -> &mut Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Appends the query parameter `name=value` (`alt=sse`), percent-encoded.
+    pub fn query(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        let value = QueryValue::Plain(value.into());
+        self.query.push((name.into(), value));
+        self
+    }
+
+    /// Appends the query parameter `name` carrying the key, for an API that
+    /// takes it in the URL. Prefer a header where the API accepts one: a
+    /// URL is quoted more often than a header (twr itself never prints it,
+    /// and scrubs the key out of any server text that quotes it).
+    pub fn key_query(&mut self, name: impl Into<String>, key: &ApiKey) -> &mut Self {
+        self.query.push((name.into(), QueryValue::Key(key.clone())));
+        self
+    }
+
+    /// Sets the header `name` to `value` (`anthropic-version: 2023-06-01`).
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `name` is not a header name or `value`
+    /// has characters a header cannot carry.
+    pub fn header(&mut self, name: &str, value: &str) -> Result<&mut Self, ModelError> {
+        let value = HeaderValue::from_str(value).map_err(|error| {
+            ModelError::Config(ErrorDetail::with_source(
+                format!("the value of the header {name} has characters a header cannot carry"),
+                error,
+            ))
+        })?;
+        self.insert(name, value)
+    }
+
+    /// Sets the header `name` to `prefix` followed by the key:
+    /// `key_header("authorization", "Bearer ", key)`, or
+    /// `key_header("x-api-key", "", key)`. The value is marked sensitive.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Config`] when `name` is not a header name or the key
+    /// has characters a header cannot carry (a control character, a line
+    /// break); the error never quotes the key.
+    pub fn key_header(
+        &mut self,
+        name: &str,
+        prefix: &str,
+        key: &ApiKey,
+    ) -> Result<&mut Self, ModelError> {
+        let text = format!("{prefix}{}", key.expose());
+        let mut value = HeaderValue::from_str(&text).map_err(|error| {
+            ModelError::Config(ErrorDetail::with_source(
+                "the API key has characters an HTTP header cannot carry \
+                 (a control character, a line break, or a non-ASCII character)",
+                error,
+            ))
+        })?;
+        value.set_sensitive(true);
+        self.insert(name, value)
+    }
+
+    fn insert(&mut self, name: &str, value: HeaderValue) -> Result<&mut Self, ModelError> {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|error| {
+            ModelError::Config(ErrorDetail::with_source(
+                format!("{name:?} is not an HTTP header name"),
+                error,
+            ))
+        })?;
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+}
+
+impl fmt::Debug for RequestHead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let query: Vec<(&str, &dyn fmt::Debug)> = self
+            .query
+            .iter()
+            .map(|(name, value)| {
+                let value: &dyn fmt::Debug = match value {
+                    QueryValue::Plain(text) => text,
+                    QueryValue::Key(key) => key,
+                };
+                (name.as_str(), value)
+            })
+            .collect();
+        // HeaderMap prints a sensitive value as `Sensitive`.
+        f.debug_struct("RequestHead")
+            .field("path", &self.path)
+            .field("query", &query)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+/// One thing a response or an event said, in the order it said it.
+///
+/// Pieces are deltas: the visible text is every [`Content`](Self::Content)
+/// joined, so a stream hands each one out as it arrives and a whole reply is
+/// decoded into the same pieces. Text is kept as sent; inline `<think>`
+/// blocks are split off later, by the shared reader.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Piece {
+    /// Visible text, as sent.
+    Content(String),
+    /// Reasoning sent in its own field or part.
+    Reasoning(String),
+    /// The model's own refusal text: with no visible text, the call fails
+    /// with [`ModelError::Refused`], which is never retried.
+    Refusal(String),
+    /// Token counts so far; a later one replaces an earlier one.
+    Usage(Usage),
+    /// Why the model stopped. A stream that closes before any event gave
+    /// one (and before [`Flow::Done`]) was cut short:
+    /// [`ModelError::Interrupted`], retried.
+    Finish(FinishReason),
+}
+
+/// Whether a stream continues after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Flow {
+    /// More events may follow.
+    Continue,
+    /// The server said the stream is over (`[DONE]`, `message-end`): the
+    /// rest of the body is not read.
+    Done,
+}
+
+/// What an adapter found wrong in a response or an event. The shared core
+/// turns it into a [`ModelError`], quoting the server's raw text only after
+/// scrubbing every credential out of it.
 #[derive(Debug)]
-pub enum AuthError {
-    /// The provider needs a key and none (or an empty one) was given.
+#[non_exhaustive]
+pub enum Fault {
+    /// Not the JSON this provider sends: what it should have been (`"a
+    /// chat response"`) and the parser's complaint. A
+    /// [`ModelError::Decode`], not retried.
+    NotJson {
+        /// What the text should have been, for the message.
+        expected: &'static str,
+        /// The parser's complaint.
+        error: serde_json::Error,
+    },
+    /// JSON without the member that carries the reply (`"message"`). A
+    /// [`ModelError::Decode`].
     Missing(&'static str),
-    /// The key has characters no HTTP header may carry.
-    Invalid(InvalidHeaderValue),
+    /// An error object the server embedded in a 200 body or an event (the
+    /// value of its `error` member). A code that names an HTTP status (a
+    /// number, or a text code such as `invalid_api_key` or
+    /// `rate_limit_exceeded`) gives [`ModelError::Status`] with that status,
+    /// so a rate limit is retried and a bad key is not; anything else is a
+    /// reply that broke off ([`ModelError::Interrupted`]), retried.
+    Embedded(Value),
+    /// An error event (`event: error`) with this data, plain text or JSON
+    /// with an `error` member (read as [`Embedded`](Self::Embedded)).
+    ErrorEvent(String),
+    /// The server declined to answer (a blocked prompt): its words, as
+    /// [`ModelError::Refused`], never retried.
+    Refused(String),
 }
 
-/// A sensitive header value, so that reqwest and hyper never print it.
-pub fn secret_header(value: &str) -> Result<HeaderValue, AuthError> {
-    let mut value = HeaderValue::from_str(value).map_err(AuthError::Invalid)?;
-    value.set_sensitive(true);
-    Ok(value)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_never_shows_in_a_head() {
+        let key = ApiKey::new("sk-head-secret").unwrap();
+        let mut head = RequestHead::new();
+        head.path("v2/chat")
+            .query("alt", "sse")
+            .key_query("key", &key)
+            .key_header("authorization", "Bearer ", &key)
+            .unwrap()
+            .header("x-version", "2")
+            .unwrap();
+        assert_eq!(
+            format!("{head:?}"),
+            "RequestHead { path: \"v2/chat\", query: [(\"alt\", \"sse\"), (\"key\", \"[redacted]\")], \
+             headers: {\"authorization\": Sensitive, \"x-version\": \"2\"} }"
+        );
+        assert_eq!(head.headers["authorization"], "Bearer sk-head-secret");
+    }
+
+    fn config_message(error: ModelError) -> String {
+        match error {
+            ModelError::Config(detail) => detail.as_str().to_string(),
+            other => panic!("expected a configuration error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_header_names_and_values_are_config_errors() {
+        let mut head = RequestHead::new();
+        let error = head.header("x bad", "v").unwrap_err();
+        assert_eq!(
+            config_message(error),
+            "\"x bad\" is not an HTTP header name"
+        );
+        let error = head.header("x-ok", "line\nbreak").unwrap_err();
+        assert_eq!(
+            config_message(error),
+            "the value of the header x-ok has characters a header cannot carry"
+        );
+        let key = ApiKey::new("sk-bell\u{7}").unwrap();
+        let error = head.key_header("x-api-key", "", &key).unwrap_err();
+        assert!(matches!(error, ModelError::Config(_)), "{error:?}");
+        assert!(
+            !format!("{error} {error:?}").contains("sk-bell"),
+            "{error:?}"
+        );
+        assert!(head.headers.is_empty());
+    }
 }

@@ -3,8 +3,12 @@
 
 use std::fmt;
 
-/// An API key. Its `Debug` output is `"[redacted]"`, so a client printed with
-/// `{:?}` or captured in a tracing field never leaks it.
+/// A client's API key, as a [`Provider`](super::Provider) receives it. It
+/// has no way to read its text: an adapter hands it to
+/// [`RequestHead::key_header`](super::RequestHead::key_header) or
+/// [`RequestHead::key_query`](super::RequestHead::key_query). Its `Debug`
+/// output is `"[redacted]"`, so a client printed with `{:?}` or captured in a
+/// tracing field never leaks it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
 

@@ -5,14 +5,43 @@
 //! unfinished line and hands out an event only when its terminating blank line
 //! has arrived. Each byte is looked at once (memchr finds the line ends).
 
-/// One complete event: its `event:` name (if any) and its `data:` lines joined
-/// with `\n`, as the SSE specification says.
+/// One complete server-sent event, as a [`Provider`](super::Provider)
+/// decodes it: its `event:` name (if any) and its `data:` lines joined with
+/// `\n`, as the SSE specification says. `id:` and `retry:` fields and
+/// comment lines (keep-alive pings) are dropped.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
     /// The `event:` field, when the server named the event.
     pub(crate) event: Option<String>,
     /// The data lines, joined with `\n`.
     pub(crate) data: String,
+}
+
+impl SseEvent {
+    /// An event with this data and no name, for an adapter's own tests.
+    pub fn new(data: impl Into<String>) -> Self {
+        SseEvent {
+            event: None,
+            data: data.into(),
+        }
+    }
+
+    /// The event with the name `name` (its `event:` field).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.event = Some(name.into());
+        self
+    }
+
+    /// The `event:` field, when the server named the event (`"error"`,
+    /// `"content-delta"`).
+    pub fn name(&self) -> Option<&str> {
+        self.event.as_deref()
+    }
+
+    /// The data lines, joined with `\n` (a JSON document, or `[DONE]`).
+    pub fn data(&self) -> &str {
+        &self.data
+    }
 }
 
 /// Turns a byte stream into [`SseEvent`]s. Lines end with `\n` or `\r\n`;
