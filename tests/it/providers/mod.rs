@@ -5,11 +5,13 @@
 //! (its reply shapes, its stream events) is tested in its own module:
 //! `client_openai`, `client_gemini`, `client_anthropic`.
 
+mod broken_streams;
 mod error_bodies;
 mod keys;
 mod redirects;
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::support::client::TestServer;
 use serde_json::{json, Value};
@@ -105,6 +107,32 @@ impl Api {
         self.client_at(&server.url(self.base_path()), self.key(), stream)
     }
 
+    /// The streaming client of `server`, giving up on a request after
+    /// `timeout`.
+    pub fn client_timing_out(self, server: &TestServer, timeout: Duration) -> Box<dyn Client> {
+        let base_url = server.url(self.base_path());
+        match self {
+            Api::OpenAi => Box::new(
+                OpenAiCompatible::new(base_url, self.model())
+                    .api_key(self.key())
+                    .stream(true)
+                    .timeout(timeout),
+            ),
+            Api::Gemini => Box::new(
+                Gemini::new(self.key(), self.model())
+                    .base_url(base_url)
+                    .stream(true)
+                    .timeout(timeout),
+            ),
+            Api::Anthropic => Box::new(
+                Anthropic::new(self.key(), self.model())
+                    .base_url(base_url)
+                    .stream(true)
+                    .timeout(timeout),
+            ),
+        }
+    }
+
     /// A whole reply saying `text`, with its token counts, as the
     /// provider's server writes it.
     pub fn reply(self, text: &str, prompt_tokens: u32, completion_tokens: u32) -> Value {
@@ -140,6 +168,39 @@ impl Api {
                 json!({"type": "error", "error": {"type": "api_error", "message": message}})
             }
         }
+    }
+}
+
+impl Api {
+    /// A streamed reply, as the provider's server writes it, that has sent
+    /// `pieces` of text and no finish yet. Anthropic's starts with a
+    /// `message_start` counting 5 prompt tokens and 1 reply token.
+    pub fn stream_without_finish(self, pieces: &[&str]) -> String {
+        let events = pieces.iter().map(|text| match self {
+            Api::OpenAi => format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+            ),
+            Api::Gemini => format!(
+                "data: {}\r\n\r\n",
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]})
+            ),
+            Api::Anthropic => format!(
+                "event: content_block_delta\ndata: {}\n\n",
+                json!({"type": "content_block_delta", "index": 0,
+                       "delta": {"type": "text_delta", "text": text}})
+            ),
+        });
+        let start = match self {
+            Api::Anthropic => format!(
+                "event: message_start\ndata: {}\n\n",
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                    "role": "assistant", "content": [], "model": "claude-test",
+                    "stop_reason": null, "usage": {"input_tokens": 5, "output_tokens": 1}}})
+            ),
+            Api::OpenAi | Api::Gemini => String::new(),
+        };
+        start + &events.collect::<String>()
     }
 }
 
