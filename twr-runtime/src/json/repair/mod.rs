@@ -1,0 +1,511 @@
+//! The repair pass: broken JSON in, valid JSON text out, in one linear pass.
+//!
+//! The pass reads the input once, left to right, writing into one pre-sized
+//! buffer. It keeps an explicit stack of open containers (so deep nesting
+//! costs heap, never call stack) and looks ahead only over white space after
+//! a single quote. It fixes what models commonly get wrong and refuses
+//! everything else: prose is never turned into a string, and a position it
+//! cannot make sense of is an error, so the caller can say what to fix.
+
+mod scalar;
+mod string;
+#[cfg(test)]
+mod tests;
+
+use memchr::{memchr, memmem};
+
+use super::report::{Repair, RepairSet};
+use string::{Quote, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
+
+/// Repaired JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Repaired {
+    /// Valid JSON syntax (nesting depth aside: the deserializer checks that).
+    pub(crate) text: String,
+    /// The byte offset in the input where the value ended.
+    pub(crate) end: usize,
+    /// True when only white space, comments and a `;` follow the value.
+    pub(crate) whole: bool,
+    /// What was fixed.
+    pub(crate) repairs: RepairSet,
+}
+
+/// Why the input could not be repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RepairError {
+    /// Byte offset in the input.
+    pub(crate) at: usize,
+    /// What was expected there, for the model.
+    pub(crate) message: &'static str,
+}
+
+/// Repairs the JSON value that starts at byte `start` of `input`.
+///
+/// The value ends where it ends; what follows is left alone (prose after a
+/// JSON object) and [`Repaired::whole`] says whether it was only trivia.
+pub(crate) fn repair(input: &str, start: usize) -> Result<Repaired, RepairError> {
+    let mut r = Repairer {
+        src: input.as_bytes(),
+        pos: start,
+        out: Vec::with_capacity(input.len() - start + 16),
+        stack: Vec::new(),
+        objects: 0,
+        repairs: RepairSet::default(),
+    };
+    r.run()?;
+    let end = r.pos;
+    // Look past the value: white space, comments and a `;` may close the
+    // input; anything else is prose after the value, and the repairs seen
+    // while looking do not count.
+    let before = r.repairs;
+    r.skip_trivia();
+    if r.peek() == Some(b';') {
+        r.repairs.insert(Repair::TrailingSemicolon);
+        r.pos += 1;
+        r.skip_trivia();
+    }
+    let whole = r.at_end();
+    if !whole {
+        r.repairs = before;
+    }
+    let repairs = r.repairs;
+    // The pass copies whole UTF-8 sequences and inserts only ASCII, so this
+    // never fails; the check is cheap and keeps the code free of `unsafe`.
+    let text = String::from_utf8(r.out).map_err(|_| RepairError {
+        at: start,
+        message: "the text is not valid UTF-8",
+    })?;
+    Ok(Repaired {
+        text,
+        end,
+        whole,
+        repairs,
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Object,
+    Array,
+}
+
+/// What the pass expects next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// The top-level value.
+    Top,
+    /// A key or `}`; `comma` when a `,` is pending (written only when an
+    /// item follows, which is how trailing commas disappear).
+    KeyOrEnd { comma: bool, item_out: usize },
+    /// The `:` after a key; `item_out` is where the member began in the
+    /// output, to drop it if it never gets a value.
+    Colon { item_out: usize },
+    /// A member's value.
+    MemberValue { item_out: usize },
+    /// An array item or `]`.
+    ItemOrEnd { comma: bool, item_out: usize },
+    /// A `,` or the end of the innermost container.
+    CommaOrEnd,
+    /// The top-level value is complete.
+    Done,
+}
+
+/// How a string or literal ended.
+enum Ended {
+    Complete,
+    /// The input ran out inside it.
+    Truncated,
+}
+
+/// Bytes of a bare key (`{name: 1}`); bytes of non-ASCII characters count.
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' || b >= 0x80
+}
+
+struct Repairer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    out: Vec<u8>,
+    stack: Vec<Frame>,
+    /// Open objects in `stack` (arrays are the rest), to match a closing
+    /// bracket against the stack in constant time.
+    objects: usize,
+    repairs: RepairSet,
+}
+
+impl Repairer<'_> {
+    fn error<T>(&self, message: &'static str) -> Result<T, RepairError> {
+        Err(RepairError {
+            at: self.pos,
+            message,
+        })
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn rest(&self) -> &[u8] {
+        &self.src[self.pos..]
+    }
+
+    /// True at the end of the input or at a code-fence marker, which ends
+    /// the JSON the same way (a reply cut off inside a fence that was then
+    /// closed).
+    fn at_end(&self) -> bool {
+        let rest = self.rest();
+        rest.is_empty() || rest.starts_with(b"```") || rest.starts_with(b"~~~")
+    }
+
+    /// Skips white space, comments and byte-order marks.
+    fn skip_trivia(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                b'/' if self.src.get(self.pos + 1) == Some(&b'/') => self.skip_line_comment(),
+                b'#' => self.skip_line_comment(),
+                b'/' if self.src.get(self.pos + 1) == Some(&b'*') => {
+                    self.repairs.insert(Repair::Comment);
+                    let body = self.pos + 2;
+                    self.pos = match memmem::find(&self.src[body..], b"*/") {
+                        Some(i) => body + i + 2,
+                        None => self.src.len(),
+                    };
+                }
+                0xEF if self.rest().starts_with(BOM) => {
+                    self.repairs.insert(Repair::Bom);
+                    self.pos += BOM.len();
+                }
+                // A no-break space is white space to a reader.
+                0xC2 if self.src.get(self.pos + 1) == Some(&0xA0) => self.pos += 2,
+                _ => return,
+            }
+        }
+    }
+
+    fn skip_line_comment(&mut self) {
+        self.repairs.insert(Repair::Comment);
+        self.pos = match memchr(b'\n', self.rest()) {
+            Some(i) => self.pos + i + 1,
+            None => self.src.len(),
+        };
+    }
+
+    fn push_frame(&mut self, frame: Frame) {
+        if frame == Frame::Object {
+            self.objects += 1;
+            self.out.push(b'{');
+        } else {
+            self.out.push(b'[');
+        }
+        self.stack.push(frame);
+    }
+
+    /// Closes the innermost container, writing its own closing bracket.
+    fn pop_frame(&mut self) {
+        match self.stack.pop() {
+            Some(Frame::Object) => {
+                self.objects -= 1;
+                self.out.push(b'}');
+            }
+            Some(Frame::Array) => self.out.push(b']'),
+            None => {}
+        }
+    }
+
+    /// The state after a complete value.
+    fn after_value(&self) -> Expect {
+        if self.stack.is_empty() {
+            Expect::Done
+        } else {
+            Expect::CommaOrEnd
+        }
+    }
+
+    /// Handles `}` or `]` at `pos` closing the innermost container.
+    fn close(&mut self, byte: u8) -> Expect {
+        let top = self.stack.last().copied();
+        let matches = match top {
+            Some(Frame::Object) => byte == b'}',
+            Some(Frame::Array) => byte == b']',
+            None => false,
+        };
+        if !matches {
+            self.repairs.insert(Repair::MismatchedBracket);
+            let outer_matches = if byte == b'}' {
+                self.objects > 0
+            } else {
+                self.stack.len() > self.objects
+            };
+            if outer_matches {
+                // `{"a": [1}`: close the array and let the `}` close the object.
+                self.pop_frame();
+                return self.after_value_in_container();
+            }
+        }
+        self.pos += 1;
+        self.pop_frame();
+        self.after_value()
+    }
+
+    /// After closing an inner container whose parent still waits for its own
+    /// closer.
+    fn after_value_in_container(&self) -> Expect {
+        Expect::CommaOrEnd
+    }
+
+    fn run(&mut self) -> Result<(), RepairError> {
+        let mut expect = Expect::Top;
+        while expect != Expect::Done {
+            self.skip_trivia();
+            if self.at_end() {
+                return self.finish_truncated(expect);
+            }
+            let b = self.src[self.pos];
+            expect = match expect {
+                Expect::Top => self.value(None)?,
+                Expect::KeyOrEnd { comma, item_out } => match b {
+                    b'}' | b']' => {
+                        if comma {
+                            self.repairs.insert(Repair::TrailingComma);
+                        }
+                        self.close(b)
+                    }
+                    b',' => {
+                        self.repairs.insert(Repair::TrailingComma);
+                        self.pos += 1;
+                        Expect::KeyOrEnd { comma, item_out }
+                    }
+                    _ => {
+                        if comma {
+                            self.out.push(b',');
+                        }
+                        match self.key()? {
+                            Ended::Complete => Expect::Colon { item_out },
+                            Ended::Truncated => {
+                                return self.finish_truncated(Expect::Colon { item_out })
+                            }
+                        }
+                    }
+                },
+                Expect::Colon { item_out } => {
+                    if b != b':' {
+                        return self.error("expected `:` after the key");
+                    }
+                    self.out.push(b':');
+                    self.pos += 1;
+                    Expect::MemberValue { item_out }
+                }
+                Expect::MemberValue { item_out } => self.value(Some(item_out))?,
+                Expect::ItemOrEnd { comma, item_out } => match b {
+                    b']' | b'}' => {
+                        if comma {
+                            self.repairs.insert(Repair::TrailingComma);
+                        }
+                        self.close(b)
+                    }
+                    b',' => {
+                        self.repairs.insert(Repair::TrailingComma);
+                        self.pos += 1;
+                        Expect::ItemOrEnd { comma, item_out }
+                    }
+                    _ => {
+                        if comma {
+                            self.out.push(b',');
+                        }
+                        self.value(Some(item_out))?
+                    }
+                },
+                Expect::CommaOrEnd => {
+                    let in_object = self.stack.last() == Some(&Frame::Object);
+                    match b {
+                        b'}' | b']' => self.close(b),
+                        b',' => {
+                            self.pos += 1;
+                            self.next_item(in_object)
+                        }
+                        _ if in_object && self.starts_key(b) => {
+                            self.repairs.insert(Repair::MissingComma);
+                            self.next_item(true)
+                        }
+                        _ if !in_object && self.starts_value(b) => {
+                            self.repairs.insert(Repair::MissingComma);
+                            self.next_item(false)
+                        }
+                        _ if in_object => return self.error("expected `,` or `}`"),
+                        _ => return self.error("expected `,` or `]`"),
+                    }
+                }
+                // The loop ends before matching `Done`.
+                Expect::Done => Expect::Done,
+            };
+        }
+        Ok(())
+    }
+
+    /// The state for the item after a `,` (written when the item comes).
+    fn next_item(&self, in_object: bool) -> Expect {
+        let item_out = self.out.len();
+        if in_object {
+            Expect::KeyOrEnd {
+                comma: true,
+                item_out,
+            }
+        } else {
+            Expect::ItemOrEnd {
+                comma: true,
+                item_out,
+            }
+        }
+    }
+
+    fn starts_key(&self, b: u8) -> bool {
+        b == b'"' || b == b'\'' || is_key_byte(b)
+    }
+
+    fn starts_value(&self, b: u8) -> bool {
+        matches!(b, b'{' | b'[' | b'"' | b'\'' | b'-' | b'0'..=b'9')
+            || b.is_ascii_alphabetic()
+            || self.smart_quote_here()
+    }
+
+    fn smart_quote_here(&self) -> bool {
+        let rest = self.rest();
+        rest.starts_with(LEFT_DOUBLE)
+            || rest.starts_with(RIGHT_DOUBLE)
+            || rest.starts_with(LEFT_SINGLE)
+            || rest.starts_with(RIGHT_SINGLE)
+    }
+
+    /// The quote at `pos`, if any, with its length.
+    fn quote_here(&self) -> Option<(Quote, usize)> {
+        let rest = self.rest();
+        match rest.first()? {
+            b'"' => Some((Quote::Double, 1)),
+            b'\'' => Some((Quote::Single, 1)),
+            0xE2 if rest.starts_with(LEFT_DOUBLE) || rest.starts_with(RIGHT_DOUBLE) => {
+                Some((Quote::SmartDouble, 3))
+            }
+            0xE2 if rest.starts_with(LEFT_SINGLE) || rest.starts_with(RIGHT_SINGLE) => {
+                Some((Quote::SmartSingle, 3))
+            }
+            _ => None,
+        }
+    }
+
+    /// An object key, quoted or bare.
+    fn key(&mut self) -> Result<Ended, RepairError> {
+        if let Some((quote, len)) = self.quote_here() {
+            return Ok(self.string(quote, len));
+        }
+        let start = self.pos;
+        while self.pos < self.src.len() && is_key_byte(self.src[self.pos]) {
+            if self.src[self.pos] == 0xE2 && self.smart_quote_here() {
+                break;
+            }
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return self.error("expected a key in double quotes");
+        }
+        if self.pos == self.src.len() {
+            return Ok(Ended::Truncated);
+        }
+        self.repairs.insert(Repair::UnquotedKey);
+        self.out.push(b'"');
+        self.out.extend_from_slice(&self.src[start..self.pos]);
+        self.out.push(b'"');
+        Ok(Ended::Complete)
+    }
+
+    /// A value; `item_out` is where its member or item began in the output
+    /// (`None` at the top level), to drop it if the input ends before it does.
+    fn value(&mut self, item_out: Option<usize>) -> Result<Expect, RepairError> {
+        let b = self.src[self.pos];
+        match b {
+            b'{' => {
+                self.pos += 1;
+                self.push_frame(Frame::Object);
+                return Ok(Expect::KeyOrEnd {
+                    comma: false,
+                    item_out: self.out.len(),
+                });
+            }
+            b'[' => {
+                self.pos += 1;
+                self.push_frame(Frame::Array);
+                return Ok(Expect::ItemOrEnd {
+                    comma: false,
+                    item_out: self.out.len(),
+                });
+            }
+            b'-' | b'0'..=b'9' => {
+                if !self.number() {
+                    // Only `-` or a bare exponent before the end: no value.
+                    return self.finish_without_value(item_out);
+                }
+            }
+            _ if b.is_ascii_alphabetic() => {
+                if let Ended::Truncated = self.literal()? {
+                    self.repairs.insert(Repair::Truncated);
+                }
+            }
+            _ => match self.quote_here() {
+                Some((quote, len)) => {
+                    if let Ended::Truncated = self.string(quote, len) {
+                        // Keep the partial string; close everything.
+                        return self.finish_truncated(Expect::Done).map(|()| Expect::Done);
+                    }
+                }
+                None => {
+                    return self.error(match self.stack.last() {
+                        Some(Frame::Object) => "expected a value after the `:`",
+                        Some(Frame::Array) => "expected a value or `]`",
+                        None => "expected a JSON value",
+                    })
+                }
+            },
+        }
+        Ok(self.after_value())
+    }
+
+    /// The input ended where a value should have been: drop the member or
+    /// item it belonged to, close the rest.
+    fn finish_without_value(&mut self, item_out: Option<usize>) -> Result<Expect, RepairError> {
+        let Some(item_out) = item_out else {
+            return self.error("expected a JSON value");
+        };
+        let expect = if self.stack.last() == Some(&Frame::Object) {
+            Expect::MemberValue { item_out }
+        } else {
+            Expect::ItemOrEnd {
+                comma: false,
+                item_out,
+            }
+        };
+        self.finish_truncated(expect).map(|()| Expect::Done)
+    }
+
+    /// The input ended in state `expect`: drop a member without a value,
+    /// then close every open container.
+    fn finish_truncated(&mut self, expect: Expect) -> Result<(), RepairError> {
+        match expect {
+            Expect::Top => return self.error("expected a JSON value"),
+            Expect::Colon { item_out } | Expect::MemberValue { item_out } => {
+                self.repairs.insert(Repair::DanglingKey);
+                self.out.truncate(item_out);
+            }
+            Expect::ItemOrEnd { item_out, .. } | Expect::KeyOrEnd { item_out, .. } => {
+                self.out.truncate(item_out);
+            }
+            Expect::CommaOrEnd | Expect::Done => {}
+        }
+        if !self.stack.is_empty() {
+            self.repairs.insert(Repair::Truncated);
+        }
+        while !self.stack.is_empty() {
+            self.pop_frame();
+        }
+        Ok(())
+    }
+}

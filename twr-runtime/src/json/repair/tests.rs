@@ -1,0 +1,270 @@
+//! The repair pass on its own, input by input.
+
+use super::*;
+
+/// `json` without white space outside strings: expected values are
+/// written readably, the pass writes them compactly.
+fn compact(json: &str) -> String {
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in json.chars() {
+        if in_string {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_string = true;
+        } else if c.is_whitespace() {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Repairs `input` as a whole; the text and the repairs.
+fn fix(input: &str) -> (String, Vec<Repair>) {
+    let r = repair(input, 0).unwrap_or_else(|e| panic!("{input:?}: {e:?}"));
+    assert!(r.whole, "{input:?} left text after the value");
+    serde_json::from_str::<serde_json::Value>(&r.text)
+        .unwrap_or_else(|e| panic!("{input:?} gave invalid {:?}: {e}", r.text));
+    (r.text, r.repairs.to_vec())
+}
+
+fn fails(input: &str) -> RepairError {
+    match repair(input, 0) {
+        Err(e) => e,
+        Ok(r) => panic!("{input:?} repaired to {:?}", r.text),
+    }
+}
+
+#[test]
+fn valid_json_is_copied_without_white_space() {
+    let input = r#"{"a": [1, -2.5e3, true, false, null, "x\"\\\u00e9"], "b": {}}"#;
+    assert_eq!(fix(input), (compact(input), vec![]));
+}
+
+#[test]
+fn trailing_commas() {
+    assert_eq!(
+        fix(r#"{"a": [1, 2,], "b": 3,}"#),
+        (
+            compact(r#"{"a": [1, 2], "b": 3}"#),
+            vec![Repair::TrailingComma]
+        )
+    );
+    assert_eq!(
+        fix("[1,,2]"),
+        (compact("[1,2]"), vec![Repair::TrailingComma])
+    );
+}
+
+#[test]
+fn comments() {
+    assert_eq!(
+        fix("{\n  // the total\n  \"a\": 1, /* more */ \"b\": 2 # py\n}"),
+        (compact("{\"a\": 1, \"b\": 2}"), vec![Repair::Comment])
+    );
+    // Comment markers inside strings are text.
+    assert_eq!(
+        fix(r#"{"url": "http://x/#y"}"#),
+        (compact(r#"{"url": "http://x/#y"}"#), vec![])
+    );
+}
+
+#[test]
+fn unquoted_keys() {
+    assert_eq!(
+        fix("{name: \"Kyoto\", days_2: 3, $ref: 1}"),
+        (
+            compact(r#"{"name": "Kyoto", "days_2": 3, "$ref": 1}"#),
+            vec![Repair::UnquotedKey]
+        )
+    );
+}
+
+#[test]
+fn single_quotes_with_apostrophes_and_double_quotes_inside() {
+    assert_eq!(
+        fix(r#"{'a': 'it's "fine"', 'b': 'x'}"#),
+        (
+            compact(r#"{"a": "it's \"fine\"", "b": "x"}"#),
+            vec![Repair::SingleQuotes]
+        )
+    );
+    assert_eq!(
+        fix(r"['don\'t']"),
+        (compact(r#"["don't"]"#), vec![Repair::SingleQuotes])
+    );
+}
+
+#[test]
+fn python_literals() {
+    assert_eq!(
+        fix("[True, False, None, true]"),
+        (
+            compact("[true, false, null, true]"),
+            vec![Repair::PythonLiteral]
+        )
+    );
+}
+
+#[test]
+fn smart_quotes() {
+    assert_eq!(
+        fix("{“city”: “Kyoto”, ‘note’: ‘it’s “old”’}"),
+        (
+            compact(r#"{"city": "Kyoto", "note": "it’s “old”"}"#),
+            vec![Repair::SmartQuotes]
+        )
+    );
+}
+
+#[test]
+fn missing_commas_between_items_and_members() {
+    assert_eq!(
+        fix("{\"a\": 1\n \"b\": [1 2 \"x\" {}]\n c: 'd' 'e': 2}"),
+        (
+            compact("{\"a\": 1,\n \"b\": [1, 2, \"x\", {}],\n \"c\": \"d\", \"e\": 2}"),
+            vec![
+                Repair::MissingComma,
+                Repair::UnquotedKey,
+                Repair::SingleQuotes
+            ]
+        )
+    );
+}
+
+#[test]
+fn raw_control_characters_in_strings() {
+    assert_eq!(
+        fix("{\"a\": \"line 1\nline 2\tend\u{1}\"}"),
+        (
+            compact(r#"{"a": "line 1\nline 2\tend\u0001"}"#),
+            vec![Repair::ControlCharacter]
+        )
+    );
+}
+
+#[test]
+fn invalid_escapes() {
+    assert_eq!(
+        fix(r#"["C:\path", "\u12"]"#),
+        (
+            compact(r#"["C:\\path", "\\u12"]"#),
+            vec![Repair::InvalidEscape]
+        )
+    );
+}
+
+#[test]
+fn trailing_semicolon_and_bom() {
+    assert_eq!(
+        fix("\u{FEFF}{\"a\": 1};\n"),
+        (
+            compact("{\"a\": 1}"),
+            vec![Repair::Bom, Repair::TrailingSemicolon]
+        )
+    );
+}
+
+#[test]
+fn mismatched_brackets() {
+    assert_eq!(
+        fix(r#"{"a": [1, 2}"#),
+        (compact(r#"{"a": [1, 2]}"#), vec![Repair::MismatchedBracket])
+    );
+    assert_eq!(
+        fix("[1, 2}"),
+        (compact("[1, 2]"), vec![Repair::MismatchedBracket])
+    );
+}
+
+#[test]
+fn truncated_anywhere() {
+    let cases: &[(&str, &str, &[Repair])] = &[
+        (r#"{"a": "hel"#, r#"{"a": "hel"}"#, &[Repair::Truncated]),
+        (r#"{"a": [1, 2"#, r#"{"a": [1, 2]}"#, &[Repair::Truncated]),
+        (r#"{"a": [1, 2,"#, r#"{"a": [1, 2]}"#, &[Repair::Truncated]),
+        (
+            r#"{"a": 1, "b"#,
+            r#"{"a": 1}"#,
+            &[Repair::Truncated, Repair::DanglingKey],
+        ),
+        (
+            r#"{"a": 1, "b":"#,
+            r#"{"a": 1}"#,
+            &[Repair::Truncated, Repair::DanglingKey],
+        ),
+        (
+            r#"{"a": 1, "b": "#,
+            r#"{"a": 1}"#,
+            &[Repair::Truncated, Repair::DanglingKey],
+        ),
+        (
+            r#"{"a": 1, b"#,
+            r#"{"a": 1}"#,
+            &[Repair::Truncated, Repair::DanglingKey],
+        ),
+        (r#"{"a": 1.5e"#, r#"{"a": 1.5}"#, &[Repair::Truncated]),
+        (
+            r#"{"a": -"#,
+            r#"{}"#,
+            &[Repair::Truncated, Repair::DanglingKey],
+        ),
+        (r#"[1, 2."#, r#"[1, 2]"#, &[Repair::Truncated]),
+        (r#"[true, fal"#, r#"[true, false]"#, &[Repair::Truncated]),
+        (
+            r#"[{"a": {"b": ["#,
+            r#"[{"a": {"b": []}}]"#,
+            &[Repair::Truncated],
+        ),
+        (r#"["a\"#, r#"["a"]"#, &[Repair::Truncated]),
+        (r#"["\u00e"#, r#"[""]"#, &[Repair::Truncated]),
+        (r#"{"#, r#"{}"#, &[Repair::Truncated]),
+        (
+            "{\"a\": 1 // cut",
+            "{\"a\": 1}",
+            &[Repair::Comment, Repair::Truncated],
+        ),
+    ];
+    for &(input, want, repairs) in cases {
+        assert_eq!(fix(input), (compact(want), repairs.to_vec()), "{input:?}");
+    }
+}
+
+#[test]
+fn closing_fence_ends_a_truncated_value() {
+    let r = repair("{\"a\": [1, 2\n```\nDone.", 0).unwrap();
+    assert_eq!(r.text, r#"{"a":[1,2]}"#);
+    // The fence counts as the end of the input.
+    assert_eq!((r.end, r.whole), (12, true));
+}
+
+#[test]
+fn prose_is_not_turned_into_strings() {
+    assert_eq!(
+        fails("[see the table]").message,
+        "expected a JSON value; text must be in double quotes"
+    );
+    assert_eq!(fails("{Budget}").at, 7);
+    assert_eq!(fails("{\"a\": }").message, "expected a value after the `:`");
+    assert_eq!(fails("   ").message, "expected a JSON value");
+    assert_eq!(fails("{\"a\" 1}").message, "expected `:` after the key");
+}
+
+#[test]
+fn prose_after_the_value_is_left_alone() {
+    let r = repair("{'a': 1} and that's all # really", 0).unwrap();
+    assert_eq!((r.text.as_str(), r.end, r.whole), (r#"{"a":1}"#, 8, false));
+    assert_eq!(r.repairs.to_vec(), [Repair::SingleQuotes]);
+}
+
+#[test]
+fn deep_nesting_uses_no_call_stack() {
+    let input = "[".repeat(1_000_000);
+    let r = repair(&input, 0).unwrap();
+    assert_eq!(r.text.len(), 2_000_000);
+    // serde_json refuses the depth: an error, not a stack overflow.
+    assert!(serde_json::from_str::<serde_json::Value>(&r.text).is_err());
+}
