@@ -31,6 +31,7 @@ mod derive_parse;
 mod derive_specs;
 mod derive_styles;
 mod json_exact_numbers;
+mod json_fragments;
 mod json_layers;
 mod json_linear;
 mod json_props;

@@ -7,7 +7,7 @@ use serde_json::error::Category;
 
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::fences;
-use super::repair::repair;
+use super::repair::{continues_value, repair};
 use super::report::{Extracted, Layer, Report};
 use super::scan::scan;
 use super::think::strip_think;
@@ -92,6 +92,20 @@ impl Misses {
         }
     }
 
+    /// The value read from `start` closed at `end`, but more of it follows.
+    /// `progress` is how far a repair got; a span the scan found, which a
+    /// repair then reads on its own terms, counts for nothing.
+    fn continued(&mut self, text: &str, progress: usize, end: usize) {
+        self.syntax(progress, || {
+            let (line, column, excerpt) = locate(text, end - 1);
+            format!(
+                "the JSON breaks at line {line}, column {column} (near `{excerpt}`): the value is \
+                 closed here, but more of it follows; remove the extra closing bracket, or close \
+                 each container with its own bracket"
+            )
+        });
+    }
+
     fn into_failure(self) -> Failure {
         match (self.shape, self.syntax) {
             (Some(shape), _) => Failure::Shape(shape),
@@ -173,6 +187,14 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             deferred.push((start, Some(end)));
             continue;
         }
+        // A span the value goes on after is a fragment of it (`{"a": 1},
+        // "b": 2}`), never the answer; the repair reads on from its start
+        // (a closer of the wrong kind may have ended the span early).
+        if continues_value(text.as_bytes(), end) {
+            misses.continued(&text, 0, end);
+            queue.push((start, None));
+            continue;
+        }
         match attempt::<T>(&text[start..end]) {
             Ok(value) => return found(value, Layer::Scan),
             // Repair changes syntax, not values: the value would still not fit.
@@ -200,10 +222,23 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
     }
 
-    // 5. Repair, from each place in the queue.
+    // 5. Repair, from each place in the queue. A place inside a value an
+    // earlier attempt already read (up to its end, or to where it broke) is
+    // a fragment of that value: the inner list of a broken object is not
+    // the answer.
     let mut repairs_left = MAX_REPAIRS;
+    let mut read_until = 0;
     for (start, span_end) in queue {
-        if let Some(end) = span_end {
+        if start < read_until {
+            continue;
+        }
+        if let Some(end) = span_end.filter(|&end| {
+            let continued = continues_value(text.as_bytes(), end);
+            if continued {
+                misses.continued(&text, 0, end);
+            }
+            !continued
+        }) {
             match attempt::<T>(&text[start..end]) {
                 Ok(value) => return found(value, Layer::Scan),
                 Err(Miss::Shape(e)) => {
@@ -220,6 +255,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         let repaired = match repair(&text, start) {
             Ok(repaired) => repaired,
             Err(e) => {
+                read_until = read_until.max(e.at);
                 misses.syntax(e.at - start, || {
                     let (line, column, excerpt) = locate(&text, e.at);
                     if excerpt.is_empty() {
@@ -234,6 +270,11 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
                 continue;
             }
         };
+        read_until = read_until.max(repaired.end);
+        if !repaired.whole && continues_value(text.as_bytes(), repaired.end) {
+            misses.continued(&text, repaired.end - start, repaired.end);
+            continue;
+        }
         // A bare value must be all there is: "True story" is prose.
         if scalar_start && start == 0 && !repaired.whole {
             misses.syntax(repaired.end - start, || {

@@ -2,11 +2,15 @@
 //!
 //! The pass reads the input once, left to right, writing into one pre-sized
 //! buffer. It keeps an explicit stack of open containers (so deep nesting
-//! costs heap, never call stack) and looks ahead only over white space after
-//! a single quote. It fixes what models commonly get wrong and refuses
-//! everything else: prose is never turned into a string, and a position it
-//! cannot make sense of is an error, so the caller can say what to fix.
+//! costs heap, never call stack). Where two readings are possible it looks
+//! ahead over white space and one token ([`ahead`]), never further, so each
+//! byte is read a bounded number of times. It fixes what models commonly
+//! get wrong and refuses everything else: prose is never turned into a
+//! string, a repair that has two readings is an error, and so is a position
+//! it cannot make sense of, so the caller can say what to fix.
 
+mod ahead;
+mod closers;
 mod scalar;
 mod string;
 #[cfg(test)]
@@ -15,6 +19,8 @@ mod tests;
 use memchr::{memchr, memmem};
 
 use super::report::{Repair, RepairSet};
+pub(crate) use ahead::continues_value;
+use ahead::is_key_byte;
 use string::{Quote, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
 
 /// Repaired JSON text.
@@ -49,7 +55,8 @@ pub(crate) fn repair(input: &str, start: usize) -> Result<Repaired, RepairError>
         pos: start,
         out: Vec::with_capacity(input.len() - start + 16),
         stack: Vec::new(),
-        objects: 0,
+        objects: Vec::new(),
+        arrays: Vec::new(),
         repairs: RepairSet::default(),
     };
     r.run()?;
@@ -89,6 +96,22 @@ enum Frame {
     Array,
 }
 
+impl Frame {
+    fn opener(self) -> u8 {
+        match self {
+            Frame::Object => b'{',
+            Frame::Array => b'[',
+        }
+    }
+
+    fn closer(self) -> u8 {
+        match self {
+            Frame::Object => b'}',
+            Frame::Array => b']',
+        }
+    }
+}
+
 /// What the pass expects next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expect {
@@ -117,19 +140,16 @@ enum Ended {
     Truncated,
 }
 
-/// Bytes of a bare key (`{name: 1}`); bytes of non-ASCII characters count.
-fn is_key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' || b >= 0x80
-}
-
 struct Repairer<'a> {
     src: &'a [u8],
     pos: usize,
     out: Vec<u8>,
     stack: Vec<Frame>,
-    /// Open objects in `stack` (arrays are the rest), to match a closing
-    /// bracket against the stack in constant time.
-    objects: usize,
+    /// Where the open objects and arrays are in `stack`, innermost last: a
+    /// closing bracket finds the nearest container of its kind in constant
+    /// time.
+    objects: Vec<usize>,
+    arrays: Vec<usize>,
     repairs: RepairSet,
 }
 
@@ -192,24 +212,23 @@ impl Repairer<'_> {
     }
 
     fn push_frame(&mut self, frame: Frame) {
-        if frame == Frame::Object {
-            self.objects += 1;
-            self.out.push(b'{');
-        } else {
-            self.out.push(b'[');
+        let at = self.stack.len();
+        match frame {
+            Frame::Object => self.objects.push(at),
+            Frame::Array => self.arrays.push(at),
         }
+        self.out.push(frame.opener());
         self.stack.push(frame);
     }
 
     /// Closes the innermost container, writing its own closing bracket.
     fn pop_frame(&mut self) {
-        match self.stack.pop() {
-            Some(Frame::Object) => {
-                self.objects -= 1;
-                self.out.push(b'}');
-            }
-            Some(Frame::Array) => self.out.push(b']'),
-            None => {}
+        if let Some(frame) = self.stack.pop() {
+            match frame {
+                Frame::Object => self.objects.pop(),
+                Frame::Array => self.arrays.pop(),
+            };
+            self.out.push(frame.closer());
         }
     }
 
@@ -220,38 +239,6 @@ impl Repairer<'_> {
         } else {
             Expect::CommaOrEnd
         }
-    }
-
-    /// Handles `}` or `]` at `pos` closing the innermost container.
-    fn close(&mut self, byte: u8) -> Expect {
-        let top = self.stack.last().copied();
-        let matches = match top {
-            Some(Frame::Object) => byte == b'}',
-            Some(Frame::Array) => byte == b']',
-            None => false,
-        };
-        if !matches {
-            self.repairs.insert(Repair::MismatchedBracket);
-            let outer_matches = if byte == b'}' {
-                self.objects > 0
-            } else {
-                self.stack.len() > self.objects
-            };
-            if outer_matches {
-                // `{"a": [1}`: close the array and let the `}` close the object.
-                self.pop_frame();
-                return self.after_value_in_container();
-            }
-        }
-        self.pos += 1;
-        self.pop_frame();
-        self.after_value()
-    }
-
-    /// After closing an inner container whose parent still waits for its own
-    /// closer.
-    fn after_value_in_container(&self) -> Expect {
-        Expect::CommaOrEnd
     }
 
     fn run(&mut self) -> Result<(), RepairError> {
@@ -269,7 +256,7 @@ impl Repairer<'_> {
                         if comma {
                             self.repairs.insert(Repair::TrailingComma);
                         }
-                        self.close(b)
+                        self.close(b)?
                     }
                     b',' => {
                         self.repairs.insert(Repair::TrailingComma);
@@ -302,7 +289,7 @@ impl Repairer<'_> {
                         if comma {
                             self.repairs.insert(Repair::TrailingComma);
                         }
-                        self.close(b)
+                        self.close(b)?
                     }
                     b',' => {
                         self.repairs.insert(Repair::TrailingComma);
@@ -319,7 +306,7 @@ impl Repairer<'_> {
                 Expect::CommaOrEnd => {
                     let in_object = self.stack.last() == Some(&Frame::Object);
                     match b {
-                        b'}' | b']' => self.close(b),
+                        b'}' | b']' => self.close(b)?,
                         b',' => {
                             self.pos += 1;
                             self.next_item(in_object)

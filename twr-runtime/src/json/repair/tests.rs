@@ -178,6 +178,34 @@ fn mismatched_brackets() {
         fix("[1, 2}"),
         (compact("[1, 2]"), vec![Repair::MismatchedBracket])
     );
+    // What follows decides which container the closer was meant for.
+    assert_eq!(
+        fix(r#"{"a": [1, 2}, "n": 2}"#),
+        (
+            compact(r#"{"a": [1, 2], "n": 2}"#),
+            vec![Repair::MismatchedBracket]
+        )
+    );
+    assert_eq!(
+        fix(r#"{"a": [1, 2}}"#),
+        (compact(r#"{"a": [1, 2]}"#), vec![Repair::MismatchedBracket])
+    );
+    assert_eq!(
+        fix(r#"[{"a": [1}]"#),
+        (compact(r#"[{"a": [1]}]"#), vec![Repair::MismatchedBracket])
+    );
+    assert_eq!(
+        fix(r#"[{"a": 1], {"b": 2}]"#),
+        (
+            compact(r#"[{"a": 1}, {"b": 2}]"#),
+            vec![Repair::MismatchedBracket]
+        )
+    );
+    assert_eq!(
+        fails(r#"[{"x": {"a": [1}, "n": 2}}]"#).at,
+        15,
+        "either object could hold `n`"
+    );
 }
 
 #[test]

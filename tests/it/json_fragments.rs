@@ -1,0 +1,123 @@
+//! No fragment passed off as the value: a repair is taken only when it
+//! accounts for the whole value the reply holds, and every repair it
+//! stacked is one the input calls for; otherwise the reply gets feedback.
+//!
+//! Each test names what the extraction returned before this rule, for the
+//! same input.
+
+use serde_json::{json, Value};
+use twr_runtime::json::{extract, extract_value, extract_value_with_report, Layer, Repair, Report};
+
+fn repaired(raw: &str, want: Value, repairs: &[Repair]) {
+    let got = extract_value_with_report(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+    assert_eq!(got.value, want, "{raw:?}");
+    assert_eq!(
+        got.report,
+        Report::new(Layer::Repair, repairs.to_vec()),
+        "{raw:?}"
+    );
+}
+
+/// The feedback for `raw` read as any JSON value.
+fn refused(raw: &str) -> String {
+    match extract_value(raw) {
+        Ok(value) => panic!("{raw:?} read as {value}"),
+        Err(feedback) => feedback.to_string(),
+    }
+}
+
+#[test]
+fn a_closer_of_the_wrong_kind_closes_the_container_it_was_meant_for() {
+    // Before: {"items": ["a", "b"]}, `n` dropped.
+    repaired(
+        r#"{"items": ["a","b"}, "n": 2}"#,
+        json!({"items": ["a", "b"], "n": 2}),
+        &[Repair::MismatchedBracket],
+    );
+    // Before: ["v3"], the inner list of the second member.
+    repaired(
+        "{\"key1\": [\"v1\", \"v2\"},\n \"key2\": [\"v3\"]}",
+        json!({"key1": ["v1", "v2"], "key2": ["v3"]}),
+        &[Repair::MismatchedBracket],
+    );
+    // Before: {"b": 2}, the second item alone.
+    repaired(
+        r#"[{"a": 1], {"b": 2}]"#,
+        json!([{"a": 1}, {"b": 2}]),
+        &[Repair::MismatchedBracket],
+    );
+    repaired(
+        r#"{"topics": ["x", "y" }}"#,
+        json!({"topics": ["x", "y"]}),
+        &[Repair::MismatchedBracket],
+    );
+    // Followed by an item of the outer list: it closes its own kind.
+    repaired(
+        r#"[{"a": [1}, 2]"#,
+        json!([{"a": [1]}, 2]),
+        &[Repair::MismatchedBracket],
+    );
+    // At the end both readings are the same value.
+    repaired(
+        r#"{"a": [1, 2}"#,
+        json!({"a": [1, 2]}),
+        &[Repair::MismatchedBracket],
+    );
+}
+
+#[test]
+fn a_closer_of_the_wrong_kind_that_could_close_either_container_is_feedback() {
+    // `n` belongs to the inner object if `}` was meant for `]`, to the
+    // outer one if `]` was left out.
+    assert_eq!(
+        refused(r#"{"x": {"a": [1}, "n": 2}}"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 15 \
+         (near `}, \"n\": 2}}`): this closing bracket is of the wrong kind, and it could close \
+         either of two containers; close each with its own bracket."
+    );
+}
+
+#[test]
+fn a_value_closed_early_and_continued_is_feedback_not_its_first_part() {
+    let early = |near: &str, column: usize| {
+        format!(
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column \
+             {column} (near `{near}`): the value is closed here, but more of it follows; remove \
+             the extra closing bracket, or close each container with its own bracket."
+        )
+    };
+    // Before: {"a": 1} each time, the rest dropped.
+    assert_eq!(refused(r#"{"a": 1}, "b": 2}"#), early(r#"}, "b": 2}"#, 8));
+    assert_eq!(refused("{\"a\": 1}\n\"b\": 2}"), early("}", 8));
+    assert_eq!(
+        refused(r#"{"a":{"b":1}}},"c":2}"#),
+        early(r#"}},"c":2}"#, 13)
+    );
+    // Before: [1, 2].
+    assert_eq!(refused("[1, 2], 3]"), early("], 3]", 6));
+    // Prose after a value is no part of it.
+    let got = extract_value_with_report(r#"Here: {"a": 1}, which is all."#).unwrap();
+    assert_eq!(got.value, json!({"a": 1}));
+    assert_eq!(got.report.layer, Layer::Scan);
+}
+
+#[test]
+fn the_inner_list_of_a_broken_object_is_not_the_answer() {
+    // Before: [1, 2, 3], the list inside the object that does not parse.
+    assert_eq!(
+        refused(r#"{"items": [1, 2, 3], "x": ???"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 27 \
+         (near `???`): expected a value after the `:`."
+    );
+    // Before: [1, 2, 3] for a list target, from inside a cut-off object.
+    assert_eq!(
+        extract::<Vec<u32>>(r#"{"items": [1, 2, 3], "n": 2"#)
+            .unwrap_err()
+            .to_string(),
+        "The reply should be JSON of the expected shape: it should be an array, not an object."
+    );
+    // A bracket of prose never closed still leaves the JSON after it.
+    let got = extract_value_with_report(r#"See [1 for details: {"a": 1}"#).unwrap();
+    assert_eq!(got.value, json!({"a": 1}));
+    assert_eq!(got.report.layer, Layer::Scan);
+}

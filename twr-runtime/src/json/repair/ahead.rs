@@ -1,0 +1,179 @@
+//! Looking past a position without reading it: what comes next decides
+//! between two readings of a bracket, and whether a value is whole.
+//!
+//! Each look reads white space and at most one token (a key on its line),
+//! and starts where the pass stands; the pass then reads the same bytes
+//! once, so the whole stays linear.
+
+/// What follows a position, after white space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Next {
+    /// The end of the input, or a code fence.
+    End,
+    /// A closing bracket.
+    Closer(u8),
+    /// A `,` and then a member (`"key":`, `key:`).
+    Member,
+    /// A `,` and then an array item.
+    Item,
+    /// Anything else.
+    Other,
+}
+
+/// Past spaces, tabs and line breaks from `at`.
+pub(super) fn skip_space(src: &[u8], mut at: usize) -> usize {
+    while at < src.len() && matches!(src[at], b' ' | b'\t' | b'\r' | b'\n') {
+        at += 1;
+    }
+    at
+}
+
+/// Past spaces and tabs from `at` (not line breaks).
+pub(super) fn skip_blank(src: &[u8], mut at: usize) -> usize {
+    while at < src.len() && matches!(src[at], b' ' | b'\t') {
+        at += 1;
+    }
+    at
+}
+
+/// True when a code fence starts at `at`.
+pub(super) fn fence_at(src: &[u8], at: usize) -> bool {
+    let rest = &src[at.min(src.len())..];
+    rest.starts_with(b"```") || rest.starts_with(b"~~~")
+}
+
+/// Bytes of a bare key (`{name: 1}`); bytes of non-ASCII characters count.
+pub(super) fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' || b >= 0x80
+}
+
+/// What follows `at`: the end, a closer, or after a comma a member or an
+/// item.
+pub(super) fn next(src: &[u8], at: usize) -> Next {
+    let at = skip_space(src, at);
+    match src.get(at) {
+        None => Next::End,
+        Some(b'}' | b']' | b')') => Next::Closer(src[at]),
+        Some(b',') => {
+            if member_at(src, skip_space(src, at + 1)) {
+                Next::Member
+            } else {
+                Next::Item
+            }
+        }
+        Some(_) if fence_at(src, at) => Next::End,
+        Some(_) => Next::Other,
+    }
+}
+
+/// True when a member starts at `at`: a key in quotes (ending on its line)
+/// or a bare word, then `:` (a `://` is a URL's, not a member's).
+pub(super) fn member_at(src: &[u8], at: usize) -> bool {
+    let end = match src.get(at) {
+        Some(&quote @ (b'"' | b'\'')) => {
+            let mut i = at + 1;
+            loop {
+                match src.get(i) {
+                    None | Some(b'\n') => return false,
+                    Some(b'\\') => i += 2,
+                    Some(&b) if b == quote => break i + 1,
+                    Some(_) => i += 1,
+                }
+            }
+        }
+        Some(&b) if is_key_byte(b) => {
+            let mut i = at;
+            while i < src.len() && is_key_byte(src[i]) {
+                i += 1;
+            }
+            i
+        }
+        _ => return false,
+    };
+    let colon = skip_blank(src, end);
+    src.get(colon) == Some(&b':') && !src[colon..].starts_with(b"://")
+}
+
+/// True when the text after a value that ended at `end` is more of that
+/// value: a closing bracket (the value was closed early, or by a bracket of
+/// the wrong kind), or a member (`, "b": 2`, or `"b": 2` on the next line).
+/// Prose after a value is not (`{"a": 1}, which is all`).
+pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
+    let at = skip_space(src, end);
+    match src.get(at) {
+        Some(b'}' | b']') => true,
+        Some(b',') => {
+            let item = skip_space(src, at + 1);
+            member_at(src, item) || last_item_at(src, item)
+        }
+        Some(b'"') => member_at(src, at),
+        _ => false,
+    }
+}
+
+/// True when a number, a literal or a string on its line starts at `at`
+/// and a `,` or a closing bracket follows it: an item of a list (`[1, 2],
+/// 3]`), not prose (`{"a": 1}, 2 more`).
+fn last_item_at(src: &[u8], at: usize) -> bool {
+    let end = match src.get(at) {
+        Some(b'"') => {
+            let mut i = at + 1;
+            loop {
+                match src.get(i) {
+                    None | Some(b'\n') => return false,
+                    Some(b'\\') => i += 2,
+                    Some(b'"') => break i + 1,
+                    Some(_) => i += 1,
+                }
+            }
+        }
+        Some(b) if b.is_ascii_alphanumeric() || *b == b'-' => {
+            let mut i = at;
+            while i < src.len()
+                && (src[i].is_ascii_alphanumeric() || matches!(src[i], b'-' | b'+' | b'.'))
+            {
+                i += 1;
+            }
+            i
+        }
+        _ => return false,
+    };
+    matches!(src.get(skip_blank(src, end)), Some(b',' | b']' | b'}'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_follows_a_position() {
+        let next = |s: &str| next(s.as_bytes(), 0);
+        assert_eq!(next("  "), Next::End);
+        assert_eq!(next("\n```\nDone"), Next::End);
+        assert_eq!(next(" }"), Next::Closer(b'}'));
+        assert_eq!(next(", \"n\": 2}"), Next::Member);
+        assert_eq!(next(",\n n : 2}"), Next::Member);
+        assert_eq!(next(", 'n': 2}"), Next::Member);
+        assert_eq!(next(", {\"b\": 2}]"), Next::Item);
+        assert_eq!(next(", \"b\"]"), Next::Item);
+        assert_eq!(next(", https://x"), Next::Item);
+        assert_eq!(next(" and more"), Next::Other);
+    }
+
+    #[test]
+    fn a_value_continued_or_followed_by_prose() {
+        let continues = |s: &str| continues_value(s.as_bytes(), 0);
+        assert!(continues(", \"b\": 2}"));
+        assert!(continues("\n\"b\": 2}"));
+        assert!(continues(" ]"));
+        assert!(continues(", b: 2}"));
+        assert!(continues(", 3]"));
+        assert!(continues(", \"x\", \"y\"]"));
+        assert!(!continues(", 2 more"));
+        assert!(!continues(", which is all."));
+        assert!(!continues(" and \"b\": 2"));
+        assert!(!continues(", see http://x"));
+        assert!(!continues("\n\"quoted\" prose"));
+        assert!(!continues(""));
+    }
+}
