@@ -121,3 +121,29 @@ fn the_inner_list_of_a_broken_object_is_not_the_answer() {
     assert_eq!(got.value, json!({"a": 1}));
     assert_eq!(got.report.layer, Layer::Scan);
 }
+
+#[test]
+fn a_code_block_inside_a_json_string_is_text_not_the_end_of_the_fence() {
+    let value = json!({"answer": "Use this:\n```python\nprint(1)\n```\nDone.", "ok": true});
+    // Before: {"answer": "Use this:"} each time, `ok` dropped as if the
+    // reply had been cut off at the inner fence.
+    for raw in [
+        "{\"answer\": \"Use this:\n```python\nprint(1)\n```\nDone.\", \"ok\": true}",
+        "```json\n{\"answer\": \"Use this:\n```python\nprint(1)\n```\nDone.\", \"ok\": true}\n```",
+    ] {
+        repaired(raw, value.clone(), &[Repair::ControlCharacter]);
+    }
+    // A block opened by a bare fence, inside fenced JSON.
+    repaired(
+        "Here:\n```json\n{\"answer\": \"Run:\n```\nmake\n```\nthen test.\", \"ok\": true}\n```\nBye.",
+        json!({"answer": "Run:\n```\nmake\n```\nthen test.", "ok": true}),
+        &[Repair::ControlCharacter],
+    );
+    // A reply cut off inside a string, its fence then closed, is still read
+    // as cut off.
+    repaired(
+        "```json\n{\"a\": \"cut off here\n```\nSorry, I ran out of room.",
+        json!({"a": "cut off here"}),
+        &[Repair::Truncated],
+    );
+}

@@ -1,11 +1,26 @@
 //! Markdown code fences: ```` ```json ````, ```` ``` ````, `~~~`, and a fence
 //! that was never closed (a reply cut off inside it).
+//!
+//! A fence closes with a run of its marker at least as long as the opening
+//! one and nothing after it on its line: ```` ```python ```` inside the
+//! content (a JSON string holding a code block) opens a block, it closes
+//! nothing.
+
+use std::ops::Range;
 
 use memchr::{memchr, memchr2_iter, memmem};
 
-/// The contents of the code fences in `text`, in order.
+/// The contents of the code fences in `text`, in order, as byte ranges.
 pub(crate) fn fences(text: &str) -> Fences<'_> {
     Fences { text, pos: 0 }
+}
+
+/// True when only spaces and tabs stand between `at` and the end of its line.
+fn rest_of_line_blank(bytes: &[u8], at: usize) -> bool {
+    bytes[at..]
+        .iter()
+        .take_while(|&&b| b != b'\n')
+        .all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 /// Iterator over fence contents; see [`fences`].
@@ -19,10 +34,10 @@ fn run_len(bytes: &[u8], at: usize, byte: u8) -> usize {
     bytes[at..].iter().take_while(|&&b| b == byte).count()
 }
 
-impl<'a> Iterator for Fences<'a> {
-    type Item = &'a str;
+impl Iterator for Fences<'_> {
+    type Item = Range<usize>;
 
-    fn next(&mut self) -> Option<&'a str> {
+    fn next(&mut self) -> Option<Range<usize>> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
         if start >= bytes.len() {
@@ -64,16 +79,16 @@ impl<'a> Iterator for Fences<'a> {
                 Some(i) => {
                     let close = search + i;
                     let close_len = run_len(bytes, close, marker);
-                    if close_len >= len {
+                    if close_len >= len && rest_of_line_blank(bytes, close + close_len) {
                         self.pos = close + close_len;
-                        return Some(&self.text[content_start..close]);
+                        return Some(content_start..close);
                     }
                     search = close + close_len;
                 }
                 None => {
                     // Never closed: the content runs to the end.
                     self.pos = bytes.len();
-                    return Some(&self.text[content_start..]);
+                    return Some(content_start..bytes.len());
                 }
             }
         }
@@ -85,7 +100,7 @@ mod tests {
     use super::fences;
 
     fn all(text: &str) -> Vec<&str> {
-        fences(text).collect()
+        fences(text).map(|range| &text[range]).collect()
     }
 
     #[test]
@@ -105,6 +120,15 @@ mod tests {
     fn one_line_fence_and_longer_markers() {
         assert_eq!(all("```json {\"a\":1}```"), ["{\"a\":1}"]);
         assert_eq!(all("````\n```\n[1]\n````"), ["```\n[1]\n"]);
+    }
+
+    #[test]
+    fn a_fence_with_a_language_tag_closes_nothing() {
+        // A code block inside a JSON string, its lines raw.
+        let text = "```json\n{\"a\": \"Use:\n```python\nx = 1\n```\n\", \"ok\": true}\n```\nDone.";
+        assert_eq!(all(text), ["{\"a\": \"Use:\n```python\nx = 1\n", "Done."]);
+        // A closing fence may carry trailing spaces.
+        assert_eq!(all("```\n[1]\n```  \nok"), ["[1]\n"]);
     }
 
     #[test]

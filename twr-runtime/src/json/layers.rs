@@ -1,6 +1,7 @@
 //! The extraction pipeline: each layer runs only when every earlier one failed.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::error::Category;
@@ -147,8 +148,9 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     let text = strip_think(raw);
 
     // 2. Code fences, the first whose content fits.
-    for content in fences(&text) {
-        match attempt::<T>(content) {
+    let fenced: Vec<Range<usize>> = fences(&text).collect();
+    for range in &fenced {
+        match attempt::<T>(&text[range.clone()]) {
             Ok(value) => return found(value, Layer::Fence),
             Err(Miss::Shape(e)) => misses.shape(e),
             Err(Miss::Syntax(_)) => {}
@@ -252,7 +254,8 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             continue;
         }
         repairs_left -= 1;
-        let repaired = match repair(&text, start) {
+        let in_fence = fenced.iter().any(|range| range.contains(&start));
+        let repaired = match repair(&text, start, in_fence) {
             Ok(repaired) => repaired,
             Err(e) => {
                 read_until = read_until.max(e.at);

@@ -49,10 +49,13 @@ pub(crate) struct RepairError {
 ///
 /// The value ends where it ends; what follows is left alone (prose after a
 /// JSON object) and [`Repaired::whole`] says whether it was only trivia.
-pub(crate) fn repair(input: &str, start: usize) -> Result<Repaired, RepairError> {
+/// `fenced`: the value starts inside a code fence.
+pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired, RepairError> {
     let mut r = Repairer {
         src: input.as_bytes(),
         pos: start,
+        fenced,
+        next_quote: None,
         out: Vec::with_capacity(input.len() - start + 16),
         stack: Vec::new(),
         objects: Vec::new(),
@@ -143,6 +146,12 @@ enum Ended {
 struct Repairer<'a> {
     src: &'a [u8],
     pos: usize,
+    /// The value starts inside a code fence: a bare fence line inside a
+    /// string is the fence closing a reply cut off there.
+    fenced: bool,
+    /// The next `"` at or after some position once searched for (`None`
+    /// inside: there is none), so that the search is done once.
+    next_quote: Option<Option<usize>>,
     out: Vec<u8>,
     stack: Vec<Frame>,
     /// Where the open objects and arrays are in `stack`, innermost last: a

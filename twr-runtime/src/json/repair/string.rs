@@ -1,7 +1,18 @@
 //! Strings: quoted any way a model quotes them, written with double quotes
 //! and valid escapes.
 
+use memchr::memchr;
+
+use super::ahead::{fence_at, skip_blank};
 use super::{Ended, Repair, Repairer};
+
+/// A fence line met inside a string.
+enum FenceLine {
+    /// With a language tag (```` ```python ````): it opens a block.
+    Tagged,
+    /// Bare: it closes a block.
+    Bare,
+}
 
 /// The quote a string was opened with.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,6 +89,8 @@ impl Repairer<'_> {
         self.pos += len;
         self.out.push(b'"');
         let src = self.src;
+        // Inside a code block the string holds (see `fence_line_after`).
+        let mut inner_block = false;
         loop {
             let run = self.pos;
             while self.pos < src.len() && !special[src[self.pos] as usize] {
@@ -124,29 +137,44 @@ impl Repairer<'_> {
                     self.pos += 1;
                 }
                 b'\\' => self.escape(),
-                b'\n' if self.fence_on_next_line() => {
-                    // A reply cut off inside a string, then its fence closed.
-                    self.pos = self.skip_spaces(self.pos + 1);
-                    self.repairs.insert(Repair::Truncated);
-                    self.out.push(b'"');
-                    return Ended::Truncated;
-                }
-                _ => {
-                    // A control character: escape it.
-                    self.repairs.insert(Repair::ControlCharacter);
-                    self.pos += 1;
-                    match b {
-                        b'\n' => self.out.extend_from_slice(b"\\n"),
-                        b'\t' => self.out.extend_from_slice(b"\\t"),
-                        b'\r' => self.out.extend_from_slice(b"\\r"),
-                        _ => {
-                            const HEX: &[u8; 16] = b"0123456789abcdef";
-                            self.out.extend_from_slice(b"\\u00");
-                            self.out.push(HEX[usize::from(b >> 4)]);
-                            self.out.push(HEX[usize::from(b & 0xF)]);
+                b'\n' => {
+                    // A fence line inside a string is one of a code block
+                    // the string holds (```` ```python ```` opens one, a
+                    // bare fence closes it), or, in fenced JSON, the fence
+                    // closing a reply cut off inside the string.
+                    match self.fence_line_after(self.pos) {
+                        Some(FenceLine::Tagged) => inner_block = true,
+                        Some(FenceLine::Bare) if inner_block => inner_block = false,
+                        // The string goes on after the fence: a block it holds.
+                        Some(FenceLine::Bare) if self.string_goes_on() => inner_block = true,
+                        Some(FenceLine::Bare) if self.fenced => {
+                            self.pos = self.skip_spaces(self.pos + 1);
+                            self.repairs.insert(Repair::Truncated);
+                            self.out.push(b'"');
+                            return Ended::Truncated;
                         }
+                        _ => {}
                     }
+                    self.control(b);
                 }
+                _ => self.control(b),
+            }
+        }
+    }
+
+    /// A raw control character at `pos` inside a string: escaped.
+    fn control(&mut self, b: u8) {
+        self.repairs.insert(Repair::ControlCharacter);
+        self.pos += 1;
+        match b {
+            b'\n' => self.out.extend_from_slice(b"\\n"),
+            b'\t' => self.out.extend_from_slice(b"\\t"),
+            b'\r' => self.out.extend_from_slice(b"\\r"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                self.out.extend_from_slice(b"\\u00");
+                self.out.push(HEX[usize::from(b >> 4)]);
+                self.out.push(HEX[usize::from(b & 0xF)]);
             }
         }
     }
@@ -158,10 +186,48 @@ impl Repairer<'_> {
         at
     }
 
-    /// True when the line after the newline at `pos` starts with a fence.
-    fn fence_on_next_line(&self) -> bool {
-        let next = &self.src[self.skip_spaces(self.pos + 1)..];
-        next.starts_with(b"```") || next.starts_with(b"~~~")
+    /// True when the next `"` after `pos` ends a string, as far as what
+    /// follows it says (`,`, a closer or `:`): the string goes on to there.
+    /// The quote found is kept, so that many fence lines before it cost one
+    /// search.
+    fn string_goes_on(&mut self) -> bool {
+        let quote = match self.next_quote {
+            Some(q) if q.is_none_or(|q| q >= self.pos) => q,
+            _ => {
+                let found = memchr(b'"', &self.src[self.pos..]).map(|i| self.pos + i);
+                self.next_quote = Some(found);
+                found
+            }
+        };
+        quote.is_some_and(|q| {
+            matches!(
+                self.src.get(skip_blank(self.src, q + 1)),
+                Some(b',' | b'}' | b']' | b':')
+            )
+        })
+    }
+
+    /// The fence on the line after the newline at `newline`, if any.
+    fn fence_line_after(&self, newline: usize) -> Option<FenceLine> {
+        let start = self.skip_spaces(newline + 1);
+        let marker = *self.src.get(start)?;
+        if !fence_at(self.src, start) {
+            return None;
+        }
+        let rest = &self.src[start..];
+        let info = rest
+            .iter()
+            .position(|&b| b != marker)
+            .map_or(&[][..], |i| &rest[i..]);
+        let line = info
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(info, |i| &info[..i]);
+        Some(if line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
+            FenceLine::Bare
+        } else {
+            FenceLine::Tagged
+        })
     }
 
     /// A backslash inside a string at `pos`.

@@ -24,7 +24,7 @@ fn compact(json: &str) -> String {
 
 /// Repairs `input` as a whole; the text and the repairs.
 fn fix(input: &str) -> (String, Vec<Repair>) {
-    let r = repair(input, 0).unwrap_or_else(|e| panic!("{input:?}: {e:?}"));
+    let r = repair(input, 0, false).unwrap_or_else(|e| panic!("{input:?}: {e:?}"));
     assert!(r.whole, "{input:?} left text after the value");
     serde_json::from_str::<serde_json::Value>(&r.text)
         .unwrap_or_else(|e| panic!("{input:?} gave invalid {:?}: {e}", r.text));
@@ -32,7 +32,7 @@ fn fix(input: &str) -> (String, Vec<Repair>) {
 }
 
 fn fails(input: &str) -> RepairError {
-    match repair(input, 0) {
+    match repair(input, 0, false) {
         Err(e) => e,
         Ok(r) => panic!("{input:?} repaired to {:?}", r.text),
     }
@@ -263,10 +263,34 @@ fn truncated_anywhere() {
 
 #[test]
 fn closing_fence_ends_a_truncated_value() {
-    let r = repair("{\"a\": [1, 2\n```\nDone.", 0).unwrap();
+    let r = repair("{\"a\": [1, 2\n```\nDone.", 0, true).unwrap();
     assert_eq!(r.text, r#"{"a":[1,2]}"#);
     // The fence counts as the end of the input.
     assert_eq!((r.end, r.whole), (12, true));
+}
+
+#[test]
+fn a_code_block_inside_a_string_is_text() {
+    let input = "{\"a\": \"Use:\n```python\nx = 1\n```\nDone.\", \"ok\": true}";
+    for fenced in [false, true] {
+        let r = repair(input, 0, fenced).unwrap();
+        assert_eq!(
+            r.text,
+            r#"{"a":"Use:\n```python\nx = 1\n```\nDone.","ok":true}"#
+        );
+        assert_eq!(r.repairs.to_vec(), [Repair::ControlCharacter]);
+    }
+    // A bare fence opens a block when the string goes on after it...
+    let input = "{\"a\": \"x\n```\ny\n```\n\", \"ok\": true}";
+    for fenced in [false, true] {
+        let r = repair(input, 0, fenced).unwrap();
+        assert_eq!(r.text, r#"{"a":"x\n```\ny\n```\n","ok":true}"#);
+    }
+    // ...and in fenced JSON, where it does not, it is the reply's own fence
+    // closing a reply cut off inside the string.
+    let r = repair("{\"a\": \"x\n```\nThat is all.", 0, true).unwrap();
+    assert_eq!(r.text, r#"{"a":"x"}"#);
+    assert_eq!(r.repairs.to_vec(), [Repair::Truncated]);
 }
 
 #[test]
@@ -283,7 +307,7 @@ fn prose_is_not_turned_into_strings() {
 
 #[test]
 fn prose_after_the_value_is_left_alone() {
-    let r = repair("{'a': 1} and that's all # really", 0).unwrap();
+    let r = repair("{'a': 1} and that's all # really", 0, false).unwrap();
     assert_eq!((r.text.as_str(), r.end, r.whole), (r#"{"a":1}"#, 8, false));
     assert_eq!(r.repairs.to_vec(), [Repair::SingleQuotes]);
 }
@@ -291,7 +315,7 @@ fn prose_after_the_value_is_left_alone() {
 #[test]
 fn deep_nesting_uses_no_call_stack() {
     let input = "[".repeat(1_000_000);
-    let r = repair(&input, 0).unwrap();
+    let r = repair(&input, 0, false).unwrap();
     assert_eq!(r.text.len(), 2_000_000);
     // serde_json refuses the depth: an error, not a stack overflow.
     assert!(serde_json::from_str::<serde_json::Value>(&r.text).is_err());
