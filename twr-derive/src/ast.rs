@@ -45,8 +45,8 @@ pub(crate) struct Name {
 }
 
 impl Container<'_> {
-    /// The fields that are sections (not `#[section(skip)]`), in order; the
-    /// position in this iterator is the index in `specs()`.
+    /// The fields that are sections or flattened groups of sections (not
+    /// `#[section(skip)]`), in order.
     pub(crate) fn sections(&self) -> impl Iterator<Item = &Field<'_>> {
         self.fields.iter().filter(|f| f.is_section())
     }
@@ -124,9 +124,16 @@ impl<'a> Container<'a> {
 }
 
 impl Field<'_> {
-    /// True unless `#[section(skip)]`.
+    /// True unless `#[section(skip)]`: the field is a section, or with
+    /// `#[section(flatten)]` a group of sections.
     pub(crate) fn is_section(&self) -> bool {
         self.attrs.skip.is_none()
+    }
+
+    /// True with `#[section(flatten)]`: the field's type gives sections of
+    /// its own, in place.
+    pub(crate) fn is_flatten(&self) -> bool {
+        self.attrs.flatten.is_some()
     }
 
     /// The type a section's content is parsed into: `T` for `Option<T>`.
@@ -313,6 +320,18 @@ fn generic_args<'t>(ty: &'t Type, names: &[&str]) -> Option<Vec<&'t Type>> {
             })
             .collect(),
     )
+}
+
+/// Whether `ty` names one of `params` anywhere.
+pub(crate) fn mentions(ty: &Type, params: &[&Ident]) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream, params: &[&Ident]) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => params.iter().any(|p| **p == ident),
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), params),
+            _ => false,
+        })
+    }
+    walk(quote::quote!(#ty), params)
 }
 
 /// Whether `ty` is written `String` (or `std::string::String`).

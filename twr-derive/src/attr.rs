@@ -41,9 +41,11 @@ pub(crate) const SKIP: &str = "skip";
 pub(crate) const TABLE: &str = "table";
 /// `#[section(record)]`.
 pub(crate) const RECORD: &str = "record";
+/// `#[section(flatten)]`.
+pub(crate) const FLATTEN: &str = "flatten";
 /// Every key of `#[section(...)]`.
 pub(crate) const FIELD_KEYS: &[&str] = &[
-    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP, TABLE, RECORD,
+    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP, TABLE, RECORD, FLATTEN,
 ];
 
 /// A value together with the span of the key that set it.
@@ -94,6 +96,7 @@ pub(crate) struct Field {
     pub(crate) skip: Option<Span>,
     pub(crate) table: Option<Span>,
     pub(crate) record: Option<Span>,
+    pub(crate) flatten: Option<Span>,
 }
 
 impl Field {
@@ -116,6 +119,7 @@ impl Field {
         push(SKIP, self.skip);
         push(TABLE, self.table);
         push(RECORD, self.record);
+        push(FLATTEN, self.flatten);
         keys
     }
 }
@@ -239,6 +243,7 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
                 SKIP => flag(cx, &mut out.skip, &meta, SKIP),
                 TABLE => flag(cx, &mut out.table, &meta, TABLE),
                 RECORD => flag(cx, &mut out.record, &meta, RECORD),
+                FLATTEN => flag(cx, &mut out.flatten, &meta, FLATTEN),
                 // `key_of` returns only keys of FIELD_KEYS.
                 _ => {}
             }
@@ -371,7 +376,7 @@ fn set<T>(cx: &Ctxt, slot: &mut Option<Spanned<T>>, meta: &Meta, name: &str, val
 }
 
 /// A key without a value: `default`, `json`, `from_str`, `skip`, `table`,
-/// `record`.
+/// `record`, `flatten`.
 fn flag(cx: &Ctxt, slot: &mut Option<Span>, meta: &Meta, name: &str) {
     let key = meta.path().span();
     if !matches!(meta, Meta::Path(_)) {
@@ -487,7 +492,7 @@ mod tests {
         assert_eq!(closest("from_string", FIELD_KEYS), Some(FROM_STR));
         assert_eq!(closest("validator", FIELD_KEYS), Some(VALIDATE));
         assert_eq!(closest("rename", FIELD_KEYS), None);
-        assert_eq!(closest("flatten", FIELD_KEYS), None);
+        assert_eq!(closest("flattened", FIELD_KEYS), Some(FLATTEN));
         assert_eq!(closest("language", CONTAINER_KEYS), Some(LANG));
     }
 

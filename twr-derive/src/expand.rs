@@ -2,74 +2,37 @@
 //! runtime helpers are reached only through `::twr_runtime::__private`, so
 //! the generated code compiles whatever the user has in scope.
 
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{parse_quote, Generics, Type, WherePredicate};
 
-use crate::ast::{Container, Enum, Field};
+use crate::ast::{mentions, Container, Enum, Field};
 use crate::attr::{Lang, Style};
 
-/// `impl Sections` for a checked struct.
+/// `impl Sections` and `impl SectionSet` for a checked struct.
 pub(crate) fn sections(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let generics = with_field_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let specs = cont.sections().map(spec);
+    let fields: Vec<&Field> = cont.sections().collect();
+    let layout = Layout::of(&fields);
+    let specs = layout.specs();
+    let choices = layout.choices(&[]);
+    let shapes = layout.shapes(&quote!(__twr_offset));
+    let (reads, value) = layout.read(&quote!(__twr_offset), &quote!(Self), &cont.fields);
+    let check = layout.header_check();
+
     let lang = match cont.attrs.lang.as_ref().map(|l| l.value) {
         Some(Lang::Zh) => quote!(::twr_runtime::Lang::Zh),
         Some(Lang::En) | None => quote!(::twr_runtime::Lang::En),
     };
-
-    // One local per section, read in declaration order; `index` is the
-    // position in `specs()`.
-    let mut reads = Vec::new();
-    let mut locals = Vec::new();
-    let mut inits = Vec::new();
-    // Sections whose example is built from their type at run time.
-    let mut shapes = Vec::new();
-    let mut index = 0usize;
-    for (position, field) in cont.fields.iter().enumerate() {
-        let member = field.ident;
-        if !field.is_section() {
-            let ty = field.ty;
-            inits.push(quote_spanned! {ty_span(ty)=>
-                #member: <#ty as ::core::default::Default>::default()
-            });
-            continue;
-        }
-        let local = format_ident!("__twr_field_{}", position);
-        if field.attrs.example.is_none() {
-            if let Some(shape) = shape(field) {
-                shapes.push(quote!((#index, #shape)));
-            }
-        }
-        reads.push(read(field, index, &local));
-        inits.push(quote!(#member: #local));
-        locals.push(local);
-        index += 1;
-    }
-
     let style = match cont.attrs.style.as_ref().map(|s| s.value) {
         Some(Style::Xml) => Some(quote!(::twr_runtime::Style::Xml)),
         Some(Style::Markdown) => Some(quote!(::twr_runtime::Style::Markdown)),
         Some(Style::Brackets) | None => None,
     };
-    // Without tables or records, the trait's provided guide (built from the
-    // specs, in the type's language and style) is the whole guide.
-    let guide = (!shapes.is_empty()).then(|| {
-        quote! {
-            fn format_guide() -> ::twr_runtime::__private::std::string::String {
-                ::twr_runtime::__private::format_guide_styled(
-                    <Self as ::twr_runtime::Sections>::specs(),
-                    <Self as ::twr_runtime::Sections>::lang(),
-                    <Self as ::twr_runtime::Sections>::style(),
-                    &[#(#shapes),*],
-                )
-            }
-        }
-    });
     let style_fn = style.map(|style| {
         quote! {
             fn style() -> ::twr_runtime::Style {
@@ -77,26 +40,53 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             }
         }
     });
-    let register = shapes.iter().map(|shape| {
-        quote! {
-            let (__twr_index, __twr_shape) = #shape;
-            __twr_collector.shape(__twr_index, __twr_shape);
-        }
-    });
 
     quote! {
+        #check
+
+        #[automatically_derived]
+        impl #impl_generics ::twr_runtime::__private::SectionSet for #ident #ty_generics #where_clause {
+            const SPECS: &'static [::twr_runtime::SectionSpec] = #specs;
+            const CHOICES: &'static [::twr_runtime::ChoiceSpec] = #choices;
+
+            #[allow(unused_variables)]
+            fn shapes(
+                __twr_offset: usize,
+                __twr_shapes: &mut ::twr_runtime::__private::std::vec::Vec<(
+                    usize,
+                    fn(::twr_runtime::Lang) -> ::twr_runtime::__private::std::string::String,
+                )>,
+            ) {
+                #(#shapes)*
+            }
+
+            fn read(
+                __twr_collector: &mut ::twr_runtime::__private::Collector<'_>,
+                __twr_offset: usize,
+            ) -> ::core::option::Option<Self> {
+                #(#reads)*
+                #value
+            }
+        }
+
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::Sections for #ident #ty_generics #where_clause {
             fn specs() -> &'static [::twr_runtime::SectionSpec] {
-                const { &[#(#specs),*] }
+                <Self as ::twr_runtime::__private::SectionSet>::SPECS
             }
 
-            #guide
+            fn choices() -> &'static [::twr_runtime::ChoiceSpec] {
+                <Self as ::twr_runtime::__private::SectionSet>::CHOICES
+            }
+
+            fn format_guide() -> ::twr_runtime::__private::std::string::String {
+                ::twr_runtime::__private::format_guide::<Self>()
+            }
 
             fn parse_sections(
                 __twr_raw: &str,
             ) -> ::core::result::Result<Self, ::twr_runtime::Feedback> {
-                <Self as ::twr_runtime::Sections>::parse_sections_with_report(__twr_raw).0
+                ::twr_runtime::__private::parse::<Self>(__twr_raw).0
             }
 
             fn parse_sections_with_report(
@@ -105,13 +95,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 ::core::result::Result<Self, ::twr_runtime::Feedback>,
                 ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
             ) {
-                <Self as ::twr_runtime::Sections>::parse_sections_split(
-                    __twr_raw,
-                    ::twr_runtime::parse::split_sections(
-                        __twr_raw,
-                        <Self as ::twr_runtime::Sections>::specs(),
-                    ),
-                )
+                ::twr_runtime::__private::parse::<Self>(__twr_raw)
             }
 
             fn parse_sections_split<'__twr>(
@@ -121,22 +105,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 ::core::result::Result<Self, ::twr_runtime::Feedback>,
                 ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
             ) {
-                let mut __twr_collector = ::twr_runtime::__private::Collector::with_sections(
-                    __twr_raw,
-                    <Self as ::twr_runtime::Sections>::specs(),
-                    <Self as ::twr_runtime::Sections>::lang(),
-                    __twr_sections,
-                );
-                #(#register)*
-                #(#reads)*
-                // Every section gave a value, or the collector recorded why not.
-                let __twr_value = match (#(#locals,)*) {
-                    (#(::core::option::Option::Some(#locals),)*) => {
-                        ::core::option::Option::Some(Self { #(#inits),* })
-                    }
-                    _ => ::core::option::Option::None,
-                };
-                __twr_collector.finish(__twr_value)
+                ::twr_runtime::__private::parse_split::<Self>(__twr_raw, __twr_sections)
             }
 
             fn lang() -> ::twr_runtime::Lang {
@@ -145,6 +114,258 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
 
             #style_fn
         }
+    }
+}
+
+/// The sections of a list of fields (a struct's, or a struct variant's),
+/// one after another: each plain field is one section, each flattened
+/// field the sections of its type. Positions are token expressions, since
+/// a flattened type's length is a constant only the compiler knows.
+pub(crate) struct Layout<'f, 'a> {
+    fields: &'f [&'f Field<'a>],
+}
+
+impl<'f, 'a> Layout<'f, 'a> {
+    pub(crate) fn of(fields: &'f [&'f Field<'a>]) -> Self {
+        Layout { fields }
+    }
+
+    /// How many sections a field gives.
+    fn len_of(field: &Field) -> TokenStream {
+        if field.is_flatten() {
+            let ty = field.ty;
+            quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::__private::SectionSet>::SPECS.len())
+        } else {
+            quote!(1usize)
+        }
+    }
+
+    /// The position of each field's first section, from the layout's start.
+    fn positions(&self) -> Vec<TokenStream> {
+        let mut positions = Vec::with_capacity(self.fields.len());
+        let mut own = 0usize;
+        let mut flattened: Vec<TokenStream> = Vec::new();
+        for field in self.fields {
+            positions.push(quote!((#own #(+ #flattened)*)));
+            if field.is_flatten() {
+                flattened.push(Self::len_of(field));
+            } else {
+                own += 1;
+            }
+        }
+        positions
+    }
+
+    /// The number of sections, as a constant expression.
+    pub(crate) fn len(&self) -> TokenStream {
+        let lens = self.fields.iter().map(|field| Self::len_of(field));
+        quote!((0usize #(+ #lens)*))
+    }
+
+    /// Whether a field is flattened (the layout is then built by the
+    /// compiler).
+    fn has_flatten(&self) -> bool {
+        self.fields.iter().any(|field| field.is_flatten())
+    }
+
+    /// The pieces of the specs: runs of plain fields' specs and flattened
+    /// types' specs, in order.
+    pub(crate) fn spec_parts(&self) -> Vec<TokenStream> {
+        let mut parts = Vec::new();
+        let mut run: Vec<TokenStream> = Vec::new();
+        for field in self.fields {
+            if field.is_flatten() {
+                if !run.is_empty() {
+                    parts.push(quote!(&[#(#run),*]));
+                    run.clear();
+                }
+                let ty = field.ty;
+                parts.push(quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::__private::SectionSet>::SPECS));
+            } else {
+                run.push(spec(field));
+            }
+        }
+        if !run.is_empty() {
+            parts.push(quote!(&[#(#run),*]));
+        }
+        parts
+    }
+
+    /// The specs, as a constant expression of type `&'static [SectionSpec]`.
+    fn specs(&self) -> TokenStream {
+        let own = self.fields.iter().map(|field| spec(field));
+        if !self.has_flatten() {
+            return quote!(&[#(#own),*]);
+        }
+        let parts = self.spec_parts();
+        let len = self.len();
+        quote!(&::twr_runtime::__private::concat_specs::<{ #len }>(&[#(#parts),*]))
+    }
+
+    /// The parts of the choices: for each field, its number of sections
+    /// and its choices (a flattened type's; none for a plain field).
+    pub(crate) fn choice_parts(&self) -> Vec<TokenStream> {
+        self.fields
+            .iter()
+            .map(|field| {
+                let len = Self::len_of(field);
+                if field.is_flatten() {
+                    let ty = field.ty;
+                    quote!((#len, <#ty as ::twr_runtime::__private::SectionSet>::CHOICES))
+                } else {
+                    quote!((#len, &[]))
+                }
+            })
+            .collect()
+    }
+
+    /// The number of choices of the flattened types, as a constant.
+    pub(crate) fn choices_len(&self) -> TokenStream {
+        let lens = self
+            .fields
+            .iter()
+            .filter(|field| field.is_flatten())
+            .map(|field| {
+                let ty = field.ty;
+                quote!(<#ty as ::twr_runtime::__private::SectionSet>::CHOICES.len())
+            });
+        quote!((0usize #(+ #lens)*))
+    }
+
+    /// The choices, as a constant expression of type `&'static
+    /// [ChoiceSpec]`: `own` (the type's own, at position 0) first.
+    fn choices(&self, own: &[TokenStream]) -> TokenStream {
+        if !self.has_flatten() {
+            return quote!(&[#(#own),*]);
+        }
+        let parts = self.choice_parts();
+        let len = self.choices_len();
+        let own_len = own.len();
+        quote!(&::twr_runtime::__private::concat_choices::<{ #own_len + #len }>(
+            &[(0usize, &[#(#own),*]), #(#parts),*]
+        ))
+    }
+
+    /// Statements registering the examples built from the types of table
+    /// and record sections, the layout starting at `start`.
+    pub(crate) fn shapes(&self, start: &TokenStream) -> Vec<TokenStream> {
+        self.fields
+            .iter()
+            .zip(self.positions())
+            .filter_map(|(field, position)| {
+                if field.is_flatten() {
+                    let ty = field.ty;
+                    return Some(quote! {
+                        <#ty as ::twr_runtime::__private::SectionSet>::shapes(#start + #position, __twr_shapes);
+                    });
+                }
+                if field.attrs.example.is_some() {
+                    return None;
+                }
+                let shape = shape(field)?;
+                Some(quote! {
+                    __twr_shapes.push((#start + #position, #shape));
+                })
+            })
+            .collect()
+    }
+
+    /// Statements reading every field, the layout starting at `start`, and
+    /// the expression of the value, `Option<#build>`: `all` are every field
+    /// of the struct or variant, the skipped ones included (they are
+    /// `Default::default()`).
+    pub(crate) fn read(
+        &self,
+        start: &TokenStream,
+        build: &TokenStream,
+        all: &[Field],
+    ) -> (Vec<TokenStream>, TokenStream) {
+        let mut reads = Vec::new();
+        let mut locals = Vec::new();
+        let positions = self.positions();
+        let mut inits = Vec::new();
+        let mut section = 0;
+        for (number, field) in all.iter().enumerate() {
+            let member = field.ident;
+            if !field.is_section() {
+                let ty = field.ty;
+                inits.push(quote_spanned! {ty_span(ty)=>
+                    #member: <#ty as ::core::default::Default>::default()
+                });
+                continue;
+            }
+            let local = format_ident!("__twr_field_{}", number);
+            let position = &positions[section];
+            section += 1;
+            let index = format_ident!("__twr_at_{}", number);
+            reads.push(quote!(let #index = #start + #position;));
+            reads.push(if field.is_flatten() {
+                let ty = field.ty;
+                quote_spanned! {ty_span(ty)=>
+                    let #local = <#ty as ::twr_runtime::__private::SectionSet>::read(__twr_collector, #index);
+                }
+            } else {
+                read(field, &index, &local)
+            });
+            inits.push(quote!(#member: #local));
+            locals.push(local);
+        }
+        let value = quote! {
+            // Every section gave a value, or the collector recorded why not.
+            match (#(#locals,)*) {
+                (#(::core::option::Option::Some(#locals),)*) => {
+                    ::core::option::Option::Some(#build { #(#inits),* })
+                }
+                _ => ::core::option::Option::None,
+            }
+        };
+        (reads, value)
+    }
+
+    /// Constants that fail compilation when a flattened type's headers
+    /// meet this type's or an earlier flattened type's, one per flattened
+    /// field and spanned at its `flatten`: the derive knows its own names
+    /// only.
+    fn header_check(&self) -> TokenStream {
+        let group = |field: &Field| {
+            if field.is_flatten() {
+                let ty = field.ty;
+                let owner = format!(
+                    "the flattened `{}` (field `{}`)",
+                    quote!(#ty).to_string().replace(' ', ""),
+                    field.name
+                );
+                quote_spanned! {ty_span(ty)=>
+                    ::twr_runtime::__private::Names::Flattened(
+                        #owner,
+                        <#ty as ::twr_runtime::__private::SectionSet>::SPECS,
+                    )
+                }
+            } else {
+                let owner = format!("field `{}`", field.name);
+                let names = std::iter::once(field.header().name)
+                    .chain(field.aliases().into_iter().map(|alias| alias.name));
+                quote!(::twr_runtime::__private::Names::Own(#owner, &[#(#names),*]))
+            }
+        };
+        let mut checks = TokenStream::new();
+        for (position, field) in self.fields.iter().enumerate() {
+            let Some(span) = field.attrs.flatten else {
+                continue;
+            };
+            // Against every plain field, and the flattened ones before it.
+            let others = self
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(other, f)| *other != position && (!f.is_flatten() || *other < position))
+                .map(|(_, f)| group(f));
+            let this = group(field);
+            checks.extend(quote_spanned! {span=>
+                const _: () = ::twr_runtime::__private::check_headers(&[#this, #(#others),*]);
+            });
+        }
+        checks
     }
 }
 
@@ -222,8 +443,9 @@ fn shape(field: &Field) -> Option<TokenStream> {
     })
 }
 
-/// Reads one section into `local`, then runs its validator if any.
-fn read(field: &Field, index: usize, local: &Ident) -> TokenStream {
+/// Reads one section, at the position held by `index`, into `local`, then
+/// runs its validator if any.
+fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
     let ty = field.value_ty();
     // Spanned at the field's type, so that a type the codec cannot read is
     // reported there. JSON is `Noted`: it also tells how its JSON was read.
@@ -306,7 +528,7 @@ fn with_field_bounds(cont: &Container) -> Generics {
         if !field.is_section() || field.attrs.default.is_some() {
             bounds.push(parse_quote!(#ty: ::core::default::Default));
         }
-        if !field.is_section() {
+        if !field.is_section() || field.is_flatten() {
             continue;
         }
         if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
@@ -326,18 +548,6 @@ fn with_field_bounds(cont: &Container) -> Generics {
     }
     generics.make_where_clause().predicates.extend(bounds);
     generics
-}
-
-/// Whether `ty` names one of `params` anywhere.
-fn mentions(ty: &Type, params: &[&Ident]) -> bool {
-    fn walk(tokens: TokenStream, params: &[&Ident]) -> bool {
-        tokens.into_iter().any(|tree| match tree {
-            TokenTree::Ident(ident) => params.iter().any(|p| **p == ident),
-            TokenTree::Group(group) => walk(group.stream(), params),
-            _ => false,
-        })
-    }
-    walk(quote!(#ty), params)
 }
 
 /// The span to report a type's errors at: the whole type when the compiler

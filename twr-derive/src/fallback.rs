@@ -6,13 +6,36 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-/// The errors plus a placeholder `impl Sections`.
+/// The errors plus placeholder `impl Sections` and `impl SectionSet`, so
+/// that a type flattening this one still type-checks.
 pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let error = error.to_compile_error();
     quote! {
         #error
+
+        #[automatically_derived]
+        impl #impl_generics ::twr_runtime::__private::SectionSet for #ident #ty_generics #where_clause {
+            const SPECS: &'static [::twr_runtime::SectionSpec] = &[];
+            const CHOICES: &'static [::twr_runtime::ChoiceSpec] = &[];
+
+            fn shapes(
+                _: usize,
+                _: &mut ::twr_runtime::__private::std::vec::Vec<(
+                    usize,
+                    fn(::twr_runtime::Lang) -> ::twr_runtime::__private::std::string::String,
+                )>,
+            ) {
+            }
+
+            fn read(
+                _: &mut ::twr_runtime::__private::Collector<'_>,
+                _: usize,
+            ) -> ::core::option::Option<Self> {
+                ::core::option::Option::None
+            }
+        }
 
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::Sections for #ident #ty_generics #where_clause {

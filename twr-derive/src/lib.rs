@@ -70,6 +70,14 @@ use crate::ctxt::Ctxt;
 ///   labels matched to fields as for a table; a missing, unknown or bad line
 ///   is named in the feedback.
 ///
+/// - `flatten` on a field whose type derives `Sections`: its sections become
+///   this struct's, in place, with their own headers, aliases, examples and
+///   validators (the guide and feedback are in this struct's language). A
+///   header of the flattened type that meets another section's is a compile
+///   error. The type may be an enum of section sets (see below), which
+///   gives an agent's step: shared sections, then the sections of one
+///   action.
+///
 /// A `HashMap<String, V>` or `BTreeMap<String, V>` field (V a section value)
 /// reads `Name: value` lines, each value as `V`, with feedback per name.
 ///
@@ -89,8 +97,11 @@ use crate::ctxt::Ctxt;
 /// markdown the parser strips from replies (`Plan:`, `**Plan**`); `json` with
 /// `from_str`; `table` or `record` with `json`, `from_str` or each other;
 /// `table` on a field that is not a `Vec`; a map whose key is not a
-/// `String`; `default` on an `Option`; `skip` with other keys; a field
-/// type that cannot be a section; a `validate` function of the wrong type.
+/// `String`; `default` on an `Option`; `skip` with other keys; `flatten`
+/// with other keys, on an `Option`, on a type that uses a type parameter or
+/// does not derive `Sections`, or whose headers meet another section's; a
+/// field type that cannot be a section; a `validate` function of the wrong
+/// type.
 #[proc_macro_derive(Sections, attributes(sections, section))]
 pub fn derive_sections(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

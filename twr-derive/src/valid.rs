@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use crate::ast::is_string;
+use crate::ast::{is_string, mentions};
 use crate::ast::{Container, Enum, Field, Name};
-use crate::attr::{DEFAULT, FROM_STR, JSON, RECORD, SKIP, TABLE};
+use crate::attr::{DEFAULT, FLATTEN, FROM_STR, JSON, RECORD, SKIP, TABLE};
 use crate::ctxt::Ctxt;
 
 /// Checks a `Sections` struct.
@@ -23,8 +23,43 @@ pub(crate) fn check_sections(cx: &Ctxt, cont: &Container) {
     }
     for field in &cont.fields {
         check_keys(cx, field);
+        check_flatten(cx, cont, field);
     }
     check_names(cx, cont);
+}
+
+/// A `#[section(flatten)]` field takes everything from its type: no other
+/// key, no `Option`, no type parameter (its sections must be constants).
+fn check_flatten(cx: &Ctxt, cont: &Container, field: &Field) {
+    let Some(flatten) = field.attrs.flatten else {
+        return;
+    };
+    if field.attrs.skip.is_some() {
+        // Reported by `check_keys`.
+        return;
+    }
+    for (key, span) in field.attrs.given_keys() {
+        if key != FLATTEN {
+            cx.error_at(
+                span,
+                format!("`{key}` has no effect with `{FLATTEN}`: a flattened field's sections take their headers, examples and checks from its type's own attributes; remove `{key}`"),
+            );
+        }
+    }
+    if field.option.is_some() {
+        cx.error_at(
+            flatten,
+            format!("`{FLATTEN}` needs a type that derives Sections, not an Option: a flattened group is read like the parent's own sections; make the sections inside it optional instead"),
+        );
+        return;
+    }
+    let params: Vec<&syn::Ident> = cont.generics.type_params().map(|p| &p.ident).collect();
+    if mentions(field.ty, &params) {
+        cx.error_spanned_by(
+            field.ty,
+            format!("`{FLATTEN}` needs a type without type parameters: the sections of a flattened type are fixed when the struct is compiled"),
+        );
+    }
 }
 
 /// Keys of one field that cannot go together.
@@ -94,7 +129,8 @@ fn check_keys(cx: &Ctxt, field: &Field) {
 fn check_names(cx: &Ctxt, cont: &Container) {
     // Normalised name → who owns it, for the message.
     let mut seen: HashMap<String, String> = HashMap::new();
-    for field in cont.sections() {
+    // A flattened type's headers are checked by the compiler, as constants.
+    for field in cont.sections().filter(|field| !field.is_flatten()) {
         let header = field.header();
         let header_ok = check_name(cx, &header, "header");
         let mut names = Vec::new();

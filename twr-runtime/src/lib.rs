@@ -121,7 +121,7 @@ pub use resilience::limited::Limited;
 pub use resilience::rate_limits::RateLimits;
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptExhausted, ScriptedModel};
-pub use sections::{Presence, SectionSpec, Sections, Style, ValueKind};
+pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind};
 pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
@@ -129,6 +129,7 @@ pub use think::{
     ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };
+pub use vocab::VariantSpec;
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields.
 ///

@@ -2,8 +2,10 @@
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
+use crate::parse::collect::Collector;
 use crate::parse::SectionMap;
-pub use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::prompt::Shape;
+pub use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// A type that can be read from a reply with loose section headers.
 ///
@@ -50,6 +52,15 @@ pub trait Sections: Sized {
     /// problem of the reply and renders as the message for the model.
     fn parse_sections(raw: &str) -> Result<Self, Feedback>;
 
+    /// The choices between sets of sections among the
+    /// [`specs`](Sections::specs): one per enum deriving `Sections` (the
+    /// type itself, or a `#[section(flatten)]` field of such an enum), each
+    /// saying which sections belong to which variant. Empty for a type
+    /// without one (the default).
+    fn choices() -> &'static [ChoiceSpec] {
+        &[]
+    }
+
     /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
     fn lang() -> Lang {
         Lang::En
@@ -83,4 +94,30 @@ pub trait Sections: Sized {
         let _ = sections;
         Self::parse_sections_with_report(raw)
     }
+}
+
+/// What `#[derive(Sections)]` knows of a type at compile time, so that
+/// another type can flatten it (`#[section(flatten)]`): its sections and
+/// choices as constants, and the reading of its sections at any position
+/// of the flattening type's specs. Implemented by the derive only.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be flattened: it does not derive `Sections`",
+    label = "#[section(flatten)] needs a type with #[derive(Sections)]",
+    note = "a flattened field's sections become the parent's, so its type must derive Sections (a hand-written `impl Sections` cannot be flattened)"
+)]
+pub trait SectionSet: Sized {
+    /// The sections, as [`Sections::specs`] returns them.
+    const SPECS: &'static [SectionSpec];
+    /// The choices, as [`Sections::choices`] returns them.
+    const CHOICES: &'static [ChoiceSpec];
+
+    /// Adds to `shapes` the examples built from the type of each table or
+    /// record section without an example of its own, at its position plus
+    /// `offset`.
+    fn shapes(offset: usize, shapes: &mut Vec<(usize, Shape)>);
+
+    /// Reads the type's sections, which start at position `offset` of the
+    /// collector's specs; `None` when a problem was recorded.
+    fn read(collector: &mut Collector<'_>, offset: usize) -> Option<Self>;
 }

@@ -195,6 +195,117 @@ impl SectionSpec {
     }
 }
 
+/// A choice between sets of sections: an enum deriving `Sections`, whose
+/// variants are the ways the model may answer. The reply's headers choose
+/// the variant.
+///
+/// The sections of the variants follow each other in
+/// [`Sections::specs`](crate::Sections::specs), from
+/// [`start`](Self::start) on, variant after variant in declaration order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ChoiceSpec {
+    /// The enum's name (`Step`), which feedback names the choice by.
+    pub name: &'static str,
+    /// The position in the specs of the first variant's first section.
+    pub start: usize,
+    /// The variants, in declaration order.
+    pub variants: &'static [VariantSpec],
+}
+
+/// One way of answering in a [`ChoiceSpec`]: a variant and how many
+/// sections it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct VariantSpec {
+    /// The variant's name (`Search`).
+    pub name: &'static str,
+    /// The variant's doc comment, the guide's description of this way; may
+    /// be empty.
+    pub description: &'static str,
+    /// How many sections the variant has, in the specs one after another.
+    pub len: usize,
+}
+
+impl VariantSpec {
+    /// A variant named `name` with `len` sections and no description.
+    pub const fn new(name: &'static str, len: usize) -> Self {
+        VariantSpec {
+            name,
+            description: "",
+            len,
+        }
+    }
+
+    /// The same variant with a description for the guide.
+    pub const fn with_description(mut self, description: &'static str) -> Self {
+        self.description = description;
+        self
+    }
+}
+
+impl ChoiceSpec {
+    /// The choice `name` between `variants`, whose sections start at
+    /// position `start` of the specs. For a hand-written
+    /// [`Sections::choices`](crate::Sections::choices):
+    ///
+    /// ```
+    /// use twr_runtime::{ChoiceSpec, VariantSpec};
+    ///
+    /// static CHOICES: [ChoiceSpec; 1] = [ChoiceSpec::new(
+    ///     "Step",
+    ///     0,
+    ///     &[VariantSpec::new("Search", 2), VariantSpec::new("Answer", 1)],
+    /// )];
+    /// assert_eq!(CHOICES[0].range(), 0..3);
+    /// assert_eq!(CHOICES[0].variant_range(1), Some(2..3));
+    /// assert_eq!(CHOICES[0].variant_of(1), Some(0));
+    /// ```
+    pub const fn new(name: &'static str, start: usize, variants: &'static [VariantSpec]) -> Self {
+        ChoiceSpec {
+            name,
+            start,
+            variants,
+        }
+    }
+
+    /// The positions in the specs of every variant's sections.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        let len: usize = self.variants.iter().map(|variant| variant.len).sum();
+        self.start..self.start + len
+    }
+
+    /// The positions in the specs of the sections of variant `variant`.
+    pub fn variant_range(&self, variant: usize) -> Option<std::ops::Range<usize>> {
+        self.variants.get(variant)?;
+        let start = self.start
+            + self.variants[..variant]
+                .iter()
+                .map(|variant| variant.len)
+                .sum::<usize>();
+        Some(start..start + self.variants[variant].len)
+    }
+
+    /// The variant whose sections include position `index` of the specs.
+    pub fn variant_of(&self, index: usize) -> Option<usize> {
+        let mut start = self.start;
+        for (position, variant) in self.variants.iter().enumerate() {
+            if (start..start + variant.len).contains(&index) {
+                return Some(position);
+            }
+            start += variant.len;
+        }
+        None
+    }
+
+    /// The same choice with its sections `by` positions further on: where
+    /// it lies in a type that flattens the type it belongs to.
+    pub(crate) const fn shifted(mut self, by: usize) -> Self {
+        self.start += by;
+        self
+    }
+}
+
 /// What a section (or list item) should hold; rendered in the feedback's
 /// language.
 #[derive(Debug, Clone, PartialEq, Eq)]
