@@ -23,6 +23,7 @@ mod contract_names;
 mod custom_provider;
 mod derive_choice;
 mod derive_contract;
+mod derive_flatten;
 mod derive_formats;
 // Public, as the crate root of its own binary was: its lints (`missing_docs`,
 // `dead_code`) then judge the generated code as they would in a user's library.
