@@ -16,7 +16,7 @@
 //!   [`Presence`], [`Lang`], [`Style`]);
 //! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
 //!   [`RetryPolicy`], and everything a run returns or reports: [`Outcome`],
-//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`],
+//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`], [`Served`],
 //!   [`TransportRetry`], [`FailedCall`], [`ThinkError`], [`ThinkErrorKind`],
 //!   [`BudgetLimit`], [`Progress`], [`SectionEvent`], [`Completed`],
 //!   [`BatchProgress`], with the defaults [`DEFAULT_MAX_ATTEMPTS`],
@@ -32,7 +32,7 @@
 //!   [`ProblemList`];
 //! - cost: [`Prices`] per model and each model's [`Price`].
 //!
-//! Five modules hold what you reach for only now and then, and only there:
+//! Five modules (six with `journal`) hold what you reach for only now and then, and only there:
 //!
 //! - [`parse`]: the section parser and the free parsers
 //!   ([`parse::multi_section_parser`], [`parse::divider_parser`]), the map
@@ -46,7 +46,9 @@
 //! - [`client`]: what the clients are made of ([`client::HttpModel`] and
 //!   each provider's part, such as [`client::OpenAiApi`]), their constants,
 //!   and the [`client::Provider`] trait for an API of your own;
-//! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`].
+//! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`];
+//! - `journal` (feature `journal`): the durable journal, its jobs and the
+//!   response cache, for [`Think::journal`] and [`Think::response_cache`].
 //!
 //! ## Cargo features
 //!
@@ -55,6 +57,7 @@
 //! | `client` | yes | the HTTP clients [`OpenAiCompatible`], [`Gemini`], [`Anthropic`] and the [`client`] module, over rustls (reqwest's default TLS); turns on `limits` | reqwest, hyper, h2, rustls, aws-lc-rs, governor |
 //! | `native-tls` | no | the same clients over the platform's TLS (OpenSSL, Schannel, Security Framework) instead of rustls; with `client` too, the clients use the platform's TLS | reqwest, hyper, h2, native-tls, governor |
 //! | `limits` | with `client` | [`Limited`]: concurrency, requests and tokens per minute for any [`ChatModel`], your own included | governor |
+//! | `journal` | no | the durable journal and the response cache (`journal` module): a SQLite file, built from SQLite's bundled source | rusqlite, libsqlite3-sys, sha2 |
 //! | `serde` | no | `Serialize` for the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) | none (serde is always a dependency) |
 //!
 //! With `default-features = false`, twr-runtime is the derives, the
@@ -79,6 +82,8 @@ mod choice;
 pub mod client;
 mod cost;
 mod feedback;
+#[cfg(feature = "journal")]
+pub mod journal;
 pub mod json;
 mod model;
 pub mod parse;
@@ -125,8 +130,8 @@ pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind
 pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
-    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Think, ThinkError,
-    ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
+    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Served, Think,
+    ThinkError, ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };
 pub use vocab::VariantSpec;

@@ -581,6 +581,19 @@ pub trait ChatModel: Send + Sync {
         "model"
     }
 
+    /// The options this model sends with every request that change what it
+    /// answers (temperature, token limit, seed, extra body fields), as JSON;
+    /// `None` when it has none. With [`name`](ChatModel::name) and the
+    /// messages, they make the key of a request in the journal and the
+    /// response cache (feature `journal`): a change of option is a new
+    /// request, never a stale answer.
+    ///
+    /// Provided: `None`. The HTTP clients give theirs; wrappers give their
+    /// model's.
+    fn request_options(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Sends `messages` and returns the reply as it is written: pieces of
     /// [`Delta::Content`] and [`Delta::Reasoning`], then one [`Delta::Done`].
     ///
@@ -727,6 +740,9 @@ macro_rules! forward_chat_model {
             }
             fn name(&self) -> &str {
                 (**self).name()
+            }
+            fn request_options(&self) -> Option<serde_json::Value> {
+                (**self).request_options()
             }
             fn chat_stream<'a>(
                 &'a self,

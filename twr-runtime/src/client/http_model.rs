@@ -472,6 +472,20 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         &self.model
     }
 
+    /// The provider, the base URL (without credentials) and every option
+    /// that goes into the request body.
+    fn request_options(&self) -> Option<Value> {
+        let options = &self.options;
+        Some(serde_json::json!({
+            "provider": P::NAME,
+            "base_url": redact_url(&self.base_url),
+            "temperature": options.temperature,
+            "max_tokens": options.max_tokens,
+            "seed": options.seed,
+            "extra": options.extra,
+        }))
+    }
+
     /// With [`stream(true)`](Self::stream): the reply over the server's
     /// event stream, each piece handed out as it arrives, reasoning (a
     /// `reasoning_content` or `reasoning` field, a thought part, an inline

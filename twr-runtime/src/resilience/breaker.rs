@@ -325,6 +325,10 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
     fn name(&self) -> &str {
         self.model.name()
     }
+
+    fn request_options(&self) -> Option<serde_json::Value> {
+        self.model.request_options()
+    }
 }
 
 impl<M: fmt::Debug> fmt::Debug for CircuitBreaker<M> {

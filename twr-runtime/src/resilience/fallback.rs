@@ -147,6 +147,17 @@ impl ChatModel for Fallback {
     fn name(&self) -> &str {
         self.models.first().map_or("fallback", |m| m.name())
     }
+
+    /// Each model's name and options, in order: the reply may come from
+    /// any of them.
+    fn request_options(&self) -> Option<serde_json::Value> {
+        let models: Vec<serde_json::Value> = self
+            .models
+            .iter()
+            .map(|model| serde_json::json!([model.name(), model.request_options()]))
+            .collect();
+        Some(serde_json::Value::Array(models))
+    }
 }
 
 /// `error`, said to come from the model named `model`.

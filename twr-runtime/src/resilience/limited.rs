@@ -360,6 +360,10 @@ impl<M: ChatModel> ChatModel for Limited<M> {
     fn name(&self) -> &str {
         self.model.name()
     }
+
+    fn request_options(&self) -> Option<serde_json::Value> {
+        self.model.request_options()
+    }
 }
 
 impl<M: fmt::Debug> fmt::Debug for Limited<M> {

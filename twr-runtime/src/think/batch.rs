@@ -95,6 +95,15 @@ impl<M: ChatModel> Think<'_, M> {
                 }
             };
             progress.cost = crate::cost::sum_known([progress.cost, cost]);
+            #[cfg(feature = "journal")]
+            if let Some(job) = &self.stores.job {
+                let record = crate::journal::RecordedOutcome::of(index, &result);
+                if let Err(error) = job.record_outcome(&record) {
+                    // The replies are recorded already: a resumption still
+                    // replays this run, so the batch goes on.
+                    tracing::warn!(index, %error, "twr could not record a run's outcome");
+                }
+            }
             if let Some(hook) = &self.progress {
                 hook(&progress);
             }

@@ -14,7 +14,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::error::{ThinkError, ThinkErrorKind};
 use super::outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, Served, TransportRetry,
 };
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
@@ -88,9 +88,10 @@ impl Serialize for TransportRetry {
 impl Serialize for Attempt {
     /// `{number, kind, model, raw, reasoning, problems: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
-    /// transport_retries, json: [{header, report}], cost}`.
+    /// transport_retries, json: [{header, report}], served: "live" |
+    /// "journal" | "cache", cost}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Attempt", 14)?;
+        let mut s = serializer.serialize_struct("Attempt", 15)?;
         s.serialize_field("number", &self.number)?;
         s.serialize_field("kind", &attempt_kind(self.kind))?;
         s.serialize_field("model", &self.model)?;
@@ -105,8 +106,18 @@ impl Serialize for Attempt {
         s.serialize_field("transport_retries", &self.transport_retries)?;
         let json: Vec<ProvenanceData<'_>> = self.json.iter().map(ProvenanceData).collect();
         s.serialize_field("json", &json)?;
+        s.serialize_field("served", served(&self.served))?;
         s.serialize_field("cost", &self.cost)?;
         s.end()
+    }
+}
+
+/// Where a reply came from: `"live"`, `"journal"` or `"cache"`.
+fn served(served: &Served) -> &'static str {
+    match served {
+        Served::Live => "live",
+        Served::Journal => "journal",
+        Served::Cache => "cache",
     }
 }
 

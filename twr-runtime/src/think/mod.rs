@@ -21,6 +21,7 @@ mod messages;
 mod outcome;
 mod read;
 mod run;
+mod stored;
 mod stream;
 mod transport;
 
@@ -33,7 +34,7 @@ use tracing::Instrument;
 pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, Served, TransportRetry,
 };
 pub use stream::{Completed, Progress, SectionEvent};
 
@@ -225,6 +226,9 @@ pub struct Think<'a, M> {
     progress: Option<batch::ProgressHook<'a>>,
     // Cost (issue 22.5): prices by model name; see crate::cost.
     prices: Option<Arc<Prices>>,
+    // The journal and the response cache (issue 22.2, 22.3): see
+    // think/stored.rs.
+    stores: stored::Stores,
 }
 
 // Written by hand: a derive would ask `M: Clone`, which the model need not
@@ -251,6 +255,7 @@ impl<M> Clone for Think<'_, M> {
             concurrency: self.concurrency,
             progress: self.progress.clone(),
             prices: self.prices.clone(),
+            stores: self.stores.clone(),
         }
     }
 }
@@ -282,12 +287,59 @@ impl<'a, M: ChatModel> Think<'a, M> {
             concurrency: None,
             progress: None,
             prices: None,
+            stores: stored::Stores::default(),
         }
     }
 
     /// The model the loop asks, as given to [`Think::new`].
     pub fn model(&self) -> &M {
         &self.model
+    }
+
+    /// Records every reply of this `Think`'s runs in `job` as it lands,
+    /// and answers a request the job already recorded from the record
+    /// instead of asking the model (feature `journal`). Run the same job
+    /// again after a crash or a kill and it replays what reached the dead
+    /// process, asks only for the rest, and pays nothing twice.
+    /// [`run_many`](Self::run_many) also records each run's outcome. See
+    /// [`journal`](crate::journal) for how, and for the file.
+    ///
+    /// ```
+    /// use twr_runtime::journal::Journal;
+    /// use twr_runtime::{Served, ScriptedModel, Think};
+    ///
+    /// # #[derive(twr_runtime::Sections)] struct Answer { number: u32 }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = std::env::temp_dir().join(format!("twr-doc-journal-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let journal = Journal::open(dir.join("job.twr"))?;
+    /// let first = ScriptedModel::new(["[Number]\n4"]);
+    /// Think::new(&first).journal(journal.job("sums")).run::<Answer>("2 + 2?").await?;
+    /// // Another process, later: the reply comes from the journal.
+    /// let second = ScriptedModel::new(Vec::<String>::new());
+    /// let outcome = Think::new(&second).journal(journal.job("sums")).run::<Answer>("2 + 2?").await?;
+    /// assert_eq!(outcome.value.number, 4);
+    /// assert_eq!(outcome.attempts[0].served, Served::Journal);
+    /// assert_eq!(second.calls(), 0);
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    #[cfg(feature = "journal")]
+    pub fn journal(mut self, job: crate::journal::Job) -> Self {
+        self.stores.job = Some(job);
+        self
+    }
+
+    /// Answers a request from `cache` when it holds a reply to exactly
+    /// that request (model, options, messages), and caches every new reply
+    /// (feature `journal`): for development loops, where a rerun of
+    /// unchanged prompts then makes no request. A hit is
+    /// [`Served::Cache`] in the ledger and costs nothing.
+    #[cfg(feature = "journal")]
+    pub fn response_cache(mut self, cache: crate::journal::ResponseCache) -> Self {
+        self.stores.cache = Some(cache);
+        self
     }
 
     /// Prices per model, so that each attempt's tokens get a cost in the
@@ -782,6 +834,7 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("concurrency", &self.concurrency)
             .field("on_progress", &self.progress.is_some())
             .field("prices", &self.prices)
+            .field("stores", &self.stores)
             .finish_non_exhaustive()
     }
 }

@@ -38,6 +38,24 @@ pub enum AttemptKind {
     Aborted,
 }
 
+/// Where the reply of an attempt came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Served {
+    /// The model answered this request now.
+    #[default]
+    Live,
+    /// The job's journal had the reply: an earlier process of the same
+    /// job asked and recorded it, and it was not asked again (feature
+    /// `journal`, [`Think::journal`](crate::Think::journal)). Its cost is
+    /// the recorded one: paid once, by that process.
+    Journal,
+    /// The response cache had the reply to this exact request (feature
+    /// `journal`, [`Think::response_cache`](crate::Think::response_cache));
+    /// nothing was asked, and it cost nothing now.
+    Cache,
+}
+
 /// One request that failed: a transient failure that was retried before an
 /// attempt got its reply ([`Attempt::transport_retries`]), or one of the
 /// requests of a call that got no reply at all ([`FailedCall::failures`]).
@@ -119,6 +137,9 @@ pub struct Attempt {
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.
     pub transport_retries: Vec<TransportRetry>,
+    /// Where the reply came from: the model now, the job's journal, or the
+    /// response cache.
+    pub served: Served,
     /// What [`usage`](Self::usage) cost, when
     /// [`Think::prices`](crate::Think::prices) has a price for
     /// [`model`](Self::model); `None` otherwise.

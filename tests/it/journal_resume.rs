@@ -1,0 +1,294 @@
+//! The durable journal (issue 22.2, 22.3) against a real OpenAI-compatible
+//! server on 127.0.0.1: a `run_many` dropped mid-job and run again in a
+//! fresh `Think` replays every reply that reached it and asks only for the
+//! rest (the server's per-request counts prove that nothing that reached
+//! the first process is asked twice); the response cache answers a rerun
+//! of unchanged prompts with no request at all, and a changed option is a
+//! new request; a full or read-only journal ends the run with the reply
+//! kept and the journal's error.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use twr_runtime::journal::{Journal, JournalError};
+use twr_runtime::{ModelError, OpenAiCompatible, Price, Prices, Sections, Served, Think};
+
+#[derive(Debug, PartialEq, Sections)]
+struct Doubled {
+    /// The number times two.
+    number: u32,
+}
+
+/// A chat completions server: "item N" is answered with 2N, except that
+/// the first ask of an odd N gets a reply that needs a retry. Counts each
+/// distinct request body; while `hold` is set, requests for items from 10
+/// on never get an answer (the process is killed while they hang).
+#[derive(Clone, Default)]
+struct Server {
+    counts: Arc<Mutex<HashMap<String, u32>>>,
+    hold: Arc<AtomicBool>,
+    /// Requests held so far.
+    held: Arc<AtomicUsize>,
+}
+
+impl Server {
+    async fn start(&self) -> String {
+        let app = Router::new()
+            .route("/v1/chat/completions", post(answer))
+            .with_state(self.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("{origin}/v1")
+    }
+
+    fn total(&self) -> u32 {
+        self.counts.lock().unwrap().values().sum()
+    }
+
+    fn counts(&self) -> Vec<u32> {
+        let mut counts: Vec<u32> = self.counts.lock().unwrap().values().copied().collect();
+        counts.sort();
+        counts
+    }
+}
+
+async fn answer(State(server): State<Server>, Json(body): Json<Value>) -> Json<Value> {
+    *server
+        .counts
+        .lock()
+        .unwrap()
+        .entry(body["messages"].to_string())
+        .or_default() += 1;
+    let messages = body["messages"].as_array().unwrap();
+    let first = messages[0]["content"].as_str().unwrap();
+    let n: u32 = first
+        .strip_prefix("item ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    if n >= 10 && server.hold.load(Ordering::SeqCst) {
+        server.held.fetch_add(1, Ordering::SeqCst);
+        std::future::pending::<()>().await;
+    }
+    let content = if n % 2 == 1 && messages.len() == 1 {
+        "[Number]\nabout that".to_string()
+    } else {
+        format!("[Number]\n{}", 2 * n)
+    };
+    Json(json!({
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    }))
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("twr-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("journal.twr")
+}
+
+fn prompts() -> Vec<String> {
+    (0..20).map(|n| format!("item {n}")).collect()
+}
+
+fn prices() -> Prices {
+    Prices::new().with("doubler", Price::per_million(1.0, 10.0))
+}
+
+#[tokio::test]
+async fn a_killed_run_many_resumes_without_asking_twice() {
+    let server = Server::default();
+    let url = server.start().await;
+    let path = temp_path("resume");
+    server.hold.store(true, Ordering::SeqCst);
+
+    // The first process: items 0-9 end (the odd ones after a retry), items
+    // 10-13 hang at the server; it is killed once ten runs have ended and
+    // the four hanging requests have reached the server.
+    let done = AtomicUsize::new(0);
+    {
+        let journal = Journal::open(&path).unwrap();
+        let model = OpenAiCompatible::new(&url, "doubler");
+        let think = Think::new(&model)
+            .journal(journal.job("doubling"))
+            .prices(prices())
+            .concurrency(4)
+            .on_progress(|p| done.store(p.done, Ordering::SeqCst));
+        let killed = async {
+            for _ in 0..2_000 {
+                if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            panic!("ten runs did not end within 10 s");
+        };
+        tokio::select! {
+            _ = think.run_many::<Doubled>(prompts()) => panic!("the held runs cannot end"),
+            _ = killed => {}
+        }
+        let outcomes = journal.job("doubling").outcomes().unwrap();
+        assert_eq!(outcomes.len(), 10);
+        assert!(outcomes.iter().all(|o| o.ok && o.index < 10));
+    }
+    // 10 items, 5 of them retried, and the 4 requests that hang.
+    assert_eq!(server.total(), 10 + 5 + 4);
+    let recorded = Journal::open(&path)
+        .unwrap()
+        .job("doubling")
+        .replies()
+        .unwrap();
+    assert_eq!(recorded, 15);
+
+    // The second process: a new journal handle, model and Think.
+    server.hold.store(false, Ordering::SeqCst);
+    let journal = Journal::open(&path).unwrap();
+    let model = OpenAiCompatible::new(&url, "doubler");
+    let results = Think::new(&model)
+        .journal(journal.job("doubling"))
+        .prices(prices())
+        .concurrency(4)
+        .run_many::<Doubled>(prompts())
+        .await;
+    let values: Vec<u32> = results
+        .iter()
+        .map(|r| r.as_ref().unwrap().value.number)
+        .collect();
+    assert_eq!(values, (0..20).map(|n| 2 * n).collect::<Vec<_>>());
+    // Items 0-9 came from the journal; 10-19 from the model.
+    for (n, result) in results.iter().enumerate() {
+        let served: Vec<Served> = result
+            .as_ref()
+            .unwrap()
+            .attempts
+            .iter()
+            .map(|a| a.served.clone())
+            .collect();
+        let expected = if n < 10 {
+            Served::Journal
+        } else {
+            Served::Live
+        };
+        let attempts = if n % 2 == 1 { 2 } else { 1 };
+        assert_eq!(served, vec![expected; attempts], "item {n}");
+    }
+    // 15 + 4 + (10 items, 5 retried) = 34 requests in all; only the 4 that
+    // hung when the first process died were sent twice.
+    assert_eq!(server.total(), 15 + 4 + 15);
+    let counts = server.counts();
+    assert_eq!(counts.len(), 30);
+    assert_eq!(counts.iter().filter(|&&c| c == 2).count(), 4);
+    assert_eq!(counts.iter().filter(|&&c| c == 1).count(), 26);
+    // Every run is recorded, and the job's cost is each reply paid once:
+    // 30 replies of 100 in and 10 out at $1 and $10 per million.
+    let outcomes = journal.job("doubling").outcomes().unwrap();
+    assert_eq!(outcomes.len(), 20);
+    let cost: f64 = results
+        .iter()
+        .map(|r| r.as_ref().unwrap().cost().unwrap())
+        .sum();
+    assert!((cost - 30.0 * 200.0 / 1e6).abs() < 1e-12, "{cost}");
+
+    // A third run of the finished job asks nothing.
+    let results = Think::new(&model)
+        .journal(journal.job("doubling"))
+        .run_many::<Doubled>(prompts())
+        .await;
+    assert!(results.iter().all(Result::is_ok));
+    assert_eq!(server.total(), 34);
+}
+
+#[tokio::test]
+async fn the_response_cache_answers_unchanged_requests() {
+    let server = Server::default();
+    let url = server.start().await;
+    let journal = Journal::open(temp_path("cache")).unwrap();
+    let prompts = ["item 2", "item 3", "item 4"];
+    let model = OpenAiCompatible::new(&url, "doubler").temperature(0.0);
+    let first = Think::new(&model)
+        .response_cache(journal.cache())
+        .prices(prices())
+        .run_many::<Doubled>(prompts)
+        .await;
+    assert!(first.iter().all(Result::is_ok));
+    assert_eq!(server.total(), 4);
+    assert_eq!(journal.cache().len().unwrap(), 4);
+
+    let again = Think::new(&model)
+        .response_cache(journal.cache())
+        .prices(prices())
+        .run_many::<Doubled>(prompts)
+        .await;
+    assert_eq!(
+        server.total(),
+        4,
+        "a rerun of unchanged prompts asks nothing"
+    );
+    let outcome = again[1].as_ref().unwrap();
+    assert_eq!(outcome.value, Doubled { number: 6 });
+    assert!(outcome.attempts.iter().all(|a| a.served == Served::Cache));
+    assert_eq!(outcome.cost(), Some(0.0));
+    assert_eq!(outcome.usage.prompt_tokens, 200);
+
+    // Another temperature is another request.
+    let warmer = OpenAiCompatible::new(&url, "doubler").temperature(0.5);
+    Think::new(&warmer)
+        .response_cache(journal.cache())
+        .run::<Doubled>("item 2")
+        .await
+        .unwrap();
+    assert_eq!(server.total(), 5);
+}
+
+#[tokio::test]
+async fn a_full_or_read_only_journal_ends_the_run_with_the_reply_kept() {
+    let server = Server::default();
+    let url = server.start().await;
+    let model = OpenAiCompatible::new(&url, "doubler");
+
+    let path = temp_path("full");
+    let journal = Journal::open(&path).unwrap();
+    // Fill the file to its limit, then run.
+    let size = std::fs::metadata(&path).unwrap().len().max(4096 * 8);
+    let journal = journal.size_limit(size).unwrap();
+    let error = Think::new(&model)
+        .journal(journal.job("x".repeat(64 * 1024)))
+        .run::<Doubled>("item 4")
+        .await
+        .unwrap_err();
+    let model_error = error.model_error().unwrap();
+    assert_eq!(model_error.partial().unwrap().content, "[Number]\n8");
+    let ModelError::Incomplete { source, .. } = model_error else {
+        panic!("{model_error:?}")
+    };
+    let ModelError::Other(inner) = &**source else {
+        panic!("{source:?}")
+    };
+    let journal_error = inner.downcast_ref::<JournalError>().unwrap();
+    assert!(
+        matches!(journal_error, JournalError::Full { .. }),
+        "{journal_error:?}"
+    );
+    assert!(error.to_string().contains("cannot grow"), "{error}");
+
+    let path = temp_path("read-only");
+    drop(Journal::open(&path).unwrap());
+    let journal = Journal::open_read_only(&path).unwrap();
+    let error = Think::new(&model)
+        .journal(journal.job("j"))
+        .run::<Doubled>("item 4")
+        .await
+        .unwrap_err();
+    let model_error = error.model_error().unwrap();
+    assert_eq!(model_error.partial().unwrap().content, "[Number]\n8");
+    assert!(error.to_string().contains("is read-only"), "{error}");
+}

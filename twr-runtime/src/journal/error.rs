@@ -1,0 +1,148 @@
+//! [`JournalError`]: why a journal could not be opened, read or written.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a [`Journal`](super::Journal) could not be opened, read or written.
+///
+/// Opening never starts over silently: a file that is not a twr journal, a
+/// damaged one, or one written by a newer twr is an error naming the file,
+/// and the file is left as it was.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum JournalError {
+    /// The file is not a SQLite database at all (another program's file,
+    /// or one damaged beyond recognition).
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a SQLite database of another program: it has no twr
+    /// journal mark (`PRAGMA application_id`).
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What it has instead.
+        found: String,
+    },
+    /// The file is a twr journal whose schema this version cannot read:
+    /// a newer twr wrote it.
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its schema version (`PRAGMA user_version`).
+        found: i64,
+        /// The version this twr reads and writes.
+        supported: i64,
+    },
+    /// The file is a twr journal, but SQLite's integrity check or the
+    /// schema check found damage.
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What the check reported.
+        detail: String,
+    },
+    /// The disk (or the journal's [`size_limit`](super::Journal::size_limit))
+    /// is full: the last record was not written.
+    Full {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The journal cannot be written: the file or its directory is
+    /// read-only, or it was opened with
+    /// [`open_read_only`](super::Journal::open_read_only).
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A record in the journal does not have the shape this twr writes.
+    Record {
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Any other failure of SQLite (a locked file, an I/O error), with
+    /// SQLite's own error.
+    Sqlite {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JournalError::NotADatabase { path } => write!(
+                f,
+                "{} is not a twr journal (not a SQLite database); \
+                 choose another path, or move the file away",
+                path.display()
+            ),
+            JournalError::Foreign { path, found } => write!(
+                f,
+                "{} is a SQLite database of another program ({found}), not a twr journal; \
+                 it was left untouched",
+                path.display()
+            ),
+            JournalError::Version {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "{} is a twr journal of schema version {found}; this twr reads version \
+                 {supported} (a newer twr wrote it)",
+                path.display()
+            ),
+            JournalError::Corrupt { path, detail } => {
+                write!(f, "the twr journal {} is damaged: {detail}", path.display())
+            }
+            JournalError::Full { path } => write!(
+                f,
+                "the twr journal {} cannot grow (the disk or its size limit is full); \
+                 the last record was not written",
+                path.display()
+            ),
+            JournalError::ReadOnly { path } => write!(
+                f,
+                "the twr journal {} is read-only; nothing can be recorded in it",
+                path.display()
+            ),
+            JournalError::Record { detail } => {
+                write!(f, "a record of the twr journal is malformed: {detail}")
+            }
+            JournalError::Sqlite { path, source } => {
+                write!(f, "the twr journal {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for JournalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            JournalError::Sqlite { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl JournalError {
+    /// SQLite's error `source` on the journal at `path`, by its kind.
+    pub(crate) fn from_sqlite(path: &std::path::Path, source: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode;
+        let path = path.to_path_buf();
+        match source.sqlite_error_code() {
+            Some(ErrorCode::NotADatabase) => JournalError::NotADatabase { path },
+            Some(ErrorCode::DiskFull) => JournalError::Full { path },
+            Some(ErrorCode::ReadOnly) => JournalError::ReadOnly { path },
+            Some(ErrorCode::DatabaseCorrupt) => JournalError::Corrupt {
+                path,
+                detail: source.to_string(),
+            },
+            _ => JournalError::Sqlite { path, source },
+        }
+    }
+}

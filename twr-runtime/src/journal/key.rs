@@ -1,0 +1,78 @@
+//! [`RequestKey`]: the identity of a request, for the journal and the cache.
+
+use std::fmt;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::model::Message;
+
+/// The SHA-256 of an exact request: the model's name, its request options
+/// and every message (role and text). Two requests have the same key
+/// exactly when a model would be asked the same thing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestKey([u8; 32]);
+
+impl RequestKey {
+    /// The key of asking `model` (its [`name()`](crate::ChatModel::name))
+    /// with `options` (its [`request_options()`](crate::ChatModel::request_options))
+    /// for a reply to `messages`.
+    pub fn new(model: &str, options: Option<&Value>, messages: &[Message]) -> Self {
+        let mut hash = Sha256::new();
+        // Each part is length-prefixed, so no two requests hash the same
+        // bytes ("ab" + "c" is not "a" + "bc").
+        let mut part = |bytes: &[u8]| {
+            hash.update((bytes.len() as u64).to_le_bytes());
+            hash.update(bytes);
+        };
+        part(b"twr request 1");
+        part(model.as_bytes());
+        match options {
+            Some(options) => part(options.to_string().as_bytes()),
+            None => part(b""),
+        }
+        for message in messages {
+            part(message.role.to_string().as_bytes());
+            part(message.content.as_bytes());
+        }
+        RequestKey(hash.finalize().into())
+    }
+
+    /// The 32 bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The key in hexadecimal.
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+impl fmt::Debug for RequestKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RequestKey({})", self.to_hex())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_part_of_the_request_changes_the_key() {
+        let messages = [Message::system("Be brief."), Message::user("Hi")];
+        let key = RequestKey::new("m", None, &messages);
+        assert_eq!(key, RequestKey::new("m", None, &messages));
+        assert_ne!(key, RequestKey::new("m2", None, &messages));
+        let options = json!({"temperature": 0.0});
+        assert_ne!(key, RequestKey::new("m", Some(&options), &messages));
+        assert_ne!(key, RequestKey::new("m", None, &messages[1..]));
+        let moved = [Message::system("Be brief.H"), Message::user("i")];
+        assert_ne!(key, RequestKey::new("m", None, &moved));
+        let role = [Message::system("Be brief."), Message::assistant("Hi")];
+        assert_ne!(key, RequestKey::new("m", None, &role));
+        assert_eq!(key.to_hex().len(), 64);
+    }
+}

@@ -1,0 +1,327 @@
+//! The durable journal and the response cache (feature `journal`): a SQLite
+//! file that records every reply and every outcome of a job as it lands,
+//! so that a killed process resumes without asking the model, or paying,
+//! again for anything that reached it.
+//!
+//! ```no_run
+//! use twr_runtime::journal::Journal;
+//! use twr_runtime::{OpenAiCompatible, Think};
+//!
+//! # #[derive(twr_runtime::Sections)] struct Invoice { total: f64 }
+//! # async fn demo(prompts: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+//! let journal = Journal::open("invoices.twr")?;
+//! let model = OpenAiCompatible::from_env()?;
+//! // Run it; kill it; run it again: the second process replays every reply
+//! // the first one recorded and asks the model only for the rest.
+//! let results = Think::new(&model)
+//!     .journal(journal.job("invoices-2026-11"))
+//!     .run_many::<Invoice>(prompts)
+//!     .await;
+//! # Ok(()) }
+//! ```
+//!
+//! # How it works
+//!
+//! A [`Job`] names one piece of work. Before each model call the loop looks
+//! the exact request up in the job: the model's
+//! [`name()`](crate::ChatModel::name), its
+//! [`request_options()`](crate::ChatModel::request_options) (temperature,
+//! token limit, seed, extra fields) and every message, hashed with SHA-256.
+//! A request recorded there is answered from the record
+//! ([`Served::Journal`](crate::Served::Journal) in the ledger) and sent
+//! nowhere; any other is sent, and its reply is recorded before the loop
+//! reads it. The same request asked twice in one job (two equal prompts)
+//! has two records, by occurrence. Because the loop is a function of the
+//! replies, replaying them rebuilds each run as it went, and the run goes
+//! on from where the killed process stopped. [`Think::run_many`] also
+//! records each run's outcome as it ends ([`Job::outcomes`]).
+//!
+//! The [`ResponseCache`] is the same lookup across jobs, for development
+//! loops: a rerun of unchanged prompts makes no request. Its hits are
+//! [`Served::Cache`](crate::Served::Cache) in the ledger and cost nothing.
+//!
+//! Each record is its own transaction, committed before the reply is read:
+//! what was recorded survives a killed process (WAL mode, `synchronous =
+//! NORMAL`). A record that cannot be written (a full disk, a read-only
+//! file) ends the run with the reply kept in the error
+//! ([`ModelError::Incomplete`](crate::ModelError::Incomplete) around a
+//! [`JournalError`]): a journal that silently stopped recording would
+//! make the next resumption pay again.
+//!
+//! # The file (schema version 1)
+//!
+//! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
+//! and `PRAGMA user_version = 1`. Opening checks both, SQLite's
+//! `quick_check` and the tables below; a file that is not SQLite, another
+//! program's database, a newer schema or damage is a [`JournalError`],
+//! never a silent restart. Tables (every `*_tokens` column an integer
+//! count, every `*_at_ms` Unix milliseconds, `key` the 32-byte SHA-256 of
+//! the request):
+//!
+//! - `meta(key, value)`: `created_by` = `twr-runtime <version>`.
+//! - `replies(job, key, occurrence, model, content, reasoning,
+//!   prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
+//!   cache_write_tokens, finish_reason, cost, batch_id, custom_id,
+//!   recorded_at_ms)`: one row per reply of a job; `occurrence` counts
+//!   equal requests from 0; `finish_reason` is `stop`, `length`,
+//!   `content_filter` or the server's own word; `batch_id` and `custom_id`
+//!   name the batch request that brought it, if one did.
+//! - `cache(key, model, content, reasoning, <the five token counts>,
+//!   finish_reason, recorded_at_ms)`: the response cache.
+//! - `outcomes(job, idx, ok, attempts, prompt_tokens, completion_tokens,
+//!   cost, final_reply, error, recorded_at_ms)`: one row per ended run of
+//!   [`Think::run_many`], `idx` its place in the input.
+//! - `batches(batch_id, job, provider, round, status, requests,
+//!   submitted_at_ms, updated_at_ms)` and `batch_requests(batch_id,
+//!   custom_id, key, occurrence, state)`: the batches submitted to a
+//!   provider's batch API and what each line asked.
+//!
+//! [`Think::run_many`]: crate::Think::run_many
+
+mod error;
+mod key;
+mod schema;
+mod store;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use error::JournalError;
+pub use key::RequestKey;
+pub use store::RecordedOutcome;
+pub(crate) use store::ReplyEntry;
+
+use crate::model::Reply;
+
+/// An open journal file. Cheap to clone: clones share the connection.
+#[derive(Clone)]
+pub struct Journal {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    connection: Mutex<rusqlite::Connection>,
+}
+
+impl Journal {
+    /// Opens the journal at `path`, creating it (and its schema) when the
+    /// file is absent or empty.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file is not a twr journal, was written
+    /// by a newer twr, is damaged, or cannot be created.
+    pub fn open(path: impl AsRef<Path>) -> Result<Journal, JournalError> {
+        Journal::open_with(path.as_ref(), false)
+    }
+
+    /// Opens an existing journal for reading only (to inspect a job while
+    /// another process runs it). A run given a job of it fails at its first
+    /// new record with [`JournalError::ReadOnly`].
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), and when the file does not exist.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Journal, JournalError> {
+        Journal::open_with(path.as_ref(), true)
+    }
+
+    fn open_with(path: &Path, read_only: bool) -> Result<Journal, JournalError> {
+        let connection = schema::open(path, read_only)?;
+        Ok(Journal {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                connection: Mutex::new(connection),
+            }),
+        })
+    }
+
+    /// Caps the file at about `bytes` (in whole database pages): a record
+    /// that would pass it fails with [`JournalError::Full`], as on a full
+    /// disk.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when SQLite refuses the setting.
+    pub fn size_limit(self, bytes: u64) -> Result<Journal, JournalError> {
+        self.with_connection(|connection| {
+            let page: u64 = connection.query_row("PRAGMA page_size", [], |row| row.get(0))?;
+            let pages = (bytes / page.max(1)).max(1);
+            connection.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+        })?;
+        Ok(self)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The job named `name` (created by its first record): the replies and
+    /// outcomes of one piece of work, for [`Think::journal`](crate::Think::journal).
+    pub fn job(&self, name: impl Into<String>) -> Job {
+        Job {
+            journal: self.clone(),
+            name: Arc::from(name.into()),
+            seen: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// The response cache of this file, for
+    /// [`Think::response_cache`](crate::Think::response_cache).
+    pub fn cache(&self) -> ResponseCache {
+        ResponseCache {
+            journal: self.clone(),
+        }
+    }
+
+    /// Runs `f` on the connection; SQLite's errors become
+    /// [`JournalError`]s naming the file.
+    pub(crate) fn with_connection<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, JournalError> {
+        f(&self.lock()).map_err(|e| JournalError::from_sqlite(&self.inner.path, e))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, rusqlite::Connection> {
+        // A panic while the lock was held cannot leave a half-written
+        // record: each statement is its own transaction.
+        self.inner
+            .connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl fmt::Debug for Journal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Journal")
+            .field("path", &self.inner.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One job of a [`Journal`]: the replies and outcomes of one piece of work.
+/// Cheap to clone; clones share the count of equal requests seen.
+#[derive(Clone)]
+pub struct Job {
+    journal: Journal,
+    name: Arc<str>,
+    /// How many times each request was asked so far in this process: the
+    /// occurrence the next one answers to.
+    seen: Arc<Mutex<HashMap<RequestKey, u32>>>,
+}
+
+impl Job {
+    /// The job's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The journal it is in.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// The occurrence number of the next ask of `key` in this process.
+    pub(crate) fn next_occurrence(&self, key: &RequestKey) -> u32 {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let count = seen.entry(*key).or_insert(0);
+        let occurrence = *count;
+        *count += 1;
+        occurrence
+    }
+
+    /// The recorded reply to occurrence `occurrence` of `key`, if any, and
+    /// its cost when it was made.
+    pub(crate) fn replay(
+        &self,
+        key: &RequestKey,
+        occurrence: u32,
+    ) -> Result<Option<(Reply, Option<f64>)>, JournalError> {
+        store::reply(&self.journal, &self.name, key, occurrence)
+    }
+
+    /// Records the reply to occurrence `occurrence` of `key`.
+    pub(crate) fn record(&self, entry: &store::ReplyEntry<'_>) -> Result<(), JournalError> {
+        store::record_reply(&self.journal, &self.name, entry)
+    }
+
+    /// Records how run `index` of [`Think::run_many`](crate::Think::run_many) ended.
+    pub(crate) fn record_outcome(&self, outcome: &RecordedOutcome) -> Result<(), JournalError> {
+        store::record_outcome(&self.journal, &self.name, outcome)
+    }
+
+    /// How many replies the job has recorded.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn replies(&self) -> Result<u64, JournalError> {
+        store::count_replies(&self.journal, &self.name)
+    }
+
+    /// The outcomes recorded so far, by their place in the input.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn outcomes(&self) -> Result<Vec<RecordedOutcome>, JournalError> {
+        store::outcomes(&self.journal, &self.name)
+    }
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Job")
+            .field("name", &self.name)
+            .field("journal", &self.journal)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The response cache of a [`Journal`]: replies by exact request, across
+/// jobs, for [`Think::response_cache`](crate::Think::response_cache).
+#[derive(Clone, Debug)]
+pub struct ResponseCache {
+    journal: Journal,
+}
+
+impl ResponseCache {
+    /// The cached reply to `key`, if any.
+    pub(crate) fn get(&self, key: &RequestKey) -> Result<Option<Reply>, JournalError> {
+        store::cached(&self.journal, key)
+    }
+
+    /// Caches `reply` as the answer to `key` (replacing an older one).
+    pub(crate) fn put(
+        &self,
+        key: &RequestKey,
+        model: &str,
+        reply: &Reply,
+    ) -> Result<(), JournalError> {
+        store::cache_reply(&self.journal, key, model, reply)
+    }
+
+    /// How many replies are cached.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn len(&self) -> Result<u64, JournalError> {
+        store::count_cached(&self.journal)
+    }
+
+    /// Whether nothing is cached.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn is_empty(&self) -> Result<bool, JournalError> {
+        Ok(self.len()? == 0)
+    }
+}

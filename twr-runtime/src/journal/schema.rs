@@ -1,0 +1,367 @@
+//! The journal's schema: created in a new file, checked in an existing one.
+//! The schema is documented in the module docs of [`journal`](super).
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::error::JournalError;
+
+/// `PRAGMA application_id` of a twr journal: "twr1" in ASCII.
+pub(crate) const APPLICATION_ID: i64 = 0x7477_7231;
+
+/// The schema version this twr reads and writes (`PRAGMA user_version`).
+pub(crate) const VERSION: i64 = 1;
+
+/// The tables of schema version 1, created in one transaction.
+const CREATE: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE replies (
+    job               TEXT    NOT NULL,
+    key               BLOB    NOT NULL,
+    occurrence        INTEGER NOT NULL,
+    model             TEXT    NOT NULL,
+    content           TEXT    NOT NULL,
+    reasoning         TEXT,
+    prompt_tokens     INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    total_tokens      INTEGER NOT NULL,
+    cache_read_tokens  INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    finish_reason     TEXT,
+    cost              REAL,
+    batch_id          TEXT,
+    custom_id         TEXT,
+    recorded_at_ms    INTEGER NOT NULL,
+    PRIMARY KEY (job, key, occurrence)
+) WITHOUT ROWID;
+CREATE TABLE cache (
+    key               BLOB    PRIMARY KEY,
+    model             TEXT    NOT NULL,
+    content           TEXT    NOT NULL,
+    reasoning         TEXT,
+    prompt_tokens     INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    total_tokens      INTEGER NOT NULL,
+    cache_read_tokens  INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    finish_reason     TEXT,
+    recorded_at_ms    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE outcomes (
+    job               TEXT    NOT NULL,
+    idx               INTEGER NOT NULL,
+    ok                INTEGER NOT NULL,
+    attempts          INTEGER NOT NULL,
+    prompt_tokens     INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cost              REAL,
+    final_reply       TEXT,
+    error             TEXT,
+    recorded_at_ms    INTEGER NOT NULL,
+    PRIMARY KEY (job, idx)
+) WITHOUT ROWID;
+CREATE TABLE batches (
+    batch_id          TEXT    PRIMARY KEY,
+    job               TEXT    NOT NULL,
+    provider          TEXT    NOT NULL,
+    round             INTEGER NOT NULL,
+    status            TEXT    NOT NULL,
+    requests          INTEGER NOT NULL,
+    submitted_at_ms   INTEGER NOT NULL,
+    updated_at_ms     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE batch_requests (
+    batch_id          TEXT    NOT NULL,
+    custom_id         TEXT    NOT NULL,
+    key               BLOB    NOT NULL,
+    occurrence        INTEGER NOT NULL,
+    state             TEXT    NOT NULL,
+    PRIMARY KEY (batch_id, custom_id)
+) WITHOUT ROWID;
+CREATE INDEX batch_requests_by_key ON batch_requests (key, occurrence);
+";
+
+/// Opens the journal at `path`: creates the schema in a new (absent or
+/// empty) file, checks it in an existing one.
+pub(crate) fn open(path: &Path, read_only: bool) -> Result<Connection, JournalError> {
+    let sqlite = |e| JournalError::from_sqlite(path, e);
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let connection =
+        Connection::open_with_flags(path, flags).map_err(|e| match e.sqlite_error_code() {
+            // A file that cannot be created or opened for writing.
+            Some(rusqlite::ErrorCode::CannotOpen) if !read_only && !path.exists() => {
+                JournalError::ReadOnly {
+                    path: path.to_path_buf(),
+                }
+            }
+            _ => sqlite(e),
+        })?;
+    // Another connection (a second process resuming too early) waits a
+    // little instead of failing at once.
+    connection
+        .busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(sqlite)?;
+    let application_id: i64 = connection
+        .query_row("PRAGMA application_id", [], |row| row.get(0))
+        .map_err(sqlite)?;
+    let version: i64 = connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(sqlite)?;
+    let tables: i64 = connection
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+        .map_err(sqlite)?;
+    match (application_id, tables) {
+        (0, 0) if !read_only => create(&connection).map_err(sqlite)?,
+        (0, 0) => {
+            return Err(JournalError::Corrupt {
+                path: path.to_path_buf(),
+                detail: "the file is empty, and opened read-only it cannot become a journal".into(),
+            })
+        }
+        (APPLICATION_ID, _) => check(&connection, path, version)?,
+        (0, _) => {
+            return Err(JournalError::Foreign {
+                path: path.to_path_buf(),
+                found: format!("{tables} schema objects and no application id"),
+            })
+        }
+        (other, _) => {
+            return Err(JournalError::Foreign {
+                path: path.to_path_buf(),
+                found: format!("application id {other:#x}"),
+            })
+        }
+    }
+    if !read_only {
+        // WAL: a record is durable when its transaction commits, and
+        // readers never block the writer. NORMAL is durable across a killed
+        // process (not across a power cut between checkpoints).
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sqlite)?;
+    }
+    Ok(connection)
+}
+
+/// Creates the schema of [`VERSION`] in an empty database.
+fn create(connection: &Connection) -> rusqlite::Result<()> {
+    let batch = format!(
+        "BEGIN;
+         {CREATE}
+         INSERT INTO meta (key, value) VALUES ('created_by', 'twr-runtime {}');
+         PRAGMA application_id = {APPLICATION_ID};
+         PRAGMA user_version = {VERSION};
+         COMMIT;",
+        env!("CARGO_PKG_VERSION")
+    );
+    connection.execute_batch(&batch)
+}
+
+/// Checks an existing journal: its version, SQLite's quick integrity
+/// check, and that every table of the schema is there.
+fn check(connection: &Connection, path: &Path, version: i64) -> Result<(), JournalError> {
+    let corrupt = |detail: String| JournalError::Corrupt {
+        path: path.to_path_buf(),
+        detail,
+    };
+    if version != VERSION {
+        if version > VERSION {
+            return Err(JournalError::Version {
+                path: path.to_path_buf(),
+                found: version,
+                supported: VERSION,
+            });
+        }
+        return Err(corrupt(format!(
+            "it is marked as a twr journal but has schema version {version}"
+        )));
+    }
+    let verdict: String = connection
+        .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+        .map_err(|e| JournalError::from_sqlite(path, e))?;
+    if verdict != "ok" {
+        return Err(corrupt(verdict));
+    }
+    for table in [
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+    ] {
+        let found: i64 = connection
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [table],
+                |row| row.get(0),
+            )
+            .map_err(|e| JournalError::from_sqlite(path, e))?;
+        if found != 1 {
+            return Err(corrupt(format!("the table {table} is missing")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::Journal;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("twr-schema-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("journal.twr")
+    }
+
+    #[test]
+    fn a_new_file_gets_the_versioned_schema_and_opens_again() {
+        let path = temp("new");
+        drop(Journal::open(&path).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        let id: i64 = connection
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap();
+        let version: i64 = connection
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!((id, version), (0x7477_7231, 1));
+        let created: String = connection
+            .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(
+            created,
+            format!("twr-runtime {}", env!("CARGO_PKG_VERSION"))
+        );
+        drop(connection);
+        Journal::open(&path).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_refused_and_left_alone() {
+        let path = temp("text");
+        let text = "id,total\n1,20\n".repeat(200);
+        std::fs::write(&path, &text).unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            matches!(error, JournalError::NotADatabase { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().ends_with("is not a twr journal (not a SQLite database); choose another path, or move the file away"), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+
+    #[test]
+    fn another_programs_database_is_foreign() {
+        let path = temp("foreign");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT);")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            matches!(&error, JournalError::Foreign { found, .. } if found == "1 schema objects and no application id"),
+            "{error:?}"
+        );
+        let path = temp("foreign-id");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("PRAGMA application_id = 42; CREATE TABLE t (x);")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("(application id 0x2a), not a twr journal"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_newer_or_broken_journal_is_an_error_not_a_restart() {
+        let path = temp("newer");
+        drop(Journal::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 2;")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                JournalError::Version {
+                    found: 2,
+                    supported: 1,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+
+        let path = temp("dropped-table");
+        drop(Journal::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("DROP TABLE outcomes;")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "the twr journal {} is damaged: the table outcomes is missing",
+                path.display()
+            )
+        );
+
+        // Pages overwritten with garbage past the header.
+        let path = temp("garbage");
+        let journal = Journal::open(&path).unwrap();
+        let job = journal.job("j");
+        for n in 0..200u32 {
+            let key =
+                crate::journal::RequestKey::new("m", None, &[crate::Message::user(n.to_string())]);
+            job.record(&crate::journal::ReplyEntry {
+                key: &key,
+                occurrence: 0,
+                model: "m",
+                reply: &crate::Reply::text("x".repeat(500)),
+                cost: None,
+                batch: None,
+            })
+            .unwrap();
+        }
+        drop(job);
+        drop(journal);
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.len() > 16 * 4096, "{}", bytes.len());
+        for byte in &mut bytes[4096 + 100..12 * 4096] {
+            *byte = 0xA5;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                JournalError::Corrupt { .. } | JournalError::NotADatabase { .. }
+            ),
+            "{error:?}"
+        );
+    }
+}

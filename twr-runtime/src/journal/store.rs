@@ -1,0 +1,279 @@
+//! Reading and writing the journal's records (the schema is in the module
+//! docs of [`journal`](super)).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::error::JournalError;
+use super::key::RequestKey;
+use super::Journal;
+use crate::model::{FinishReason, Reply, Usage};
+
+/// A reply to record in a job.
+pub(crate) struct ReplyEntry<'a> {
+    pub(crate) key: &'a RequestKey,
+    pub(crate) occurrence: u32,
+    pub(crate) model: &'a str,
+    pub(crate) reply: &'a Reply,
+    pub(crate) cost: Option<f64>,
+    pub(crate) batch: Option<(&'a str, &'a str)>,
+}
+
+/// How one run of [`Think::run_many`](crate::Think::run_many) ended, as
+/// the journal keeps it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RecordedOutcome {
+    /// The run's place in the input (from 0).
+    pub index: usize,
+    /// Whether it gave a value.
+    pub ok: bool,
+    /// Its attempts (model calls that returned a reply).
+    pub attempts: usize,
+    /// Its prompt and completion tokens.
+    pub usage: Usage,
+    /// Its cost, when its models had prices.
+    pub cost: Option<f64>,
+    /// The final answer's text, for a run that gave a value.
+    pub final_reply: Option<String>,
+    /// The error's message, for one that did not.
+    pub error: Option<String>,
+}
+
+impl RecordedOutcome {
+    /// The record of a run at `index` that ended with `result`.
+    pub(crate) fn of<T>(
+        index: usize,
+        result: &Result<crate::Outcome<T>, crate::ThinkError>,
+    ) -> Self {
+        match result {
+            Ok(outcome) => RecordedOutcome {
+                index,
+                ok: true,
+                attempts: outcome.attempts.len(),
+                usage: outcome.usage,
+                cost: outcome.cost(),
+                final_reply: Some(outcome.final_reply().to_string()),
+                error: None,
+            },
+            Err(error) => RecordedOutcome {
+                index,
+                ok: false,
+                attempts: error.attempts().len(),
+                usage: error.usage(),
+                cost: error.cost(),
+                final_reply: None,
+                error: Some(error.to_string()),
+            },
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A count as SQLite stores it (a signed 64-bit integer).
+fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn finish_name(reason: &Option<FinishReason>) -> Option<&str> {
+    reason.as_ref().map(|reason| match reason {
+        FinishReason::Stop => "stop",
+        FinishReason::Length => "length",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other(word) => word.as_str(),
+    })
+}
+
+/// A reply from the columns `content, reasoning, prompt_tokens,
+/// completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
+/// finish_reason` starting at column `at`.
+fn reply_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Reply> {
+    let tokens = |i: usize| -> rusqlite::Result<u64> {
+        let n: i64 = row.get(at + i)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    };
+    let usage = Usage::new(tokens(2)?, tokens(3)?)
+        .with_total(tokens(4)?)
+        .with_cache(tokens(5)?, tokens(6)?);
+    let finish: Option<String> = row.get(at + 7)?;
+    Ok(Reply {
+        content: row.get(at)?,
+        reasoning: row.get(at + 1)?,
+        usage,
+        finish_reason: finish.as_deref().map(FinishReason::from_server),
+    })
+}
+
+pub(crate) fn reply(
+    journal: &Journal,
+    job: &str,
+    key: &RequestKey,
+    occurrence: u32,
+) -> Result<Option<(Reply, Option<f64>)>, JournalError> {
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+                    cache_read_tokens, cache_write_tokens, finish_reason, cost
+             FROM replies WHERE job = ?1 AND key = ?2 AND occurrence = ?3",
+        )?
+        .query_row(params![job, key.as_bytes(), occurrence], |row| {
+            Ok((reply_at(row, 0)?, row.get::<_, Option<f64>>(8)?))
+        })
+        .optional()
+    })
+}
+
+pub(crate) fn record_reply(
+    journal: &Journal,
+    job: &str,
+    entry: &ReplyEntry<'_>,
+) -> Result<(), JournalError> {
+    let reply = entry.reply;
+    let usage = reply.usage;
+    let (batch_id, custom_id) = entry.batch.unzip();
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO replies (job, key, occurrence, model, content, reasoning,
+                prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
+                cache_write_tokens, finish_reason, cost, batch_id, custom_id, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?
+        .execute(params![
+            job,
+            entry.key.as_bytes(),
+            entry.occurrence,
+            entry.model,
+            reply.content,
+            reply.reasoning,
+            count(usage.prompt_tokens),
+            count(usage.completion_tokens),
+            count(usage.total_tokens),
+            count(usage.cache_read_tokens),
+            count(usage.cache_write_tokens),
+            finish_name(&reply.finish_reason),
+            entry.cost,
+            batch_id,
+            custom_id,
+            now_ms(),
+        ])
+        .map(drop)
+    })
+}
+
+pub(crate) fn count_replies(journal: &Journal, job: &str) -> Result<u64, JournalError> {
+    journal.with_connection(|c| {
+        c.query_row(
+            "SELECT count(*) FROM replies WHERE job = ?1",
+            [job],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|n| n as u64)
+    })
+}
+
+pub(crate) fn cached(journal: &Journal, key: &RequestKey) -> Result<Option<Reply>, JournalError> {
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+                    cache_read_tokens, cache_write_tokens, finish_reason
+             FROM cache WHERE key = ?1",
+        )?
+        .query_row([key.as_bytes()], |row| reply_at(row, 0))
+        .optional()
+    })
+}
+
+pub(crate) fn cache_reply(
+    journal: &Journal,
+    key: &RequestKey,
+    model: &str,
+    reply: &Reply,
+) -> Result<(), JournalError> {
+    let usage = reply.usage;
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO cache (key, model, content, reasoning, prompt_tokens,
+                completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
+                finish_reason, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?
+        .execute(params![
+            key.as_bytes(),
+            model,
+            reply.content,
+            reply.reasoning,
+            count(usage.prompt_tokens),
+            count(usage.completion_tokens),
+            count(usage.total_tokens),
+            count(usage.cache_read_tokens),
+            count(usage.cache_write_tokens),
+            finish_name(&reply.finish_reason),
+            now_ms(),
+        ])
+        .map(drop)
+    })
+}
+
+pub(crate) fn count_cached(journal: &Journal) -> Result<u64, JournalError> {
+    journal.with_connection(|c| {
+        c.query_row("SELECT count(*) FROM cache", [], |row| row.get::<_, i64>(0))
+            .map(|n| n as u64)
+    })
+}
+
+pub(crate) fn record_outcome(
+    journal: &Journal,
+    job: &str,
+    outcome: &RecordedOutcome,
+) -> Result<(), JournalError> {
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO outcomes (job, idx, ok, attempts, prompt_tokens,
+                completion_tokens, cost, final_reply, error, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?
+        .execute(params![
+            job,
+            outcome.index as i64,
+            outcome.ok,
+            outcome.attempts as i64,
+            count(outcome.usage.prompt_tokens),
+            count(outcome.usage.completion_tokens),
+            outcome.cost,
+            outcome.final_reply,
+            outcome.error,
+            now_ms(),
+        ])
+        .map(drop)
+    })
+}
+
+pub(crate) fn outcomes(journal: &Journal, job: &str) -> Result<Vec<RecordedOutcome>, JournalError> {
+    journal.with_connection(|c| {
+        let mut statement = c.prepare_cached(
+            "SELECT idx, ok, attempts, prompt_tokens, completion_tokens, cost, final_reply, error
+             FROM outcomes WHERE job = ?1 ORDER BY idx",
+        )?;
+        let rows = statement.query_map([job], |row| {
+            let tokens = |i: usize| -> rusqlite::Result<u64> {
+                Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
+            };
+            Ok(RecordedOutcome {
+                index: row.get::<_, i64>(0)? as usize,
+                ok: row.get(1)?,
+                attempts: row.get::<_, i64>(2)? as usize,
+                usage: Usage::new(tokens(3)?, tokens(4)?),
+                cost: row.get(5)?,
+                final_reply: row.get(6)?,
+                error: row.get(7)?,
+            })
+        })?;
+        rows.collect()
+    })
+}
