@@ -80,6 +80,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "finish_reason": "Stop",
                     "transport_retries": [],
                     "json": [],
+                    "served": "live",
                     "cost": null,
                 },
                 {
@@ -96,6 +97,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "finish_reason": "Stop",
                     "transport_retries": [],
                     "json": [],
+                    "served": "live",
                     "cost": null,
                 },
             ],
