@@ -73,8 +73,11 @@
 //!   [`Think::run_many`], `idx` its place in the input.
 //! - `batches(batch_id, job, provider, round, status, requests,
 //!   submitted_at_ms, updated_at_ms)` and `batch_requests(batch_id,
-//!   custom_id, key, occurrence, state)`: the batches submitted to a
-//!   provider's batch API and what each line asked.
+//!   custom_id, key)`: the batches submitted to a provider's batch API
+//!   (`status` the provider's last word: `submitted` until it ended) and
+//!   what each line asked. A line with no reply in `replies` (by
+//!   `batch_id` and `custom_id`) is still owed: a resumed job waits for its
+//!   batch instead of asking again.
 //!
 //! [`Think::run_many`]: crate::Think::run_many
 

@@ -78,11 +78,10 @@ CREATE TABLE batch_requests (
     batch_id          TEXT    NOT NULL,
     custom_id         TEXT    NOT NULL,
     key               BLOB    NOT NULL,
-    occurrence        INTEGER NOT NULL,
-    state             TEXT    NOT NULL,
     PRIMARY KEY (batch_id, custom_id)
 ) WITHOUT ROWID;
-CREATE INDEX batch_requests_by_key ON batch_requests (key, occurrence);
+CREATE INDEX batch_requests_by_key ON batch_requests (key);
+CREATE INDEX replies_by_line ON replies (batch_id, custom_id);
 ";
 
 /// Opens the journal at `path`: creates the schema in a new (absent or
