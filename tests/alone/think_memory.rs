@@ -5,12 +5,8 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
-#[path = "it/support/think.rs"]
-mod think_support;
-
-use think_support::*;
+use crate::think_support::*;
 use twr_runtime::{
     BoxFuture, ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Think,
 };
@@ -39,9 +35,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The tests of this binary measure the whole heap: one at a time.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 const MB: usize = 1024 * 1024;
 
 /// A model whose reply is `size` bytes, made when asked (the model keeps
@@ -65,7 +58,8 @@ impl ChatModel for Huge {
 
 #[test]
 fn a_huge_reply_is_held_once_in_the_outcome() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // They measure the whole heap: nothing else may run meanwhile.
+    let _alone = crate::ALONE.blocking_lock();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -98,7 +92,8 @@ fn a_huge_reply_is_held_once_in_the_outcome() {
 
 #[test]
 fn a_huge_failed_reply_goes_back_as_a_bounded_excerpt() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // They measure the whole heap: nothing else may run meanwhile.
+    let _alone = crate::ALONE.blocking_lock();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -16,7 +16,7 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedMod
 
 #[tokio::test]
 async fn llm_max_retries_sets_the_default_attempts() {
-    let _env = crate::ENVIRONMENT.lock().await;
+    let _alone = crate::ALONE.lock().await;
     // TWR_MAX_ATTEMPTS wins over LLM_MAX_RETRIES: a value in the shell would
     // decide every run below.
     std::env::remove_var("TWR_MAX_ATTEMPTS");

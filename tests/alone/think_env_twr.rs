@@ -17,7 +17,7 @@ async fn calls_made(think: impl FnOnce(&ScriptedModel) -> Think<'_, &ScriptedMod
 
 #[tokio::test]
 async fn twr_max_attempts_wins_over_llm_max_retries() {
-    let _env = crate::ENVIRONMENT.lock().await;
+    let _alone = crate::ALONE.lock().await;
     std::env::remove_var("LLM_MAX_RETRIES");
     std::env::set_var("TWR_MAX_ATTEMPTS", "4");
     assert_eq!(calls_made(|m| Think::new(m)).await, 4);

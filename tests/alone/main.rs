@@ -1,0 +1,21 @@
+//! The tests that need their process alone, in a test binary apart from
+//! `tests/it`, where tests run side by side on several threads:
+//!
+//! - `think_env`, `think_env_twr` set environment variables
+//!   (`LLM_MAX_RETRIES`, `TWR_MAX_ATTEMPTS`); the environment is one for the
+//!   whole process, and every `Think` without an explicit number of attempts
+//!   reads it;
+//! - `think_memory` counts live heap bytes with the counting global allocator
+//!   it installs, so any other test allocating meanwhile would be counted.
+//!
+//! Here they take turns: each holds [`ALONE`] from start to end.
+
+#[path = "../it/support/think.rs"]
+mod think_support;
+
+mod think_env;
+mod think_env_twr;
+mod think_memory;
+
+/// Held by each test of this binary for as long as it runs.
+static ALONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
