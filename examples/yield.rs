@@ -1001,7 +1001,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                 "Offline: TWR_BASE_URL is not set, so {} runs replay real SmolLM2-135M replies \
                  recorded in shared/samples (the same replies whatever a strategy asks: only the \
                  reading differs). To measure a model, point it at a server, e.g.\n  \
-                 bash ../shared/tools/local-llm.sh start\n  \
+                 bash scripts/local-llm.sh start\n  \
                  TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",
                 OFFLINE.len()
             );

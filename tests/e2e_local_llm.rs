@@ -3,7 +3,7 @@
 //! for, and fail (never skip) without a server:
 //!
 //! ```text
-//! bash ../shared/tools/local-llm.sh start
+//! bash scripts/local-llm.sh start
 //! TWR_E2E_BASE_URL=http://127.0.0.1:8088/v1 cargo test --test e2e_local_llm -- --ignored --nocapture
 //! ```
 //!
@@ -31,7 +31,7 @@ const MAX_TOKENS: u32 = 48;
 /// and then a missing server is a failure, not a silent pass.
 fn server() -> (String, String) {
     let base = std::env::var("TWR_E2E_BASE_URL").expect(
-        "TWR_E2E_BASE_URL is not set: start a server (bash ../shared/tools/local-llm.sh start) \
+        "TWR_E2E_BASE_URL is not set: start a server (bash scripts/local-llm.sh start) \
          and set TWR_E2E_BASE_URL=http://127.0.0.1:8088/v1",
     );
     let model =
