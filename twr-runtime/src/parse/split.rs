@@ -500,7 +500,7 @@ impl LineScan {
         // perhaps), any fences inside paired up. Its closing line is not
         // content of the last section.
         let wrapped = self.fences >= 2
-            && self.fences % 2 == 0
+            && self.fences.is_multiple_of(2)
             && self.fence_starts[1] == self.last_line
             && self
                 .first_header

@@ -61,9 +61,9 @@ fn line() -> impl Strategy<Value = Line> {
 fn written(line: &Line, column: usize, style: u8) -> String {
     match column {
         0 => line.name.clone(),
-        1 if style % 2 == 0 || line.unit_price < 0.0 => line.unit_price.to_string(),
+        1 if style.is_multiple_of(2) || line.unit_price < 0.0 => line.unit_price.to_string(),
         1 => format!("${}", line.unit_price),
-        2 if style % 2 == 0 => line.quantity.to_string(),
+        2 if style.is_multiple_of(2) => line.quantity.to_string(),
         2 => format!("{} pcs", line.quantity),
         3 => match (line.taxed, style % 3) {
             (true, 0) => "yes".into(),
