@@ -13,6 +13,7 @@
 
 mod support;
 
+mod batch_openai;
 mod client_anthropic;
 mod client_gemini;
 mod client_openai;

@@ -32,7 +32,7 @@
 //!   [`ProblemList`];
 //! - cost: [`Prices`] per model and each model's [`Price`].
 //!
-//! Five modules (six with `journal`) hold what you reach for only now and then, and only there:
+//! Five modules (more with `journal` and `batch`) hold what you reach for only now and then, and only there:
 //!
 //! - [`parse`]: the section parser and the free parsers
 //!   ([`parse::multi_section_parser`], [`parse::divider_parser`]), the map
@@ -48,7 +48,9 @@
 //!   and the [`client::Provider`] trait for an API of your own;
 //! - [`resilience`]: the wrappers' defaults and [`resilience::CircuitOpen`];
 //! - `journal` (feature `journal`): the durable journal, its jobs and the
-//!   response cache, for [`Think::journal`] and [`Think::response_cache`].
+//!   response cache, for [`Think::journal`] and [`Think::response_cache`];
+//! - `batch` (feature `batch`): typed re-ask rounds over the providers'
+//!   batch APIs, `batch::BatchModel`.
 //!
 //! ## Cargo features
 //!
@@ -58,6 +60,7 @@
 //! | `native-tls` | no | the same clients over the platform's TLS (OpenSSL, Schannel, Security Framework) instead of rustls; with `client` too, the clients use the platform's TLS | reqwest, hyper, h2, native-tls, governor |
 //! | `limits` | with `client` | [`Limited`]: concurrency, requests and tokens per minute for any [`ChatModel`], your own included | governor |
 //! | `journal` | no | the durable journal and the response cache (`journal` module): a SQLite file, built from SQLite's bundled source | rusqlite, libsqlite3-sys, sha2 |
+//! | `batch` | no | `batch::BatchModel`: [`Think::run_many`] over a provider's batch API, in rounds of re-asks; turns on `journal` and the clients | as `client` and `journal` |
 //! | `serde` | no | `Serialize` for the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) | none (serde is always a dependency) |
 //!
 //! With `default-features = false`, twr-runtime is the derives, the
@@ -76,6 +79,8 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "batch")]
+pub mod batch;
 mod choice;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]

@@ -594,6 +594,21 @@ pub trait ChatModel: Send + Sync {
         None
     }
 
+    /// Sends `messages` and returns the reply with where it came from, for
+    /// the ledger ([`Attempt::served`](crate::Attempt::served)): a batch
+    /// model names the batch and the line that answered
+    /// ([`Served::Batch`](crate::Served::Batch)), and the loop prices the
+    /// call with the batch discount.
+    ///
+    /// Provided: [`chat`](ChatModel::chat)'s reply, [`Served::Live`](crate::Served::Live).
+    fn chat_served<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, crate::Served), ModelError>> {
+        let reply = self.chat(messages);
+        Box::pin(async move { Ok((reply.await?, crate::Served::Live)) })
+    }
+
     /// Sends `messages` and returns the reply as it is written: pieces of
     /// [`Delta::Content`] and [`Delta::Reasoning`], then one [`Delta::Done`].
     ///
@@ -743,6 +758,12 @@ macro_rules! forward_chat_model {
             }
             fn request_options(&self) -> Option<serde_json::Value> {
                 (**self).request_options()
+            }
+            fn chat_served<'a>(
+                &'a self,
+                messages: &'a [Message],
+            ) -> BoxFuture<'a, Result<(Reply, crate::Served), ModelError>> {
+                (**self).chat_served(messages)
             }
             fn chat_stream<'a>(
                 &'a self,

@@ -329,7 +329,7 @@ pub(crate) fn decode_whole<P: Provider>(
 }
 
 /// Decodes a whole response body into pieces, scrubbed.
-fn decode_pieces<P: Provider>(
+pub(crate) fn decode_pieces<P: Provider>(
     provider: &P,
     bytes: &[u8],
     secrets: &Secrets,

@@ -127,6 +127,8 @@
 // by the crate's one reasoning-tag lexer.
 
 pub(crate) mod anthropic;
+#[cfg(feature = "batch")]
+pub(crate) mod batch_support;
 mod body;
 mod collect;
 mod deltas;

@@ -259,6 +259,35 @@ impl Job {
         store::record_outcome(&self.journal, &self.name, outcome)
     }
 
+    /// Records a batch submitted for this job: its lines' custom ids and
+    /// the requests they carry, in one transaction.
+    #[cfg(feature = "batch")]
+    pub(crate) fn record_batch(
+        &self,
+        batch_id: &str,
+        provider: &str,
+        round: u32,
+        lines: &[(&str, &RequestKey)],
+    ) -> Result<(), JournalError> {
+        store::record_batch(&self.journal, &self.name, batch_id, provider, round, lines)
+    }
+
+    /// Records that batch `batch_id` ended as `status`.
+    #[cfg(feature = "batch")]
+    pub(crate) fn end_batch(&self, batch_id: &str, status: &str) -> Result<(), JournalError> {
+        store::end_batch(&self.journal, batch_id, status)
+    }
+
+    /// The lines of this job's batches that asked `key` and have no reply
+    /// recorded, oldest first: (batch id, custom id).
+    #[cfg(feature = "batch")]
+    pub(crate) fn pending_lines(
+        &self,
+        key: &RequestKey,
+    ) -> Result<Vec<(String, String)>, JournalError> {
+        store::pending_lines(&self.journal, &self.name, key)
+    }
+
     /// How many replies the job has recorded.
     ///
     /// # Errors

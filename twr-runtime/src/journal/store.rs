@@ -277,3 +277,71 @@ pub(crate) fn outcomes(journal: &Journal, job: &str) -> Result<Vec<RecordedOutco
         rows.collect()
     })
 }
+
+#[cfg(feature = "batch")]
+pub(crate) fn record_batch(
+    journal: &Journal,
+    job: &str,
+    batch_id: &str,
+    provider: &str,
+    round: u32,
+    lines: &[(&str, &RequestKey)],
+) -> Result<(), JournalError> {
+    journal.with_connection(|c| {
+        let transaction = c.unchecked_transaction()?;
+        let now = now_ms();
+        transaction.execute(
+            "INSERT OR REPLACE INTO batches (batch_id, job, provider, round, status, requests,
+                submitted_at_ms, updated_at_ms)
+             VALUES (?1, ?2, ?3, ?4, 'submitted', ?5, ?6, ?6)",
+            params![batch_id, job, provider, round, lines.len() as i64, now],
+        )?;
+        {
+            let mut insert = transaction.prepare_cached(
+                "INSERT OR REPLACE INTO batch_requests (batch_id, custom_id, key)
+                 VALUES (?1, ?2, ?3)",
+            )?;
+            for (custom_id, key) in lines {
+                insert.execute(params![batch_id, custom_id, key.as_bytes()])?;
+            }
+        }
+        transaction.commit()
+    })
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn end_batch(
+    journal: &Journal,
+    batch_id: &str,
+    status: &str,
+) -> Result<(), JournalError> {
+    journal.with_connection(|c| {
+        c.execute(
+            "UPDATE batches SET status = ?2, updated_at_ms = ?3 WHERE batch_id = ?1",
+            params![batch_id, status, now_ms()],
+        )
+        .map(drop)
+    })
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn pending_lines(
+    journal: &Journal,
+    job: &str,
+    key: &RequestKey,
+) -> Result<Vec<(String, String)>, JournalError> {
+    journal.with_connection(|c| {
+        let mut statement = c.prepare_cached(
+            "SELECT l.batch_id, l.custom_id
+             FROM batch_requests l JOIN batches b ON b.batch_id = l.batch_id
+             WHERE b.job = ?1 AND l.key = ?2
+               AND NOT EXISTS (SELECT 1 FROM replies r
+                               WHERE r.batch_id = l.batch_id AND r.custom_id = l.custom_id)
+             ORDER BY b.submitted_at_ms, l.custom_id",
+        )?;
+        let rows = statement.query_map(params![job, key.as_bytes()], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?;
+        rows.collect()
+    })
+}

@@ -89,7 +89,7 @@ impl Serialize for Attempt {
     /// `{number, kind, model, raw, reasoning, problems: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
     /// transport_retries, json: [{header, report}], served: "live" |
-    /// "journal" | "cache", cost}`.
+    /// "journal" | "cache" | {batch_id, custom_id}, cost}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("Attempt", 15)?;
         s.serialize_field("number", &self.number)?;
@@ -106,18 +106,32 @@ impl Serialize for Attempt {
         s.serialize_field("transport_retries", &self.transport_retries)?;
         let json: Vec<ProvenanceData<'_>> = self.json.iter().map(ProvenanceData).collect();
         s.serialize_field("json", &json)?;
-        s.serialize_field("served", served(&self.served))?;
+        s.serialize_field("served", &ServedData(&self.served))?;
         s.serialize_field("cost", &self.cost)?;
         s.end()
     }
 }
 
-/// Where a reply came from: `"live"`, `"journal"` or `"cache"`.
-fn served(served: &Served) -> &'static str {
-    match served {
-        Served::Live => "live",
-        Served::Journal => "journal",
-        Served::Cache => "cache",
+/// Where a reply came from: `"live"`, `"journal"`, `"cache"` or
+/// `{"batch_id": ..., "custom_id": ...}`.
+struct ServedData<'a>(&'a Served);
+
+impl Serialize for ServedData<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Served::Live => serializer.serialize_str("live"),
+            Served::Journal => serializer.serialize_str("journal"),
+            Served::Cache => serializer.serialize_str("cache"),
+            Served::Batch {
+                batch_id,
+                custom_id,
+            } => {
+                let mut s = serializer.serialize_struct("Batch", 2)?;
+                s.serialize_field("batch_id", batch_id)?;
+                s.serialize_field("custom_id", custom_id)?;
+                s.end()
+            }
+        }
     }
 }
 

@@ -377,9 +377,10 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self
     }
 
-    /// What `usage` of the model named `model` cost, when it has a price.
-    fn cost(&self, model: &str, usage: &crate::model::Usage) -> Option<f64> {
-        self.prices.as_ref()?.cost(model, usage, false)
+    /// What `usage` of the model named `model` cost, online or (`batch`)
+    /// through a batch API, when it has a price.
+    fn cost(&self, model: &str, usage: &crate::model::Usage, batch: bool) -> Option<f64> {
+        self.prices.as_ref()?.cost(model, usage, batch)
     }
 
     /// How many runs of [`run_many`](Self::run_many) go at once (at least

@@ -47,13 +47,22 @@ pub enum Served {
     Live,
     /// The job's journal had the reply: an earlier process of the same
     /// job asked and recorded it, and it was not asked again (feature
-    /// `journal`, [`Think::journal`](crate::Think::journal)). Its cost is
+    /// `journal`, `Think::journal`). Its cost is
     /// the recorded one: paid once, by that process.
     Journal,
     /// The response cache had the reply to this exact request (feature
-    /// `journal`, [`Think::response_cache`](crate::Think::response_cache));
+    /// `journal`, `Think::response_cache`);
     /// nothing was asked, and it cost nothing now.
     Cache,
+    /// A provider's batch API answered it (feature `batch`,
+    /// `batch::BatchModel`), as line `custom_id` of
+    /// batch `batch_id`; priced with the model's batch discount.
+    Batch {
+        /// The provider's id of the batch.
+        batch_id: String,
+        /// The line's id within the batch.
+        custom_id: String,
+    },
 }
 
 /// One request that failed: a transient failure that was retried before an

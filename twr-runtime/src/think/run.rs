@@ -178,7 +178,10 @@ where
                 usage: attempt.usage,
                 finish_reason: attempt.finish_reason.clone(),
             };
-            return match think.stores.record(&lookup, name, &reply, attempt.cost) {
+            return match think
+                .stores
+                .record(&lookup, name, &reply, attempt.cost, &attempt.served)
+            {
                 Ok(()) => Ok((attempt, aborted)),
                 Err(error) => {
                     let error = super::stored::unrecorded(reply, error);
@@ -262,6 +265,7 @@ where
         let raw = SharedText::from(call.reply.content);
         self.conversation.log_reply(&raw);
         let usage = super::budget::sum(call.reply.usage, call.wasted);
+        let batch = matches!(call.served, Served::Batch { .. });
         Attempt {
             number,
             kind: AttemptKind::Rejected,
@@ -276,8 +280,8 @@ where
             finish_reason: call.reply.finish_reason,
             transport_retries: call.retries,
             json: Vec::new(),
-            served: Served::Live,
-            cost: self.think.cost(model, &usage),
+            cost: self.think.cost(model, &usage, batch),
+            served: call.served,
         }
     }
 
@@ -409,7 +413,7 @@ where
     /// The run ends during a call that got no reply.
     fn stopped(&mut self, number: usize, stop: Stop, mut call: Option<FailedCall>) -> ThinkError {
         if let Some(call) = &mut call {
-            call.cost = self.think.cost(self.model_name(number), &call.usage);
+            call.cost = self.think.cost(self.model_name(number), &call.usage, false);
         }
         let kind = match stop {
             Stop::Budget(limit) => {

@@ -120,7 +120,15 @@ impl Stores {
         name: &str,
         reply: &Reply,
         cost: Option<f64>,
+        served: &Served,
     ) -> Result<(), JournalError> {
+        let batch = match served {
+            Served::Batch {
+                batch_id,
+                custom_id,
+            } => Some((batch_id.as_str(), custom_id.as_str())),
+            _ => None,
+        };
         if let Some(job) = &self.job {
             job.record(&crate::journal::ReplyEntry {
                 key: &lookup.key,
@@ -128,7 +136,7 @@ impl Stores {
                 model: name,
                 reply,
                 cost,
-                batch: None,
+                batch,
             })?;
         }
         if let Some(cache) = &self.cache {

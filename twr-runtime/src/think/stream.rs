@@ -482,6 +482,8 @@ pub(crate) struct Received {
     pub(crate) reply: Reply,
     /// Why it was stopped, when it was.
     pub(crate) aborted: Option<Problem>,
+    /// Where it came from (a streamed reply is always live).
+    pub(crate) served: super::outcome::Served,
 }
 
 /// Reads the streamed replies of one run, attempt by attempt.
@@ -564,6 +566,7 @@ impl<'r> Listener<'r> {
                         return Ok(Received {
                             reply,
                             aborted: Some(problem),
+                            served: super::outcome::Served::Live,
                         });
                     }
                 }
@@ -599,6 +602,7 @@ impl<'r> Listener<'r> {
         Ok(Received {
             reply,
             aborted: None,
+            served: super::outcome::Served::Live,
         })
     }
 

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
-use super::outcome::{FailedCall, TransportRetry};
+use super::outcome::{FailedCall, Served, TransportRetry};
 use super::stream::{Listener, Received};
 use crate::feedback::Problem;
 use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
@@ -29,6 +29,8 @@ pub(crate) struct Call {
     pub(crate) wasted: Usage,
     /// For a streamed reply stopped early: the invalid section's problem.
     pub(crate) aborted: Option<Problem>,
+    /// Where the reply came from.
+    pub(crate) served: Served,
 }
 
 /// A call that got no reply: why, and every request it made.
@@ -89,7 +91,8 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             Ok(Received {
                 reply,
                 aborted: Some(problem),
-            }) => return Ok(log.reply(reply, Some(problem))),
+                served,
+            }) => return Ok(log.reply(reply, Some(problem), served)),
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
@@ -100,7 +103,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 budget.add_usage(reply.usage);
                 ModelError::EmptyReply
             }
-            Ok(Received { reply, .. }) => return Ok(log.reply(reply, None)),
+            Ok(Received { reply, served, .. }) => return Ok(log.reply(reply, None, served)),
             Err(error) => error,
         };
         let done = log.failures.len() as u32;
@@ -146,10 +149,14 @@ async fn send<M: ChatModel + ?Sized>(
     let request = async {
         match listener {
             Some(listener) => listener.read(model, messages).await,
-            None => model.chat(messages).await.map(|reply| Received {
-                reply,
-                aborted: None,
-            }),
+            None => model
+                .chat_served(messages)
+                .await
+                .map(|(reply, served)| Received {
+                    reply,
+                    aborted: None,
+                    served,
+                }),
         }
     };
     match budget.time_left() {
@@ -193,8 +200,9 @@ impl RequestLog {
     }
 
     /// The call succeeded with `reply` (stopped early at `aborted`).
-    fn reply(self, reply: Reply, aborted: Option<Problem>) -> Call {
+    fn reply(self, reply: Reply, aborted: Option<Problem>, served: Served) -> Call {
         Call {
+            served,
             reply,
             retries: self.failures,
             latency: self.started.elapsed(),

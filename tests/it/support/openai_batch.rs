@@ -1,0 +1,331 @@
+//! An OpenAI Batch API on 127.0.0.1, as its documentation describes it:
+//! `POST /v1/files` (multipart, purpose `batch`), `POST /v1/batches`,
+//! `GET /v1/batches/{id}` moving through `validating`, `in_progress`,
+//! `finalizing` to `completed` (or `expired`, `cancelled`), and
+//! `GET /v1/files/{id}/content` for the JSONL output and error files, the
+//! output lines in another order than the input. Faults are scripted per
+//! batch; every line asked is counted by its request body, so a test can
+//! prove that nothing was asked twice.
+#![allow(dead_code)] // the load test uses a subset
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Multipart, Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+/// What happens to a batch (by creation order).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// Every line answered.
+    None,
+    /// The batch expires after answering the first half of its lines; the
+    /// rest are in the error file as `batch_expired`.
+    ExpireHalf,
+    /// Lines whose prompt is one of these items get the status paired with
+    /// it instead of a reply.
+    ErrorLines(Vec<(u32, u16)>),
+    /// The batch is cancelled before it runs any line.
+    Cancelled,
+}
+
+/// How a line is answered: the request body to the reply's text.
+pub type Answer = fn(&Value) -> String;
+
+#[derive(Default)]
+struct Emulated {
+    files: HashMap<String, Vec<u8>>,
+    batches: HashMap<String, Batch>,
+    created: usize,
+    uploads: usize,
+    polls: usize,
+    /// Each line's request body (its messages) and how often it was asked.
+    asked: HashMap<String, u32>,
+    lines: usize,
+}
+
+struct Batch {
+    id: String,
+    input_file_id: String,
+    steps: VecDeque<&'static str>,
+    status: &'static str,
+    fault: Fault,
+    output_file_id: Option<String>,
+    error_file_id: Option<String>,
+    counts: (usize, usize, usize),
+}
+
+/// A running emulator.
+#[derive(Clone)]
+pub struct OpenAiBatchServer {
+    state: Arc<Mutex<Emulated>>,
+    faults: Arc<Mutex<VecDeque<Fault>>>,
+    answer: Answer,
+    /// While set, batches stay `in_progress`.
+    pub hold: Arc<AtomicBool>,
+    /// `http://127.0.0.1:PORT/v1`
+    pub url: String,
+}
+
+impl OpenAiBatchServer {
+    /// Starts a server answering lines with `answer`; the n-th batch
+    /// created gets the n-th of `faults` (none once they run out).
+    pub async fn start(answer: Answer, faults: Vec<Fault>) -> Self {
+        let mut server = OpenAiBatchServer {
+            state: Arc::default(),
+            faults: Arc::new(Mutex::new(faults.into())),
+            answer,
+            hold: Arc::default(),
+            url: String::new(),
+        };
+        let app = Router::new()
+            .route("/v1/files", post(upload))
+            .route("/v1/files/{id}/content", get(content))
+            .route("/v1/batches", post(create))
+            .route("/v1/batches/{id}", get(retrieve))
+            .with_state(server.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        server.url = format!("http://{}/v1", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        server
+    }
+
+    /// Batches created so far.
+    pub fn batches(&self) -> usize {
+        self.state.lock().unwrap().created
+    }
+
+    /// Files uploaded so far.
+    pub fn uploads(&self) -> usize {
+        self.state.lock().unwrap().uploads
+    }
+
+    /// Lines received in all batches so far.
+    pub fn lines(&self) -> usize {
+        self.state.lock().unwrap().lines
+    }
+
+    /// The requests asked more than once, with their counts.
+    pub fn asked_twice(&self) -> Vec<(String, u32)> {
+        let state = self.state.lock().unwrap();
+        state
+            .asked
+            .iter()
+            .filter(|(_, n)| **n > 1)
+            .map(|(k, n)| (k.clone(), *n))
+            .collect()
+    }
+
+    /// How often each distinct request was asked, sorted.
+    pub fn asked(&self) -> Vec<u32> {
+        let mut counts: Vec<u32> = self.state.lock().unwrap().asked.values().copied().collect();
+        counts.sort();
+        counts
+    }
+}
+
+async fn upload(
+    State(server): State<OpenAiBatchServer>,
+    mut form: Multipart,
+) -> Result<Json<Value>, StatusCode> {
+    let mut purpose = None;
+    let mut bytes = None;
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|_| StatusCode::BAD_REQUEST)?
+    {
+        match field.name() {
+            Some("purpose") => purpose = Some(field.text().await.unwrap()),
+            Some("file") => bytes = Some(field.bytes().await.unwrap().to_vec()),
+            _ => {}
+        }
+    }
+    if purpose.as_deref() != Some("batch") {
+        return Err(StatusCode::BAD_REQUEST);
+    }
+    let bytes = bytes.ok_or(StatusCode::BAD_REQUEST)?;
+    let mut state = server.state.lock().unwrap();
+    state.uploads += 1;
+    let id = format!("file-in-{}", state.uploads);
+    let size = bytes.len();
+    state.files.insert(id.clone(), bytes);
+    Ok(Json(
+        json!({"id": id, "object": "file", "bytes": size, "purpose": "batch",
+                   "filename": "batch.jsonl", "status": "processed"}),
+    ))
+}
+
+async fn content(
+    State(server): State<OpenAiBatchServer>,
+    Path(id): Path<String>,
+) -> Result<Vec<u8>, StatusCode> {
+    let state = server.state.lock().unwrap();
+    state.files.get(&id).cloned().ok_or(StatusCode::NOT_FOUND)
+}
+
+async fn create(
+    State(server): State<OpenAiBatchServer>,
+    Json(body): Json<Value>,
+) -> Result<Json<Value>, StatusCode> {
+    assert_eq!(body["endpoint"], "/v1/chat/completions");
+    assert_eq!(body["completion_window"], "24h");
+    let input = body["input_file_id"]
+        .as_str()
+        .ok_or(StatusCode::BAD_REQUEST)?;
+    let fault = server
+        .faults
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or(Fault::None);
+    let mut state = server.state.lock().unwrap();
+    if !state.files.contains_key(input) {
+        return Err(StatusCode::NOT_FOUND);
+    }
+    state.created += 1;
+    let id = format!("batch_{:03}", state.created);
+    let batch = Batch {
+        id: id.clone(),
+        input_file_id: input.to_string(),
+        steps: ["in_progress", "finalizing"].into(),
+        status: "validating",
+        fault,
+        output_file_id: None,
+        error_file_id: None,
+        counts: (0, 0, 0),
+    };
+    let object = batch_object(&batch);
+    state.batches.insert(id, batch);
+    Ok(Json(object))
+}
+
+async fn retrieve(
+    State(server): State<OpenAiBatchServer>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, StatusCode> {
+    let mut state = server.state.lock().unwrap();
+    state.polls += 1;
+    let state = &mut *state;
+    let batch = state.batches.get_mut(&id).ok_or(StatusCode::NOT_FOUND)?;
+    let held = server.hold.load(Ordering::SeqCst) && batch.status == "in_progress";
+    if !held && !matches!(batch.status, "completed" | "expired" | "cancelled") {
+        match batch.steps.pop_front() {
+            Some(next) => batch.status = next,
+            None => run(
+                batch,
+                &mut state.files,
+                &mut state.asked,
+                &mut state.lines,
+                server.answer,
+            ),
+        }
+    }
+    Ok(Json(batch_object(batch)))
+}
+
+/// Runs a batch's lines at once, as its fault says, and writes its files.
+fn run(
+    batch: &mut Batch,
+    files: &mut HashMap<String, Vec<u8>>,
+    asked: &mut HashMap<String, u32>,
+    lines_seen: &mut usize,
+    answer: Answer,
+) {
+    let input = String::from_utf8(files[&batch.input_file_id].clone()).unwrap();
+    let lines: Vec<Value> = input
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    *lines_seen += lines.len();
+    let (mut output, mut errors) = (Vec::new(), Vec::new());
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["method"], "POST");
+        assert_eq!(line["url"], "/v1/chat/completions");
+        let custom_id = line["custom_id"].as_str().unwrap();
+        let body = &line["body"];
+        let item = item_of(body);
+        let expired = batch.fault == Fault::ExpireHalf && i >= lines.len() / 2;
+        let cancelled = batch.fault == Fault::Cancelled;
+        if expired || cancelled {
+            if expired {
+                errors.push(json!({"id": format!("batch_req_{i}"), "custom_id": custom_id,
+                    "response": null,
+                    "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}));
+            }
+            continue;
+        }
+        *asked.entry(body["messages"].to_string()).or_default() += 1;
+        match &batch.fault {
+            Fault::ErrorLines(items) if items.iter().any(|(i, _)| *i == item) => {
+                let status = items.iter().find(|(i, _)| *i == item).unwrap().1;
+                errors.push(json!({"id": format!("batch_req_{i}"), "custom_id": custom_id,
+                    "response": {"status_code": status, "request_id": format!("req_{i}"),
+                                 "body": {"error": {"message": format!("scripted {status} for item {item}"),
+                                                    "type": "server_error"}}},
+                    "error": null}));
+            }
+            _ => output.push(json!({"id": format!("batch_req_{i}"), "custom_id": custom_id,
+                "response": {"status_code": 200, "request_id": format!("req_{i}"),
+                             "body": {"id": format!("chatcmpl-{i}"), "object": "chat.completion",
+                                      "model": body["model"],
+                                      "choices": [{"index": 0, "message": {"role": "assistant", "content": answer(body)},
+                                                   "finish_reason": "stop"}],
+                                      "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100,
+                                                "prompt_tokens_details": {"cached_tokens": 0}}}},
+                "error": null})),
+        }
+    }
+    // Output in another order than the input: reversed, then the middle out.
+    output.reverse();
+    let half = output.len() / 2;
+    output.rotate_left(half);
+    batch.counts = (lines.len(), output.len(), errors.len());
+    let jsonl = |lines: &[Value]| {
+        lines
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    if !output.is_empty() {
+        let id = format!("file-out-{}", batch.id);
+        files.insert(id.clone(), jsonl(&output));
+        batch.output_file_id = Some(id);
+    }
+    if !errors.is_empty() {
+        let id = format!("file-err-{}", batch.id);
+        files.insert(id.clone(), jsonl(&errors));
+        batch.error_file_id = Some(id);
+    }
+    batch.status = match batch.fault {
+        Fault::ExpireHalf => "expired",
+        Fault::Cancelled => "cancelled",
+        _ => "completed",
+    };
+}
+
+fn batch_object(batch: &Batch) -> Value {
+    json!({
+        "id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": null,
+        "input_file_id": batch.input_file_id, "completion_window": "24h", "status": batch.status,
+        "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id,
+        "created_at": 1_714_508_499,
+        "request_counts": {"total": batch.counts.0, "completed": batch.counts.1, "failed": batch.counts.2},
+        "metadata": null
+    })
+}
+
+/// The N of a request whose first message is "item N ...".
+pub fn item_of(body: &Value) -> u32 {
+    let first = body["messages"][0]["content"].as_str().unwrap();
+    first
+        .strip_prefix("item ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap()
+}

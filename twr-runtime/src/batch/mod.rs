@@ -1,0 +1,479 @@
+//! Typed re-ask rounds over providers' batch APIs (feature `batch`): a
+//! [`BatchModel`] is a [`ChatModel`] that gathers the calls made while a
+//! round is open into one batch, submits it, polls it, and answers each
+//! call from the batch's results. [`Think::run_many`](crate::Think::run_many)
+//! over it is a batch job with everything the loop gives: round one submits
+//! every prompt; the patch re-asks, focused questions and full re-asks of
+//! the replies that did not parse are the calls of round two, gathered into
+//! the next batch; and so on until each run is typed or out of attempts.
+//! Results come back in input order with the usual ledger, each attempt
+//! marked [`crate::Served::Batch`] with its batch id and
+//! custom id, and priced with the batch discount.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use twr_runtime::batch::BatchModel;
+//! use twr_runtime::journal::Journal;
+//! use twr_runtime::{OpenAiCompatible, Think};
+//!
+//! # #[derive(twr_runtime::Sections)] struct Invoice { total: f64 }
+//! # async fn demo(prompts: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+//! let journal = Journal::open("invoices.twr")?;
+//! let job = journal.job("invoices-2026-11");
+//! let client = OpenAiCompatible::from_env()?;
+//! let batch = BatchModel::openai(client).journal(job.clone()).poll_interval(Duration::from_secs(60));
+//! let results = Think::new(&batch)
+//!     .journal(job)
+//!     .concurrency(prompts.len())   // every run waits on its batch at once
+//!     .run_many::<Invoice>(prompts)
+//!     .await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Rounds
+//!
+//! A round is open while calls keep coming: it closes when no new call came
+//! for the [`gather_window`](BatchModel::gather_window) (or it holds
+//! [`max_lines`](BatchModel::max_lines)), and is submitted as one batch.
+//! So give `run_many` a [`concurrency`](crate::Think::concurrency) of at
+//! least the number of prompts: a run waiting for a slot would only join a
+//! later round.
+//!
+//! No task is spawned: the waiting calls take turns driving the rounds
+//! (submitting, polling every [`poll_interval`](BatchModel::poll_interval),
+//! handing out results), so dropping the job's future stops everything.
+//!
+//! # Failures per line
+//!
+//! A line's error is transient or not as for an online call (a 429 or 5xx
+//! line is retried in the next round, a 400 ends its run); a line the batch
+//! never ran because it expired is transient (a new batch can run it), one
+//! that was cancelled is not.
+//!
+//! # Resumption
+//!
+//! With a [`journal`](BatchModel::journal), every submitted batch and what
+//! each of its lines asked is recorded before the model waits for it.
+//! Killed and run again, the loop replays the replies the job recorded
+//! (see [`journal`](crate::journal)); a call whose line is in a batch that
+//! was submitted but not yet answered waits for that batch instead of
+//! submitting the request again: nothing is asked, or paid for, twice.
+
+mod api;
+mod openai;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+pub use openai::OpenAiBatchApi;
+
+pub use api::BatchApi;
+pub(crate) use api::{LineResult, Status};
+
+use crate::journal::{Job, RequestKey};
+use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
+use crate::think::Served;
+
+/// How long a round stays open after its latest call, by default.
+pub const DEFAULT_GATHER_WINDOW: Duration = Duration::from_secs(2);
+
+/// How often a running batch is polled, by default.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(30);
+
+/// The most lines of one batch, by default (OpenAI's limit is 50,000).
+pub const DEFAULT_MAX_LINES: usize = 50_000;
+
+/// A chat model over a provider's batch API: see the [module](self).
+pub struct BatchModel<A> {
+    shared: Arc<Shared<A>>,
+}
+
+/// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
+/// `/v1/batches`.
+pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
+
+struct Shared<A> {
+    api: A,
+    job: Option<Job>,
+    gather_window: Duration,
+    poll_interval: Duration,
+    max_lines: usize,
+    /// Held by the call that drives the rounds for a step; the others wait
+    /// for it, and take over when its future is dropped.
+    driver: tokio::sync::Mutex<()>,
+    state: Mutex<State>,
+    /// Makes this instance's custom ids unique among the batches of a job.
+    nonce: String,
+}
+
+#[derive(Default)]
+struct State {
+    /// Lines of the open round.
+    open: Vec<Line>,
+    latest_call: Option<Instant>,
+    /// Submitted batches not yet ended.
+    running: Vec<Running>,
+    /// Results not yet taken, by custom id.
+    done: HashMap<String, Result<(Reply, Served), ModelError>>,
+    /// Lines of journaled batches claimed by a call of this process.
+    claimed: HashSet<(String, String)>,
+    rounds: u32,
+    lines: u64,
+}
+
+struct Line {
+    custom_id: String,
+    key: RequestKey,
+    request: serde_json::Value,
+}
+
+struct Running {
+    batch_id: String,
+    custom_ids: Vec<String>,
+}
+
+impl BatchModel<OpenAiBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply: batch lines never stream).
+    pub fn openai(client: crate::OpenAiCompatible) -> Self {
+        BatchModel::new(OpenAiBatchApi::new(client))
+    }
+}
+
+impl<A: BatchApi> BatchModel<A> {
+    fn new(api: A) -> Self {
+        BatchModel {
+            shared: Arc::new(Shared {
+                api,
+                job: None,
+                gather_window: DEFAULT_GATHER_WINDOW,
+                poll_interval: DEFAULT_POLL_INTERVAL,
+                max_lines: DEFAULT_MAX_LINES,
+                driver: tokio::sync::Mutex::new(()),
+                state: Mutex::new(State::default()),
+                nonce: format!("{:08x}", fastrand::u32(..)),
+            }),
+        }
+    }
+
+    fn configure(mut self, f: impl FnOnce(&mut Shared<A>)) -> Self {
+        let shared =
+            Arc::get_mut(&mut self.shared).expect("a BatchModel is configured before it is shared");
+        f(shared);
+        self
+    }
+
+    /// Records every submitted batch, and what each line asked, in `job`,
+    /// so that a killed job resumes without submitting a request again.
+    /// Give the same job to [`Think::journal`](crate::Think::journal).
+    pub fn journal(self, job: Job) -> Self {
+        self.configure(|shared| shared.job = Some(job))
+    }
+
+    /// How long a round stays open after its latest call (default
+    /// [`DEFAULT_GATHER_WINDOW`]).
+    pub fn gather_window(self, window: Duration) -> Self {
+        self.configure(|shared| shared.gather_window = window)
+    }
+
+    /// How often a running batch is polled (default
+    /// [`DEFAULT_POLL_INTERVAL`]).
+    pub fn poll_interval(self, interval: Duration) -> Self {
+        self.configure(|shared| shared.poll_interval = interval)
+    }
+
+    /// The most lines of one batch (default [`DEFAULT_MAX_LINES`]); a full
+    /// round is submitted at once.
+    pub fn max_lines(self, lines: usize) -> Self {
+        self.configure(|shared| shared.max_lines = lines.max(1))
+    }
+
+    /// Batches submitted so far by this model.
+    pub fn rounds(&self) -> u32 {
+        self.shared.lock().rounds
+    }
+
+    /// Lines submitted so far by this model.
+    pub fn lines(&self) -> u64 {
+        self.shared.lock().lines
+    }
+
+    /// The reply to `messages` from a batch, and which batch and line.
+    async fn ask(&self, messages: &[Message]) -> Result<(Reply, Served), ModelError> {
+        let shared = &*self.shared;
+        let key = RequestKey::new(
+            shared.api.model_name(),
+            shared.api.request_options().as_ref(),
+            messages,
+        );
+        let custom_id = match shared.claim_journaled(&key)? {
+            Some(custom_id) => custom_id,
+            None => shared.open_line(key, shared.api.line(messages)?),
+        };
+        loop {
+            if let Some(result) = shared.take(&custom_id) {
+                return result;
+            }
+            let _driving = shared.driver.lock().await;
+            if let Some(result) = shared.take(&custom_id) {
+                return result;
+            }
+            shared.step().await;
+        }
+    }
+}
+
+impl<A> Shared<A> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn take(&self, custom_id: &str) -> Option<Result<(Reply, Served), ModelError>> {
+        self.lock().done.remove(custom_id)
+    }
+}
+
+impl<A: BatchApi> Shared<A> {
+    /// A line of a journaled batch, submitted by an earlier process and not
+    /// yet answered, that asked exactly this: the call waits for it.
+    fn claim_journaled(&self, key: &RequestKey) -> Result<Option<String>, ModelError> {
+        let Some(job) = &self.job else {
+            return Ok(None);
+        };
+        let pending = job
+            .pending_lines(key)
+            .map_err(|e| ModelError::Other(Box::new(e)))?;
+        let mut state = self.lock();
+        for (batch_id, custom_id) in pending {
+            if state.claimed.insert((batch_id.clone(), custom_id.clone())) {
+                match state.running.iter_mut().find(|r| r.batch_id == batch_id) {
+                    Some(running) => running.custom_ids.push(custom_id.clone()),
+                    None => state.running.push(Running {
+                        batch_id,
+                        custom_ids: vec![custom_id.clone()],
+                    }),
+                }
+                return Ok(Some(custom_id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Adds a line to the open round; its custom id.
+    fn open_line(&self, key: RequestKey, request: serde_json::Value) -> String {
+        let mut state = self.lock();
+        state.lines += 1;
+        let custom_id = format!("twr-{}-{}", self.nonce, state.lines);
+        state.open.push(Line {
+            custom_id: custom_id.clone(),
+            key,
+            request,
+        });
+        state.latest_call = Some(Instant::now());
+        custom_id
+    }
+
+    /// One step of driving the rounds: submit the open round once it is
+    /// quiet or full; else poll the running batches; else wait for the
+    /// round to close.
+    async fn step(&self) {
+        let (submit, wait) = {
+            let state = self.lock();
+            let quiet_at = state.latest_call.map(|at| at + self.gather_window);
+            let full = state.open.len() >= self.max_lines;
+            let quiet = quiet_at.is_some_and(|at| at <= Instant::now());
+            (!state.open.is_empty() && (full || quiet), quiet_at)
+        };
+        if submit {
+            return self.submit().await;
+        }
+        let running = !self.lock().running.is_empty();
+        if running {
+            tokio::time::sleep(self.poll_interval).await;
+            return self.poll().await;
+        }
+        if let Some(at) = wait {
+            tokio::time::sleep_until(at).await;
+        }
+    }
+
+    /// Submits the open round as one batch (at most `max_lines` of it).
+    async fn submit(&self) {
+        let lines: Vec<Line> = {
+            let mut state = self.lock();
+            let take = state.open.len().min(self.max_lines);
+            state.open.drain(..take).collect()
+        };
+        let requests: Vec<(String, serde_json::Value)> = lines
+            .iter()
+            .map(|line| (line.custom_id.clone(), line.request.clone()))
+            .collect();
+        let submitted = self.api.submit(&requests).await;
+        drop(requests);
+        let batch_id = match submitted {
+            Ok(batch_id) => batch_id,
+            Err(error) => return self.fail_all(&lines, &error),
+        };
+        let mut state = self.lock();
+        state.rounds += 1;
+        let round = state.rounds;
+        drop(state);
+        if let Some(job) = &self.job {
+            let entries: Vec<(&str, &RequestKey)> = lines
+                .iter()
+                .map(|line| (line.custom_id.as_str(), &line.key))
+                .collect();
+            if let Err(error) = job.record_batch(&batch_id, A::PROVIDER, round, &entries) {
+                tracing::warn!(%batch_id, %error, "twr could not record a submitted batch");
+            }
+        }
+        tracing::info!(%batch_id, round, lines = lines.len(), "twr batch submitted");
+        let mut state = self.lock();
+        for line in &lines {
+            state
+                .claimed
+                .insert((batch_id.clone(), line.custom_id.clone()));
+        }
+        state.running.push(Running {
+            batch_id,
+            custom_ids: lines.into_iter().map(|line| line.custom_id).collect(),
+        });
+    }
+
+    /// Every line of a batch that could not be submitted gets its error.
+    fn fail_all(&self, lines: &[Line], error: &ModelError) {
+        let mut state = self.lock();
+        for line in lines {
+            state
+                .done
+                .insert(line.custom_id.clone(), Err(copy_error(error)));
+        }
+    }
+
+    /// Polls each running batch once; hands out the results of those that
+    /// ended.
+    async fn poll(&self) {
+        let ids: Vec<String> = self
+            .lock()
+            .running
+            .iter()
+            .map(|r| r.batch_id.clone())
+            .collect();
+        for batch_id in ids {
+            let status = match self.api.status(&batch_id).await {
+                Ok(status) => status,
+                Err(error) if error.is_transient() => {
+                    tracing::warn!(%batch_id, %error, "twr batch poll failed; polling again");
+                    continue;
+                }
+                Err(error) => {
+                    self.end(&batch_id, "unreadable", Err(error));
+                    continue;
+                }
+            };
+            if let Status::Ended(word) = status {
+                let results = self.api.results(&batch_id).await;
+                self.end(&batch_id, &word, results);
+            }
+        }
+    }
+
+    /// Hands out the results of batch `batch_id`, which ended as `word`.
+    fn end(&self, batch_id: &str, word: &str, results: Result<Vec<LineResult>, ModelError>) {
+        if let Some(job) = &self.job {
+            if let Err(error) = job.end_batch(batch_id, word) {
+                tracing::warn!(%batch_id, %error, "twr could not record a batch's end");
+            }
+        }
+        let mut state = self.lock();
+        let Some(at) = state.running.iter().position(|r| r.batch_id == batch_id) else {
+            return;
+        };
+        let running = state.running.swap_remove(at);
+        let mut results: HashMap<String, Result<Reply, ModelError>> = match results {
+            Ok(results) => results.into_iter().collect(),
+            Err(error) => {
+                for custom_id in running.custom_ids {
+                    state.done.insert(custom_id, Err(copy_error(&error)));
+                }
+                return;
+            }
+        };
+        tracing::info!(
+            batch_id,
+            status = word,
+            results = results.len(),
+            "twr batch ended"
+        );
+        for custom_id in running.custom_ids {
+            let result = results
+                .remove(&custom_id)
+                .unwrap_or_else(|| Err(api::missing(batch_id, &custom_id, word)));
+            let served = Served::Batch {
+                batch_id: batch_id.to_string(),
+                custom_id: custom_id.clone(),
+            };
+            state
+                .done
+                .insert(custom_id, result.map(|reply| (reply, served)));
+        }
+    }
+}
+
+/// The same failure for every line of a batch: its message, and whether it
+/// is transient.
+fn copy_error(error: &ModelError) -> ModelError {
+    match error {
+        ModelError::Status {
+            status,
+            message,
+            retry_after,
+        } => ModelError::Status {
+            status: *status,
+            message: message.clone(),
+            retry_after: *retry_after,
+        },
+        other if other.is_transient() => ModelError::Interrupted(other.to_string().into()),
+        other => ModelError::Other(other.to_string().into()),
+    }
+}
+
+impl<A: BatchApi> ChatModel for BatchModel<A> {
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        Box::pin(async move { Ok(self.ask(messages).await?.0) })
+    }
+
+    /// The reply and its batch id and custom id
+    /// ([`Served::Batch`]).
+    fn chat_served<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxFuture<'a, Result<(Reply, Served), ModelError>> {
+        Box::pin(self.ask(messages))
+    }
+
+    fn name(&self) -> &str {
+        self.shared.api.model_name()
+    }
+
+    fn request_options(&self) -> Option<serde_json::Value> {
+        self.shared.api.request_options()
+    }
+}
+
+impl<A> fmt::Debug for BatchModel<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.shared.lock();
+        f.debug_struct("BatchModel")
+            .field("gather_window", &self.shared.gather_window)
+            .field("poll_interval", &self.shared.poll_interval)
+            .field("rounds", &state.rounds)
+            .field("open", &state.open.len())
+            .field("running", &state.running.len())
+            .finish_non_exhaustive()
+    }
+}
