@@ -3,8 +3,9 @@
 //! and the key (or any 6-character piece of it) must be absent from the
 //! error's Display, Debug, every error in its source chain, the `ThinkError`
 //! a run ends with, and everything a tracing subscriber captured at TRACE.
-//! The client's own Debug output, credentials in its base URL and a key
-//! that cannot be a header are checked for every provider too.
+//! The client's own Debug output, credentials in its base URL, a key that
+//! cannot be a header, a missing key and what tracing records are checked
+//! for every provider too.
 
 use super::{hi, Api, Client, ALL};
 use crate::support::client::{Captured, Scripted, TestServer};
