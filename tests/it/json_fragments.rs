@@ -147,3 +147,71 @@ fn a_code_block_inside_a_json_string_is_text_not_the_end_of_the_fence() {
         &[Repair::Truncated],
     );
 }
+
+#[test]
+fn a_string_missing_its_closing_quote_ends_where_the_structure_says() {
+    // Before: {"a": "b}"}, the closing brace swallowed into the text.
+    repaired(r#"{"a":"b}"#, json!({"a": "b"}), &[Repair::MissingQuote]);
+    // Before: {"a": ["x", "y]}"]}.
+    repaired(
+        r#"{"a": ["x", "y]}"#,
+        json!({"a": ["x", "y"]}),
+        &[Repair::MissingQuote],
+    );
+    // Before: {"key": "a}```"}, the fence as well.
+    repaired(
+        "```json{\"key\": \"a}```",
+        json!({"key": "a"}),
+        &[Repair::MissingQuote],
+    );
+    // Before: no value (`expected : after the key`); the comma and the key
+    // after it place the quote.
+    repaired(
+        r#"{"a": "hello, "b": "x"}"#,
+        json!({"a": "hello", "b": "x"}),
+        &[Repair::MissingQuote],
+    );
+    // Closers that do not close everything open say nothing: a reply cut
+    // off inside the string keeps its text.
+    repaired(
+        r#"{"a": ["x", "y]"#,
+        json!({"a": ["x", "y]"]}),
+        &[Repair::Truncated],
+    );
+}
+
+#[test]
+fn a_quote_inside_a_string_is_text_not_the_end_of_the_value() {
+    // Before: {"text": "see "}, with `https` a key and the rest a comment:
+    // five repairs stacked on one value (comment, missing_comma,
+    // unquoted_key, truncated, dangling_key), `n` lost.
+    repaired(
+        r#"{"text": "see "https://x.com/a" for more", "n": 1}"#,
+        json!({"text": "see \"https://x.com/a\" for more", "n": 1}),
+        &[Repair::UnescapedQuote],
+    );
+    // Before: no value each time.
+    repaired(
+        r#"{"a": "He said "hi" to me", "b": 2}"#,
+        json!({"a": "He said \"hi\" to me", "b": 2}),
+        &[Repair::UnescapedQuote],
+    );
+    repaired(
+        r#"{"key": ["a 32" screen"]}"#,
+        json!({"key": ["a 32\" screen"]}),
+        &[Repair::UnescapedQuote],
+    );
+    // A comma left out before a bare key is still that.
+    repaired(
+        r#"{"a": "x" b: 2}"#,
+        json!({"a": "x", "b": 2}),
+        &[Repair::MissingComma, Repair::UnquotedKey],
+    );
+    // In a list, a quote after a comma could end the item or be its text.
+    assert_eq!(
+        refused(r#"["a, "b"]"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 4 \
+         (near `, \"b\"]`): a quote inside this string could end it here or be part of its text; \
+         write a quote inside a string as \\\"."
+    );
+}

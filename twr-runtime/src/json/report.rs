@@ -75,11 +75,18 @@ pub enum Repair {
     Truncated,
     /// A key left without a value by a cut-off reply was dropped.
     DanglingKey,
+    /// A string's closing quote was missing where the structure puts it:
+    /// before the brackets that close the value (`{"a": "b}`), or before
+    /// the comma and key that follow it (`{"a": "b, "c": 1}`).
+    MissingQuote,
+    /// A `"` inside a string that does not end it (`"a "quoted" word"`,
+    /// `"see "https://…" first"`) was escaped.
+    UnescapedQuote,
 }
 
 impl Repair {
     /// Every kind, in declaration order.
-    pub const ALL: [Repair; 14] = [
+    pub const ALL: [Repair; 16] = [
         Repair::Bom,
         Repair::Comment,
         Repair::TrailingComma,
@@ -94,6 +101,8 @@ impl Repair {
         Repair::TrailingSemicolon,
         Repair::Truncated,
         Repair::DanglingKey,
+        Repair::MissingQuote,
+        Repair::UnescapedQuote,
     ];
 
     /// A short lowercase name, stable for logs and ledgers.
@@ -113,6 +122,8 @@ impl Repair {
             Repair::TrailingSemicolon => "trailing_semicolon",
             Repair::Truncated => "truncated",
             Repair::DanglingKey => "dangling_key",
+            Repair::MissingQuote => "missing_quote",
+            Repair::UnescapedQuote => "unescaped_quote",
         }
     }
 }
@@ -131,6 +142,10 @@ pub(crate) struct RepairSet(u32);
 impl RepairSet {
     pub(crate) fn insert(&mut self, repair: Repair) {
         self.0 |= 1 << repair as u32;
+    }
+
+    pub(crate) fn remove(&mut self, repair: Repair) {
+        self.0 &= !(1 << repair as u32);
     }
 
     pub(crate) fn contains(self, repair: Repair) -> bool {

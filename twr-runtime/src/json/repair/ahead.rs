@@ -94,6 +94,27 @@ pub(super) fn member_at(src: &[u8], at: usize) -> bool {
     src.get(colon) == Some(&b':') && !src[colon..].starts_with(b"://")
 }
 
+/// True when an item that is no string starts at `at`: an object, a list,
+/// a number, or a literal ending where a word ends (`true`, `None`).
+pub(super) fn item_at(src: &[u8], at: usize) -> bool {
+    match src.get(at) {
+        Some(b'{' | b'[' | b'0'..=b'9') => true,
+        Some(b'-') => src.get(at + 1).is_some_and(u8::is_ascii_digit),
+        Some(_) => {
+            let end = at
+                + src[at..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphabetic())
+                    .count();
+            matches!(
+                &src[at..end],
+                b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
+            ) && !src.get(end).is_some_and(|&b| is_key_byte(b))
+        }
+        None => false,
+    }
+}
+
 /// True when the text after a value that ended at `end` is more of that
 /// value: a closing bracket (the value was closed early, or by a bracket of
 /// the wrong kind), or a member (`, "b": 2`, or `"b": 2` on the next line).

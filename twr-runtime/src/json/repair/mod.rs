@@ -21,7 +21,7 @@ use memchr::{memchr, memmem};
 use super::report::{Repair, RepairSet};
 pub(crate) use ahead::continues_value;
 use ahead::is_key_byte;
-use string::{Quote, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
+use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
 
 /// Repaired JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -392,7 +392,7 @@ impl Repairer<'_> {
     /// An object key, quoted or bare.
     fn key(&mut self) -> Result<Ended, RepairError> {
         if let Some((quote, len)) = self.quote_here() {
-            return Ok(self.string(quote, len));
+            return self.string(quote, len, Role::Key);
         }
         let start = self.pos;
         while self.pos < self.src.len() && is_key_byte(self.src[self.pos]) {
@@ -448,7 +448,7 @@ impl Repairer<'_> {
             }
             _ => match self.quote_here() {
                 Some((quote, len)) => {
-                    if let Ended::Truncated = self.string(quote, len) {
+                    if let Ended::Truncated = self.string(quote, len, Role::Value)? {
                         // Keep the partial string; close everything.
                         return self.finish_truncated(Expect::Done).map(|()| Expect::Done);
                     }

@@ -3,8 +3,19 @@
 
 use memchr::memchr;
 
-use super::ahead::{fence_at, skip_blank};
-use super::{Ended, Repair, Repairer};
+use super::ahead::{fence_at, item_at, member_at, skip_blank, skip_space};
+use super::{Ended, Frame, Repair, RepairError, RepairSet, Repairer};
+
+/// Where a string would end had its closing quote been left out before a
+/// comma.
+struct Rewind {
+    /// The comma, in the input.
+    comma: usize,
+    /// The length of the output before the comma.
+    out: usize,
+    /// The repairs before the quote after the comma was taken for text.
+    repairs: RepairSet,
+}
 
 /// A fence line met inside a string.
 enum FenceLine {
@@ -12,6 +23,13 @@ enum FenceLine {
     Tagged,
     /// Bare: it closes a block.
     Bare,
+}
+
+/// What a string is in its container.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    Key,
+    Value,
 }
 
 /// The quote a string was opened with.
@@ -75,7 +93,20 @@ impl Repairer<'_> {
 
     /// A string opened by `quote` (`len` bytes) at `pos`, written with
     /// double quotes and valid escapes.
-    pub(super) fn string(&mut self, quote: Quote, len: usize) -> Ended {
+    pub(super) fn string(
+        &mut self,
+        quote: Quote,
+        len: usize,
+        role: Role,
+    ) -> Result<Ended, RepairError> {
+        // The repairs before this string, and where its first raw control
+        // character is: text given back to the structure takes back the
+        // repairs made in it.
+        let before = self.repairs;
+        let mut first_control: Option<usize> = None;
+        // The last quote taken for text, when a comma stood before it
+        // (`"b, "c`): the string may have ended at that comma instead.
+        let mut after_comma: Option<Rewind> = None;
         match quote {
             Quote::Double => {}
             Quote::Single => self.repairs.insert(Repair::SingleQuotes),
@@ -88,6 +119,7 @@ impl Repairer<'_> {
         };
         self.pos += len;
         self.out.push(b'"');
+        let content = self.pos;
         let src = self.src;
         // Inside a code block the string holds (see `fence_line_after`).
         let mut inner_block = false;
@@ -98,16 +130,33 @@ impl Repairer<'_> {
             }
             self.out.extend_from_slice(&src[run..self.pos]);
             let Some(&b) = src.get(self.pos) else {
+                if role == Role::Value {
+                    if let Some(end) = self.quote_before_closers(content, src.len()) {
+                        self.end_string_at(end, src.len(), before, first_control);
+                        return Ok(Ended::Complete);
+                    }
+                }
                 self.repairs.insert(Repair::Truncated);
                 self.out.push(b'"');
-                return Ended::Truncated;
+                return Ok(Ended::Truncated);
             };
             match b {
+                b'"' if quote == Quote::Double && role == Role::Value => {
+                    if self.quote_ends_string(self.pos) {
+                        return self.close_value_string(after_comma);
+                    }
+                    // A quote inside the text: `"a "quoted" word"`.
+                    after_comma =
+                        self.rewind_to_comma_before(self.pos, content, before, first_control);
+                    self.repairs.insert(Repair::UnescapedQuote);
+                    self.pos += 1;
+                    self.out.extend_from_slice(b"\\\"");
+                }
                 b'"' => {
                     self.pos += 1;
                     if matches!(quote, Quote::Double | Quote::SmartDouble) {
                         self.out.push(b'"');
-                        return Ended::Complete;
+                        return Ok(Ended::Complete);
                     }
                     self.out.extend_from_slice(b"\\\"");
                 }
@@ -115,7 +164,7 @@ impl Repairer<'_> {
                     self.pos += 1;
                     if quote == Quote::Single && self.closes_single(self.pos) {
                         self.out.push(b'"');
-                        return Ended::Complete;
+                        return Ok(Ended::Complete);
                     }
                     self.out.push(b'\'');
                 }
@@ -131,7 +180,7 @@ impl Repairer<'_> {
                     if closes {
                         self.pos += 3;
                         self.out.push(b'"');
-                        return Ended::Complete;
+                        return Ok(Ended::Complete);
                     }
                     self.out.push(b);
                     self.pos += 1;
@@ -148,18 +197,195 @@ impl Repairer<'_> {
                         // The string goes on after the fence: a block it holds.
                         Some(FenceLine::Bare) if self.string_goes_on() => inner_block = true,
                         Some(FenceLine::Bare) if self.fenced => {
+                            if role == Role::Value {
+                                if let Some(end) = self.quote_before_closers(content, self.pos) {
+                                    self.end_string_at(end, self.pos, before, first_control);
+                                    return Ok(Ended::Complete);
+                                }
+                            }
                             self.pos = self.skip_spaces(self.pos + 1);
                             self.repairs.insert(Repair::Truncated);
                             self.out.push(b'"');
-                            return Ended::Truncated;
+                            return Ok(Ended::Truncated);
                         }
                         _ => {}
                     }
+                    first_control.get_or_insert(self.pos);
                     self.control(b);
                 }
-                _ => self.control(b),
+                _ => {
+                    first_control.get_or_insert(self.pos);
+                    self.control(b);
+                }
             }
         }
+    }
+
+    /// True when the `"` at `quote` ends its string, as what follows says
+    /// (on its line or the next): the end of a value (`,`, a closer, `:`,
+    /// the end), another string, a `+` joining strings, a comment, a fence; or, after
+    /// a space, what the container holds next with its comma left out (a
+    /// bare key and its `:` in an object; a number, literal, object or
+    /// list in a list). Otherwise it is a quote inside the text (`"a
+    /// "quoted" word"`, `"see "https://…" first"`).
+    fn quote_ends_string(&self, quote: usize) -> bool {
+        let src = self.src;
+        let at = quote + 1;
+        // A line break counts as white space: the next line says.
+        let next = skip_space(src, at);
+        match src.get(next) {
+            None => true,
+            Some(b',' | b'}' | b']' | b')' | b':' | b'"' | b'+') => true,
+            // `"x";` ends a bare value; in a container it is text.
+            Some(b';') => self.stack.is_empty(),
+            Some(b'/') => matches!(src.get(next + 1), Some(b'/' | b'*')),
+            Some(_) if fence_at(src, next) => true,
+            Some(_) if next == at => false,
+            Some(_) if self.stack.last() == Some(&Frame::Object) => member_at(src, next),
+            Some(_) => item_at(src, next),
+        }
+    }
+
+    /// For a quote at `quote` taken for text: where the string would end had
+    /// its quote been left out before a comma (`"b, "c": 1`), when only
+    /// white space stands between that comma and the quote.
+    fn rewind_to_comma_before(
+        &self,
+        quote: usize,
+        content: usize,
+        before: RepairSet,
+        first_control: Option<usize>,
+    ) -> Option<Rewind> {
+        let src = self.src;
+        let mut i = quote;
+        let mut written = 0;
+        while i > content && matches!(src[i - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            written += if src[i - 1] == b' ' { 1 } else { 2 };
+            i -= 1;
+        }
+        if i == content || src[i - 1] != b',' {
+            return None;
+        }
+        let comma = i - 1;
+        Some(Rewind {
+            comma,
+            out: self.out.len() - written - 1,
+            repairs: self.repairs_before(comma, before, first_control),
+        })
+    }
+
+    /// The repairs made so far, less those made only for the text of the
+    /// current string from `from` on (its raw control characters), which
+    /// is given back to be read again.
+    fn repairs_before(
+        &self,
+        from: usize,
+        before: RepairSet,
+        first_control: Option<usize>,
+    ) -> RepairSet {
+        let mut repairs = self.repairs;
+        if !before.contains(Repair::ControlCharacter) && first_control.is_none_or(|at| at >= from) {
+            repairs.remove(Repair::ControlCharacter);
+        }
+        repairs
+    }
+
+    /// Closes a value string at the `"` at `pos`. When the last quote taken
+    /// for text stood after a comma, the string had two readings: a quote
+    /// inside the text, or a closing quote left out before the comma and a
+    /// new string. A `:` after this quote makes that new string a key: the
+    /// second reading, the only one (`{"a": "b, "c": 1}`). In a list the
+    /// new string is as good an item as the text: the reply says two
+    /// things, and the repair refuses (`["a, "b"]`).
+    fn close_value_string(&mut self, after_comma: Option<Rewind>) -> Result<Ended, RepairError> {
+        if let Some(rewind) = after_comma {
+            let in_object = self.stack.last() == Some(&Frame::Object);
+            let colon = self.src.get(skip_blank(self.src, self.pos + 1)) == Some(&b':');
+            if in_object && colon {
+                self.out.truncate(rewind.out);
+                self.out.push(b'"');
+                self.repairs = rewind.repairs;
+                self.repairs.insert(Repair::MissingQuote);
+                self.pos = rewind.comma;
+                return Ok(Ended::Complete);
+            }
+            if !in_object {
+                self.pos = rewind.comma;
+                return self.error(
+                    "a quote inside this string could end it here or be part of its text; \
+                     write a quote inside a string as \\\"",
+                );
+            }
+        }
+        self.pos += 1;
+        self.out.push(b'"');
+        Ok(Ended::Complete)
+    }
+
+    /// Where a value string that runs to `limit` (the end of the input, or
+    /// of a fenced reply) really ends, when the structure says: its text
+    /// ends with the closing brackets of every open container, in order
+    /// (then maybe white space and a fence), so the quote belongs before
+    /// them (`{"a": ["x", "y]}`). Otherwise it was cut off, and what it
+    /// holds is its text.
+    fn quote_before_closers(&self, content: usize, limit: usize) -> Option<usize> {
+        let src = self.src;
+        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        let mut i = limit;
+        let back_over_space = |mut i: usize| {
+            while i > content && space(src[i - 1]) {
+                i -= 1;
+            }
+            i
+        };
+        i = back_over_space(i);
+        // A closing fence after the value.
+        let marker = |b: u8| b == b'`' || b == b'~';
+        let mut run = i;
+        while run > content && marker(src[run - 1]) && src[run - 1] == src[i - 1] {
+            run -= 1;
+        }
+        if i - run >= 3 {
+            i = back_over_space(run);
+        }
+        if self.stack.is_empty() {
+            return None;
+        }
+        // The innermost container's closer comes first, so last read back.
+        for frame in &self.stack {
+            if i == content || src[i - 1] != frame.closer() {
+                return None;
+            }
+            i = back_over_space(i - 1);
+        }
+        Some(i)
+    }
+
+    /// Ends the current string at `end`: what was
+    /// written for the bytes from `end` to `limit` (white space, closers, a
+    /// fence) is taken back, to be read again as structure.
+    fn end_string_at(
+        &mut self,
+        end: usize,
+        limit: usize,
+        before: RepairSet,
+        first_control: Option<usize>,
+    ) {
+        let written: usize = self.src[end..limit]
+            .iter()
+            .map(|&b| {
+                if matches!(b, b'\t' | b'\r' | b'\n') {
+                    2
+                } else {
+                    1
+                }
+            })
+            .sum();
+        self.out.truncate(self.out.len() - written);
+        self.out.push(b'"');
+        self.repairs = self.repairs_before(end, before, first_control);
+        self.repairs.insert(Repair::MissingQuote);
+        self.pos = end;
     }
 
     /// A raw control character at `pos` inside a string: escaped.

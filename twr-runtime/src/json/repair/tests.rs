@@ -294,6 +294,46 @@ fn a_code_block_inside_a_string_is_text() {
 }
 
 #[test]
+fn a_missing_closing_quote_goes_where_the_structure_puts_it() {
+    assert_eq!(
+        fix("{\"a\": [\"x\", \"y\n]}\n"),
+        (compact(r#"{"a": ["x", "y"]}"#), vec![Repair::MissingQuote])
+    );
+    assert_eq!(
+        fix("{\"a\": \"b,\n  \"c\": 1}"),
+        (compact(r#"{"a": "b", "c": 1}"#), vec![Repair::MissingQuote])
+    );
+    // Only a value: a key cut off is dropped as before.
+    assert_eq!(
+        fix("{\"a\": 1, \"b}"),
+        (
+            compact(r#"{"a": 1}"#),
+            vec![Repair::Truncated, Repair::DanglingKey]
+        )
+    );
+}
+
+#[test]
+fn a_quote_followed_by_text_is_part_of_the_text() {
+    assert_eq!(
+        fix("{\"a\": \"x \"y\" z\",\n \"b\": \"w\"\n \"c\": 1}"),
+        (
+            compact(r#"{"a": "x \"y\" z", "b": "w", "c": 1}"#),
+            vec![Repair::MissingComma, Repair::UnescapedQuote]
+        )
+    );
+    // What a list holds next, its comma left out, ends the string.
+    assert_eq!(
+        fix(r#"["x" 1 "y" {} "z" true]"#),
+        (
+            compact(r#"["x", 1, "y", {}, "z", true]"#),
+            vec![Repair::MissingComma]
+        )
+    );
+    assert_eq!(fails(r#"["a, "b"]"#).at, 3);
+}
+
+#[test]
 fn prose_is_not_turned_into_strings() {
     assert_eq!(
         fails("[see the table]").message,
