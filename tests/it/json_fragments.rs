@@ -215,3 +215,38 @@ fn a_quote_inside_a_string_is_text_not_the_end_of_the_value() {
          write a quote inside a string as \\\"."
     );
 }
+
+#[test]
+fn a_single_quoted_string_ends_before_a_comment() {
+    // Before: {"a": "b' // comment\n}"}, the rest of the input its text.
+    repaired(
+        "{'a': 'b' // comment\n}",
+        json!({"a": "b"}),
+        &[Repair::Comment, Repair::SingleQuotes],
+    );
+    // Before: no value each time.
+    repaired(
+        "{'a': 'b' /* c */, 'c': 'd'}",
+        json!({"a": "b", "c": "d"}),
+        &[Repair::Comment, Repair::SingleQuotes],
+    );
+    repaired(
+        "{'a': 'b' # note\n, 'c': 1}",
+        json!({"a": "b", "c": 1}),
+        &[Repair::Comment, Repair::SingleQuotes],
+    );
+    // Single quotes never hold a line break: one never closed is feedback,
+    // not the rest of the input. Before: {"a": "cut off\nhere"}.
+    assert_eq!(
+        refused("{'a': 'cut off\nhere"),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 7 \
+         (near `'cut off`): this string in single quotes does not end on its line; close it \
+         with '."
+    );
+    // Closed on a later line, it is read as before.
+    repaired(
+        "{'a': 'line1\nline2'}",
+        json!({"a": "line1\nline2"}),
+        &[Repair::SingleQuotes, Repair::ControlCharacter],
+    );
+}

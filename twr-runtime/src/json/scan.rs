@@ -42,10 +42,11 @@ fn opener_of(close: u8) -> u8 {
 ///
 /// Quotes count only inside brackets (an apostrophe in prose starts no
 /// string). A single-quoted string (broken JSON, but common) ends at a quote
-/// followed by what ends a value, or at the end of its line: an apostrophe
-/// in bracketed prose (`[Bob's notes]`) costs at most that line. A closing bracket that does not match the innermost opener
-/// closes the nearest opener it matches, abandoning the ones inside; with no
-/// such opener it is ignored.
+/// followed by what ends a value (or a comment, a `+` or a `)`), or at the
+/// end of its line: an apostrophe in bracketed prose (`[Bob's notes]`) costs
+/// at most that line. A closing bracket that does not match the innermost
+/// opener closes the nearest opener it matches, abandoning the ones inside;
+/// with no such opener it is ignored.
 pub(crate) fn scan(text: &str) -> Candidates {
     let bytes = text.as_bytes();
     // Open brackets: (byte, position).
@@ -132,7 +133,12 @@ fn skip_single_quoted(bytes: &[u8], mut i: usize) -> usize {
                     j += 1;
                 }
                 match bytes.get(j) {
-                    None | Some(b',' | b'}' | b']' | b':' | b'\n' | b'\'' | b'"') => return i,
+                    None
+                    | Some(
+                        b',' | b'}' | b']' | b')' | b':' | b'\n' | b'\'' | b'"' | b';' | b'+'
+                        | b'#',
+                    ) => return i,
+                    Some(b'/') if matches!(bytes.get(j + 1), Some(b'/' | b'*')) => return i,
                     Some(_) => i += 1,
                 }
             }

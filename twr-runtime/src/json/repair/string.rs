@@ -73,22 +73,18 @@ const fn special_table(other: bool) -> [bool; 256] {
 
 impl Repairer<'_> {
     /// True when the single quote just before `at` closes a string: what
-    /// follows (after white space) ends a value, or a line break intervenes.
-    /// Otherwise it is an apostrophe (`'it's'`).
+    /// follows (after white space) ends a value, starts another string, a
+    /// comment or a fence, joins strings (`+`) or closes a tuple (`)`), or
+    /// a line break intervenes. Otherwise it is an apostrophe (`'it's'`).
     fn closes_single(&self, at: usize) -> bool {
-        let mut i = at;
-        while i < self.src.len() {
-            match self.src[i] {
-                b' ' | b'\t' | b'\r' => i += 1,
-                b'\n' => return true,
-                b',' | b'}' | b']' | b':' | b'\'' | b'"' | b';' => return true,
-                b'`' | b'~' => {
-                    return self.src[i..].starts_with(b"```") || self.src[i..].starts_with(b"~~~")
-                }
-                _ => return false,
-            }
+        let src = self.src;
+        let i = skip_blank(src, at);
+        match src.get(i) {
+            None | Some(b'\n' | b'\r') => true,
+            Some(b',' | b'}' | b']' | b')' | b':' | b'\'' | b'"' | b';' | b'+' | b'#') => true,
+            Some(b'/') => matches!(src.get(i + 1), Some(b'/' | b'*')),
+            Some(_) => fence_at(src, i),
         }
-        true
     }
 
     /// A string opened by `quote` (`len` bytes) at `pos`, written with
@@ -104,6 +100,8 @@ impl Repairer<'_> {
         // repairs made in it.
         let before = self.repairs;
         let mut first_control: Option<usize> = None;
+        let mut holds_newline = false;
+        let opened = self.pos;
         // The last quote taken for text, when a comma stood before it
         // (`"b, "c`): the string may have ended at that comma instead.
         let mut after_comma: Option<Rewind> = None;
@@ -135,6 +133,14 @@ impl Repairer<'_> {
                         self.end_string_at(end, src.len(), before, first_control);
                         return Ok(Ended::Complete);
                     }
+                }
+                if holds_newline && quote != Quote::Double {
+                    // Single quotes never hold a line break: the string
+                    // ended on its line, where is not said.
+                    self.pos = opened;
+                    return self.error(
+                        "this string in single quotes does not end on its line; close it with '",
+                    );
                 }
                 self.repairs.insert(Repair::Truncated);
                 self.out.push(b'"');
@@ -187,6 +193,7 @@ impl Repairer<'_> {
                 }
                 b'\\' => self.escape(),
                 b'\n' => {
+                    holds_newline = true;
                     // A fence line inside a string is one of a code block
                     // the string holds (```` ```python ```` opens one, a
                     // bare fence closes it), or, in fenced JSON, the fence
