@@ -11,11 +11,8 @@ use twr_runtime::json::{extract, extract_value, extract_value_with_report, Layer
 fn repaired(raw: &str, want: Value, repairs: &[Repair]) {
     let got = extract_value_with_report(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"));
     assert_eq!(got.value, want, "{raw:?}");
-    assert_eq!(
-        got.report,
-        Report::new(Layer::Repair, repairs.to_vec()),
-        "{raw:?}"
-    );
+    assert_eq!(got.report.layer, Layer::Repair, "{raw:?}");
+    assert_eq!(got.report.repairs, repairs, "{raw:?}");
 }
 
 /// The feedback for `raw` read as any JSON value.
@@ -248,5 +245,34 @@ fn a_single_quoted_string_ends_before_a_comment() {
         "{'a': 'line1\nline2'}",
         json!({"a": "line1\nline2"}),
         &[Repair::SingleQuotes, Repair::ControlCharacter],
+    );
+}
+
+#[test]
+fn the_report_says_what_was_dropped() {
+    // Before: only that a comment was removed and a key dropped, not which.
+    let got = extract_value_with_report(
+        "{\n  \"total\": 5, // before the 2 refunds, 3\n  \"items\": [1, /* two */ 3],\n  \"notes\":",
+    )
+    .unwrap();
+    assert_eq!(got.value, json!({"total": 5, "items": [1, 3]}));
+    assert_eq!(
+        got.report,
+        Report::new(
+            Layer::Repair,
+            vec![Repair::Comment, Repair::Truncated, Repair::DanglingKey]
+        )
+        .with_dropped(vec![
+            "// before the 2 refunds, 3".into(),
+            "/* two */".into(),
+            "\"notes\"".into()
+        ])
+    );
+    // Nothing inside the value dropped: nothing said, even with a comment
+    // after it.
+    let got = extract_value_with_report("{'a': 1} // done").unwrap();
+    assert_eq!(
+        got.report,
+        Report::new(Layer::Repair, vec![Repair::Comment, Repair::SingleQuotes])
     );
 }

@@ -119,6 +119,7 @@ fn broken_fence_content_is_repaired() {
     assert_eq!(
         got.report,
         report(Layer::Repair, &[Repair::Comment, Repair::Truncated])
+            .with_dropped(vec!["# five".into()])
     );
 }
 
@@ -172,7 +173,8 @@ fn every_repair_kind_through_extract_value() {
     for (raw, want, repairs) in cases {
         let got = extract_value_with_report(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"));
         assert_eq!(&got.value, want, "{raw:?}");
-        assert_eq!(got.report, report(Layer::Repair, repairs), "{raw:?}");
+        assert_eq!(got.report.layer, Layer::Repair, "{raw:?}");
+        assert_eq!(got.report.repairs, *repairs, "{raw:?}");
     }
 }
 
@@ -279,6 +281,7 @@ fn a_cut_off_list_is_repaired_whole_not_read_as_its_first_item() {
     assert_eq!(
         got.report,
         report(Layer::Repair, &[Repair::Truncated, Repair::DanglingKey])
+            .with_dropped(vec!["\"c\"".into()])
     );
     // A prose bracket never closed does not hide the JSON after it.
     let got = extract_value_with_report("See [1 for details: {\"a\": 1}").unwrap();

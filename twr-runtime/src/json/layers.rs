@@ -119,10 +119,7 @@ impl Misses {
 fn found<T>(value: T, layer: Layer) -> Result<Extracted<T>, Failure> {
     Ok(Extracted {
         value,
-        report: Report {
-            layer,
-            repairs: Vec::new(),
-        },
+        report: Report::new(layer, Vec::new()),
     })
 }
 
@@ -290,10 +287,8 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             Ok(value) => {
                 return Ok(Extracted {
                     value,
-                    report: Report {
-                        layer: Layer::Repair,
-                        repairs: repaired.repairs.to_vec(),
-                    },
+                    report: Report::new(Layer::Repair, repaired.repairs.to_vec())
+                        .with_dropped(repaired.dropped),
                 })
             }
             Err(Miss::Shape(e)) => misses.shape(e),

@@ -160,7 +160,8 @@ impl RepairSet {
     }
 }
 
-/// How a value was extracted: the layer and the repairs, for the ledger.
+/// How a value was extracted: the layer, the repairs and what they left
+/// out, for the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Report {
@@ -169,12 +170,43 @@ pub struct Report {
     /// The repairs applied, each kind once, in [`Repair::ALL`] order; empty
     /// unless `layer` is [`Layer::Repair`].
     pub repairs: Vec<Repair>,
+    /// What the model wrote inside the value that the value does not hold,
+    /// each as written, in order: comments (`// the total`), and keys a
+    /// cut-off reply left without a value (`"notes"`). Empty when nothing
+    /// was dropped.
+    pub dropped: Vec<String>,
 }
 
 impl Report {
-    /// Found by `layer` with `repairs` (in [`Repair::ALL`] order).
+    /// Found by `layer` with `repairs` (in [`Repair::ALL`] order), nothing
+    /// dropped.
     pub fn new(layer: Layer, repairs: Vec<Repair>) -> Self {
-        Report { layer, repairs }
+        Report {
+            layer,
+            repairs,
+            dropped: Vec::new(),
+        }
+    }
+
+    /// The same report, with `dropped` as what was left out of the value.
+    ///
+    /// ```
+    /// use twr_runtime::json::{extract_value_with_report, Layer, Repair, Report};
+    ///
+    /// let got = extract_value_with_report("{\"a\": 1, // one\n \"b\":").unwrap();
+    /// assert_eq!(got.value, serde_json::json!({"a": 1}));
+    /// assert_eq!(
+    ///     got.report,
+    ///     Report::new(
+    ///         Layer::Repair,
+    ///         vec![Repair::Comment, Repair::Truncated, Repair::DanglingKey]
+    ///     )
+    ///     .with_dropped(vec!["// one".into(), "\"b\"".into()])
+    /// );
+    /// ```
+    pub fn with_dropped(mut self, dropped: Vec<String>) -> Self {
+        self.dropped = dropped;
+        self
     }
 
     /// True when the reply was valid JSON as it stood.

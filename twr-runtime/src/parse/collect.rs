@@ -681,20 +681,17 @@ Please write that section again: the header on a line of its own, followed by it
             [
                 JsonProvenance {
                     header: "[A]",
-                    report: Report {
-                        layer: crate::json::Layer::Repair,
-                        repairs: vec![
+                    report: Report::new(
+                        crate::json::Layer::Repair,
+                        vec![
                             crate::json::Repair::TrailingComma,
                             crate::json::Repair::SingleQuotes
                         ],
-                    },
+                    ),
                 },
                 JsonProvenance {
                     header: "[B]",
-                    report: Report {
-                        layer: crate::json::Layer::AsIs,
-                        repairs: vec![],
-                    },
+                    report: Report::new(crate::json::Layer::AsIs, vec![]),
                 },
             ]
         );

@@ -34,6 +34,9 @@ pub(crate) struct Repaired {
     pub(crate) whole: bool,
     /// What was fixed.
     pub(crate) repairs: RepairSet,
+    /// What the model wrote inside the value that the value does not hold
+    /// (see [`Report::dropped`](super::report::Report::dropped)).
+    pub(crate) dropped: Vec<String>,
 }
 
 /// Why the input could not be repaired.
@@ -61,6 +64,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         objects: Vec::new(),
         arrays: Vec::new(),
         repairs: RepairSet::default(),
+        dropped: Vec::new(),
     };
     r.run()?;
     let end = r.pos;
@@ -90,6 +94,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         end,
         whole,
         repairs,
+        dropped: r.dropped,
     })
 }
 
@@ -160,6 +165,7 @@ struct Repairer<'a> {
     objects: Vec<usize>,
     arrays: Vec<usize>,
     repairs: RepairSet,
+    dropped: Vec<String>,
 }
 
 impl Repairer<'_> {
@@ -195,11 +201,12 @@ impl Repairer<'_> {
                 b'#' => self.skip_line_comment(),
                 b'/' if self.src.get(self.pos + 1) == Some(&b'*') => {
                     self.repairs.insert(Repair::Comment);
-                    let body = self.pos + 2;
+                    let (start, body) = (self.pos, self.pos + 2);
                     self.pos = match memmem::find(&self.src[body..], b"*/") {
                         Some(i) => body + i + 2,
                         None => self.src.len(),
                     };
+                    self.drop_text(start, self.pos);
                 }
                 0xEF if self.rest().starts_with(BOM) => {
                     self.repairs.insert(Repair::Bom);
@@ -214,10 +221,22 @@ impl Repairer<'_> {
 
     fn skip_line_comment(&mut self) {
         self.repairs.insert(Repair::Comment);
-        self.pos = match memchr(b'\n', self.rest()) {
-            Some(i) => self.pos + i + 1,
-            None => self.src.len(),
+        let start = self.pos;
+        let (end, next) = match memchr(b'\n', self.rest()) {
+            Some(i) => (self.pos + i, self.pos + i + 1),
+            None => (self.src.len(), self.src.len()),
         };
+        self.drop_text(start, end);
+        self.pos = next;
+    }
+
+    /// Notes the input's `start..end`, left out of a value being read, in
+    /// [`Repaired::dropped`]; text outside any container is no part of one.
+    fn drop_text(&mut self, start: usize, end: usize) {
+        if !self.stack.is_empty() {
+            let text = String::from_utf8_lossy(&self.src[start..end]);
+            self.dropped.push(text.trim_end().to_owned());
+        }
     }
 
     fn push_frame(&mut self, frame: Frame) {
@@ -489,6 +508,10 @@ impl Repairer<'_> {
             Expect::Top => return self.error("expected a JSON value"),
             Expect::Colon { item_out } | Expect::MemberValue { item_out } => {
                 self.repairs.insert(Repair::DanglingKey);
+                // The key as written out: `,"b":` less its comma and colon.
+                let key = String::from_utf8_lossy(&self.out[item_out..]);
+                let key = key.trim_start_matches(',').trim_end_matches(':');
+                self.dropped.push(key.to_owned());
                 self.out.truncate(item_out);
             }
             Expect::ItemOrEnd { item_out, .. } | Expect::KeyOrEnd { item_out, .. } => {
