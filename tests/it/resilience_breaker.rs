@@ -13,6 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::json;
+use twr_runtime::resilience::CircuitOpen;
 use twr_runtime::{
     ChatModel, CircuitBreaker, Fallback, Feedback, Message, ModelError, OpenAiCompatible, Think,
 };
@@ -107,9 +108,21 @@ async fn an_open_breaker_sends_200_concurrent_runs_to_the_next_model_then_probes
     // Fail fast, typed, saying until when: Retry-After (2 s) beats the
     // 200 ms cooldown.
     let error = breaker.chat(&ask).await.unwrap_err();
-    let ModelError::CircuitOpen(open) = &error else {
+    // A wrapper's refusal: `Unavailable`, with the breaker's own error as
+    // its source.
+    let ModelError::Unavailable {
+        retry_after,
+        source,
+    } = &error
+    else {
         panic!("{error:?}")
     };
+    let open = source
+        .downcast_ref::<CircuitOpen>()
+        .unwrap_or_else(|| panic!("{source:?}"));
+    assert_eq!(*retry_after, Some(open.retry_in));
+    let reported = std::error::Error::source(&error).and_then(|s| s.downcast_ref::<CircuitOpen>());
+    assert_eq!(reported, Some(open));
     assert_eq!(open.model, "primary-model");
     assert!(!open.probing);
     assert!(
@@ -193,7 +206,10 @@ async fn a_failed_probe_reopens_and_a_success_resets_the_count() {
     );
     assert_eq!(primary.calls.load(Ordering::SeqCst), 5);
     let error = breaker.chat(&ask).await.unwrap_err();
-    assert!(matches!(error, ModelError::CircuitOpen(_)), "{error:?}");
+    assert!(
+        matches!(&error, ModelError::Unavailable { source, .. } if source.is::<CircuitOpen>()),
+        "{error:?}"
+    );
     assert_eq!(primary.calls.load(Ordering::SeqCst), 5);
 }
 

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 use tokio::time::Instant;
+use twr_runtime::model::Request;
 use twr_runtime::{
     BoxFuture, ChatModel, CircuitBreaker, Delta, FinishReason, Limited, Message, ModelError,
     OpenAiCompatible, RateLimits, Reply, Usage,
@@ -168,7 +169,10 @@ fn exhausted_then_ok(n: usize) -> (StatusCode, Vec<(&'static str, &'static str)>
 async fn no_requests_left_holds_the_next_call_until_the_reset() {
     let (server, client) = start(exhausted_then_ok, Duration::ZERO).await;
     let model = Limited::new(client);
-    let (reply, limits) = model.chat_with_limits(&ask()).await.unwrap();
+    let messages = ask();
+    let response = model.call(Request::new(&messages)).await.unwrap();
+    let limits = response.rate_limits;
+    let reply = response.into_reply().await.unwrap();
     assert_eq!(reply.content, "ok");
     let mut expected = RateLimits::default();
     expected.remaining_requests = Some(0);
@@ -191,8 +195,10 @@ async fn no_requests_left_on_a_streamed_reply_holds_the_next_call_until_the_rese
     let model = Limited::new(client.stream(true));
     assert!(model.streams());
     let messages = ask();
-    let (deltas, limits) = model.chat_stream_with_limits(&messages).await.unwrap();
-    let deltas: Vec<Delta> = deltas.map(Result::unwrap).collect().await;
+    let request = Request::new(&messages).with_stream(true);
+    let response = model.call(request).await.unwrap();
+    let limits = response.rate_limits;
+    let deltas: Vec<Delta> = response.deltas.map(Result::unwrap).collect().await;
     let done = Delta::Done {
         usage: Usage::new(3, 2),
         finish_reason: Some(FinishReason::Stop),

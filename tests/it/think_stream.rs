@@ -6,10 +6,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
+use twr_runtime::model::{Request, Response};
 use twr_runtime::{
-    Attempt, AttemptKind, BoxFuture, BoxStream, ChatModel, Choice, Delta, Ending, ErrorDetail,
-    FinishReason, Message, ModelError, Outcome, Progress, Reply, RetryMode, ScriptedModel,
-    SectionEvent, Sections, Think, ThinkError, Usage,
+    Attempt, AttemptKind, BoxFuture, ChatModel, Choice, Ending, ErrorDetail, FinishReason, Message,
+    ModelError, Outcome, Progress, Reply, RetryMode, ScriptedModel, SectionEvent, Sections, Think,
+    ThinkError, Usage,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Choice)]
@@ -283,22 +284,23 @@ async fn the_progress_stream_reports_every_step_and_ends_with_the_outcome() {
     );
 }
 
-/// A model whose stream waits a little before each piece, as a server does.
+/// A model whose stream waits a little before each piece, as a server does:
+/// a wrapper of the one seam, `call`.
 struct Slow(ScriptedModel);
 
 impl ChatModel for Slow {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        self.0.chat(messages)
-    }
-
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        Box::pin(self.0.chat_stream(messages).then(|delta| async move {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-            delta
-        }))
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        Box::pin(async move {
+            let response = self.0.call(request).await?;
+            Ok(response.map_deltas(|deltas| {
+                deltas
+                    .then(|delta| async move {
+                        tokio::time::sleep(Duration::from_millis(2)).await;
+                        delta
+                    })
+                    .boxed()
+            }))
+        })
     }
 
     fn streams(&self) -> bool {

@@ -32,7 +32,7 @@
 //!   [`ProblemList`];
 //! - cost: [`Prices`] per model and each model's [`Price`].
 //!
-//! Five modules (more with `journal` and `batch`) hold what you reach for only now and then, and only there:
+//! Six modules (more with `journal` and `batch`) hold what you reach for only now and then, and only there:
 //!
 //! - [`parse`]: the section parser and the free parsers
 //!   ([`parse::multi_section_parser`], [`parse::divider_parser`]), the map
@@ -50,7 +50,10 @@
 //! - `journal` (feature `journal`): the durable journal, its jobs and the
 //!   response cache, for [`Think::journal`] and [`Think::response_cache`];
 //! - `batch` (feature `batch`): typed re-ask rounds over the providers'
-//!   batch APIs, `batch::BatchModel`.
+//!   batch APIs, `batch::BatchModel`;
+//! - [`model`]: the seam a model or a wrapper implements,
+//!   [`ChatModel::call`], and its [`model::Request`] and
+//!   [`model::Response`].
 //!
 //! ## Cargo features
 //!
@@ -90,7 +93,7 @@ mod feedback;
 #[cfg(feature = "journal")]
 pub mod journal;
 pub mod json;
-mod model;
+pub mod model;
 pub mod parse;
 pub mod prompt;
 mod reasoning;
@@ -119,24 +122,24 @@ pub use client::gemini::Gemini;
 pub use client::openai::OpenAiCompatible;
 pub use cost::{Price, Prices};
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
-pub use model::{
-    BoxFuture, BoxStream, ChatModel, Delta, ErrorDetail, FinishReason, Message, ModelError, Reply,
-    Role, StreamWithLimits, Usage,
-};
+pub use model::chat::{BoxFuture, BoxStream, ChatModel, Delta};
+pub use model::error::{ErrorDetail, ModelError};
+pub use model::limits::RateLimits;
+pub use model::message::{FinishReason, Message, Reply, Role, Usage};
+pub use model::served::Served;
 pub use resilience::breaker::CircuitBreaker;
 pub use resilience::fallback::Fallback;
 #[cfg(feature = "limits")]
 #[cfg_attr(docsrs, doc(cfg(feature = "limits")))]
 pub use resilience::limited::Limited;
-pub use resilience::rate_limits::RateLimits;
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptExhausted, ScriptedModel};
 pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind};
 pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
-    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Served, Think,
-    ThinkError, ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
+    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Think, ThinkError,
+    ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };
 pub use vocab::VariantSpec;

@@ -5,10 +5,10 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use futures_util::stream;
+use futures_util::stream::{self, StreamExt as _};
 
 use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, FinishReason, Message, ModelError, Reply,
+    BoxFuture, ChatModel, Delta, FinishReason, Message, ModelError, Reply, Request, Response,
 };
 
 /// A model that replays a script of replies in order and records every
@@ -130,45 +130,40 @@ impl ScriptedModel {
 }
 
 impl ChatModel for ScriptedModel {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        lock(&self.requests).push(messages.to_vec());
-        let next = lock(&self.script).pop_front();
-        let scripted = self.scripted;
-        Box::pin(async move {
-            next.unwrap_or_else(|| Err(ModelError::Other(Box::new(ScriptExhausted { scripted }))))
-        })
+    /// The next scripted result: a reply as one piece, or, with
+    /// [`chunk_size`](ScriptedModel::chunk_size) and a request to stream,
+    /// in pieces; an error as the call's error (a scripted
+    /// [`ModelError::Incomplete`] streamed in pieces is its partial text,
+    /// then its source).
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        lock(&self.requests).push(request.messages.to_vec());
+        let next = lock(&self.script).pop_front().unwrap_or_else(|| {
+            Err(ModelError::Other(Box::new(ScriptExhausted {
+                scripted: self.scripted,
+            })))
+        });
+        let response = match (self.chunk_size.filter(|_| request.stream), next) {
+            (Some(chars), Ok(reply)) => Ok(streamed(pieces(reply, chars, Ok(())))),
+            (Some(chars), Err(ModelError::Incomplete { partial, source })) => {
+                Ok(streamed(pieces(*partial, chars, Err(*source))))
+            }
+            (_, next) => next.map(Response::from_reply),
+        };
+        Box::pin(std::future::ready(response))
     }
 
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        let Some(chars) = self.chunk_size else {
-            // Not streaming: the provided behaviour, one piece.
-            return crate::model::whole_reply(self.chat(messages));
-        };
-        lock(&self.requests).push(messages.to_vec());
-        let next = lock(&self.script).pop_front();
-        let deltas = match next {
-            Some(Ok(reply)) => pieces(reply, chars, Ok(())),
-            Some(Err(ModelError::Incomplete { partial, source })) => {
-                pieces(*partial, chars, Err(*source))
-            }
-            Some(Err(error)) => vec![Err(error)],
-            None => vec![Err(ModelError::Other(Box::new(ScriptExhausted {
-                scripted: self.scripted,
-            })))],
-        };
-        Box::pin(stream::iter(deltas))
-    }
-
     fn streams(&self) -> bool {
         self.chunk_size.is_some()
     }
+}
+
+/// A response of `deltas`, handed out one by one.
+fn streamed(deltas: Vec<Result<Delta, ModelError>>) -> Response<'static> {
+    Response::new(stream::iter(deltas).boxed())
 }
 
 /// `reply` as deltas of `chars` characters, then `Done` (or `end`'s error).

@@ -75,8 +75,7 @@ pub use api::BatchApi;
 pub(crate) use api::{LineResult, Status};
 
 use crate::journal::{Job, RequestKey};
-use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
-use crate::think::Served;
+use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply, Request, Response, Served};
 
 /// How long a round stays open after its latest call, by default.
 pub const DEFAULT_GATHER_WINDOW: Duration = Duration::from_secs(2);
@@ -443,17 +442,13 @@ fn copy_error(error: &ModelError) -> ModelError {
 }
 
 impl<A: BatchApi> ChatModel for BatchModel<A> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        Box::pin(async move { Ok(self.ask(messages).await?.0) })
-    }
-
-    /// The reply and its batch id and custom id
-    /// ([`Served::Batch`]).
-    fn chat_served<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, Served), ModelError>> {
-        Box::pin(self.ask(messages))
+    /// The reply, once the batch it went into is done, as one piece, with
+    /// its batch id and custom id ([`Served::Batch`]).
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        Box::pin(async move {
+            let (reply, served) = self.ask(request.messages).await?;
+            Ok(Response::from_reply(reply).with_served(served))
+        })
     }
 
     fn name(&self) -> &str {

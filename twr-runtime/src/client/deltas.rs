@@ -1,4 +1,4 @@
-//! [`ChatModel::chat_stream`](crate::ChatModel::chat_stream) for
+//! A streamed [`ChatModel::call`](crate::ChatModel::call) of
 //! [`HttpModel`]: the reply handed out as [`Delta`]s while the server sends
 //! it, event by event, read by the same [`Collector`] as `chat`'s reply.
 
@@ -11,7 +11,7 @@ use super::collect::Collector;
 use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
-use crate::model::{BoxFuture, BoxStream, Delta, Message, ModelError, StreamWithLimits};
+use crate::model::{BoxFuture, Delta, Message, ModelError, Response};
 
 /// Where a streamed call is.
 enum State<'a, P: Provider> {
@@ -36,7 +36,7 @@ struct Reading<'a, P: Provider> {
 pub(crate) fn deltas<'a, P: Provider>(
     model: &'a HttpModel<P>,
     messages: &'a [Message],
-) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
     let span = tracing::debug_span!(
         "twr.chat_stream",
         provider = P::NAME,
@@ -76,8 +76,7 @@ pub(crate) fn deltas<'a, P: Provider>(
             }
             .instrument(span)
         });
-        let deltas: BoxStream<'a, _> = Box::pin(batches.flatten());
-        Ok((deltas, limits))
+        Ok(Response::new(batches.flatten().boxed()).with_rate_limits(limits))
     };
     Box::pin(open.instrument(span))
 }

@@ -17,12 +17,12 @@ use super::http::{self, Deadline};
 use super::options::Options;
 use super::otel;
 use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
+use super::rate_limits;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
+    BoxFuture, ChatModel, Message, ModelError, RateLimits, Reply, Request, Response,
 };
-use crate::resilience::RateLimits;
 
 /// A chat model behind an HTTP API, for the provider `P`.
 ///
@@ -235,7 +235,7 @@ impl<P: Provider> HttpModel<P> {
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout);
         let response = http::send(request, deadline, &secrets).await?;
-        let limits = RateLimits::from_headers(response.headers(), SystemTime::now());
+        let limits = rate_limits::from_headers(response.headers(), SystemTime::now());
         let streamed = http::is_event_stream(&response);
         let limit = self.options.max_response_bytes;
         let body = BodyReader::new(response, limit, deadline, secrets.clone())?;
@@ -252,7 +252,9 @@ impl<P: Provider> HttpModel<P> {
         Ok((source, limits))
     }
 
-    async fn call(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
+    /// The whole reply to `messages` (read from the event stream with
+    /// `stream(true)`), and the response's rate limits.
+    async fn whole_reply(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
         let (mut source, limits) = self.open_with_limits(messages).await?;
         let mut collector = Collector::default();
         let mut pieces = Vec::new();
@@ -428,17 +430,31 @@ impl<'a, P: Provider> PieceStream<'a, P> {
 }
 
 impl<P: Provider> ChatModel for HttpModel<P> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        let reply = self.chat_with_limits(messages);
-        Box::pin(async move { Ok(reply.await?.0) })
-    }
-
-    /// The reply, and the rate limits read from the response's headers
+    /// A request to stream, with [`stream(true)`](Self::stream): the reply
+    /// over the server's event stream, each piece handed out as it arrives,
+    /// reasoning (a `reasoning_content` or `reasoning` field, a thought
+    /// part, an inline `<think>` block) as [`Delta::Reasoning`], the answer
+    /// as [`Delta::Content`], then [`Delta::Done`]. An empty reply or a
+    /// refusal ends the stream with its error instead of `Done`; a stream
+    /// that breaks ends with the failure, after the text that arrived.
+    /// Dropping the stream closes the connection, so the server stops
+    /// generating.
+    ///
+    /// Otherwise the whole reply as one piece (read over the event stream
+    /// with `stream(true)`, so a stream that breaks fails with
+    /// [`ModelError::Incomplete`], keeping the text that arrived).
+    ///
+    /// Either way with the rate limits read from the response's headers
     /// (`x-ratelimit-*`, `anthropic-ratelimit-*`, `retry-after`).
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+    ///
+    /// [`Delta::Reasoning`]: crate::Delta::Reasoning
+    /// [`Delta::Content`]: crate::Delta::Content
+    /// [`Delta::Done`]: crate::Delta::Done
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let messages = request.messages;
+        if request.stream && self.options.stream {
+            return super::deltas::deltas(self, messages);
+        }
         let span = tracing::debug_span!(
             "twr.chat",
             provider = P::NAME,
@@ -457,12 +473,13 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         Box::pin(
             async move {
                 let started = Instant::now();
-                let result = self.call(messages).await;
+                let result = self.whole_reply(messages).await;
                 trace_result(&result, started);
                 let reply = result.as_ref().ok();
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
                 otel::record(&tracing::Span::current(), P::NAME, &self.model, reply);
-                result
+                let (reply, limits) = result?;
+                Ok(Response::from_reply(reply).with_rate_limits(limits))
             }
             .instrument(span),
         )
@@ -484,47 +501,6 @@ impl<P: Provider> ChatModel for HttpModel<P> {
             "seed": options.seed,
             "extra": options.extra,
         }))
-    }
-
-    /// With [`stream(true)`](Self::stream): the reply over the server's
-    /// event stream, each piece handed out as it arrives, reasoning (a
-    /// `reasoning_content` or `reasoning` field, a thought part, an inline
-    /// `<think>` block) as [`Delta::Reasoning`], the answer as
-    /// [`Delta::Content`], then [`Delta::Done`]. The errors are `chat`'s: an
-    /// empty reply or a refusal ends the stream with its error instead of
-    /// `Done`; a stream that breaks ends with the failure, after the text
-    /// that arrived. Dropping the stream closes the connection, so the
-    /// server stops generating. Without `stream(true)`, `chat`'s whole reply
-    /// as one piece.
-    ///
-    /// [`Delta`]: crate::Delta
-    /// [`Delta::Reasoning`]: crate::Delta::Reasoning
-    /// [`Delta::Content`]: crate::Delta::Content
-    /// [`Delta::Done`]: crate::Delta::Done
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        crate::model::opened(self.chat_stream_with_limits(messages))
-    }
-
-    /// [`chat_stream`](ChatModel::chat_stream)'s stream once the response
-    /// has started, and the rate limits read from its headers (as
-    /// [`chat_with_limits`](ChatModel::chat_with_limits) reads them).
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
-        if self.options.stream {
-            return super::deltas::deltas(self, messages);
-        }
-        let reply = self.chat_with_limits(messages);
-        Box::pin(async move {
-            let (reply, limits) = reply.await?;
-            let deltas = Delta::from_reply(reply).into_iter().map(Ok);
-            let deltas: BoxStream<'a, _> = Box::pin(futures_util::stream::iter(deltas));
-            Ok((deltas, limits))
-        })
     }
 
     /// True with [`stream(true)`](Self::stream).

@@ -140,6 +140,7 @@ pub(crate) mod openai;
 mod options;
 mod otel;
 mod provider;
+mod rate_limits;
 mod secret;
 mod sse;
 

@@ -6,10 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::stream::StreamExt as _;
 
-use super::RateLimits;
-use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
-};
+use crate::model::{BoxFuture, ChatModel, Delta, ModelError, Request, Response};
 
 /// Transient failures in a row that open the breaker, by default.
 pub const DEFAULT_THRESHOLD: u32 = 5;
@@ -20,8 +17,8 @@ pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(30);
 /// A [`ChatModel`] wrapper that stops calling its model after `threshold`
 /// transient failures in a row (connect errors, timeouts, 429, 5xx, broken
 /// streams), for a cooldown or the server's `Retry-After`, whichever is
-/// longer. While open, calls fail at once with
-/// [`ModelError::CircuitOpen`] saying until when. Once the time is up, one
+/// longer. While open, calls fail at once with [`ModelError::Unavailable`],
+/// whose source is a [`CircuitOpen`] saying until when. Once the time is up, one
 /// call goes through as a probe (others still fail fast while it runs): a
 /// reply, or an error that says the server is up (a 400), closes the
 /// breaker; a transient failure opens it again.
@@ -68,7 +65,8 @@ enum State {
     Probing,
 }
 
-/// Why a call did not go through: the breaker of `model` is open.
+/// Why a call did not go through: the breaker of `model` is open. The
+/// source of the [`ModelError::Unavailable`] a refused call fails with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CircuitOpen {
@@ -107,6 +105,19 @@ impl fmt::Display for CircuitOpen {
                 self.model,
                 self.retry_in.as_secs_f64()
             )
+        }
+    }
+}
+
+impl std::error::Error for CircuitOpen {}
+
+impl From<CircuitOpen> for ModelError {
+    /// [`ModelError::Unavailable`], transient, to retry after
+    /// [`retry_in`](CircuitOpen::retry_in).
+    fn from(open: CircuitOpen) -> Self {
+        ModelError::Unavailable {
+            retry_after: Some(open.retry_in),
+            source: Box::new(open),
         }
     }
 }
@@ -247,74 +258,43 @@ impl Drop for ProbeGuard<'_> {
 }
 
 impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        Box::pin(async move { Ok(self.chat_with_limits(messages).await?.0) })
-    }
-
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
-        Box::pin(async move {
-            let probe = self.admit().map_err(ModelError::CircuitOpen)?;
-            let mut guard = ProbeGuard {
-                state: probe.then_some(&*self.state),
-            };
-            let result = self.model.chat_with_limits(messages).await;
-            guard.state = None;
-            self.record(probe, result.as_ref().map(|_| ()));
-            result
-        })
-    }
-
-    /// The model's own stream, when the breaker lets the call through: its
-    /// `Done` counts as a success, an error item as a failure. A stream
-    /// dropped before either (a reply the loop stopped early) counts as
+    /// The model's own response, when the breaker lets the call through.
+    /// A failure to start counts as a failed call; after that, the reply's
+    /// `Done` counts as a success and an error item as a failure. A reply
+    /// dropped before either (one the loop stopped early) counts as
     /// neither; a probe dropped so hands the probe on.
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        crate::model::opened(self.chat_stream_with_limits(messages))
-    }
-
-    /// [`chat_stream`](ChatModel::chat_stream)'s stream, and the rate
-    /// limits of the model it opened on; a failure to open counts as a
-    /// failed call.
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
-            let probe = self.admit().map_err(ModelError::CircuitOpen)?;
+            let probe = self.admit()?;
             let mut guard = ProbeGuard {
                 state: probe.then_some(&*self.state),
             };
-            let (deltas, limits) = match self.model.chat_stream_with_limits(messages).await {
-                Ok(opened) => opened,
+            let response = match self.model.call(request).await {
+                Ok(response) => response,
                 Err(error) => {
                     guard.disarm();
                     self.record(probe, Err(&error));
                     return Err(error);
                 }
             };
-            let deltas = deltas.map(move |item| {
-                let ended = match &item {
-                    Ok(Delta::Done { .. }) => Some(Ok(())),
-                    Err(error) => Some(Err(error)),
-                    Ok(_) => None,
-                };
-                if let Some(result) = ended {
-                    // A method call, so the closure owns the whole guard
-                    // (not a copy of its field) for as long as the stream
-                    // lives.
-                    guard.disarm();
-                    self.record(probe, result);
-                }
-                item
-            });
-            let deltas: BoxStream<'a, _> = Box::pin(deltas);
-            Ok((deltas, limits))
+            Ok(response.map_deltas(|deltas| {
+                let watched = deltas.map(move |item| {
+                    let ended = match &item {
+                        Ok(Delta::Done { .. }) => Some(Ok(())),
+                        Err(error) => Some(Err(error)),
+                        Ok(_) => None,
+                    };
+                    if let Some(result) = ended {
+                        // A method call, so the closure owns the whole guard
+                        // (not a copy of its field) for as long as the
+                        // stream lives.
+                        guard.disarm();
+                        self.record(probe, result);
+                    }
+                    item
+                });
+                watched.boxed()
+            }))
         })
     }
 

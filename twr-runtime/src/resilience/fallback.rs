@@ -5,10 +5,7 @@ use std::fmt;
 use futures_util::future;
 use futures_util::stream::{self, StreamExt as _};
 
-use super::RateLimits;
-use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits,
-};
+use crate::model::{BoxFuture, ChatModel, ModelError, Request, Response};
 
 /// A [`ChatModel`] that asks its models in order: when one fails with a
 /// transient error (after its own retries, if it is wrapped in any; an open
@@ -53,75 +50,30 @@ impl fmt::Debug for Fallback {
 }
 
 impl ChatModel for Fallback {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        Box::pin(async move { Ok(self.chat_with_limits(messages).await?.0) })
-    }
-
-    /// The answering model's reply and rate limits.
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
+    /// The first model's answer that starts well. For a whole reply, a
+    /// model whose reply fails transiently is passed over for the next.
+    /// For a streamed one, so is a model whose stream fails transiently
+    /// before its first piece; once a piece has arrived the stream is that
+    /// model's to the end (its text cannot be taken back), and an error
+    /// after it is reported with that model's name. The rate limits are
+    /// those of the model that answered.
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
             let mut last = None;
             for model in &self.models {
-                match model.chat_with_limits(messages).await {
-                    Ok(answer) => return Ok(answer),
-                    Err(error) => {
-                        let transient = error.is_transient();
-                        let error = ModelError::Named {
-                            model: model.name().to_string(),
-                            source: Box::new(error),
-                        };
-                        if !transient {
-                            return Err(error);
-                        }
-                        tracing::debug!(error = %error, "falling back to the next model");
-                        last = Some(error);
-                    }
-                }
-            }
-            Err(last.unwrap_or_else(|| {
-                ModelError::Config("a Fallback needs at least one model".into())
-            }))
-        })
-    }
-
-    /// The first model's stream that starts well: a model whose stream
-    /// fails transiently before its first piece is passed over for the
-    /// next, as in [`chat`](ChatModel::chat). Once a piece has arrived the
-    /// stream is that model's to the end (its text cannot be taken back),
-    /// and an error after it is reported with that model's name.
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        crate::model::opened(self.chat_stream_with_limits(messages))
-    }
-
-    /// [`chat_stream`](ChatModel::chat_stream)'s stream, and the rate
-    /// limits of the model whose stream it is.
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
-        Box::pin(async move {
-            let mut last = None;
-            for model in &self.models {
-                let first = match model.chat_stream_with_limits(messages).await {
-                    Ok((mut deltas, limits)) => match deltas.next().await {
-                        Some(Ok(first)) => Ok((first, deltas, limits)),
-                        Some(Err(error)) => Err(error),
-                        None => Err(ModelError::EmptyReply),
-                    },
+                let answered = match model.call(request).await {
+                    Ok(response) if request.stream => first_piece(response).await,
+                    Ok(response) => whole(response).await,
                     Err(error) => Err(error),
                 };
-                let error = match first {
-                    Ok((first, deltas, limits)) => {
+                let error = match answered {
+                    Ok(response) => {
                         let name = model.name();
-                        let rest = deltas.map(move |item| item.map_err(|e| named(name, e)));
-                        let deltas = stream::once(future::ready(Ok(first))).chain(rest);
-                        return Ok((deltas.boxed(), limits));
+                        return Ok(response.map_deltas(|deltas| {
+                            deltas
+                                .map(move |item| item.map_err(|e| named(name, e)))
+                                .boxed()
+                        }));
                     }
                     Err(error) => error,
                 };
@@ -158,6 +110,28 @@ impl ChatModel for Fallback {
             .collect();
         Some(serde_json::Value::Array(models))
     }
+}
+
+/// `response` once its first piece has arrived: the piece is put back in
+/// front. A stream that fails or ends before any piece is the error.
+async fn first_piece(mut response: Response<'_>) -> Result<Response<'_>, ModelError> {
+    match response.deltas.next().await {
+        Some(Ok(first)) => {
+            Ok(response
+                .map_deltas(|rest| stream::once(future::ready(Ok(first))).chain(rest).boxed()))
+        }
+        Some(Err(error)) => Err(error),
+        None => Err(ModelError::EmptyReply),
+    }
+}
+
+/// `response` read whole, as one piece again; its failure is the error.
+async fn whole(response: Response<'_>) -> Result<Response<'_>, ModelError> {
+    let (rate_limits, served) = (response.rate_limits, response.served.clone());
+    let reply = response.into_reply().await?;
+    Ok(Response::from_reply(reply)
+        .with_rate_limits(rate_limits)
+        .with_served(served))
 }
 
 /// `error`, said to come from the model named `model`.

@@ -12,10 +12,7 @@ use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
-use super::RateLimits;
-use crate::model::{
-    BoxFuture, BoxStream, ChatModel, Delta, Message, ModelError, Reply, StreamWithLimits, Usage,
-};
+use crate::model::{BoxFuture, ChatModel, Delta, Message, ModelError, Request, Response, Usage};
 
 /// The window tokens per minute are counted over.
 const MINUTE: Duration = Duration::from_secs(60);
@@ -29,7 +26,7 @@ const MINUTE: Duration = Duration::from_secs(60);
 /// ([`tokens_per_minute`](Self::tokens_per_minute)). A call waits for
 /// capacity; it never fails because of a limit.
 ///
-/// The server's own rate-limit headers (see [`RateLimits`]) slow it down
+/// The server's own rate-limit headers (see [`RateLimits`](crate::RateLimits)) slow it down
 /// further: when a response says the requests or tokens left are zero, or
 /// a failure asks for a pause (`Retry-After` on a 429, 503 or 529), no new
 /// call starts until then, so the next call does not meet a 429.
@@ -128,17 +125,6 @@ impl<M: ChatModel> Limited<M> {
         &self.model
     }
 
-    /// Waits for every limit, sends, and learns from the answer.
-    async fn call(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
-        let admission = self.admit(messages).await;
-        let result = self.model.chat_with_limits(messages).await;
-        match &result {
-            Ok((reply, limits)) => self.finished(&admission, reply.usage, limits.pause()),
-            Err(error) => self.failed(&admission, error),
-        }
-        result
-    }
-
     /// Waits until a call may start: a free slot (held by the returned
     /// admission until it is dropped, also when a call's future is), the
     /// end of any pause the server asked for, its turn in the requests per
@@ -163,13 +149,9 @@ impl<M: ChatModel> Limited<M> {
         }
     }
 
-    /// A call ended with a reply: its tokens replace the estimate, and the
-    /// server's headers may ask for a pause.
-    fn finished(&self, admission: &Admission<'_>, usage: Usage, pause: Option<Duration>) {
+    /// A call ended with a reply: its tokens replace the estimate.
+    fn finished(&self, admission: &Admission<'_>, usage: Usage) {
         self.settle(admission, usage.total_tokens);
-        if let Some(pause) = pause {
-            self.pause_for(pause);
-        }
     }
 
     /// A call failed: it used no tokens we know of, and a transient failure
@@ -300,56 +282,33 @@ impl TokenWindow {
 }
 
 impl<M: ChatModel> ChatModel for Limited<M> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        Box::pin(async move { Ok(self.call(messages).await?.0) })
-    }
-
-    fn chat_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<(Reply, RateLimits), ModelError>> {
-        Box::pin(self.call(messages))
-    }
-
-    /// The model's own stream, started once the limits allow and holding
-    /// its concurrency slot until the stream ends or is dropped; the tokens
-    /// of its `Done` are counted, and the rate-limit headers of the
-    /// response that opened it slow down the next calls as `chat`'s do.
-    fn chat_stream<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxStream<'a, Result<Delta, ModelError>> {
-        crate::model::opened(self.chat_stream_with_limits(messages))
-    }
-
-    /// [`chat_stream`](ChatModel::chat_stream)'s stream once the limits let
-    /// it start, and the model's rate limits. The pause they ask for
+    /// The model's own response, started once the limits allow, holding its
+    /// concurrency slot until the reply ends or is dropped; the tokens of
+    /// its `Done` are counted. The pause the response's rate limits ask for
     /// starts when the response opens (the server counted the request
     /// then), so it holds back the next calls even while this reply is
     /// still streaming, or when it is dropped before its end.
-    fn chat_stream_with_limits<'a>(
-        &'a self,
-        messages: &'a [Message],
-    ) -> BoxFuture<'a, Result<StreamWithLimits<'a>, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
-            let admission = self.admit(messages).await;
-            let (deltas, limits) = match self.model.chat_stream_with_limits(messages).await {
-                Ok(opened) => opened,
+            let admission = self.admit(request.messages).await;
+            let response = match self.model.call(request).await {
+                Ok(response) => response,
                 Err(error) => {
                     self.failed(&admission, &error);
                     return Err(error);
                 }
             };
-            if let Some(pause) = limits.pause() {
+            if let Some(pause) = response.rate_limits.pause() {
                 self.pause_for(pause);
             }
-            let deltas = deltas.inspect(move |item| match item {
-                Ok(Delta::Done { usage, .. }) => self.finished(&admission, *usage, None),
-                Ok(_) => {}
-                Err(error) => self.failed(&admission, error),
-            });
-            let deltas: BoxStream<'a, _> = Box::pin(deltas);
-            Ok((deltas, limits))
+            Ok(response.map_deltas(|deltas| {
+                let watched = deltas.inspect(move |item| match item {
+                    Ok(Delta::Done { usage, .. }) => self.finished(&admission, *usage),
+                    Ok(_) => {}
+                    Err(error) => self.failed(&admission, error),
+                });
+                watched.boxed()
+            }))
         })
     }
 

@@ -6,12 +6,18 @@
 //!   (401, 400) is reported at once with the failing model's name.
 //! - [`CircuitBreaker`](crate::CircuitBreaker): after `k` transient failures in a row, stops
 //!   calling a model for a cooldown (or the server's `Retry-After`, whichever
-//!   is longer) and fails fast with [`ModelError::CircuitOpen`](crate::ModelError::CircuitOpen);
+//!   is longer) and fails fast with [`ModelError::Unavailable`](crate::ModelError::Unavailable),
+//!   whose source is a [`CircuitOpen`];
 //!   then one probe call decides whether it closes. Inside a [`Fallback`](crate::Fallback),
 //!   an open breaker sends traffic straight to the next model.
 //! - [`Limited`](crate::Limited): concurrent requests, requests per minute and tokens per
 //!   minute shared by every run, waiting for capacity rather than failing,
-//!   and slowed down by the server's rate-limit headers ([`RateLimits`]).
+//!   and slowed down by the server's rate-limit headers ([`RateLimits`](crate::RateLimits)).
+//!
+//! Each wrapper implements the one seam of a model,
+//! [`ChatModel::call`](crate::ChatModel::call), so one method serves whole
+//! and streamed calls alike; a wrapper of your own does the same (see
+//! [`crate::model`]).
 //!
 //! ```no_run
 //! use twr_runtime::{Anthropic, ChatModel, CircuitBreaker, Fallback, Limited, OpenAiCompatible};
@@ -25,12 +31,9 @@ pub(crate) mod breaker;
 pub(crate) mod fallback;
 #[cfg(feature = "limits")]
 pub(crate) mod limited;
-pub(crate) mod rate_limits;
 
 // The wrappers themselves ([`Fallback`](crate::Fallback),
 // [`CircuitBreaker`](crate::CircuitBreaker), [`Limited`](crate::Limited))
 // and [`RateLimits`](crate::RateLimits) live at the crate root, and only
 // there; this module holds their defaults and the breaker's error.
 pub use breaker::{CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};
-
-pub(crate) use rate_limits::RateLimits;

@@ -14,11 +14,12 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::error::{ThinkError, ThinkErrorKind};
 use super::outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, Served, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
 };
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::Reply;
+use crate::model::Served;
 
 fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0

@@ -34,7 +34,7 @@ use tracing::Instrument;
 pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, Served, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
 };
 pub use stream::{Completed, Progress, SectionEvent};
 

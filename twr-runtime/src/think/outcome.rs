@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::model::{FinishReason, Message, Reply, Usage};
+use crate::model::{FinishReason, Message, Reply, Served, Usage};
 use crate::text::SharedText;
 
 /// What became of one model call.
@@ -36,33 +36,6 @@ pub enum AttemptKind {
     /// holds the text received so far, [`Attempt::problems`] the reason;
     /// its feedback went out at once.
     Aborted,
-}
-
-/// Where the reply of an attempt came from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Served {
-    /// The model answered this request now.
-    #[default]
-    Live,
-    /// The job's journal had the reply: an earlier process of the same
-    /// job asked and recorded it, and it was not asked again (feature
-    /// `journal`, `Think::journal`). Its cost is
-    /// the recorded one: paid once, by that process.
-    Journal,
-    /// The response cache had the reply to this exact request (feature
-    /// `journal`, `Think::response_cache`);
-    /// nothing was asked, and it cost nothing now.
-    Cache,
-    /// A provider's batch API answered it (feature `batch`,
-    /// `batch::BatchModel`), as line `custom_id` of
-    /// batch `batch_id`; priced with the model's batch discount.
-    Batch {
-        /// The provider's id of the batch.
-        batch_id: String,
-        /// The line's id within the batch.
-        custom_id: String,
-    },
 }
 
 /// One request that failed: a transient failure that was retried before an

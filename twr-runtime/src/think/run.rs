@@ -7,13 +7,14 @@ use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::excerpt::excerpt;
 use super::messages;
-use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome, Served};
+use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
 use super::stream::{Listener, MakeWatch, Note, Notes};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem};
 use crate::json::JsonProvenance;
+use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Usage};
 use crate::text::SharedText;
 

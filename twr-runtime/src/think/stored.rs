@@ -3,9 +3,9 @@
 //! Without the feature, [`Stores`] is empty and a run asks the model.
 
 #[cfg(feature = "journal")]
-use super::outcome::Served;
-#[cfg(feature = "journal")]
 use crate::journal::{Job, JournalError, RequestKey, ResponseCache};
+#[cfg(feature = "journal")]
+use crate::model::Served;
 #[cfg(feature = "journal")]
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
 

@@ -4,7 +4,7 @@
 //! one of its sections is definitely wrong
 //! ([`Think::early_abort`](super::Think::early_abort)).
 //!
-//! The reply arrives through [`ChatModel::chat_stream`]; its content goes
+//! The reply arrives through [`ChatModel::call`], asked to stream; its content goes
 //! through the incremental section parser ([`SectionStream`]), which reads
 //! each byte a bounded number of times however the reply is chunked. When a
 //! section closes, its text alone is read by the type's own parser (as the
@@ -22,7 +22,9 @@ use serde::de::DeserializeOwned;
 
 use super::outcome::AttemptKind;
 use crate::feedback::{Feedback, Problem, ProblemKind};
-use crate::model::{ChatModel, Delta, ErrorDetail, Message, ModelError, Reply};
+use crate::model::{
+    cut_short, incomplete, ChatModel, Delta, Message, ModelError, Reply, Request, Served,
+};
 use crate::parse::{SectionValue, StreamEvent, StreamReader, ValueError};
 use crate::sections::{SectionSpec, Sections};
 
@@ -483,7 +485,7 @@ pub(crate) struct Received {
     /// Why it was stopped, when it was.
     pub(crate) aborted: Option<Problem>,
     /// Where it came from (a streamed reply is always live).
-    pub(crate) served: super::outcome::Served,
+    pub(crate) served: Served,
 }
 
 /// Reads the streamed replies of one run, attempt by attempt.
@@ -546,7 +548,9 @@ impl<'r> Listener<'r> {
         self.completed = self.kept.clone();
         let mut reply = Reply::default();
         let mut reasoning = String::new();
-        let mut stream = model.chat_stream(messages);
+        let response = model.call(Request::new(messages).with_stream(true)).await?;
+        let served = response.served;
+        let mut stream = response.deltas;
         let mut done = false;
         while let Some(item) = stream.next().await {
             match item {
@@ -566,7 +570,7 @@ impl<'r> Listener<'r> {
                         return Ok(Received {
                             reply,
                             aborted: Some(problem),
-                            served: super::outcome::Served::Live,
+                            served,
                         });
                     }
                 }
@@ -589,10 +593,7 @@ impl<'r> Listener<'r> {
         drop(stream);
         reply.reasoning = (!reasoning.is_empty()).then_some(reasoning);
         if !done {
-            let error = ModelError::Interrupted(ErrorDetail::new(
-                "the stream ended before the reply was complete (no Delta::Done)",
-            ));
-            return Err(incomplete(error, reply));
+            return Err(incomplete(cut_short(), reply));
         }
         let found = self.watch.finish();
         // The reply is complete: nothing left to save by stopping.
@@ -602,7 +603,7 @@ impl<'r> Listener<'r> {
         Ok(Received {
             reply,
             aborted: None,
-            served: super::outcome::Served::Live,
+            served,
         })
     }
 
@@ -646,23 +647,6 @@ impl<'r> Listener<'r> {
             .iter()
             .find(|spec| spec.header == problem.header)
             .map_or("", |spec| spec.header)
-    }
-}
-
-/// A stream's failure, with the text that arrived before it kept.
-fn incomplete(error: ModelError, partial: Reply) -> ModelError {
-    let has_text = !partial.content.trim().is_empty()
-        || partial
-            .reasoning
-            .as_deref()
-            .is_some_and(|r| !r.trim().is_empty());
-    match error {
-        ModelError::Incomplete { .. } => error,
-        error if has_text => ModelError::Incomplete {
-            partial: Box::new(partial),
-            source: Box::new(error),
-        },
-        error => error,
     }
 }
 

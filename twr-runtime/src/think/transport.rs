@@ -12,10 +12,10 @@ use tokio::time::Instant;
 
 use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
-use super::outcome::{FailedCall, Served, TransportRetry};
+use super::outcome::{FailedCall, TransportRetry};
 use super::stream::{Listener, Received};
 use crate::feedback::Problem;
-use crate::model::{ChatModel, Message, ModelError, Reply, Usage};
+use crate::model::{ChatModel, Message, ModelError, Reply, Request, Served, Usage};
 use crate::retry::RetryPolicy;
 
 /// A reply and what it took to get it.
@@ -139,7 +139,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
 }
 
 /// Sends one request, cut short when the run's time budget ends (`None`):
-/// streamed through `listener` when there is one, else with `chat`.
+/// streamed through `listener` when there is one, else read whole.
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
@@ -149,14 +149,16 @@ async fn send<M: ChatModel + ?Sized>(
     let request = async {
         match listener {
             Some(listener) => listener.read(model, messages).await,
-            None => model
-                .chat_served(messages)
-                .await
-                .map(|(reply, served)| Received {
+            None => {
+                let response = model.call(Request::new(messages)).await?;
+                let served = response.served.clone();
+                let reply = response.into_reply().await?;
+                Ok(Received {
                     reply,
                     aborted: None,
                     served,
-                }),
+                })
+            }
         }
     };
     match budget.time_left() {

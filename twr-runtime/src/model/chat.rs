@@ -1,0 +1,442 @@
+//! [`ChatModel`]: the trait every model implements, with its one seam
+//! ([`ChatModel::call`]) and the methods built on it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::StreamExt as _;
+
+use super::error::ModelError;
+use super::message::{FinishReason, Message, Reply, Usage};
+use super::seam::{Request, Response};
+
+/// A boxed, sendable future, as returned by [`ChatModel::chat`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A boxed, sendable stream, as returned by [`ChatModel::chat_stream`]
+/// (the `futures` crate's `BoxStream`).
+pub use futures_util::stream::BoxStream;
+
+/// A chat model: sends a conversation, returns one reply.
+///
+/// Object safe: use it as `&dyn ChatModel`, `Box<dyn ChatModel>` or
+/// `Arc<dyn ChatModel>`.
+///
+/// **A model implements one of two methods**, and gets the rest:
+///
+/// - [`chat`](ChatModel::chat): the conversation in, the whole [`Reply`]
+///   out. The simplest, for a model of your own that answers at once:
+///
+/// ```
+/// use twr_runtime::{BoxFuture, ChatModel, Message, ModelError, Reply};
+///
+/// struct Echo;
+///
+/// impl ChatModel for Echo {
+///     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+///         Box::pin(async move {
+///             let last = messages.last().map(|m| m.content.clone()).unwrap_or_default();
+///             Ok(Reply::text(last))
+///         })
+///     }
+/// }
+/// ```
+///
+/// - [`call`](ChatModel::call): the seam itself, a
+///   [`Request`](crate::model::Request) in and a
+///   [`Response`](crate::model::Response) out (the reply as a stream of
+///   [`Delta`]s, and what the server said about its rate limits). A model
+///   that streams implements it (and [`streams`](ChatModel::streams)), and
+///   so does a wrapper (a limiter, a breaker, a fallback): one method sees
+///   every call, whole or streamed. See [`crate::model`] for an example.
+///
+/// Each is provided in terms of the other, so a model that implements
+/// neither has no way to answer: its calls fail at once with a
+/// [`ModelError::Config`] that says so (never an endless recursion).
+/// [`chat_stream`](ChatModel::chat_stream) is provided in terms of `call`
+/// for every model; the loop itself calls only `call`.
+pub trait ChatModel: Send + Sync {
+    /// Sends `messages` and returns the model's whole reply.
+    ///
+    /// Provided: [`call`](ChatModel::call)'s response read to its end
+    /// ([`Response::into_reply`](crate::model::Response::into_reply)).
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let request = Request::from_provided_chat::<Self>(messages);
+        let response = self.call(request);
+        Box::pin(async move { response.await?.into_reply().await })
+    }
+
+    /// The seam: sends `request` and returns the [`Response`] once the
+    /// model has started answering, its reply as a stream of [`Delta`]s
+    /// (pieces of [`Delta::Content`] and [`Delta::Reasoning`], then one
+    /// [`Delta::Done`]) and what it said about its rate limits.
+    ///
+    /// With [`request.stream`](crate::model::Request::stream) the caller
+    /// reads the pieces as they come, so a model that streams hands each
+    /// one out as it arrives; without it, the caller waits for the whole
+    /// reply anyway. A failure to start is the future's `Err`; a failure
+    /// after that is the stream's last item (text already sent is part of
+    /// the reply that broke off). Dropping the stream must stop the request
+    /// (a client closes the connection, so the server stops generating).
+    ///
+    /// Provided: [`chat`](ChatModel::chat)'s whole reply as one piece
+    /// ([`Response::from_reply`](crate::model::Response::from_reply)), and
+    /// no rate limits.
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        if request.is_from_provided_chat::<Self>() {
+            // This type's `chat` is the provided one, which called here:
+            // neither method is implemented. Calling `chat` again would
+            // recurse until the stack overflows.
+            let error = ModelError::Config(
+                format!(
+                    "the model {} implements neither ChatModel::chat nor ChatModel::call; \
+                     implement one of them",
+                    std::any::type_name::<Self>()
+                )
+                .into(),
+            );
+            return Box::pin(std::future::ready(Err(error)));
+        }
+        let reply = self.chat(request.messages);
+        Box::pin(async move { Ok(Response::from_reply(reply.await?)) })
+    }
+
+    /// A short name for logs and tracing (the model id).
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    /// The options this model sends with every request that change what it
+    /// answers (temperature, token limit, seed, extra body fields), as JSON;
+    /// `None` when it has none. With [`name`](ChatModel::name) and the
+    /// messages, they make the key of a request in the journal and the
+    /// response cache (feature `journal`): a change of option is a new
+    /// request, never a stale answer.
+    ///
+    /// Provided: `None`. The HTTP clients give theirs; wrappers give their
+    /// model's.
+    fn request_options(&self) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Sends `messages` and returns the reply as it is written: pieces of
+    /// [`Delta::Content`] and [`Delta::Reasoning`], then one [`Delta::Done`].
+    ///
+    /// Provided for every model: [`call`](ChatModel::call) with a request
+    /// to stream, a failure to start given as the stream's one item. (A
+    /// model that streams implements `call`, which the loop uses; there is
+    /// nothing to gain by overriding this.)
+    ///
+    /// An `Err` item ends the stream; text already sent is part of the reply
+    /// that broke off. Dropping the stream stops the request.
+    fn chat_stream<'a>(
+        &'a self,
+        messages: &'a [Message],
+    ) -> BoxStream<'a, Result<Delta, ModelError>> {
+        opened(self.call(Request::new(messages).with_stream(true)))
+    }
+
+    /// Whether [`call`](ChatModel::call) with a request to stream delivers
+    /// a reply piece by piece as the model writes it (default `false`: the
+    /// whole reply as one piece). The loop streams, and stops a reply early
+    /// when a section is already invalid, only for a model that says so.
+    fn streams(&self) -> bool {
+        false
+    }
+}
+
+/// One piece of a reply streamed by [`ChatModel::chat_stream`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Delta {
+    /// The next piece of the visible answer.
+    Content(String),
+    /// The next piece of the model's reasoning (a `reasoning_content`
+    /// field, a thought part, or an inline `<think>` block split off).
+    Reasoning(String),
+    /// The reply is complete: token counts (zero when the server reported
+    /// none) and why the model stopped, when the server said.
+    Done {
+        /// Token counts of the reply; zero when the server sent none.
+        usage: Usage,
+        /// Why the model stopped, when the server said.
+        finish_reason: Option<FinishReason>,
+    },
+}
+
+impl Delta {
+    /// A whole reply as deltas: its reasoning (if any), its content, `Done`.
+    pub fn from_reply(reply: Reply) -> Vec<Delta> {
+        let mut deltas = Vec::with_capacity(3);
+        if let Some(reasoning) = reply.reasoning {
+            deltas.push(Delta::Reasoning(reasoning));
+        }
+        deltas.push(Delta::Content(reply.content));
+        deltas.push(Delta::Done {
+            usage: reply.usage,
+            finish_reason: reply.finish_reason,
+        });
+        deltas
+    }
+}
+
+/// The deltas of the response `opening` gives, as one stream: a failure to
+/// open is its one item.
+fn opened<'a>(
+    opening: BoxFuture<'a, Result<Response<'a>, ModelError>>,
+) -> BoxStream<'a, Result<Delta, ModelError>> {
+    Box::pin(
+        futures_util::stream::once(opening).flat_map(|result| match result {
+            Ok(response) => response.deltas,
+            Err(error) => Box::pin(futures_util::stream::once(std::future::ready(Err(error)))),
+        }),
+    )
+}
+
+/// A reference or smart pointer to a model is that model: every method,
+/// provided ones included, goes to the model itself (so a wrapper's own
+/// `call` or `name` is never replaced by the trait's default). One list for
+/// the three pointer types, so a new method is forwarded once.
+macro_rules! forward_chat_model {
+    ($($pointer:ty),+ $(,)?) => {$(
+        impl<M: ChatModel + ?Sized> ChatModel for $pointer {
+            fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+                (**self).chat(messages)
+            }
+            fn call<'a>(
+                &'a self,
+                request: Request<'a>,
+            ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+                (**self).call(request)
+            }
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn request_options(&self) -> Option<serde_json::Value> {
+                (**self).request_options()
+            }
+            fn chat_stream<'a>(
+                &'a self,
+                messages: &'a [Message],
+            ) -> BoxStream<'a, Result<Delta, ModelError>> {
+                (**self).chat_stream(messages)
+            }
+            fn streams(&self) -> bool {
+                (**self).streams()
+            }
+        }
+    )+};
+}
+
+forward_chat_model!(&M, Box<M>, Arc<M>);
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use futures_util::StreamExt as _;
+
+    use super::*;
+    use crate::model::{ErrorDetail, Request, Response};
+    use crate::ScriptedModel;
+
+    /// A model with only `chat`, as users write them.
+    struct Fixed(Result<Reply, fn() -> ModelError>);
+
+    impl ChatModel for Fixed {
+        fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+            let result = self.0.clone().map_err(|make| make());
+            Box::pin(async move { result })
+        }
+    }
+
+    /// A model with only `call`, streaming its pieces, as a model that
+    /// streams (or a wrapper) writes it.
+    struct Pieces(Vec<Result<Delta, fn() -> ModelError>>);
+
+    impl ChatModel for Pieces {
+        fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+            let items: Vec<_> = self
+                .0
+                .iter()
+                .map(|item| item.clone().map_err(|make| make()))
+                .collect();
+            let deltas = futures_util::stream::iter(items).boxed();
+            Box::pin(async move { Ok(Response::new(deltas)) })
+        }
+    }
+
+    /// A model that implements neither method.
+    struct Neither;
+
+    impl ChatModel for Neither {}
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime")
+            .block_on(future)
+    }
+
+    fn collect(stream: BoxStream<'_, Result<Delta, ModelError>>) -> Vec<Result<Delta, String>> {
+        block_on(stream.collect::<Vec<_>>())
+            .into_iter()
+            .map(|item| item.map_err(|e| e.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_provided_stream_is_the_whole_reply_in_one_piece() {
+        let model = Fixed(Ok(Reply {
+            content: "[Plan]\nGo".into(),
+            reasoning: Some("why".into()),
+            usage: Usage::new(5, 6),
+            finish_reason: Some(FinishReason::Stop),
+        }));
+        assert!(!model.streams());
+        assert_eq!(
+            collect(model.chat_stream(&[])),
+            [
+                Ok(Delta::Reasoning("why".into())),
+                Ok(Delta::Content("[Plan]\nGo".into())),
+                Ok(Delta::Done {
+                    usage: Usage::new(5, 6),
+                    finish_reason: Some(FinishReason::Stop)
+                }),
+            ]
+        );
+        let failing = Fixed(Err(|| ModelError::EmptyReply));
+        assert_eq!(
+            collect(failing.chat_stream(&[])),
+            [Err("the model sent an empty reply".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_model_of_chat_alone_answers_calls_with_its_reply_unchanged() {
+        let reply = Reply {
+            content: "[Plan]\nGo".into(),
+            reasoning: Some(String::new()),
+            usage: Usage::new(5, 6).with_total(12),
+            finish_reason: Some(FinishReason::Length),
+        };
+        let model = Fixed(Ok(reply.clone()));
+        let messages = [Message::user("q")];
+        let response = block_on(model.call(Request::new(&messages))).unwrap();
+        assert!(response.rate_limits.is_empty());
+        assert_eq!(block_on(response.into_reply()).unwrap(), reply);
+        let failing = Fixed(Err(|| ModelError::Refused("no".into())));
+        let error = block_on(failing.call(Request::new(&messages)))
+            .err()
+            .unwrap();
+        assert_eq!(error.to_string(), "the model server refused to answer: no");
+    }
+
+    #[test]
+    fn a_model_of_call_alone_answers_chat_with_the_pieces_gathered() {
+        let model = Pieces(vec![
+            Ok(Delta::Reasoning("hm".into())),
+            Ok(Delta::Content("[Plan]\n".into())),
+            Ok(Delta::Reasoning("m".into())),
+            Ok(Delta::Content("Go".into())),
+            Ok(Delta::Done {
+                usage: Usage::new(1, 2),
+                finish_reason: Some(FinishReason::Stop),
+            }),
+        ]);
+        let reply = block_on(model.chat(&[])).unwrap();
+        assert_eq!(
+            reply,
+            Reply::text("[Plan]\nGo")
+                .with_reasoning("hmm")
+                .with_usage(Usage::new(1, 2))
+                .with_finish_reason(FinishReason::Stop)
+        );
+        assert_eq!(collect(model.chat_stream(&[])).len(), 5);
+
+        // A stream that breaks keeps what arrived; one that just ends is
+        // interrupted.
+        let broken = Pieces(vec![
+            Ok(Delta::Content("[Plan]\nG".into())),
+            Err(|| ModelError::Interrupted("connection reset".into())),
+        ]);
+        let error = block_on(broken.chat(&[])).unwrap_err();
+        assert_eq!(error.partial(), Some(&Reply::text("[Plan]\nG")));
+        assert_eq!(
+            error.to_string(),
+            "the reply broke off: connection reset (8 bytes of the reply had arrived and are kept)"
+        );
+        let cut = Pieces(vec![Ok(Delta::Content("[Pl".into()))]);
+        let error = block_on(cut.chat(&[])).unwrap_err();
+        assert_eq!(error.partial(), Some(&Reply::text("[Pl")));
+        assert!(error.is_transient());
+        let silent = Pieces(vec![Err(|| {
+            ModelError::Connect(ErrorDetail::new("refused"))
+        })]);
+        let error = block_on(silent.chat(&[])).unwrap_err();
+        assert!(matches!(error, ModelError::Connect(_)), "{error:?}");
+    }
+
+    #[test]
+    fn a_model_that_implements_neither_method_fails_at_once() {
+        let expected = "invalid model configuration: the model \
+                        twr_runtime::model::chat::tests::Neither implements neither \
+                        ChatModel::chat nor ChatModel::call; implement one of them";
+        let messages = [Message::user("q")];
+        let error = block_on(Neither.chat(&messages)).unwrap_err();
+        assert_eq!(error.to_string(), expected);
+        assert!(!error.is_transient());
+        let error = block_on(Neither.call(Request::new(&messages)))
+            .err()
+            .unwrap();
+        assert_eq!(error.to_string(), expected);
+        assert_eq!(
+            collect(Neither.chat_stream(&messages)),
+            [Err(expected.to_string())]
+        );
+        // Through a reference to a box, the same.
+        async fn chat_through<M: ChatModel>(model: M, messages: &[Message]) -> ModelError {
+            model.chat(messages).await.unwrap_err()
+        }
+        let boxed: Box<dyn ChatModel> = Box::new(Neither);
+        let error = block_on(chat_through(&boxed, &messages));
+        assert_eq!(error.to_string(), expected);
+    }
+
+    #[test]
+    fn a_wrapper_of_call_alone_around_a_model_of_chat_alone_answers_both_ways() {
+        /// Forwards the request it gets, unchanged, as a wrapper does.
+        struct Wrapper<M>(M);
+        impl<M: ChatModel> ChatModel for Wrapper<M> {
+            fn call<'a>(
+                &'a self,
+                request: Request<'a>,
+            ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+                self.0.call(request)
+            }
+        }
+        let model = Wrapper(Fixed(Ok(Reply::text("inner"))));
+        assert_eq!(block_on(model.chat(&[])).unwrap(), Reply::text("inner"));
+        assert_eq!(
+            collect(model.chat_stream(&[]))[0],
+            Ok(Delta::Content("inner".into()))
+        );
+    }
+
+    #[test]
+    fn references_boxes_and_arcs_forward_the_stream() {
+        let chunked = || ScriptedModel::new(["abcde"]).chunk_size(2);
+        let pieces = |deltas: Vec<Result<Delta, String>>| deltas.len();
+        let model = chunked();
+        let by_ref: &dyn ChatModel = &model;
+        assert!(by_ref.streams());
+        assert_eq!(pieces(collect((&by_ref).chat_stream(&[]))), 4);
+        let boxed: Box<dyn ChatModel> = Box::new(chunked());
+        assert!(boxed.streams());
+        assert_eq!(pieces(collect(boxed.chat_stream(&[]))), 4);
+        let shared: Arc<dyn ChatModel> = Arc::new(chunked());
+        assert!(shared.streams());
+        assert_eq!(pieces(collect(shared.chat_stream(&[]))), 4);
+    }
+}

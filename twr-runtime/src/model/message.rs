@@ -1,0 +1,243 @@
+//! The conversation and the reply: [`Message`], [`Role`], [`Reply`],
+//! [`Usage`], [`FinishReason`].
+
+use std::fmt;
+use std::ops::{Add, AddAssign};
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::SharedText;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions for the model.
+    System,
+    /// The person (or program) asking.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message of a conversation.
+// Not #[non_exhaustive]: a `ChatModel` written outside this crate builds
+// these with struct literals (the first version's public API allowed it and
+// the contract shows `Usage { prompt_tokens, completion_tokens, .. }`), so
+// they stay plain data; a new field must come with a default in the builders.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// The text, shared: a message made from a reply holds the reply's own
+    /// buffer, and cloning a message copies no text. It reads as a `&str`
+    /// (`m.content.as_str()`, `&*m.content`, `m.content == "..."`).
+    pub content: SharedText,
+}
+
+impl Message {
+    /// A message with `role` and `content`.
+    pub fn new(role: Role, content: impl Into<SharedText>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+
+    /// A system message.
+    pub fn system(content: impl Into<SharedText>) -> Self {
+        Message::new(Role::System, content)
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<SharedText>) -> Self {
+        Message::new(Role::User, content)
+    }
+
+    /// An assistant message.
+    pub fn assistant(content: impl Into<SharedText>) -> Self {
+        Message::new(Role::Assistant, content)
+    }
+}
+
+/// Token counts reported by the server; summed over attempts by the loop.
+// Plain data, like `Message` (see there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens in the request.
+    pub prompt_tokens: u64,
+    /// Tokens in the reply (reasoning included when the server counts it there).
+    pub completion_tokens: u64,
+    /// Total as reported by the server, or the sum of the two.
+    pub total_tokens: u64,
+    /// Prompt tokens the server read from its prompt cache (already counted
+    /// in `prompt_tokens`, billed at the cache-read price): OpenAI's
+    /// `prompt_tokens_details.cached_tokens`, DeepSeek's
+    /// `prompt_cache_hit_tokens`, Anthropic's `cache_read_input_tokens`,
+    /// Gemini's `cachedContentTokenCount`. Zero when the server reported none.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Prompt tokens the server wrote to its prompt cache (already counted
+    /// in `prompt_tokens`, billed at the cache-write price): Anthropic's
+    /// `cache_creation_input_tokens`. Zero when the server reported none.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Usage with the given counts; `total_tokens` is their sum.
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Usage {
+            prompt_tokens,
+            completion_tokens,
+            total_tokens: prompt_tokens + completion_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+        }
+    }
+
+    /// The same counts with the prompt tokens read from and written to the
+    /// server's prompt cache (both part of `prompt_tokens`).
+    ///
+    /// ```
+    /// use twr_runtime::Usage;
+    ///
+    /// let usage = Usage::new(2_000, 50).with_cache(1_800, 0);
+    /// assert_eq!(usage.uncached_prompt_tokens(), 200);
+    /// ```
+    pub fn with_cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read_tokens = read;
+        self.cache_write_tokens = write;
+        self
+    }
+
+    /// Prompt tokens neither read from nor written to the cache: those
+    /// billed at the plain input price.
+    pub fn uncached_prompt_tokens(&self) -> u64 {
+        self.prompt_tokens
+            .saturating_sub(self.cache_read_tokens)
+            .saturating_sub(self.cache_write_tokens)
+    }
+
+    /// The same counts with `total_tokens` as the server reported it (some
+    /// count tokens the two parts do not show, such as cached ones).
+    pub fn with_total(mut self, total_tokens: u64) -> Self {
+        self.total_tokens = total_tokens;
+        self
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens + other.prompt_tokens,
+            completion_tokens: self.completion_tokens + other.completion_tokens,
+            total_tokens: self.total_tokens + other.total_tokens,
+            cache_read_tokens: self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
+        }
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
+}
+
+/// Why the model stopped writing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// A natural end.
+    Stop,
+    /// The token limit cut the reply off (`length`, `MAX_TOKENS`).
+    Length,
+    /// A content filter stopped it.
+    ContentFilter,
+    /// Anything else, as the server named it.
+    Other(String),
+}
+
+impl FinishReason {
+    /// Maps a server's finish reason (`stop`, `length`, `STOP`, `MAX_TOKENS`, ...).
+    pub fn from_server(reason: &str) -> Self {
+        match reason.to_ascii_lowercase().as_str() {
+            "stop" | "end_turn" | "eos" | "stop_sequence" => FinishReason::Stop,
+            "length" | "max_tokens" => FinishReason::Length,
+            "content_filter" | "safety" => FinishReason::ContentFilter,
+            _ => FinishReason::Other(reason.to_string()),
+        }
+    }
+}
+
+/// One reply of the model.
+///
+/// A model of your own builds it with [`Reply::text`] and the `with_`
+/// methods (it may gain fields, so it has no public struct literal):
+///
+/// ```
+/// use twr_runtime::{FinishReason, Reply, Usage};
+///
+/// let reply = Reply::text("[Plan]\nGo east")
+///     .with_usage(Usage::new(12, 5))
+///     .with_finish_reason(FinishReason::Stop);
+/// assert_eq!(reply.usage.total_tokens, 17);
+/// assert!(!reply.is_truncated());
+/// ```
+// Plain data, like `Message` (see there).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// The visible answer, with any inline `<think>` block moved to `reasoning`.
+    pub content: String,
+    /// The model's reasoning, when the server sent it.
+    pub reasoning: Option<String>,
+    /// Token counts, zero when the server sent none.
+    pub usage: Usage,
+    /// Why the model stopped, when the server said.
+    pub finish_reason: Option<FinishReason>,
+}
+
+impl Reply {
+    /// A reply with only content.
+    pub fn text(content: impl Into<String>) -> Self {
+        Reply {
+            content: content.into(),
+            ..Reply::default()
+        }
+    }
+
+    /// The same reply with `reasoning`.
+    pub fn with_reasoning(mut self, reasoning: impl Into<String>) -> Self {
+        self.reasoning = Some(reasoning.into());
+        self
+    }
+
+    /// The same reply with `usage`.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
+    /// The same reply with `finish_reason`.
+    pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = Some(finish_reason);
+        self
+    }
+
+    /// True when the token limit cut the reply off.
+    pub fn is_truncated(&self) -> bool {
+        self.finish_reason == Some(FinishReason::Length)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        })
+    }
+}

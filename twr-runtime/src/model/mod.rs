@@ -1,0 +1,84 @@
+//! The seam between the loop and a model: one call, a [`Request`] in and a
+//! [`Response`] out ([`ChatModel::call`]).
+//!
+//! The trait and the types a program names day to day ([`ChatModel`],
+//! [`Message`], [`Reply`], [`Delta`], [`ModelError`], ...) are at the crate
+//! root. This module holds what only the author of a model or of a wrapper
+//! names: the two types of the seam.
+//!
+//! A model that implements `call` answers every kind of call with one
+//! method: whole replies ([`ChatModel::chat`]) and streamed ones
+//! ([`ChatModel::chat_stream`], the loop's streamed runs) alike. A wrapper does the same, passing the
+//! request on and watching the response:
+//!
+//! ```
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use futures_util::StreamExt;
+//! use twr_runtime::model::{Request, Response};
+//! use twr_runtime::{BoxFuture, ChatModel, Delta, Message, ModelError, ScriptedModel};
+//!
+//! /// Counts the tokens its model's replies used.
+//! struct Metered<M> {
+//!     model: M,
+//!     tokens: AtomicU64,
+//! }
+//!
+//! impl<M: ChatModel> ChatModel for Metered<M> {
+//!     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+//!         Box::pin(async move {
+//!             let response = self.model.call(request).await?;
+//!             Ok(response.map_deltas(|deltas| {
+//!                 deltas
+//!                     .inspect(|item| {
+//!                         if let Ok(Delta::Done { usage, .. }) = item {
+//!                             self.tokens.fetch_add(usage.total_tokens, Ordering::Relaxed);
+//!                         }
+//!                     })
+//!                     .boxed()
+//!             }))
+//!         })
+//!     }
+//!
+//!     fn name(&self) -> &str {
+//!         self.model.name()
+//!     }
+//!
+//!     fn streams(&self) -> bool {
+//!         self.model.streams()
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let model = Metered { model: ScriptedModel::new(["hi", "hi again"]), tokens: AtomicU64::new(0) };
+//! let reply = model.chat(&[Message::user("hello")]).await?;
+//! assert_eq!(reply.content, "hi");
+//! let streamed: Vec<_> = model.chat_stream(&[Message::user("again")]).collect().await;
+//! assert_eq!(streamed.len(), 2); // the whole reply as one piece, then `Done`
+//! assert_eq!(model.tokens.load(Ordering::Relaxed), 0); // a scripted reply reports none
+//! # Ok::<(), ModelError>(())
+//! # }).unwrap();
+//! ```
+
+pub(crate) mod chat;
+pub(crate) mod error;
+pub(crate) mod limits;
+pub(crate) mod message;
+mod seam;
+pub(crate) mod served;
+
+pub use seam::{Request, Response};
+
+// Short paths for the rest of the crate (`crate::model::Message`); the
+// public paths are the crate root's. Some are named only by the clients,
+// so a build without them leaves those unused.
+#[allow(unused_imports)]
+pub(crate) use chat::{BoxFuture, ChatModel, Delta};
+#[allow(unused_imports)]
+pub(crate) use error::{ErrorDetail, ModelError};
+#[allow(unused_imports)]
+pub(crate) use limits::RateLimits;
+#[allow(unused_imports)]
+pub(crate) use message::{FinishReason, Message, Reply, Role, Usage};
+pub(crate) use seam::{cut_short, incomplete};
+#[allow(unused_imports)]
+pub(crate) use served::Served;

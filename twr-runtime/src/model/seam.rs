@@ -1,0 +1,200 @@
+//! What one call of a model carries: [`Request`] in, [`Response`] out.
+
+use std::fmt;
+
+use futures_util::StreamExt as _;
+
+use super::chat::{BoxStream, Delta};
+use super::error::{ErrorDetail, ModelError};
+use super::limits::RateLimits;
+use super::message::{Message, Reply};
+use super::served::Served;
+
+/// What one call asks of a model ([`ChatModel::call`](crate::ChatModel::call)):
+/// the conversation, and whether the caller reads the reply piece by piece.
+///
+/// Built with [`Request::new`] and the `with_` methods; it may gain fields.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Request<'a> {
+    /// The conversation to answer, oldest message first.
+    pub messages: &'a [Message],
+    /// True when the caller reads the reply as it is written (a streamed
+    /// run of the loop, [`ChatModel::chat_stream`](crate::ChatModel::chat_stream)):
+    /// a model that streams hands out each piece as it arrives. False when
+    /// the caller waits for the whole reply
+    /// ([`ChatModel::chat`](crate::ChatModel::chat)): the model may still
+    /// stream on the wire, and hands the reply out once it is complete.
+    pub stream: bool,
+    /// The type whose provided `chat` made this request, if one did: see
+    /// [`Request::is_from_provided_chat`].
+    provided_chat_of: Option<&'static str>,
+}
+
+impl<'a> Request<'a> {
+    /// A request for the whole reply to `messages`.
+    pub fn new(messages: &'a [Message]) -> Self {
+        Request {
+            messages,
+            stream: false,
+            provided_chat_of: None,
+        }
+    }
+
+    /// The same request, read piece by piece when `stream` is true.
+    pub fn with_stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// The request of `M`'s provided `chat`, marked as such.
+    pub(crate) fn from_provided_chat<M: ?Sized>(messages: &'a [Message]) -> Self {
+        Request {
+            provided_chat_of: Some(std::any::type_name::<M>()),
+            ..Request::new(messages)
+        }
+    }
+
+    /// True when `M`'s provided `chat` made this request: `M`'s provided
+    /// `call` then knows that `M` implements neither method.
+    ///
+    /// A type, not a model value: a wrapper that implements `call` and
+    /// passes its request on unchanged to a model that implements `chat`
+    /// hands on its own mark, which is not that model's type. (Type names
+    /// are not guaranteed unique, but two types of one name, one of them
+    /// wrapping the other, are not a case a program meets.)
+    pub(crate) fn is_from_provided_chat<M: ?Sized>(&self) -> bool {
+        self.provided_chat_of == Some(std::any::type_name::<M>())
+    }
+}
+
+/// What a model answered to one call ([`ChatModel::call`](crate::ChatModel::call)):
+/// the reply as a stream of [`Delta`]s, and what the response said about
+/// the server's rate limits.
+///
+/// Built with [`Response::new`] (a stream) or [`Response::from_reply`] (a
+/// whole reply) and the `with_` methods; it may gain fields.
+#[non_exhaustive]
+pub struct Response<'a> {
+    /// The reply, piece by piece: [`Delta::Content`] and
+    /// [`Delta::Reasoning`], then one [`Delta::Done`]. An `Err` item ends it
+    /// (the text before it is part of a reply that broke off); a stream
+    /// that ends without `Done` was cut short.
+    pub deltas: BoxStream<'a, Result<Delta, ModelError>>,
+    /// What the response's headers said about the server's rate limits;
+    /// empty when they said nothing, or when no server is involved.
+    pub rate_limits: RateLimits,
+    /// Where the reply comes from: [`Served::Live`] unless the model
+    /// answers from elsewhere (a batch model names its batch and line).
+    pub served: Served,
+}
+
+impl<'a> Response<'a> {
+    /// A response whose reply is `deltas`, with no rate limits.
+    pub fn new(deltas: BoxStream<'a, Result<Delta, ModelError>>) -> Self {
+        Response {
+            deltas,
+            rate_limits: RateLimits::default(),
+            served: Served::Live,
+        }
+    }
+
+    /// A whole reply as a response: its reasoning (if any), its content,
+    /// then `Done` ([`Delta::from_reply`]).
+    pub fn from_reply(reply: Reply) -> Self {
+        let deltas = Delta::from_reply(reply).into_iter().map(Ok);
+        Response::new(futures_util::stream::iter(deltas).boxed())
+    }
+
+    /// The same response with `rate_limits`.
+    pub fn with_rate_limits(mut self, rate_limits: RateLimits) -> Self {
+        self.rate_limits = rate_limits;
+        self
+    }
+
+    /// The same response, saying where its reply comes from.
+    pub fn with_served(mut self, served: Served) -> Self {
+        self.served = served;
+        self
+    }
+
+    /// The same response with its reply stream passed through `change`:
+    /// how a wrapper watches or rewrites the pieces of the model it wraps,
+    /// keeping everything else the response says.
+    pub fn map_deltas<'b>(
+        self,
+        change: impl FnOnce(
+            BoxStream<'a, Result<Delta, ModelError>>,
+        ) -> BoxStream<'b, Result<Delta, ModelError>>,
+    ) -> Response<'b> {
+        Response {
+            deltas: change(self.deltas),
+            rate_limits: self.rate_limits,
+            served: self.served,
+        }
+    }
+
+    /// Reads the reply to its end: the pieces of content and of reasoning
+    /// joined, with the usage and finish reason of `Done`.
+    ///
+    /// An error item after some text gives [`ModelError::Incomplete`],
+    /// which keeps that text; a stream that ends without `Done` is
+    /// [`ModelError::Interrupted`] (with the text kept the same way).
+    pub async fn into_reply(self) -> Result<Reply, ModelError> {
+        let mut deltas = self.deltas;
+        let mut reply = Reply::default();
+        while let Some(item) = deltas.next().await {
+            match item {
+                Ok(Delta::Content(text)) => reply.content.push_str(&text),
+                Ok(Delta::Reasoning(text)) => reply
+                    .reasoning
+                    .get_or_insert_with(String::new)
+                    .push_str(&text),
+                Ok(Delta::Done {
+                    usage,
+                    finish_reason,
+                }) => {
+                    reply.usage = usage;
+                    reply.finish_reason = finish_reason;
+                    return Ok(reply);
+                }
+                Err(error) => return Err(incomplete(error, reply)),
+            }
+        }
+        Err(incomplete(cut_short(), reply))
+    }
+}
+
+impl fmt::Debug for Response<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Response")
+            .field("rate_limits", &self.rate_limits)
+            .field("served", &self.served)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The failure of a stream of deltas that ended without [`Delta::Done`].
+pub(crate) fn cut_short() -> ModelError {
+    ModelError::Interrupted(ErrorDetail::new(
+        "the stream ended before the reply was complete (no Delta::Done)",
+    ))
+}
+
+/// A stream's failure, with the text that arrived before it kept (in
+/// [`ModelError::Incomplete`], unless it is one already).
+pub(crate) fn incomplete(error: ModelError, partial: Reply) -> ModelError {
+    let has_text = !partial.content.trim().is_empty()
+        || partial
+            .reasoning
+            .as_deref()
+            .is_some_and(|r| !r.trim().is_empty());
+    match error {
+        ModelError::Incomplete { .. } => error,
+        error if has_text => ModelError::Incomplete {
+            partial: Box::new(partial),
+            source: Box::new(error),
+        },
+        error => error,
+    }
+}
