@@ -335,7 +335,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// that request (model, options, messages), and caches every new reply
     /// (feature `journal`): for development loops, where a rerun of
     /// unchanged prompts then makes no request. A hit is
-    /// [`Served::Cache`] in the ledger and costs nothing.
+    /// [`Served::Cache`](crate::Served::Cache) in the ledger and costs nothing.
     #[cfg(feature = "journal")]
     pub fn response_cache(mut self, cache: crate::journal::ResponseCache) -> Self {
         self.stores.cache = Some(cache);
