@@ -11,7 +11,7 @@ use super::fence::fences;
 use super::repair::{continues_value, repair};
 use super::report::{Extracted, Layer, Report};
 use super::scan::scan;
-use super::think::strip_think;
+use super::think_blocks::strip_think;
 
 /// At most this many repair attempts per reply: each costs up to the
 /// length of the text, so a bound keeps hostile input linear.

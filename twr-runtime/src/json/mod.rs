@@ -49,7 +49,7 @@ mod provenance;
 mod repair;
 mod report;
 mod scan;
-mod think;
+mod think_blocks;
 
 use serde::de::DeserializeOwned;
 
