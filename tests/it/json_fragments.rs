@@ -276,3 +276,63 @@ fn the_report_says_what_was_dropped() {
         Report::new(Layer::Repair, vec![Repair::Comment, Repair::SingleQuotes])
     );
 }
+
+#[test]
+fn a_quote_inside_a_string_then_a_comment_is_feedback_not_a_cut_off_value() {
+    // Before: {"text": "see \"https://x.com/a"}, with the rest of the line a
+    // comment and the value closed as cut off: three repairs stacked
+    // (comment, truncated, unescaped_quote), `n` lost.
+    assert_eq!(
+        refused(r#"{"text": "see "https://x.com/a" // not a comment", "n": 1}"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 31 \
+         (near `\" // not a comment\",`): a quote inside this string is followed by what could \
+         be a comment or more of its text; write a quote inside a string as \\\"."
+    );
+    // A string without a quote inside, then a comment, reads as before.
+    repaired(
+        "{\"text\": \"see https://x.com/a\" // the link\n, \"n\": 1}",
+        json!({"text": "see https://x.com/a", "n": 1}),
+        &[Repair::Comment],
+    );
+}
+
+#[test]
+fn a_quoted_word_at_the_end_of_a_string_keeps_its_quotes() {
+    // Before: no value (`expected : after the key`), the first of the two
+    // quotes taken for the end.
+    repaired(
+        r#"{"a": "He said "hi"", "b": 2}"#,
+        json!({"a": "He said \"hi\"", "b": 2}),
+        &[Repair::UnescapedQuote],
+    );
+    repaired(
+        r#"["a "b"", "c"]"#,
+        json!(["a \"b\"", "c"]),
+        &[Repair::UnescapedQuote],
+    );
+}
+
+#[test]
+fn a_missing_quote_that_could_go_before_a_bracket_is_feedback() {
+    // Before: {"a": "b}", "c": 1}, the quote put before the comma, though
+    // the brace before it may be the object closed early.
+    assert_eq!(
+        refused(r#"{"a":"b},"c":1}"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 9 \
+         (near `,\"c\":1}`): this string has no closing quote, and it could end before the \
+         bracket or before the comma; close it with \"."
+    );
+}
+
+#[test]
+fn a_closer_too_many_that_would_end_the_value_is_feedback() {
+    // Before: [{"a": 1}], the array closed by the `}` too many and
+    // {"b": 2} dropped.
+    assert_eq!(
+        refused(r#"[{"a": 1}}, {"b": 2}]"#),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 10 \
+         (near `}, {\"b\": 2}]`): this closing bracket is of the wrong kind and would close the \
+         whole value, but more of it follows; close each container with its own bracket."
+    );
+    assert!(refused(r#"{"a": [1}], "b": 2}"#).contains("would close the whole value"));
+}

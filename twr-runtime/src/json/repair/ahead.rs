@@ -42,6 +42,15 @@ pub(super) fn fence_at(src: &[u8], at: usize) -> bool {
     rest.starts_with(b"```") || rest.starts_with(b"~~~")
 }
 
+/// True when a comment (`//`, `/*`, `#`) starts at `at`.
+pub(super) fn comment_at(src: &[u8], at: usize) -> bool {
+    match src.get(at) {
+        Some(b'#') => true,
+        Some(b'/') => matches!(src.get(at + 1), Some(b'/' | b'*')),
+        _ => false,
+    }
+}
+
 /// Bytes of a bare key (`{name: 1}`); bytes of non-ASCII characters count.
 pub(super) fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' || b >= 0x80

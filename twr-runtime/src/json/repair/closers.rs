@@ -30,7 +30,11 @@ impl Repairer<'_> {
             _ => self.arrays.last(),
         };
         let Some(&own) = own else {
-            // `[1, 2}`: no container of the closer's kind is open.
+            // `[1, 2}`: no container of the closer's kind is open; a
+            // closer too many (`[{"a": 1}}, {"b": 2}]`) when more follows.
+            if self.stack.len() == 1 && self.continues_after(self.pos + 1) {
+                return self.closed_early();
+            }
             self.pos += 1;
             self.pop_frame();
             return Ok(self.after_value());
@@ -62,6 +66,10 @@ impl Repairer<'_> {
                     }
                 }
             };
+        let left = if meant_for_top { len - 1 } else { own };
+        if left == 0 && self.continues_after(self.pos + 1) {
+            return self.closed_early();
+        }
         self.pos += 1;
         if meant_for_top {
             self.pop_frame();
@@ -71,5 +79,23 @@ impl Repairer<'_> {
             }
         }
         Ok(self.after_value())
+    }
+
+    /// True when more of the value follows `at`: another closer, or a
+    /// member or item after a comma.
+    fn continues_after(&self, at: usize) -> bool {
+        matches!(
+            next(self.src, at),
+            Next::Closer(_) | Next::Member | Next::Item
+        )
+    }
+
+    /// A closer of the wrong kind would close the whole value while more of
+    /// it follows: which container it was meant for is not said.
+    fn closed_early<T>(&self) -> Result<T, RepairError> {
+        self.error(
+            "this closing bracket is of the wrong kind and would close the whole value, but \
+             more of it follows; close each container with its own bracket",
+        )
     }
 }

@@ -3,7 +3,7 @@
 
 use memchr::memchr;
 
-use super::ahead::{fence_at, item_at, member_at, skip_blank, skip_space};
+use super::ahead::{comment_at, fence_at, item_at, member_at, skip_blank, skip_space};
 use super::{Ended, Frame, Repair, RepairError, RepairSet, Repairer};
 
 /// Where a string would end had its closing quote been left out before a
@@ -105,6 +105,8 @@ impl Repairer<'_> {
         // The last quote taken for text, when a comma stood before it
         // (`"b, "c`): the string may have ended at that comma instead.
         let mut after_comma: Option<Rewind> = None;
+        // A quote was taken for text.
+        let mut inner_quote = false;
         match quote {
             Quote::Double => {}
             Quote::Single => self.repairs.insert(Repair::SingleQuotes),
@@ -148,9 +150,21 @@ impl Repairer<'_> {
             };
             match b {
                 b'"' if quote == Quote::Double && role == Role::Value => {
-                    if self.quote_ends_string(self.pos) {
+                    if self.quote_ends_string(self.pos)
+                        && !self.quote_before_quote_that_ends(content)
+                    {
+                        if inner_quote && comment_at(src, skip_space(src, self.pos + 1)) {
+                            // `"see "https://x" // more", "n": 1`: the
+                            // comment may be the string's own text, its end
+                            // on the line after; two readings.
+                            return self.error(
+                                "a quote inside this string is followed by what could be a \
+                                 comment or more of its text; write a quote inside a string as \\\"",
+                            );
+                        }
                         return self.close_value_string(after_comma);
                     }
+                    inner_quote = true;
                     // A quote inside the text: `"a "quoted" word"`.
                     after_comma =
                         self.rewind_to_comma_before(self.pos, content, before, first_control);
@@ -253,6 +267,20 @@ impl Repairer<'_> {
         }
     }
 
+    /// True when the `"` at `pos`, inside the text from `content`, is
+    /// followed right away by another that ends the value (`"said "hi"",`):
+    /// the first is the text's, the second the closing one.
+    fn quote_before_quote_that_ends(&self, content: usize) -> bool {
+        let src = self.src;
+        let second = self.pos + 1;
+        self.pos > content
+            && src.get(second) == Some(&b'"')
+            && matches!(
+                src.get(skip_space(src, second + 1)),
+                None | Some(b',' | b'}' | b']')
+            )
+    }
+
     /// For a quote at `quote` taken for text: where the string would end had
     /// its quote been left out before a comma (`"b, "c": 1`), when only
     /// white space stands between that comma and the quote.
@@ -308,6 +336,21 @@ impl Repairer<'_> {
         if let Some(rewind) = after_comma {
             let in_object = self.stack.last() == Some(&Frame::Object);
             let colon = self.src.get(skip_blank(self.src, self.pos + 1)) == Some(&b':');
+            // `"b}, "c": 1`: the quote could go before the bracket (the
+            // object closed early) as well as before the comma.
+            let before_comma = &self.src[..rewind.comma];
+            let closer_before = before_comma
+                .iter()
+                .rev()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .is_some_and(|b| matches!(b, b'}' | b']'));
+            if in_object && colon && closer_before {
+                self.pos = rewind.comma;
+                return self.error(
+                    "this string has no closing quote, and it could end before the bracket or \
+                     before the comma; close it with \"",
+                );
+            }
             if in_object && colon {
                 self.out.truncate(rewind.out);
                 self.out.push(b'"');
