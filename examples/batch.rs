@@ -16,9 +16,10 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use twr_runtime::model::BoxFuture;
 use twr_runtime::{
-    BoxFuture, ChatModel, Ending, Message, ModelError, OpenAiCompatible, Reply, Role, Sections,
-    Think, ThinkErrorKind, Usage,
+    ChatModel, Ending, Message, ModelError, OpenAiCompatible, Reply, Role, Sections, Think,
+    ThinkErrorKind, Usage,
 };
 
 /// What an order note says.

@@ -47,11 +47,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use twr_runtime::model::BoxFuture;
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
-    Attempt, AttemptKind, BoxFuture, ChatModel, Choice, FinishReason, Message, ModelError,
-    OpenAiCompatible, Outcome, ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think,
-    ThinkError, ThinkErrorKind, Usage, ValueKind,
+    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, ModelError, OpenAiCompatible,
+    Outcome, ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError,
+    ThinkErrorKind, Usage, ValueKind,
 };
 
 // ---------------------------------------------------------------------------

@@ -18,10 +18,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
+use twr_runtime::model::BoxFuture;
 use twr_runtime::{
-    Attempt, AttemptKind, BoxFuture, ChatModel, Ending, Feedback, FinishReason, Message,
-    ModelError, OpenAiCompatible, Outcome, Progress, Reply, RetryPolicy, Role, Sections, Think,
-    ThinkError, ThinkErrorKind,
+    Attempt, AttemptKind, ChatModel, Ending, Feedback, FinishReason, Message, ModelError,
+    OpenAiCompatible, Outcome, Progress, Reply, RetryPolicy, Role, Sections, Think, ThinkError,
+    ThinkErrorKind,
 };
 
 const MAX_TOKENS: u32 = 48;

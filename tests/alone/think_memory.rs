@@ -7,9 +7,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::think_support::*;
-use twr_runtime::{
-    BoxFuture, ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Think,
-};
+use twr_runtime::model::BoxFuture;
+use twr_runtime::{ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Think};
 
 /// The system allocator, counting the bytes live.
 struct Counting;

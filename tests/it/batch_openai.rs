@@ -13,7 +13,8 @@ use std::time::Duration;
 use serde_json::Value;
 use twr_runtime::batch::BatchModel;
 use twr_runtime::journal::Journal;
-use twr_runtime::{OpenAiCompatible, Price, Prices, RetryPolicy, Sections, Served, Think};
+use twr_runtime::model::Served;
+use twr_runtime::{OpenAiCompatible, Price, Prices, RetryPolicy, Sections, Think};
 
 use crate::support::openai_batch::{item_of, Fault, OpenAiBatchServer};
 

@@ -7,11 +7,12 @@
 use futures_util::StreamExt;
 use serde::Deserialize;
 use twr_runtime::json;
+use twr_runtime::model::BoxFuture;
 use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionMap};
 use twr_runtime::{
-    think_with_retry, Anthropic, AttemptKind, BoxFuture, ChatModel, Choice, CircuitBreaker, Delta,
-    Fallback, Feedback, FinishReason, Gemini, Message, ModelError, OpenAiCompatible, Progress,
-    Reply, Role, ScriptedModel, SectionEvent, SectionSpec, Sections, Think, Usage,
+    think_with_retry, Anthropic, AttemptKind, ChatModel, Choice, CircuitBreaker, Delta, Fallback,
+    Feedback, FinishReason, Gemini, Message, ModelError, OpenAiCompatible, Progress, Reply, Role,
+    ScriptedModel, SectionEvent, SectionSpec, Sections, Think, Usage,
 };
 
 #[derive(Debug, PartialEq, Clone, Copy, Choice)]

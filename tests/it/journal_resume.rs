@@ -17,7 +17,8 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use twr_runtime::journal::{Journal, JournalError};
-use twr_runtime::{ModelError, OpenAiCompatible, Price, Prices, Sections, Served, Think};
+use twr_runtime::model::Served;
+use twr_runtime::{ModelError, OpenAiCompatible, Price, Prices, Sections, Think};
 
 #[derive(Debug, PartialEq, Sections)]
 struct Doubled {

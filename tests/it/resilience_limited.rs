@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 use tokio::time::Instant;
-use twr_runtime::model::Request;
+use twr_runtime::model::{BoxFuture, RateLimits, Request};
 use twr_runtime::{
-    BoxFuture, ChatModel, CircuitBreaker, Delta, FinishReason, Limited, Message, ModelError,
-    OpenAiCompatible, RateLimits, Reply, Usage,
+    ChatModel, CircuitBreaker, Delta, FinishReason, Limited, Message, ModelError, OpenAiCompatible,
+    Reply, Usage,
 };
 
 /// What the server answers to request `n` (from 0): extra headers and a

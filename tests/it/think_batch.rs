@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use twr_runtime::model::BoxFuture;
 use twr_runtime::{
-    BatchProgress, BoxFuture, ChatModel, Message, ModelError, Reply, Sections, Think,
-    ThinkErrorKind, Usage,
+    BatchProgress, ChatModel, Message, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage,
 };
 
 /// Twice the item's number.

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 
 use crate::support::think::*;
 use serde::Deserialize;
+use twr_runtime::model::BoxFuture;
 use twr_runtime::{
-    BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections,
-    Think, ThinkErrorKind,
+    ChatModel, Ending, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections, Think,
+    ThinkErrorKind,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";

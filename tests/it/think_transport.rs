@@ -4,10 +4,11 @@
 use std::time::{Duration, Instant};
 
 use crate::support::think::*;
+use twr_runtime::model::BoxFuture;
 use twr_runtime::BudgetLimit;
 use twr_runtime::{
-    BoxFuture, ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy,
-    ScriptedModel, Think, ThinkErrorKind, Usage,
+    ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think,
+    ThinkErrorKind, Usage,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";

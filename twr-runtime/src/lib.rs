@@ -16,7 +16,7 @@
 //!   [`Presence`], [`Lang`], [`Style`]);
 //! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
 //!   [`RetryPolicy`], and everything a run returns or reports: [`Outcome`],
-//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`], [`Served`],
+//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`],
 //!   [`TransportRetry`], [`FailedCall`], [`ThinkError`], [`ThinkErrorKind`],
 //!   [`BudgetLimit`], [`Progress`], [`SectionEvent`], [`Completed`],
 //!   [`BatchProgress`], with the defaults [`DEFAULT_MAX_ATTEMPTS`],
@@ -24,10 +24,10 @@
 //!   [`TWR_MAX_ATTEMPTS_ENV`] and [`MAX_ATTEMPTS_ENV`];
 //! - models: the [`ChatModel`] trait and its types ([`Message`], [`Role`],
 //!   [`Reply`], [`Usage`], [`FinishReason`], [`Delta`], [`ModelError`],
-//!   [`ErrorDetail`], [`BoxFuture`], [`BoxStream`], [`SharedText`]), the
+//!   [`BoxStream`]), the
 //!   clients ([`OpenAiCompatible`], [`Gemini`], [`Anthropic`]), the wrappers
-//!   ([`Fallback`], [`CircuitBreaker`], [`Limited`] with [`RateLimits`]) and
-//!   [`ScriptedModel`] for tests ([`ScriptExhausted`]);
+//!   ([`Fallback`], [`CircuitBreaker`], [`Limited`]) and
+//!   [`ScriptedModel`] for tests;
 //! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
 //!   [`ProblemList`];
 //! - cost: [`Prices`] per model and each model's [`Price`].
@@ -52,8 +52,11 @@
 //! - `batch` (feature `batch`): typed re-ask rounds over the providers'
 //!   batch APIs, `batch::BatchModel`;
 //! - [`model`]: the seam a model or a wrapper implements,
-//!   [`ChatModel::call`], and its [`model::Request`] and
-//!   [`model::Response`].
+//!   [`ChatModel::call`], with its [`model::Request`], [`model::Response`]
+//!   and [`model::BoxFuture`], and the parts of replies and errors named
+//!   now and then ([`model::ErrorDetail`], [`model::Served`],
+//!   [`model::RateLimits`], [`model::SharedText`],
+//!   [`model::ScriptExhausted`]).
 //!
 //! ## Cargo features
 //!
@@ -69,7 +72,7 @@
 //! With `default-features = false`, twr-runtime is the derives, the
 //! parser, JSON extraction and repair, the retry loop ([`Think`]), the
 //! [`Fallback`] and [`CircuitBreaker`] wrappers and [`ScriptedModel`],
-//! with no HTTP or TLS crate: bring your own [`ChatModel`]. [`RateLimits`]
+//! with no HTTP or TLS crate: bring your own [`ChatModel`]. [`model::RateLimits`]
 //! is in every build; reading it from response headers is the clients'
 //! part.
 //!
@@ -122,20 +125,17 @@ pub use client::gemini::Gemini;
 pub use client::openai::OpenAiCompatible;
 pub use cost::{Price, Prices};
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
-pub use model::chat::{BoxFuture, BoxStream, ChatModel, Delta};
-pub use model::error::{ErrorDetail, ModelError};
-pub use model::limits::RateLimits;
+pub use model::chat::{BoxStream, ChatModel, Delta};
+pub use model::error::ModelError;
 pub use model::message::{FinishReason, Message, Reply, Role, Usage};
-pub use model::served::Served;
 pub use resilience::breaker::CircuitBreaker;
 pub use resilience::fallback::Fallback;
 #[cfg(feature = "limits")]
 #[cfg_attr(docsrs, doc(cfg(feature = "limits")))]
 pub use resilience::limited::Limited;
 pub use retry::RetryPolicy;
-pub use scripted::{ScriptExhausted, ScriptedModel};
+pub use scripted::ScriptedModel;
 pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind};
-pub use text::SharedText;
 pub use think::{
     think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
     FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Think, ThinkError,

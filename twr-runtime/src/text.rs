@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Immutable text whose clones share one buffer.
 ///
 /// ```
-/// use twr_runtime::SharedText;
+/// use twr_runtime::model::SharedText;
 ///
 /// let reply = SharedText::from(String::from("[Answer]\n42"));
 /// let copy = reply.clone(); // no bytes copied

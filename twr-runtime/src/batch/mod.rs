@@ -7,7 +7,7 @@
 //! the replies that did not parse are the calls of round two, gathered into
 //! the next batch; and so on until each run is typed or out of attempts.
 //! Results come back in input order with the usual ledger, each attempt
-//! marked [`crate::Served::Batch`] with its batch id and
+//! marked [`crate::model::Served::Batch`] with its batch id and
 //! custom id, and priced with the batch discount.
 //!
 //! ```no_run

@@ -28,7 +28,7 @@
 //! [`request_options()`](crate::ChatModel::request_options) (temperature,
 //! token limit, seed, extra fields) and every message, hashed with SHA-256.
 //! A request recorded there is answered from the record
-//! ([`Served::Journal`](crate::Served::Journal) in the ledger) and sent
+//! ([`Served::Journal`](crate::model::Served::Journal) in the ledger) and sent
 //! nowhere; any other is sent, and its reply is recorded before the loop
 //! reads it. The same request asked twice in one job (two equal prompts)
 //! has two records, by occurrence. Because the loop is a function of the
@@ -38,7 +38,7 @@
 //!
 //! The [`ResponseCache`] is the same lookup across jobs, for development
 //! loops: a rerun of unchanged prompts makes no request. Its hits are
-//! [`Served::Cache`](crate::Served::Cache) in the ledger and cost nothing.
+//! [`Served::Cache`](crate::model::Served::Cache) in the ledger and cost nothing.
 //!
 //! Each record is its own transaction, committed before the reply is read:
 //! what was recorded survives a killed process (WAL mode, `synchronous =

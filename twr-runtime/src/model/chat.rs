@@ -29,7 +29,8 @@ pub use futures_util::stream::BoxStream;
 ///   out. The simplest, for a model of your own that answers at once:
 ///
 /// ```
-/// use twr_runtime::{BoxFuture, ChatModel, Message, ModelError, Reply};
+/// use twr_runtime::model::BoxFuture;
+/// use twr_runtime::{ChatModel, Message, ModelError, Reply};
 ///
 /// struct Echo;
 ///

@@ -226,7 +226,8 @@ impl ModelError {
 ///
 /// ```
 /// use std::error::Error;
-/// use twr_runtime::{ErrorDetail, ModelError};
+/// use twr_runtime::model::ErrorDetail;
+/// use twr_runtime::ModelError;
 ///
 /// let error = ModelError::Connect("connection refused".into());
 /// assert_eq!(error.to_string(), "could not connect to the model server: connection refused");

@@ -4,7 +4,12 @@
 //! The trait and the types a program names day to day ([`ChatModel`],
 //! [`Message`], [`Reply`], [`Delta`], [`ModelError`], ...) are at the crate
 //! root. This module holds what only the author of a model or of a wrapper
-//! names: the two types of the seam.
+//! names: the two types of the seam ([`Request`], [`Response`]), the future
+//! a model returns ([`BoxFuture`]), the detail of an error
+//! ([`ErrorDetail`]), where a reply came from ([`Served`]), what a response
+//! said about rate limits ([`RateLimits`]), the text type of a message
+//! ([`SharedText`]) and the error of a [`ScriptedModel`](crate::ScriptedModel)
+//! whose script ran out ([`ScriptExhausted`]).
 //!
 //! A model that implements `call` answers every kind of call with one
 //! method: whole replies ([`ChatModel::chat`]) and streamed ones
@@ -14,8 +19,8 @@
 //! ```
 //! use std::sync::atomic::{AtomicU64, Ordering};
 //! use futures_util::StreamExt;
-//! use twr_runtime::model::{Request, Response};
-//! use twr_runtime::{BoxFuture, ChatModel, Delta, Message, ModelError, ScriptedModel};
+//! use twr_runtime::model::{BoxFuture, Request, Response};
+//! use twr_runtime::{ChatModel, Delta, Message, ModelError, ScriptedModel};
 //!
 //! /// Counts the tokens its model's replies used.
 //! struct Metered<M> {
@@ -66,19 +71,21 @@ pub(crate) mod message;
 mod seam;
 pub(crate) mod served;
 
+pub use crate::scripted::ScriptExhausted;
+pub use crate::text::SharedText;
+pub use chat::BoxFuture;
+pub use error::ErrorDetail;
+pub use limits::RateLimits;
 pub use seam::{Request, Response};
+pub use served::Served;
 
 // Short paths for the rest of the crate (`crate::model::Message`); the
 // public paths are the crate root's. Some are named only by the clients,
 // so a build without them leaves those unused.
 #[allow(unused_imports)]
-pub(crate) use chat::{BoxFuture, ChatModel, Delta};
+pub(crate) use chat::{ChatModel, Delta};
 #[allow(unused_imports)]
-pub(crate) use error::{ErrorDetail, ModelError};
-#[allow(unused_imports)]
-pub(crate) use limits::RateLimits;
+pub(crate) use error::ModelError;
 #[allow(unused_imports)]
 pub(crate) use message::{FinishReason, Message, Reply, Role, Usage};
 pub(crate) use seam::{cut_short, incomplete};
-#[allow(unused_imports)]
-pub(crate) use served::Served;

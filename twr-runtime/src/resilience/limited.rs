@@ -26,7 +26,7 @@ const MINUTE: Duration = Duration::from_secs(60);
 /// ([`tokens_per_minute`](Self::tokens_per_minute)). A call waits for
 /// capacity; it never fails because of a limit.
 ///
-/// The server's own rate-limit headers (see [`RateLimits`](crate::RateLimits)) slow it down
+/// The server's own rate-limit headers (see [`RateLimits`](crate::model::RateLimits)) slow it down
 /// further: when a response says the requests or tokens left are zero, or
 /// a failure asks for a pause (`Retry-After` on a 429, 503 or 529), no new
 /// call starts until then, so the next call does not meet a 429.

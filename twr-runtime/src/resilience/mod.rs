@@ -12,7 +12,7 @@
 //!   an open breaker sends traffic straight to the next model.
 //! - [`Limited`](crate::Limited): concurrent requests, requests per minute and tokens per
 //!   minute shared by every run, waiting for capacity rather than failing,
-//!   and slowed down by the server's rate-limit headers ([`RateLimits`](crate::RateLimits)).
+//!   and slowed down by the server's rate-limit headers ([`RateLimits`](crate::model::RateLimits)).
 //!
 //! Each wrapper implements the one seam of a model,
 //! [`ChatModel::call`](crate::ChatModel::call), so one method serves whole
@@ -34,6 +34,6 @@ pub(crate) mod limited;
 
 // The wrappers themselves ([`Fallback`](crate::Fallback),
 // [`CircuitBreaker`](crate::CircuitBreaker), [`Limited`](crate::Limited))
-// and [`RateLimits`](crate::RateLimits) live at the crate root, and only
+// and [`RateLimits`](crate::model::RateLimits) live at the crate root, and only
 // there; this module holds their defaults and the breaker's error.
 pub use breaker::{CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};

@@ -306,7 +306,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     ///
     /// ```
     /// use twr_runtime::journal::Journal;
-    /// use twr_runtime::{Served, ScriptedModel, Think};
+    /// use twr_runtime::model::Served;
+    /// use twr_runtime::{ScriptedModel, Think};
     ///
     /// # #[derive(twr_runtime::Sections)] struct Answer { number: u32 }
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -335,7 +336,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// that request (model, options, messages), and caches every new reply
     /// (feature `journal`): for development loops, where a rerun of
     /// unchanged prompts then makes no request. A hit is
-    /// [`Served::Cache`](crate::Served::Cache) in the ledger and costs nothing.
+    /// [`Served::Cache`](crate::model::Served::Cache) in the ledger and costs nothing.
     #[cfg(feature = "journal")]
     pub fn response_cache(mut self, cache: crate::journal::ResponseCache) -> Self {
         self.stores.cache = Some(cache);
