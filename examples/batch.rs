@@ -17,9 +17,10 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use twr_runtime::model::BoxFuture;
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    ChatModel, Ending, Message, ModelError, OpenAiCompatible, Reply, Role, Sections, Think,
-    ThinkErrorKind, Usage,
+    ChatModel, Message, ModelError, OpenAiCompatible, Reply, Role, Sections, Think, ThinkErrorKind,
+    Usage,
 };
 
 /// What an order note says.

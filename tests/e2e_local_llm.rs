@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use twr_runtime::model::BoxFuture;
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    Attempt, AttemptKind, ChatModel, Ending, Feedback, FinishReason, Message, ModelError,
-    OpenAiCompatible, Outcome, Progress, Reply, RetryPolicy, Role, Sections, Think, ThinkError,
-    ThinkErrorKind,
+    Attempt, AttemptKind, ChatModel, Feedback, FinishReason, Message, ModelError, OpenAiCompatible,
+    Outcome, Progress, Reply, RetryPolicy, Role, Sections, Think, ThinkError, ThinkErrorKind,
 };
 
 const MAX_TOKENS: u32 = 48;

@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use twr_runtime::batch::BatchModel;
+use twr_runtime::cost::{Price, Prices};
 use twr_runtime::journal::Journal;
 use twr_runtime::model::Served;
-use twr_runtime::{OpenAiCompatible, Price, Prices, RetryPolicy, Sections, Think};
+use twr_runtime::{OpenAiCompatible, RetryPolicy, Sections, Think};
 
 use crate::support::openai_batch::{item_of, Fault, OpenAiBatchServer};
 

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::client::{Scripted, TestServer};
 use serde_json::{json, Value};
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    AttemptKind, Ending, Feedback, Gemini, ModelError, OpenAiCompatible, RetryPolicy, Think,
-    ThinkErrorKind,
+    AttemptKind, Feedback, Gemini, ModelError, OpenAiCompatible, RetryPolicy, Think, ThinkErrorKind,
 };
 
 const KEY: &str = "sk-retry-SECRET";

@@ -16,9 +16,10 @@ use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
+use twr_runtime::cost::{Price, Prices};
 use twr_runtime::journal::{Journal, JournalError};
 use twr_runtime::model::Served;
-use twr_runtime::{ModelError, OpenAiCompatible, Price, Prices, Sections, Think};
+use twr_runtime::{ModelError, OpenAiCompatible, Sections, Think};
 
 #[derive(Debug, PartialEq, Sections)]
 struct Doubled {

@@ -7,9 +7,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use twr_runtime::model::BoxFuture;
-use twr_runtime::{
-    BatchProgress, ChatModel, Message, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage,
-};
+use twr_runtime::run::BatchProgress;
+use twr_runtime::{ChatModel, Message, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage};
 
 /// Twice the item's number.
 #[derive(Debug, PartialEq, Sections)]

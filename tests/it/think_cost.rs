@@ -5,9 +5,9 @@
 
 use std::sync::Mutex;
 
-use twr_runtime::{
-    BatchProgress, Price, Prices, Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage,
-};
+use twr_runtime::cost::{Price, Prices};
+use twr_runtime::run::BatchProgress;
+use twr_runtime::{Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage};
 
 #[derive(Debug, PartialEq, Sections, serde::Serialize)]
 struct Count {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::support::think::*;
 use tokio::time::Instant;
 use twr_runtime::model::BoxFuture;
-use twr_runtime::{BudgetLimit, DEFAULT_MAX_DURATION};
+use twr_runtime::run::{BudgetLimit, DEFAULT_MAX_DURATION};
 use twr_runtime::{ChatModel, Message, ModelError, Reply, Think, ThinkErrorKind};
 
 /// The client's default timeout.

@@ -1,7 +1,8 @@
 //! The loop with a derived `Sections` type and the real parser: the guide is
 //! appended, a number in words and a missing section are patched and merged.
 
-use twr_runtime::{AttemptKind, Ending, Message, ScriptedModel, Sections, Think};
+use twr_runtime::run::Ending;
+use twr_runtime::{AttemptKind, Message, ScriptedModel, Sections, Think};
 
 /// A trip plan.
 #[derive(Debug, PartialEq, Sections)]

@@ -4,9 +4,10 @@
 use std::sync::{Arc, Mutex};
 
 use crate::support::think::*;
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    think_with_retry, AttemptKind, ChatModel, Ending, Feedback, Message, RetryMode, ScriptedModel,
-    Think, ThinkError, ThinkErrorKind,
+    think_with_retry, AttemptKind, ChatModel, Feedback, Message, RetryMode, ScriptedModel, Think,
+    ThinkError, ThinkErrorKind,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";

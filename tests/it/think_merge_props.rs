@@ -4,7 +4,8 @@
 
 use crate::support::think::*;
 use proptest::prelude::*;
-use twr_runtime::{Ending, ScriptedModel, Think};
+use twr_runtime::run::Ending;
+use twr_runtime::{ScriptedModel, Think};
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()

@@ -2,9 +2,9 @@
 //! for and merged with the valid ones; replies cut off by the token limit.
 
 use crate::support::think::*;
+use twr_runtime::run::{Ending, SectionSource};
 use twr_runtime::{
-    AttemptKind, Ending, Feedback, Message, RetryMode, ScriptedModel, SectionSource, Think,
-    ThinkErrorKind,
+    AttemptKind, Feedback, Message, RetryMode, ScriptedModel, Think, ThinkErrorKind,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use crate::support::think::*;
 use serde::Deserialize;
 use twr_runtime::model::BoxFuture;
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    ChatModel, Ending, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections, Think,
+    ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections, Think,
     ThinkErrorKind,
 };
 

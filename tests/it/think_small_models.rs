@@ -2,8 +2,9 @@
 //! answer to a request for one section, a focused question as the last
 //! resort, and replies that only acknowledge a request.
 
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    Attempt, AttemptKind, Ending, FinishReason, Message, Reply, ScriptedModel, Sections, Think,
+    Attempt, AttemptKind, FinishReason, Message, Reply, ScriptedModel, Sections, Think,
     ThinkErrorKind, Usage,
 };
 

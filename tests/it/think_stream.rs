@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use twr_runtime::model::{BoxFuture, ErrorDetail, Request, Response};
+use twr_runtime::run::Ending;
 use twr_runtime::{
-    Attempt, AttemptKind, ChatModel, Choice, Ending, FinishReason, Message, ModelError, Outcome,
-    Progress, Reply, RetryMode, ScriptedModel, SectionEvent, Sections, Think, ThinkError, Usage,
+    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, ModelError, Outcome, Progress,
+    Reply, RetryMode, ScriptedModel, SectionEvent, Sections, Think, ThinkError, Usage,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Choice)]

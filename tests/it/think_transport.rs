@@ -5,9 +5,10 @@ use std::time::{Duration, Instant};
 
 use crate::support::think::*;
 use twr_runtime::model::BoxFuture;
-use twr_runtime::BudgetLimit;
+use twr_runtime::run::{BudgetLimit, Ending};
+
 use twr_runtime::{
-    ChatModel, Ending, Message, ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think,
+    ChatModel, Message, ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think,
     ThinkErrorKind, Usage,
 };
 

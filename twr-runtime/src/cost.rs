@@ -6,7 +6,7 @@
 //! each attempt's cost into the ledger ([`Attempt::cost`](crate::Attempt::cost)),
 //! sums it per run ([`Outcome::cost`](crate::Outcome::cost),
 //! [`ThinkError::cost`](crate::ThinkError::cost)) and per batch
-//! ([`BatchProgress::cost`](crate::BatchProgress::cost)).
+//! ([`BatchProgress::cost`](crate::run::BatchProgress::cost)).
 
 use std::collections::BTreeMap;
 
@@ -21,7 +21,8 @@ use crate::model::Usage;
 /// `1 - batch_discount` of the same call online.
 ///
 /// ```
-/// use twr_runtime::{Price, Usage};
+/// use twr_runtime::cost::Price;
+/// use twr_runtime::Usage;
 ///
 /// // $3 in, $15 out, cache reads at $0.30, cache writes at $3.75, batches at half price.
 /// let price = Price::per_million(3.0, 15.0)
@@ -103,7 +104,8 @@ impl Price {
 /// [`Think::prices`](crate::Think::prices).
 ///
 /// ```
-/// use twr_runtime::{Price, Prices, Usage};
+/// use twr_runtime::cost::{Price, Prices};
+/// use twr_runtime::Usage;
 ///
 /// let prices = Prices::new()
 ///     .with("gpt-4o-mini", Price::per_million(0.15, 0.6).cache_read(0.075).batch_discount(0.5))

@@ -15,13 +15,9 @@
 //!   [`Choice`], and what a spec is made of ([`SectionSpec`], [`ValueKind`],
 //!   [`Presence`], [`Lang`], [`Style`]);
 //! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
-//!   [`RetryPolicy`], and everything a run returns or reports: [`Outcome`],
-//!   [`Attempt`], [`AttemptKind`], [`Ending`], [`SectionSource`],
-//!   [`TransportRetry`], [`FailedCall`], [`ThinkError`], [`ThinkErrorKind`],
-//!   [`BudgetLimit`], [`Progress`], [`SectionEvent`], [`Completed`],
-//!   [`BatchProgress`], with the defaults [`DEFAULT_MAX_ATTEMPTS`],
-//!   [`DEFAULT_MAX_DURATION`] and [`DEFAULT_CONCURRENCY`] and the variables
-//!   [`TWR_MAX_ATTEMPTS_ENV`] and [`MAX_ATTEMPTS_ENV`];
+//!   [`RetryPolicy`], and what a run returns or reports: [`Outcome`],
+//!   [`Attempt`], [`AttemptKind`], [`ThinkError`], [`ThinkErrorKind`],
+//!   [`Progress`], [`SectionEvent`];
 //! - models: the [`ChatModel`] trait and its types ([`Message`], [`Role`],
 //!   [`Reply`], [`Usage`], [`FinishReason`], [`Delta`], [`ModelError`],
 //!   [`BoxStream`]), the
@@ -29,11 +25,16 @@
 //!   ([`Fallback`], [`CircuitBreaker`], [`Limited`]) and
 //!   [`ScriptedModel`] for tests;
 //! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
-//!   [`ProblemList`];
-//! - cost: [`Prices`] per model and each model's [`Price`].
+//!   [`ProblemList`].
 //!
-//! Six modules (more with `journal` and `batch`) hold what you reach for only now and then, and only there:
+//! The modules hold what you reach for only now and then, and only there:
 //!
+//! - [`run`]: the details of a run's ledger ([`run::Ending`],
+//!   [`run::SectionSource`], [`run::TransportRetry`], [`run::FailedCall`]),
+//!   [`run::BudgetLimit`], [`run::Completed`], [`run::BatchProgress`], and
+//!   the loop's defaults and environment variables
+//!   ([`run::DEFAULT_MAX_ATTEMPTS`], [`run::TWR_MAX_ATTEMPTS_ENV`], ...);
+//! - [`cost`]: [`cost::Prices`] per model and each model's [`cost::Price`];
 //! - [`parse`]: the section parser and the free parsers
 //!   ([`parse::multi_section_parser`], [`parse::divider_parser`]), the map
 //!   of sections ([`parse::SectionMap`]), the incremental
@@ -91,7 +92,7 @@ mod choice;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub mod client;
-mod cost;
+pub mod cost;
 mod feedback;
 #[cfg(feature = "journal")]
 pub mod journal;
@@ -102,6 +103,7 @@ pub mod prompt;
 mod reasoning;
 pub mod resilience;
 mod retry;
+pub mod run;
 mod scripted;
 mod sections;
 mod text;
@@ -123,7 +125,6 @@ pub use client::gemini::Gemini;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::openai::OpenAiCompatible;
-pub use cost::{Price, Prices};
 pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
 pub use model::chat::{BoxStream, ChatModel, Delta};
 pub use model::error::ModelError;
@@ -137,10 +138,8 @@ pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind};
 pub use think::{
-    think_with_retry, Attempt, AttemptKind, BatchProgress, BudgetLimit, Completed, Ending,
-    FailedCall, Outcome, Progress, RetryMode, SectionEvent, SectionSource, Think, ThinkError,
-    ThinkErrorKind, TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
+    think_with_retry, Attempt, AttemptKind, Outcome, Progress, RetryMode, SectionEvent, Think,
+    ThinkError, ThinkErrorKind,
 };
 pub use vocab::VariantSpec;
 

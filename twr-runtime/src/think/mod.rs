@@ -351,7 +351,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// has no cost (`None`), never a guessed one.
     ///
     /// ```
-    /// use twr_runtime::{Price, Prices, Reply, ScriptedModel, Think, Usage};
+    /// use twr_runtime::cost::{Price, Prices};
+    /// use twr_runtime::{Reply, ScriptedModel, Think, Usage};
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let model = ScriptedModel::from_replies([
