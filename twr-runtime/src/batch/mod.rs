@@ -67,6 +67,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::future::Either;
 use tokio::time::Instant;
 
 pub use openai::OpenAiBatchApi;
@@ -116,13 +117,19 @@ struct State {
     latest_call: Option<Instant>,
     /// Submitted batches not yet ended.
     running: Vec<Running>,
-    /// Results not yet taken, by custom id.
-    done: HashMap<String, Result<(Reply, Served), ModelError>>,
+    /// The calls waiting for a line's result, by custom id.
+    waiters: HashMap<String, Waiter>,
     /// Lines of journaled batches claimed by a call of this process.
     claimed: HashSet<(String, String)>,
     rounds: u32,
     lines: u64,
 }
+
+/// Where a line's result goes: the call that waits for it.
+type Waiter = tokio::sync::oneshot::Sender<Result<(Reply, Served), ModelError>>;
+
+/// What a call waits on for its line's result.
+type Waiting = tokio::sync::oneshot::Receiver<Result<(Reply, Served), ModelError>>;
 
 struct Line {
     custom_id: String,
@@ -209,19 +216,24 @@ impl<A: BatchApi> BatchModel<A> {
             shared.api.request_options().as_ref(),
             messages,
         );
-        let custom_id = match shared.claim_journaled(&key)? {
-            Some(custom_id) => custom_id,
+        let mut waiting = match shared.claim_journaled(&key)? {
+            Some(waiting) => waiting,
             None => shared.open_line(key, shared.api.line(messages)?),
         };
+        // Wait for the result; meanwhile, when no other call drives the
+        // rounds, drive them one step. A result handed out while another
+        // call drives arrives at once (the lock is not needed for it).
         loop {
-            if let Some(result) = shared.take(&custom_id) {
-                return result;
+            let driving = std::pin::pin!(shared.driver.lock());
+            // `select` polls the result first.
+            match futures_util::future::select(&mut waiting, driving).await {
+                Either::Left((result, _)) => {
+                    return result.unwrap_or_else(|_| {
+                        Err(ModelError::Other("the batch model was dropped".into()))
+                    });
+                }
+                Either::Right((_driving, _)) => shared.step().await,
             }
-            let _driving = shared.driver.lock().await;
-            if let Some(result) = shared.take(&custom_id) {
-                return result;
-            }
-            shared.step().await;
         }
     }
 }
@@ -231,15 +243,19 @@ impl<A> Shared<A> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn take(&self, custom_id: &str) -> Option<Result<(Reply, Served), ModelError>> {
-        self.lock().done.remove(custom_id)
+    /// Hands `result` to the call waiting for line `custom_id` (none when
+    /// its run was dropped).
+    fn hand_out(state: &mut State, custom_id: &str, result: Result<(Reply, Served), ModelError>) {
+        if let Some(waiter) = state.waiters.remove(custom_id) {
+            let _ = waiter.send(result);
+        }
     }
 }
 
 impl<A: BatchApi> Shared<A> {
     /// A line of a journaled batch, submitted by an earlier process and not
     /// yet answered, that asked exactly this: the call waits for it.
-    fn claim_journaled(&self, key: &RequestKey) -> Result<Option<String>, ModelError> {
+    fn claim_journaled(&self, key: &RequestKey) -> Result<Option<Waiting>, ModelError> {
         let Some(job) = &self.job else {
             return Ok(None);
         };
@@ -256,24 +272,28 @@ impl<A: BatchApi> Shared<A> {
                         custom_ids: vec![custom_id.clone()],
                     }),
                 }
-                return Ok(Some(custom_id));
+                let (waiter, waiting) = tokio::sync::oneshot::channel();
+                state.waiters.insert(custom_id, waiter);
+                return Ok(Some(waiting));
             }
         }
         Ok(None)
     }
 
-    /// Adds a line to the open round; its custom id.
-    fn open_line(&self, key: RequestKey, request: serde_json::Value) -> String {
+    /// Adds a line to the open round; what its call waits on.
+    fn open_line(&self, key: RequestKey, request: serde_json::Value) -> Waiting {
         let mut state = self.lock();
         state.lines += 1;
         let custom_id = format!("twr-{}-{}", self.nonce, state.lines);
+        let (waiter, waiting) = tokio::sync::oneshot::channel();
+        state.waiters.insert(custom_id.clone(), waiter);
         state.open.push(Line {
-            custom_id: custom_id.clone(),
+            custom_id,
             key,
             request,
         });
         state.latest_call = Some(Instant::now());
-        custom_id
+        waiting
     }
 
     /// One step of driving the rounds: submit the open round once it is
@@ -347,9 +367,7 @@ impl<A: BatchApi> Shared<A> {
     fn fail_all(&self, lines: &[Line], error: &ModelError) {
         let mut state = self.lock();
         for line in lines {
-            state
-                .done
-                .insert(line.custom_id.clone(), Err(copy_error(error)));
+            Self::hand_out(&mut state, &line.custom_id, Err(copy_error(error)));
         }
     }
 
@@ -397,7 +415,7 @@ impl<A: BatchApi> Shared<A> {
             Ok(results) => results.into_iter().collect(),
             Err(error) => {
                 for custom_id in running.custom_ids {
-                    state.done.insert(custom_id, Err(copy_error(&error)));
+                    Self::hand_out(&mut state, &custom_id, Err(copy_error(&error)));
                 }
                 return;
             }
@@ -416,9 +434,7 @@ impl<A: BatchApi> Shared<A> {
                 batch_id: batch_id.to_string(),
                 custom_id: custom_id.clone(),
             };
-            state
-                .done
-                .insert(custom_id, result.map(|reply| (reply, served)));
+            Self::hand_out(&mut state, &custom_id, result.map(|reply| (reply, served)));
         }
     }
 }
