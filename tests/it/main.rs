@@ -14,6 +14,7 @@
 mod support;
 
 mod batch_openai;
+mod batch_providers;
 mod client_anthropic;
 mod client_gemini;
 mod client_openai;

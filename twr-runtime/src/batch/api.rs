@@ -22,6 +22,14 @@ pub trait BatchApi: Send + Sync + 'static {
     /// The provider's name in the journal (`"openai"`).
     const PROVIDER: &'static str;
 
+    /// The most lines one batch may hold (the provider's limit).
+    const MAX_LINES: usize;
+
+    /// The most bytes of requests one batch may hold: the sum of its lines'
+    /// request bodies as JSON, kept a little under the provider's limit on
+    /// the whole upload, which also holds each line's envelope.
+    const MAX_BYTES: usize;
+
     /// The model's name, for keys and the ledger.
     fn model_name(&self) -> &str;
 

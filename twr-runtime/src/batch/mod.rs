@@ -30,11 +30,30 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Providers
+//!
+//! One machinery, and a small [`BatchApi`] per provider that writes a
+//! line, submits, says where a batch stands and reads its results:
+//!
+//! - [`BatchModel::openai`]: OpenAI's Batch API (files and `/v1/batches`,
+//!   JSONL in and out), also what vLLM's `run-batch` reads and writes;
+//! - [`BatchModel::anthropic`]: Message Batches (`processing_status`,
+//!   results `succeeded`, `errored`, `canceled` or `expired` per request);
+//! - [`BatchModel::gemini`]: Gemini's batch mode with inline requests (a
+//!   long-running operation, `BATCH_STATE_*`, `inlinedResponses`).
+//!
+//! Each line is the body the online client would send, with its options
+//! (Anthropic's prompt caching breakpoints included), and each result is
+//! read by the online client's own decoder: usage, cache tokens, refusals
+//! and finish reasons are the same as online.
+//!
 //! # Rounds
 //!
 //! A round is open while calls keep coming: it closes when no new call came
 //! for the [`gather_window`](BatchModel::gather_window) (or it holds
-//! [`max_lines`](BatchModel::max_lines)), and is submitted as one batch.
+//! [`max_lines`](BatchModel::max_lines), or the provider's
+//! [`MAX_BYTES`](BatchApi::MAX_BYTES) of requests), and is submitted as one
+//! batch; a round larger than one batch may hold goes up as several.
 //! So give `run_many` a [`concurrency`](crate::Think::concurrency) of at
 //! least the number of prompts: a run waiting for a slot would only join a
 //! later round.
@@ -59,7 +78,9 @@
 //! was submitted but not yet answered waits for that batch instead of
 //! submitting the request again: nothing is asked, or paid for, twice.
 
+mod anthropic;
 mod api;
+mod gemini;
 mod openai;
 
 use std::collections::{HashMap, HashSet};
@@ -70,6 +91,8 @@ use std::time::Duration;
 use futures_util::future::Either;
 use tokio::time::Instant;
 
+pub use anthropic::AnthropicBatchApi;
+pub use gemini::GeminiBatchApi;
 pub use openai::OpenAiBatchApi;
 
 pub use api::BatchApi;
@@ -84,9 +107,6 @@ pub const DEFAULT_GATHER_WINDOW: Duration = Duration::from_secs(2);
 /// How often a running batch is polled, by default.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(30);
 
-/// The most lines of one batch, by default (OpenAI's limit is 50,000).
-pub const DEFAULT_MAX_LINES: usize = 50_000;
-
 /// A chat model over a provider's batch API: see the [module](self).
 pub struct BatchModel<A> {
     shared: Arc<Shared<A>>,
@@ -95,6 +115,12 @@ pub struct BatchModel<A> {
 /// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
 /// `/v1/batches`.
 pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
+
+/// An Anthropic batch model: Message Batches.
+pub type AnthropicBatch = BatchModel<AnthropicBatchApi>;
+
+/// A Gemini batch model: batch mode with inline requests.
+pub type GeminiBatch = BatchModel<GeminiBatchApi>;
 
 struct Shared<A> {
     api: A,
@@ -114,6 +140,8 @@ struct Shared<A> {
 struct State {
     /// Lines of the open round.
     open: Vec<Line>,
+    /// The bytes of their requests.
+    open_bytes: usize,
     latest_call: Option<Instant>,
     /// Submitted batches not yet ended.
     running: Vec<Running>,
@@ -135,6 +163,8 @@ struct Line {
     custom_id: String,
     key: RequestKey,
     request: serde_json::Value,
+    /// The bytes of `request` as JSON.
+    bytes: usize,
 }
 
 struct Running {
@@ -150,6 +180,23 @@ impl BatchModel<OpenAiBatchApi> {
     }
 }
 
+impl BatchModel<AnthropicBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`,
+    /// its prompt caching breakpoints included (its `stream` option does
+    /// not apply).
+    pub fn anthropic(client: crate::Anthropic) -> Self {
+        BatchModel::new(AnthropicBatchApi::new(client))
+    }
+}
+
+impl BatchModel<GeminiBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply).
+    pub fn gemini(client: crate::Gemini) -> Self {
+        BatchModel::new(GeminiBatchApi::new(client))
+    }
+}
+
 impl<A: BatchApi> BatchModel<A> {
     fn new(api: A) -> Self {
         BatchModel {
@@ -158,7 +205,7 @@ impl<A: BatchApi> BatchModel<A> {
                 job: None,
                 gather_window: DEFAULT_GATHER_WINDOW,
                 poll_interval: DEFAULT_POLL_INTERVAL,
-                max_lines: DEFAULT_MAX_LINES,
+                max_lines: A::MAX_LINES,
                 driver: tokio::sync::Mutex::new(()),
                 state: Mutex::new(State::default()),
                 nonce: format!("{:08x}", fastrand::u32(..)),
@@ -192,10 +239,12 @@ impl<A: BatchApi> BatchModel<A> {
         self.configure(|shared| shared.poll_interval = interval)
     }
 
-    /// The most lines of one batch (default [`DEFAULT_MAX_LINES`]); a full
-    /// round is submitted at once.
+    /// The most lines of one batch (default and upper bound: the
+    /// provider's limit, [`BatchApi::MAX_LINES`]); a full round is
+    /// submitted at once. A round is also cut where its requests reach
+    /// [`BatchApi::MAX_BYTES`].
     pub fn max_lines(self, lines: usize) -> Self {
-        self.configure(|shared| shared.max_lines = lines.max(1))
+        self.configure(|shared| shared.max_lines = lines.clamp(1, A::MAX_LINES))
     }
 
     /// Batches submitted so far by this model.
@@ -282,7 +331,9 @@ impl<A: BatchApi> Shared<A> {
 
     /// Adds a line to the open round; what its call waits on.
     fn open_line(&self, key: RequestKey, request: serde_json::Value) -> Waiting {
+        let bytes = json_bytes(&request);
         let mut state = self.lock();
+        state.open_bytes += bytes;
         state.lines += 1;
         let custom_id = format!("twr-{}-{}", self.nonce, state.lines);
         let (waiter, waiting) = tokio::sync::oneshot::channel();
@@ -291,6 +342,7 @@ impl<A: BatchApi> Shared<A> {
             custom_id,
             key,
             request,
+            bytes,
         });
         state.latest_call = Some(Instant::now());
         waiting
@@ -303,7 +355,7 @@ impl<A: BatchApi> Shared<A> {
         let (submit, wait) = {
             let state = self.lock();
             let quiet_at = state.latest_call.map(|at| at + self.gather_window);
-            let full = state.open.len() >= self.max_lines;
+            let full = state.open.len() >= self.max_lines || state.open_bytes >= A::MAX_BYTES;
             let quiet = quiet_at.is_some_and(|at| at <= Instant::now());
             (!state.open.is_empty() && (full || quiet), quiet_at)
         };
@@ -320,11 +372,20 @@ impl<A: BatchApi> Shared<A> {
         }
     }
 
-    /// Submits the open round as one batch (at most `max_lines` of it).
+    /// Submits the open round as one batch: as many of its lines as fit
+    /// within `max_lines` and the provider's bytes (at least one).
     async fn submit(&self) {
         let lines: Vec<Line> = {
             let mut state = self.lock();
-            let take = state.open.len().min(self.max_lines);
+            let (mut take, mut bytes) = (0, 0);
+            for line in &state.open {
+                if take == self.max_lines || (take > 0 && bytes + line.bytes > A::MAX_BYTES) {
+                    break;
+                }
+                take += 1;
+                bytes += line.bytes;
+            }
+            state.open_bytes -= bytes;
             state.open.drain(..take).collect()
         };
         let requests: Vec<(String, serde_json::Value)> = lines
@@ -439,6 +500,24 @@ impl<A: BatchApi> Shared<A> {
     }
 }
 
+/// The length of `value` as JSON, counted without writing it out.
+fn json_bytes(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// The same failure for every line of a batch: its message, and whether it
 /// is transient.
 fn copy_error(error: &ModelError) -> ModelError {
@@ -486,5 +565,110 @@ impl<A> fmt::Debug for BatchModel<A> {
             .field("open", &state.open.len())
             .field("running", &state.running.len())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch API in the process: every batch ends at its first poll, and
+    /// each line's reply is its request's text.
+    #[derive(Default)]
+    struct InProcess {
+        batches: Mutex<Vec<Vec<(String, serde_json::Value)>>>,
+    }
+
+    impl BatchApi for Arc<InProcess> {
+        const PROVIDER: &'static str = "in-process";
+        const MAX_LINES: usize = 3;
+        // Each line below is `{"text":"item N"}`: 17 bytes; two fit.
+        const MAX_BYTES: usize = 40;
+
+        fn model_name(&self) -> &str {
+            "in-process"
+        }
+
+        fn request_options(&self) -> Option<serde_json::Value> {
+            None
+        }
+
+        fn line(&self, messages: &[Message]) -> Result<serde_json::Value, ModelError> {
+            Ok(serde_json::json!({ "text": messages[0].content }))
+        }
+
+        fn submit<'a>(
+            &'a self,
+            lines: &'a [(String, serde_json::Value)],
+        ) -> BoxFuture<'a, Result<String, ModelError>> {
+            Box::pin(async move {
+                let mut batches = self.batches.lock().unwrap();
+                batches.push(lines.to_vec());
+                Ok(format!("b{}", batches.len()))
+            })
+        }
+
+        fn status<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Status, ModelError>> {
+            Box::pin(async move { Ok(Status::Ended("completed".into())) })
+        }
+
+        fn results<'a>(
+            &'a self,
+            id: &'a str,
+        ) -> BoxFuture<'a, Result<Vec<LineResult>, ModelError>> {
+            Box::pin(async move {
+                let n: usize = id[1..].parse().unwrap();
+                let batches = self.batches.lock().unwrap();
+                Ok(batches[n - 1]
+                    .iter()
+                    .map(|(id, request)| {
+                        let text = request["text"].as_str().unwrap();
+                        (id.clone(), Ok(Reply::text(text)))
+                    })
+                    .collect())
+            })
+        }
+    }
+
+    fn model(api: &Arc<InProcess>) -> BatchModel<Arc<InProcess>> {
+        BatchModel::new(api.clone())
+            .gather_window(Duration::from_millis(20))
+            .poll_interval(Duration::from_millis(1))
+    }
+
+    async fn ask(model: &BatchModel<Arc<InProcess>>, items: std::ops::Range<u32>) -> Vec<String> {
+        let conversations: Vec<Vec<Message>> = items
+            .map(|n| vec![Message::user(format!("item {n}"))])
+            .collect();
+        let calls = conversations.iter().map(|messages| model.chat(messages));
+        futures_util::future::join_all(calls)
+            .await
+            .into_iter()
+            .map(|reply| reply.unwrap().content)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_round_is_cut_where_the_providers_bytes_end() {
+        let api = Arc::new(InProcess::default());
+        let model = model(&api);
+        let replies = ask(&model, 0..5).await;
+        assert_eq!(replies, ["item 0", "item 1", "item 2", "item 3", "item 4"]);
+        let sizes: Vec<usize> = api.batches.lock().unwrap().iter().map(Vec::len).collect();
+        assert_eq!(sizes, [2, 2, 1]);
+        assert_eq!((model.rounds(), model.lines()), (3, 5));
+    }
+
+    #[tokio::test]
+    async fn a_round_is_cut_at_max_lines_and_the_providers_limit_bounds_it() {
+        let api = Arc::new(InProcess::default());
+        // Asked for more than the provider's 3 lines: 3 it is; and the
+        // bytes cut first anyway. With one line per batch, 1.
+        let model = model(&api).max_lines(1);
+        ask(&model, 0..3).await;
+        let sizes: Vec<usize> = api.batches.lock().unwrap().iter().map(Vec::len).collect();
+        assert_eq!(sizes, [1, 1, 1]);
+        let model = self::model(&api).max_lines(10);
+        assert_eq!(model.shared.max_lines, 3);
     }
 }

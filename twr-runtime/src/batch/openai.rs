@@ -117,6 +117,12 @@ impl OutputLine {
 impl BatchApi for OpenAiBatchApi {
     const PROVIDER: &'static str = "openai";
 
+    /// OpenAI's limit: 50,000 requests per batch.
+    const MAX_LINES: usize = 50_000;
+
+    /// OpenAI's limit is 200 MB for the input file.
+    const MAX_BYTES: usize = 190_000_000;
+
     fn model_name(&self) -> &str {
         self.client.name()
     }

@@ -58,6 +58,15 @@ impl Endpoint {
         }
     }
 
+    /// The error a batch API reported for one line (an Anthropic error
+    /// object, a Google status), read as the same error in an online reply
+    /// body is: a status when its code, type or status names one (so a 400
+    /// ends the run and a 429 is retried), otherwise a reply the server
+    /// broke off (a server error, an overload: transient).
+    pub(crate) fn line_error(&self, error: &Value) -> ModelError {
+        super::fault::embedded(error, &self.secrets)
+    }
+
     /// `text` with the key and any credentials of the base URL replaced.
     pub(crate) fn scrub(&self, text: &str) -> String {
         self.secrets.scrub(text)
@@ -87,14 +96,20 @@ impl Endpoint {
     }
 
     async fn json(&self, request: reqwest::RequestBuilder) -> Result<Value, ModelError> {
+        self.json_up_to(request, self.max_response_bytes).await
+    }
+
+    async fn json_up_to(
+        &self,
+        request: reqwest::RequestBuilder,
+        limit: usize,
+    ) -> Result<Value, ModelError> {
         let mut body = self.send(request).await?;
         let mut bytes = Vec::new();
         while let Some(chunk) = body.next().await? {
             bytes.extend_from_slice(&chunk);
-            if bytes.len() > self.max_response_bytes {
-                return Err(ModelError::TooLarge {
-                    limit: self.max_response_bytes,
-                });
+            if bytes.len() > limit {
+                return Err(ModelError::TooLarge { limit });
             }
         }
         serde_json::from_slice(&bytes).map_err(|e| {
@@ -118,6 +133,17 @@ impl Endpoint {
     pub(crate) async fn get_json(&self, path: &str) -> Result<Value, ModelError> {
         let request = self.request(reqwest::Method::GET, path)?;
         self.json(request).await
+    }
+
+    /// `GET path`; the JSON answer, which may have up to `limit` bytes (a
+    /// batch whose answer holds every line's result is larger than a reply).
+    pub(crate) async fn get_json_up_to(
+        &self,
+        path: &str,
+        limit: usize,
+    ) -> Result<Value, ModelError> {
+        let request = self.request(reqwest::Method::GET, path)?;
+        self.json_up_to(request, limit).await
     }
 
     /// Uploads `bytes` as the multipart file `name` with `purpose`; the

@@ -100,7 +100,7 @@ pub(crate) fn scrub_piece(piece: Piece, secrets: &Secrets) -> Piece {
 /// (a number, or a text code such as `invalid_api_key`), so 401 fails at
 /// once and 429 is retried; otherwise a reply that broke off, with the
 /// server's message.
-fn embedded(error: &Value, secrets: &Secrets) -> ModelError {
+pub(crate) fn embedded(error: &Value, secrets: &Secrets) -> ModelError {
     let message = message_in(&json!({ "error": error })).unwrap_or_else(|| error.to_string());
     match embedded_status(error) {
         Some(status) => ModelError::Status {
