@@ -61,7 +61,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             }
 
             fn read(
-                __twr_collector: &mut ::twr_runtime::__private::Collector<'_>,
+                __twr_collector: &mut ::twr_runtime::__private::SectionReader<'_>,
                 __twr_offset: usize,
             ) -> ::core::option::Option<Self> {
                 #(#reads)*

@@ -30,7 +30,7 @@ pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
             }
 
             fn read(
-                _: &mut ::twr_runtime::__private::Collector<'_>,
+                _: &mut ::twr_runtime::__private::SectionReader<'_>,
                 _: usize,
             ) -> ::core::option::Option<Self> {
                 ::core::option::Option::None

@@ -2,7 +2,7 @@
 //! calls. Not a public API: names here may change at any time.
 //!
 //! Only re-exports and constructors live here; the section reader itself is
-//! `parse::collect`, crate-private code.
+//! `parse::section_reader`, crate-private code.
 
 pub use ::core;
 /// The bound of a generic `#[section(json)]` field, named here so that the
@@ -10,7 +10,7 @@ pub use ::core;
 pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
-pub use crate::parse::collect::{from_str, Codec, Collector, Notes};
+pub use crate::parse::section_reader::{from_str, Codec, CodecNotes, SectionReader};
 pub use crate::parse::{choice, choice_matches};
 
 use crate::prompt::Shape;
@@ -73,7 +73,7 @@ pub fn parse_split<'a, T: Sections + SectionSet>(
     raw: &'a str,
     sections: SectionMap<'a>,
 ) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    let mut collector = Collector::with_sections(raw, T::SPECS, T::lang(), sections);
+    let mut collector = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
     let mut shapes = Vec::new();
     T::shapes(0, &mut shapes);
     for (index, shape) in shapes {

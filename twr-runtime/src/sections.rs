@@ -2,7 +2,7 @@
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::parse::collect::Collector;
+use crate::parse::section_reader::SectionReader;
 use crate::parse::SectionMap;
 use crate::prompt::Shape;
 pub use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
@@ -119,5 +119,5 @@ pub trait SectionSet: Sized {
 
     /// Reads the type's sections, which start at position `offset` of the
     /// collector's specs; `None` when a problem was recorded.
-    fn read(collector: &mut Collector<'_>, offset: usize) -> Option<Self>;
+    fn read(collector: &mut SectionReader<'_>, offset: usize) -> Option<Self>;
 }

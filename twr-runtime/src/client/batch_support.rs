@@ -9,10 +9,10 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use super::body::BodyReader;
-use super::collect::Collector;
 use super::http::{self, Deadline};
 use super::http_model::{decode_pieces, HttpModel};
 use super::provider::{Provider, RequestHead};
+use super::reply::ReplyCollector;
 use super::secret::Secrets;
 use crate::model::{ErrorDetail, Message, ModelError, Reply};
 
@@ -204,7 +204,7 @@ pub(crate) fn decode_reply<P: Provider>(
 ) -> Result<Reply, ModelError> {
     let mut pieces = Vec::new();
     decode_pieces(&client.provider, bytes, &endpoint.secrets, &mut pieces)?;
-    let mut collector = Collector::default();
+    let mut collector = ReplyCollector::default();
     pieces.into_iter().for_each(|piece| collector.add(piece));
     collector.finish()
 }

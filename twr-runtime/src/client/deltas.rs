@@ -1,16 +1,16 @@
 //! A streamed [`ChatModel::call`](crate::ChatModel::call) of
 //! [`HttpModel`]: the reply handed out as [`Delta`]s while the server sends
-//! it, event by event, read by the same [`Collector`] as `chat`'s reply.
+//! it, event by event, read by the same [`ReplyCollector`] as `chat`'s reply.
 
 use std::time::Instant;
 
 use futures_util::stream::{self, StreamExt as _};
 use tracing::Instrument as _;
 
-use super::collect::Collector;
 use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
+use super::reply::ReplyCollector;
 use crate::model::{BoxFuture, Delta, Message, ModelError, Response};
 
 /// Where a streamed call is.
@@ -24,7 +24,7 @@ enum State<'a, P: Provider> {
 /// A response being read, and what it said so far.
 struct Reading<'a, P: Provider> {
     source: Source<'a, P>,
-    collector: Collector,
+    collector: ReplyCollector,
 }
 
 /// The streamed call of `model` for `messages`, once the response has
@@ -64,8 +64,8 @@ pub(crate) fn deltas<'a, P: Provider>(
         let collector = match source {
             // A server that ignored the request to stream sent one
             // document: its reply is handed out whole, as `chat` reads it.
-            Source::Whole { .. } => Collector::default(),
-            Source::Events(_) => Collector::streaming(),
+            Source::Whole { .. } => ReplyCollector::default(),
+            Source::Events(_) => ReplyCollector::streaming(),
         };
         let reading = State::Reading(Box::new(Reading { source, collector }));
         let batches = stream::unfold(reading, move |state| {

@@ -330,8 +330,8 @@ fn finish_reason(reason: &str) -> FinishReason {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::collect::Collector;
     use crate::client::http_model::decode_whole;
+    use crate::client::reply::ReplyCollector;
     use crate::client::secret::Secrets;
     use crate::model::Message;
 
@@ -387,7 +387,7 @@ mod tests {
 
     #[test]
     fn blocked_prompts_are_refused() {
-        let mut collector = Collector::default();
+        let mut collector = ReplyCollector::default();
         let api = GeminiApi {
             include_thoughts: false,
         };
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn cached_content_tokens_are_cache_reads() {
-        let mut collector = Collector::default();
+        let mut collector = ReplyCollector::default();
         let api = GeminiApi {
             include_thoughts: false,
         };

@@ -11,13 +11,13 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use super::body::BodyReader;
-use super::collect::Collector;
 use super::fault::{self, Subject};
 use super::http::{self, Deadline};
 use super::options::Options;
 use super::otel;
 use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
 use super::rate_limits;
+use super::reply::ReplyCollector;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::model::{
@@ -256,7 +256,7 @@ impl<P: Provider> HttpModel<P> {
     /// `stream(true)`), and the response's rate limits.
     async fn whole_reply(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
         let (mut source, limits) = self.open_with_limits(messages).await?;
-        let mut collector = Collector::default();
+        let mut collector = ReplyCollector::default();
         let mut pieces = Vec::new();
         let read = loop {
             let more = source.next(&mut pieces).await;
@@ -322,7 +322,7 @@ pub(crate) fn decode_whole<P: Provider>(
     provider: &P,
     bytes: &[u8],
     secrets: &Secrets,
-    collector: &mut Collector,
+    collector: &mut ReplyCollector,
 ) -> Result<(), ModelError> {
     let mut pieces = Vec::new();
     decode_pieces(provider, bytes, secrets, &mut pieces)?;

@@ -120,7 +120,7 @@
 // public items above): `http_model` (the client, its builder, the call),
 // `options` (request options, the shared client), `http` (sending,
 // redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
-// (server errors as `ModelError`s, scrubbed), `collect` (pieces into a
+// (server errors as `ModelError`s, scrubbed), `reply` (pieces into a
 // reply, or into deltas), `deltas` (`chat_stream`), `provider` (the adapter
 // trait and what it mentions), `secret` (keys and scrubbing), `sse` (event
 // framing), and one file per provider; inline `<think>` blocks are split off
@@ -130,7 +130,6 @@ pub(crate) mod anthropic;
 #[cfg(feature = "batch")]
 pub(crate) mod batch_support;
 mod body;
-mod collect;
 mod deltas;
 mod fault;
 pub(crate) mod gemini;
@@ -141,6 +140,7 @@ mod options;
 mod otel;
 mod provider;
 mod rate_limits;
+mod reply;
 mod secret;
 mod sse;
 

@@ -318,8 +318,8 @@ fn text_of(value: Option<Value>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::collect::Collector;
     use crate::client::http_model::decode_whole;
+    use crate::client::reply::ReplyCollector;
     use crate::client::secret::Secrets;
     use crate::model::{Message, Reply};
 
@@ -332,7 +332,7 @@ mod tests {
     }
 
     fn parse_response(bytes: &[u8]) -> Result<Reply, ModelError> {
-        let mut collector = Collector::default();
+        let mut collector = ReplyCollector::default();
         let api = OpenAiApi { stream_usage: true };
         decode_whole(&api, bytes, &Secrets::default(), &mut collector)?;
         collector.finish()

@@ -15,7 +15,7 @@ use std::fmt::Display;
 
 use serde::de::DeserializeOwned;
 
-use super::collect::Notes;
+use super::section_reader::CodecNotes;
 use crate::vocab::{Lang, ValueError};
 
 /// A type read through serde: the field of `#[section(json)]` or
@@ -31,7 +31,7 @@ pub trait SerdeValue: Sized {
     /// Codec of `#[section(json)]`, through [`crate::json`]; notes the layer
     /// and repairs that gave the value.
     #[doc(hidden)]
-    fn json(content: &str, notes: &mut Notes) -> Result<Self, ValueError>;
+    fn json(content: &str, notes: &mut CodecNotes) -> Result<Self, ValueError>;
 
     /// Codec of `#[section(record)]`: the `Label: value` lines.
     #[doc(hidden)]
@@ -54,8 +54,8 @@ pub trait SerdeValue: Sized {
 // `Deserialize` fails `SerdeValue` itself, and the error is this trait's.
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> SerdeValue for T {
-    fn json(content: &str, notes: &mut Notes) -> Result<Self, ValueError> {
-        super::collect::json::<Self>(content, notes)
+    fn json(content: &str, notes: &mut CodecNotes) -> Result<Self, ValueError> {
+        super::section_reader::json::<Self>(content, notes)
     }
 
     fn record(content: &str) -> Result<Self, ValueError> {

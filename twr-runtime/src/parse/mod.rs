@@ -14,7 +14,6 @@
 
 mod checks;
 mod choice;
-pub(crate) mod collect;
 mod divider;
 mod header;
 mod hints;
@@ -23,6 +22,7 @@ mod multi;
 mod number;
 mod reply;
 pub(crate) mod rows;
+pub(crate) mod section_reader;
 mod split;
 mod stream;
 mod value;

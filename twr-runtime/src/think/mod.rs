@@ -41,7 +41,7 @@ pub use stream::{Completed, Progress, SectionEvent};
 use hook::AttemptHook;
 use read::{Format, Parsed};
 use run::Run;
-use stream::Notes;
+use stream::NoteSinks;
 
 use crate::cost::Prices;
 use crate::feedback::Feedback;
@@ -666,8 +666,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     }
 
     /// Where a run's notes go.
-    fn notes<'r>(&'r self, queue: Option<&'r stream::NoteQueue>) -> Notes<'r> {
-        Notes {
+    fn notes<'r>(&'r self, queue: Option<&'r stream::NoteQueue>) -> NoteSinks<'r> {
+        NoteSinks {
             on_section: self.on_section.as_deref().map(|hook| hook as _),
             queue,
         }
@@ -709,7 +709,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             specs: None,
             lang: None,
         };
-        self.drive(prompt.into(), format, None, Notes::default())
+        self.drive(prompt.into(), format, None, NoteSinks::default())
             .await
     }
 
@@ -737,7 +737,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             specs: None,
             lang: None,
         };
-        self.drive(prompt.into(), format, None, Notes::default())
+        self.drive(prompt.into(), format, None, NoteSinks::default())
             .await
     }
 
@@ -759,7 +759,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         prompt: String,
         format: Format<F>,
         watch: Option<stream::MakeWatch>,
-        notes: Notes<'_>,
+        notes: NoteSinks<'_>,
     ) -> Result<Outcome<U>, ThinkError>
     where
         F: Fn(&str) -> Parsed<U>,

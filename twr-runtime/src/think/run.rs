@@ -9,7 +9,7 @@ use super::excerpt::excerpt;
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
-use super::stream::{Listener, MakeWatch, Note, Notes};
+use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem};
@@ -32,7 +32,7 @@ pub(super) struct Run<'r, 'a, M, F> {
     /// Reads streamed replies section by section (`None`: replies are read
     /// whole, with `chat`).
     listener: Option<Listener<'r>>,
-    notes: Notes<'r>,
+    notes: NoteSinks<'r>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -61,7 +61,7 @@ where
         format: Format<F>,
         max_attempts: usize,
         watch: Option<MakeWatch>,
-        notes: Notes<'r>,
+        notes: NoteSinks<'r>,
     ) -> Self {
         let early_abort = think.early_abort.unwrap_or(true) && think.model.streams();
         let listener = watch.map(|make| Listener::new(make(), early_abort, notes));

@@ -333,12 +333,12 @@ pub(crate) type NoteQueue = Arc<Mutex<VecDeque<Note>>>;
 
 /// Where a run's notes go: the section callback, the progress stream.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Notes<'r> {
+pub(crate) struct NoteSinks<'r> {
     pub(crate) on_section: Option<&'r (dyn Fn(&SectionEvent) + Send + Sync)>,
     pub(crate) queue: Option<&'r NoteQueue>,
 }
 
-impl Notes<'_> {
+impl NoteSinks<'_> {
     /// True when someone listens.
     pub(crate) fn any(&self) -> bool {
         self.on_section.is_some() || self.queue.is_some()
@@ -492,7 +492,7 @@ pub(crate) struct Received {
 pub(crate) struct Listener<'r> {
     watch: Box<dyn Watch>,
     early_abort: bool,
-    notes: Notes<'r>,
+    notes: NoteSinks<'r>,
     /// The sections completed so far in the run.
     completed: Completed,
     /// The sections kept from earlier replies when the attempt started.
@@ -501,7 +501,7 @@ pub(crate) struct Listener<'r> {
 }
 
 impl<'r> Listener<'r> {
-    pub(crate) fn new(watch: Box<dyn Watch>, early_abort: bool, notes: Notes<'r>) -> Self {
+    pub(crate) fn new(watch: Box<dyn Watch>, early_abort: bool, notes: NoteSinks<'r>) -> Self {
         let specs = watch.specs();
         Listener {
             watch,

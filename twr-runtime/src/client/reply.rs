@@ -11,7 +11,7 @@ use crate::reasoning::{Event, ThinkSplitter};
 
 /// A reply being put together.
 #[derive(Default)]
-pub(crate) struct Collector {
+pub(crate) struct ReplyCollector {
     /// Visible text, with inline `<think>` blocks moved out as it arrives.
     splitter: ThinkSplitter,
     /// Reasoning sent in its own field or part.
@@ -25,13 +25,13 @@ pub(crate) struct Collector {
     deltas: Option<Deltas>,
 }
 
-impl Collector {
+impl ReplyCollector {
     /// A collector that also makes [`Delta`]s of what arrives (take them
     /// with [`take_deltas`](Self::take_deltas)).
     pub(crate) fn streaming() -> Self {
-        Collector {
+        ReplyCollector {
             deltas: Some(Deltas::default()),
-            ..Collector::default()
+            ..ReplyCollector::default()
         }
     }
 
@@ -235,8 +235,8 @@ impl Deltas {
 mod tests {
     use super::*;
 
-    fn collect(pieces: Vec<Piece>) -> Collector {
-        let mut collector = Collector::default();
+    fn collect(pieces: Vec<Piece>) -> ReplyCollector {
+        let mut collector = ReplyCollector::default();
         for piece in pieces {
             collector.add(piece);
         }

@@ -21,9 +21,9 @@ use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
 /// Reads the sections of one reply field by field, collecting every problem.
 ///
 /// The derive calls one reading method per field (`index` is the field's
-/// position in `specs`), then [`Collector::finish`]. Problems come out in
+/// position in `specs`), then [`SectionReader::finish`]. Problems come out in
 /// the order of `specs`, whatever the order of the calls.
-pub struct Collector<'a> {
+pub struct SectionReader<'a> {
     raw: &'a str,
     specs: &'static [SectionSpec],
     map: SectionMap<'a>,
@@ -39,23 +39,23 @@ pub struct Collector<'a> {
 /// What a codec noticed while reading a section, beside the value: for a
 /// JSON section, how its JSON was obtained.
 #[derive(Debug, Default)]
-pub struct Notes {
+pub struct CodecNotes {
     json: Option<Report>,
 }
 
 /// How a section's content becomes a value: a plain reader (a
 /// [`SectionValue`](super::SectionValue) or `FromStr` codec), or one that
-/// also leaves [`Notes`] (the JSON codec).
+/// also leaves [`CodecNotes`] (the JSON codec).
 pub enum Codec<T> {
     /// `fn(&str) -> Result<T, ValueError>`.
     Plain(fn(&str) -> Result<T, ValueError>),
-    /// `fn(&str, &mut Notes) -> Result<T, ValueError>`.
-    Noted(fn(&str, &mut Notes) -> Result<T, ValueError>),
+    /// `fn(&str, &mut CodecNotes) -> Result<T, ValueError>`.
+    Noted(fn(&str, &mut CodecNotes) -> Result<T, ValueError>),
 }
 
 impl<T> Codec<T> {
     /// Reads `content` (trimmed).
-    fn read(self, content: &str, notes: &mut Notes) -> Result<T, ValueError> {
+    fn read(self, content: &str, notes: &mut CodecNotes) -> Result<T, ValueError> {
         match self {
             Codec::Plain(read) => read(content),
             Codec::Noted(read) => read(content, notes),
@@ -72,10 +72,10 @@ enum Found<T> {
     Problem,
 }
 
-impl<'a> Collector<'a> {
+impl<'a> SectionReader<'a> {
     /// Splits `raw` into the sections of `specs`.
     pub fn new(raw: &'a str, specs: &'static [SectionSpec], lang: Lang) -> Self {
-        Collector::with_sections(raw, specs, lang, split_sections(raw, specs))
+        SectionReader::with_sections(raw, specs, lang, split_sections(raw, specs))
     }
 
     /// Reads `sections`, already found in `raw`.
@@ -85,7 +85,7 @@ impl<'a> Collector<'a> {
         lang: Lang,
         sections: SectionMap<'a>,
     ) -> Self {
-        Collector {
+        SectionReader {
             raw,
             specs,
             map: sections,
@@ -190,7 +190,7 @@ impl<'a> Collector<'a> {
             Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
             Some(content) => content,
         };
-        let mut notes = Notes::default();
+        let mut notes = CodecNotes::default();
         match codec.read(content.trim(), &mut notes) {
             Ok(value) => {
                 if let Some(report) = notes.json {
@@ -332,7 +332,10 @@ where
 
 /// Codec: `#[section(json)]`, through [`crate::json`]; notes the layer and
 /// repairs that gave the value.
-pub(crate) fn json<T: DeserializeOwned>(content: &str, notes: &mut Notes) -> Result<T, ValueError> {
+pub(crate) fn json<T: DeserializeOwned>(
+    content: &str,
+    notes: &mut CodecNotes,
+) -> Result<T, ValueError> {
     let extracted = crate::json::section_value::<T>(content)?;
     notes.json = Some(extracted.report);
     Ok(extracted.value)
@@ -424,7 +427,7 @@ mod tests {
 
     /// What `#[derive(Sections)]` generates, written by hand.
     fn parse(raw: &str, lang: Lang) -> Result<Plan, Feedback> {
-        let mut c = Collector::new(raw, &SPECS, lang);
+        let mut c = SectionReader::new(raw, &SPECS, lang);
         let weeks = c.required(2, Codec::Plain(value::<u32>));
         let plan = c.required(0, Codec::Plain(value::<String>));
         let timeline = c.required(1, Codec::Plain(value::<String>));
@@ -612,7 +615,7 @@ Please write that section again: the header on a line of its own, followed by it
             ValueKind::Custom,
             Presence::Required,
         )];
-        let mut c = Collector::new("[Date]\nsoon", &DATE, Lang::En);
+        let mut c = SectionReader::new("[Date]\nsoon", &DATE, Lang::En);
         assert_eq!(
             c.required(0, Codec::Plain(from_str::<std::net::Ipv4Addr>)),
             None
@@ -646,7 +649,7 @@ Please write that section again: the header on a line of its own, followed by it
             ValueKind::List(&ValueKind::Integer),
             Presence::Required,
         )];
-        let mut c = Collector::new("[Days]\n1. 3\n2. a few", &NUMS, Lang::En);
+        let mut c = SectionReader::new("[Days]\n1. 3\n2. a few", &NUMS, Lang::En);
         assert_eq!(c.required(0, Codec::Plain(value::<Vec<u8>>)), None);
         assert_eq!(
             c.finish(None::<()>).0.unwrap_err().to_string(),
@@ -658,7 +661,7 @@ Please write that section again: the header on a line of its own, followed by it
 
     #[test]
     fn an_index_outside_the_specs_is_a_problem_not_a_panic() {
-        let mut c = Collector::new("[Plan]\nT", &SPECS, Lang::En);
+        let mut c = SectionReader::new("[Plan]\nT", &SPECS, Lang::En);
         assert_eq!(c.required(9, Codec::Plain(value::<String>)), None);
         assert_eq!(
             c.finish(None::<()>).0.unwrap_err().into_problems(),
@@ -671,7 +674,7 @@ Please write that section again: the header on a line of its own, followed by it
             spec("a", "[A]", "A", "", ValueKind::Json, Presence::Required),
             spec("b", "[B]", "B", "", ValueKind::Json, Presence::Required),
         ];
-        let mut c = Collector::new("[A]\n{'x': 1,}\n[B]\n[1, 2]", &JSON, Lang::En);
+        let mut c = SectionReader::new("[A]\n{'x': 1,}\n[B]\n[1, 2]", &JSON, Lang::En);
         let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
         let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
         let (value, reports) = c.finish(a.zip(b));
@@ -696,7 +699,7 @@ Please write that section again: the header on a line of its own, followed by it
             ]
         );
         // A JSON section that fails records nothing.
-        let mut c = Collector::new("[A]\nnone\n[B]\n[1]", &JSON, Lang::En);
+        let mut c = SectionReader::new("[A]\nnone\n[B]\n[1]", &JSON, Lang::En);
         let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
         let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
         let (value, reports) = c.finish(a.zip(b));
