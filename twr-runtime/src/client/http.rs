@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::header::{HeaderMap, CONTENT_TYPE};
 use reqwest::Response;
 use tokio::time::Instant;
 
@@ -168,31 +168,10 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
-/// The pause a server asked for: `retry-after-ms` (OpenAI, Azure), else
-/// `Retry-After` as seconds or as an HTTP date (a date in the past is zero).
+/// The pause a server asked for, read from the response's headers by the
+/// rule of [`crate::retry::server_pause`].
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
-    }
-    let value = header(RETRY_AFTER.as_str())?;
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    if let Ok(seconds) = value.parse::<f64>() {
-        if seconds.is_finite() && seconds >= 0.0 {
-            return Some(Duration::from_secs_f64(seconds));
-        }
-    }
-    let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+    crate::retry::server_pause(|name| headers.get(name)?.to_str().ok(), now)
 }
 
 /// True when the response is an event stream (a server may ignore a
@@ -208,31 +187,6 @@ pub(crate) fn is_event_stream(response: &Response) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
-
-    #[test]
-    fn retry_after_in_every_form() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let mut headers = HeaderMap::new();
-        assert_eq!(retry_after(&headers, now), None);
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
-        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(7)));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("1.5"));
-        assert_eq!(
-            retry_after(&headers, now),
-            Some(Duration::from_millis(1500))
-        );
-        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
-        headers.insert(RETRY_AFTER, HeaderValue::from_str(&later).unwrap());
-        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
-        let earlier = httpdate::fmt_http_date(now - Duration::from_secs(30));
-        headers.insert(RETRY_AFTER, HeaderValue::from_str(&earlier).unwrap());
-        assert_eq!(retry_after(&headers, now), Some(Duration::ZERO));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
-        assert_eq!(retry_after(&headers, now), None);
-        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
-        assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(250)));
-    }
 
     #[test]
     fn endpoints_tolerate_a_trailing_slash_and_reject_junk() {

@@ -113,11 +113,15 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
         let hopeless = budget
             .time_left()
             .is_some_and(|left| sent.elapsed() >= left);
-        if !error.is_transient() || done >= policy.max_retries || hopeless {
+        let pause = if hopeless {
+            None
+        } else {
+            policy.pause_after(done, &error)
+        };
+        let Some(delay) = pause else {
             log.last_failed(&error);
             return Err(log.stop(Stop::Model(error)));
-        }
-        let delay = policy.delay_for(done, error.retry_after());
+        };
         if budget.time_left().is_some_and(|left| left <= delay) {
             log.failed(error, Duration::ZERO);
             return Err(log.stop(Stop::Budget(budget.duration_limit())));
