@@ -1,8 +1,9 @@
 //! The durable journal (issue 22.2, 22.3) against a real OpenAI-compatible
-//! server on 127.0.0.1: a `run_many` dropped mid-job and run again in a
-//! fresh `Think` replays every reply that reached it and asks only for the
-//! rest (the server's per-request counts prove that nothing that reached
-//! the first process is asked twice); the response cache answers a rerun
+//! server on 127.0.0.1: a `run_many` dropped mid-job (its future dropped,
+//! or the task running it aborted) and run again in a fresh `Think`
+//! replays every reply that reached it and asks only for the rest (the
+//! server's per-request counts prove that nothing that reached the first
+//! process is asked twice); the response cache answers a rerun
 //! of unchanged prompts with no request at all, and a changed option is a
 //! new request; a full or read-only journal ends the run with the reply
 //! kept and the journal's error.
@@ -151,10 +152,16 @@ async fn a_killed_run_many_resumes_without_asking_twice() {
         .unwrap();
     assert_eq!(recorded, 15);
 
-    // The second process: a new journal handle, model and Think.
+    resume(&server, &url, &path).await;
+}
+
+/// The second process of a killed job whose items 0-9 ended and whose
+/// items 10-13 hung at the server: a new journal handle, model and Think
+/// finish the job, replaying what the journal holds.
+async fn resume(server: &Server, url: &str, path: &std::path::Path) {
     server.hold.store(false, Ordering::SeqCst);
-    let journal = Journal::open(&path).unwrap();
-    let model = OpenAiCompatible::new(&url, "doubler");
+    let journal = Journal::open(path).unwrap();
+    let model = OpenAiCompatible::new(url, "doubler");
     let results = Think::new(&model)
         .journal(journal.job("doubling"))
         .prices(prices())
@@ -207,6 +214,44 @@ async fn a_killed_run_many_resumes_without_asking_twice() {
         .await;
     assert!(results.iter().all(Result::is_ok));
     assert_eq!(server.total(), 34);
+}
+
+#[tokio::test]
+async fn a_run_many_whose_task_is_aborted_resumes_without_asking_twice() {
+    let server = Server::default();
+    let url = server.start().await;
+    let path = temp_path("resume-abort");
+    server.hold.store(true, Ordering::SeqCst);
+
+    // The first process runs the job on a task of its own, aborted once ten
+    // runs have ended and the four hanging requests reached the server.
+    let journal = Journal::open(&path).unwrap();
+    let done = Arc::new(AtomicUsize::new(0));
+    let seen = done.clone();
+    let think = Think::new(OpenAiCompatible::new(&url, "doubler"))
+        .journal(journal.job("doubling"))
+        .prices(prices())
+        .concurrency(4)
+        .on_progress(move |p| seen.store(p.done, Ordering::SeqCst));
+    let task = tokio::spawn(async move { think.run_many::<Doubled>(prompts()).await });
+    for _ in 0..2_000 {
+        if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        done.load(Ordering::SeqCst),
+        10,
+        "ten runs did not end within 10 s"
+    );
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    assert_eq!(journal.job("doubling").outcomes().unwrap().len(), 10);
+    assert_eq!(journal.job("doubling").replies().unwrap(), 15);
+    assert_eq!(server.total(), 10 + 5 + 4);
+
+    resume(&server, &url, &path).await;
 }
 
 #[tokio::test]

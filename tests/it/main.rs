@@ -15,6 +15,7 @@ mod support;
 
 mod batch_openai;
 mod batch_providers;
+mod batch_resume;
 mod client_anthropic;
 mod client_gemini;
 mod client_openai;

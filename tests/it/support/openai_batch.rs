@@ -9,7 +9,7 @@
 #![allow(dead_code)] // the load test uses a subset
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Multipart, Path, State};
@@ -50,6 +50,8 @@ struct Emulated {
 
 struct Batch {
     id: String,
+    /// Its number, from 1, in creation order.
+    number: usize,
     input_file_id: String,
     steps: VecDeque<&'static str>,
     status: &'static str,
@@ -67,6 +69,8 @@ pub struct OpenAiBatchServer {
     answer: Answer,
     /// While set, batches stay `in_progress`.
     pub hold: Arc<AtomicBool>,
+    /// When not 0, the batches from this number on stay `in_progress`.
+    pub hold_from: Arc<AtomicUsize>,
     /// `http://127.0.0.1:PORT/v1`
     pub url: String,
 }
@@ -80,6 +84,7 @@ impl OpenAiBatchServer {
             faults: Arc::new(Mutex::new(faults.into())),
             answer,
             hold: Arc::default(),
+            hold_from: Arc::default(),
             url: String::new(),
         };
         let app = Router::new()
@@ -191,6 +196,7 @@ async fn create(
     let id = format!("batch_{:03}", state.created);
     let batch = Batch {
         id: id.clone(),
+        number: state.created,
         input_file_id: input.to_string(),
         steps: ["in_progress", "finalizing"].into(),
         status: "validating",
@@ -212,7 +218,9 @@ async fn retrieve(
     state.polls += 1;
     let state = &mut *state;
     let batch = state.batches.get_mut(&id).ok_or(StatusCode::NOT_FOUND)?;
-    let held = server.hold.load(Ordering::SeqCst) && batch.status == "in_progress";
+    let hold_from = server.hold_from.load(Ordering::SeqCst);
+    let held = (server.hold.load(Ordering::SeqCst) || (hold_from > 0 && batch.number >= hold_from))
+        && batch.status == "in_progress";
     if !held && !matches!(batch.status, "completed" | "expired" | "cancelled") {
         match batch.steps.pop_front() {
             Some(next) => batch.status = next,
