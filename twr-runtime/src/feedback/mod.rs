@@ -114,6 +114,29 @@ impl fmt::Display for Feedback {
 
 impl std::error::Error for Feedback {}
 
+/// English: the sentence the feedback says of this problem, without the
+/// example it shows below it (a [`Feedback`] renders in its own language).
+///
+/// ```
+/// use twr_runtime::{Feedback, Sections};
+///
+/// #[derive(Debug, Sections)]
+/// struct Trip {
+///     weeks: u32,
+/// }
+///
+/// let feedback: Feedback = Trip::parse_sections("[Weeks]\nabout six").unwrap_err();
+/// assert_eq!(
+///     feedback.problems()[0].to_string(),
+///     "The [Weeks] section should be a single whole number; it says 'about six'."
+/// );
+/// ```
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        render::problem(self, Lang::En, f)
+    }
+}
+
 impl From<String> for Feedback {
     fn from(text: String) -> Self {
         Feedback::message(text)

@@ -56,6 +56,12 @@ pub(super) fn render(
     f.write_str(&out)
 }
 
+/// One problem's sentence as a message in `lang` says it, without its
+/// example block: the `Display` of a [`Problem`].
+pub(super) fn problem(problem: &Problem, lang: Lang, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str(&sentence(phrases(lang), problem, inline_example(problem)))
+}
+
 /// The sentence naming one problem. `such_as` is the example when it is
 /// short enough to be said inline.
 fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String {
