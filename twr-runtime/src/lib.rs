@@ -83,6 +83,37 @@
 //! # the clients over the platform's TLS, no rustls
 //! twr-runtime = { version = "0.1", default-features = false, features = ["native-tls"] }
 //! ```
+//!
+//! ## Layout of the source
+//!
+//! One module per concern; `pub` ones are paths a program names, the rest
+//! are the crate's own.
+//!
+//! ```text
+//! twr-runtime/src/
+//! ├── lib.rs           the root: day-to-day names, these docs
+//! ├── sections.rs      the Sections trait
+//! ├── choice.rs        the Choice trait
+//! ├── vocab.rs         the shared words: section specs, value kinds, problems
+//! ├── parse/           pub: the section parser, the derive's section reader, value codecs, tables and records
+//! ├── json/            pub: layered JSON extraction and repair, and its report
+//! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
+//! ├── feedback/        problems and the message that tells the model what to fix
+//! ├── phrases/         every word twr writes for a model, one table per language
+//! ├── prompt.rs        pub: the soft-format guide
+//! ├── model/           pub: the ChatModel seam, messages, replies, errors
+//! ├── text.rs          SharedText: a reply held once, shared by the ledger
+//! ├── scripted.rs      ScriptedModel, for tests and demos
+//! ├── retry.rs         the transport retry policy: whether to ask again, how long to wait
+//! ├── think/           the loop: builder, attempts, patch merging, streaming, ledger
+//! ├── run.rs           pub: the ledger's details and the loop's defaults
+//! ├── cost.rs          pub: prices per model, cost per attempt
+//! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
+//! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
+//! ├── journal/         pub: the durable journal and the response cache (feature journal)
+//! ├── batch/           pub: typed re-ask rounds over batch APIs (feature batch)
+//! └── __private.rs     what derived code calls; not an API
+//! ```
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
