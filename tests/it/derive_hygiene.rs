@@ -64,6 +64,29 @@ pub enum Pace {
     Packed,
 }
 
+/// An enum of section sets under the same conditions, with a newtype
+/// variant of a struct that flattens another.
+#[derive(::std::fmt::Debug, ::twr_runtime::Sections)]
+pub enum Step {
+    /// Look something up.
+    Search {
+        /// What to look up.
+        query: ::std::string::String,
+    },
+    /// Answer with the plan.
+    Answer(Trip),
+}
+
+/// A struct with a flattened field.
+#[derive(::std::fmt::Debug, ::twr_runtime::Sections)]
+pub struct Trip {
+    /// Where to.
+    pub destination: ::std::string::String,
+    /// The plan itself.
+    #[section(flatten)]
+    pub plan: Plan,
+}
+
 #[test]
 fn derives_compile_without_the_prelude() {
     use ::twr_runtime::{Choice as _, Sections as _};
@@ -74,5 +97,9 @@ fn derives_compile_without_the_prelude() {
     ::std::assert_eq!(
         Pace::from_choice("packed"),
         ::std::option::Option::Some(Pace::Packed)
+    );
+    let step = Step::parse_sections("[Destination]\nKyoto\n[Steps]\n- a\n[Weeks]\n2").unwrap();
+    ::std::assert!(
+        ::std::matches!(step, Step::Answer(Trip { ref destination, .. }) if destination == "Kyoto")
     );
 }

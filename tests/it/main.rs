@@ -25,6 +25,7 @@ mod client_stream;
 mod contract_names;
 mod custom_provider;
 mod derive_choice;
+mod derive_choices;
 mod derive_contract;
 mod derive_flatten;
 mod derive_formats;

@@ -4,26 +4,56 @@
 
 use proc_macro2::Span;
 use syn::{
-    Data, DataEnum, DataStruct, DeriveInput, Fields, GenericArgument, Generics, Ident,
+    Data as Data_, DataEnum, DataStruct, DeriveInput, Fields, GenericArgument, Generics, Ident,
     PathArguments, Type,
 };
 
 use crate::attr;
 use crate::ctxt::Ctxt;
 
-/// A struct deriving `Sections`.
+/// A struct or an enum deriving `Sections`.
 pub(crate) struct Container<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) generics: &'a Generics,
     pub(crate) attrs: attr::Container,
-    pub(crate) fields: Vec<Field<'a>>,
+    pub(crate) data: Data<'a>,
 }
 
-/// One named field of a `Sections` struct.
-pub(crate) struct Field<'a> {
+/// What the sections of a `Sections` type are.
+pub(crate) enum Data<'a> {
+    /// A struct's named fields, in order.
+    Struct(Vec<Field<'a>>),
+    /// An enum of section sets: each variant is one way to answer, with
+    /// its own sections.
+    Enum(Vec<Way<'a>>),
+}
+
+/// One variant of an enum deriving `Sections`: a way to answer.
+pub(crate) struct Way<'a> {
     pub(crate) ident: &'a Ident,
+    /// The variant name without `r#`.
+    pub(crate) name: String,
+    /// The doc comment, the guide's description of this way.
+    pub(crate) doc: String,
+    /// The named fields of a struct variant; for a newtype variant, its one
+    /// field, flattened (its type derives `Sections`).
+    pub(crate) fields: Vec<Field<'a>>,
+    /// A newtype variant, `Answer(FinalAnswer)`.
+    pub(crate) newtype: bool,
+}
+
+/// One field of a `Sections` struct or struct variant (or the field of a
+/// newtype variant).
+pub(crate) struct Field<'a> {
+    /// The field's name, or for a newtype variant the variant's: where
+    /// errors about the field point.
+    pub(crate) ident: &'a Ident,
+    /// How the value names the field: `plan`, or `0` in a newtype variant.
+    pub(crate) member: syn::Member,
     /// The field name as written, without a `r#` prefix.
     pub(crate) name: String,
+    /// The variant the field belongs to, in an enum.
+    pub(crate) way: Option<String>,
     pub(crate) ty: &'a Type,
     /// `T` when the type is syntactically `Option<T>`: the section is optional.
     pub(crate) option: Option<&'a Type>,
@@ -44,25 +74,34 @@ pub(crate) struct Name {
     pub(crate) given: bool,
 }
 
-impl Container<'_> {
+impl<'a> Container<'a> {
+    /// Every field: the struct's, or every variant's in order.
+    pub(crate) fn fields(&self) -> impl Iterator<Item = &Field<'a>> {
+        let (fields, ways): (&[Field<'a>], &[Way<'a>]) = match &self.data {
+            Data::Struct(fields) => (fields, &[]),
+            Data::Enum(ways) => (&[], ways),
+        };
+        fields
+            .iter()
+            .chain(ways.iter().flat_map(|way| way.fields.iter()))
+    }
+
     /// The fields that are sections or flattened groups of sections (not
     /// `#[section(skip)]`), in order.
-    pub(crate) fn sections(&self) -> impl Iterator<Item = &Field<'_>> {
-        self.fields.iter().filter(|f| f.is_section())
+    pub(crate) fn sections(&self) -> impl Iterator<Item = &Field<'a>> {
+        self.fields().filter(|f| f.is_section())
     }
-}
 
-impl<'a> Container<'a> {
-    /// Reads the input; `None` when it is not a struct with named fields
-    /// (the error is recorded).
+    /// Reads the input; `None` when it is neither a struct with named
+    /// fields nor an enum (the error is recorded).
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let attrs = attr::container(cx, &input.attrs);
-        let named = match &input.data {
-            Data::Struct(DataStruct {
+        let data = match &input.data {
+            Data_::Struct(DataStruct {
                 fields: Fields::Named(named),
                 ..
-            }) => named,
-            Data::Struct(DataStruct {
+            }) => Data::Struct(named_fields(cx, named, None)),
+            Data_::Struct(DataStruct {
                 fields: Fields::Unnamed(unnamed),
                 ..
             }) => {
@@ -72,7 +111,7 @@ impl<'a> Container<'a> {
                 );
                 return None;
             }
-            Data::Struct(DataStruct {
+            Data_::Struct(DataStruct {
                 fields: Fields::Unit,
                 ..
             }) => {
@@ -82,45 +121,123 @@ impl<'a> Container<'a> {
                 );
                 return None;
             }
-            Data::Enum(DataEnum { enum_token, .. }) => {
-                cx.error_spanned_by(
-                    enum_token,
-                    "#[derive(Sections)] works on structs with named fields, not enums; for a value chosen from a fixed set use #[derive(Choice)]",
-                );
-                return None;
-            }
-            Data::Union(data) => {
+            Data_::Enum(data) => Data::Enum(ways(cx, &input.ident, data)),
+            Data_::Union(data) => {
                 cx.error_spanned_by(
                     data.union_token,
-                    "#[derive(Sections)] works on structs with named fields, not unions",
+                    "#[derive(Sections)] works on structs with named fields and on enums of section sets, not unions",
                 );
                 return None;
             }
         };
-        let fields = named
-            .named
-            .iter()
-            .filter_map(|field| {
-                // Named fields always have an ident.
-                let ident = field.ident.as_ref()?;
-                let name = ident.to_string();
-                Some(Field {
-                    ident,
-                    name: name.strip_prefix("r#").unwrap_or(&name).to_owned(),
-                    ty: &field.ty,
-                    option: option_inner(&field.ty),
-                    attrs: attr::field(cx, &field.attrs),
-                    doc: attr::doc(&field.attrs),
-                })
-            })
-            .collect();
         Some(Container {
             ident: &input.ident,
             generics: &input.generics,
             attrs,
-            fields,
+            data,
         })
     }
+}
+
+/// The named fields of a struct, or of a struct variant `way`.
+fn named_fields<'a>(cx: &Ctxt, named: &'a syn::FieldsNamed, way: Option<&str>) -> Vec<Field<'a>> {
+    named
+        .named
+        .iter()
+        .filter_map(|field| {
+            // Named fields always have an ident.
+            let ident = field.ident.as_ref()?;
+            let name = ident.to_string();
+            Some(Field {
+                ident,
+                member: syn::Member::Named(ident.clone()),
+                name: name.strip_prefix("r#").unwrap_or(&name).to_owned(),
+                way: way.map(str::to_owned),
+                ty: &field.ty,
+                option: option_inner(&field.ty),
+                attrs: attr::field(cx, &field.attrs),
+                doc: attr::doc(&field.attrs),
+            })
+        })
+        .collect()
+}
+
+/// The variants of an enum deriving `Sections`, each a way to answer: a
+/// struct variant, or a newtype of a type deriving `Sections`. Other
+/// variants are reported and left out.
+fn ways<'a>(cx: &Ctxt, ident: &Ident, data: &'a DataEnum) -> Vec<Way<'a>> {
+    if data.variants.is_empty() {
+        cx.error_spanned_by(
+            ident,
+            "#[derive(Sections)] on an enum needs at least one variant: each variant is one way to answer, with sections of its own",
+        );
+    }
+    if !data.variants.is_empty()
+        && data
+            .variants
+            .iter()
+            .all(|variant| matches!(variant.fields, Fields::Unit))
+    {
+        cx.error_spanned_by(
+            data.enum_token,
+            "#[derive(Sections)] on an enum makes a choice between sets of sections, and no variant here has any: for a value picked from a fixed set of words, such as this one, use #[derive(Choice)]",
+        );
+        return Vec::new();
+    }
+    let mut ways = Vec::with_capacity(data.variants.len());
+    for variant in &data.variants {
+        attr::variant(cx, &variant.attrs);
+        let raw = variant.ident.to_string();
+        let name = raw.strip_prefix("r#").unwrap_or(&raw).to_owned();
+        let (fields, newtype) = match &variant.fields {
+            Fields::Named(named) => (named_fields(cx, named, Some(&name)), false),
+            Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+                let field = &unnamed.unnamed[0];
+                if !attr::field(cx, &field.attrs).given_keys().is_empty() {
+                    cx.error_spanned_by(
+                        field,
+                        "a newtype variant takes its sections, headers and checks from its type's own attributes; remove #[section(...)] here",
+                    );
+                }
+                let field = Field {
+                    ident: &variant.ident,
+                    member: syn::Member::Unnamed(syn::Index::from(0)),
+                    name: name.clone(),
+                    way: Some(name.clone()),
+                    ty: &field.ty,
+                    option: None,
+                    attrs: attr::Field {
+                        flatten: Some(variant.ident.span()),
+                        ..attr::Field::default()
+                    },
+                    doc: String::new(),
+                };
+                (vec![field], true)
+            }
+            Fields::Unnamed(unnamed) => {
+                cx.error_spanned_by(
+                    unnamed,
+                    format!("a tuple variant of a Sections enum holds one type that derives Sections, such as `{name}(Final{name})`; for several sections give `{name}` named fields"),
+                );
+                continue;
+            }
+            Fields::Unit => {
+                cx.error_spanned_by(
+                    &variant.ident,
+                    format!("each variant of a Sections enum is a way to answer with sections of its own, and `{name}` has none: give it named fields (`{name} {{ query: String }}`) or a type that derives Sections (`{name}({name}Answer)`); for a value picked from a fixed set of words, use #[derive(Choice)] on the enum instead"),
+                );
+                continue;
+            }
+        };
+        ways.push(Way {
+            ident: &variant.ident,
+            name,
+            doc: attr::doc(&variant.attrs),
+            fields,
+            newtype,
+        });
+    }
+    ways
 }
 
 impl Field<'_> {
@@ -211,6 +328,8 @@ pub(crate) struct Enum<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) generics: &'a Generics,
     pub(crate) variants: Vec<Variant<'a>>,
+    /// How many variants were written, those with data included.
+    pub(crate) declared: usize,
 }
 
 /// One variant of a `Choice` enum.
@@ -226,12 +345,12 @@ impl<'a> Enum<'a> {
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         const NEEDS: &str = "#[derive(Choice)] needs an enum whose variants carry no data, such as `enum Priority { Low, Medium, High }`";
         let data = match &input.data {
-            Data::Enum(data) => data,
-            Data::Struct(data) => {
+            Data_::Enum(data) => data,
+            Data_::Struct(data) => {
                 cx.error_spanned_by(data.struct_token, format!("{NEEDS}; this is a struct"));
                 return None;
             }
-            Data::Union(data) => {
+            Data_::Union(data) => {
                 cx.error_spanned_by(data.union_token, format!("{NEEDS}; this is a union"));
                 return None;
             }
@@ -249,7 +368,7 @@ impl<'a> Enum<'a> {
                 fields => cx.error_spanned_by(
                     fields,
                     format!(
-                        "a Choice variant carries no data: the model answers with the word `{}` alone",
+                        "`{}` carries data, but a Choice is one word the model picks from a fixed set, such as `enum Priority {{ Low, Medium, High }}`; for a choice between sets of sections, each variant with sections of its own, use #[derive(Sections)] on this enum instead",
                         variant.ident
                     ),
                 ),
@@ -259,6 +378,7 @@ impl<'a> Enum<'a> {
             ident: &input.ident,
             generics: &input.generics,
             variants,
+            declared: data.variants.len(),
         })
     }
 }

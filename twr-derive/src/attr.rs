@@ -252,6 +252,24 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
     out
 }
 
+/// Reports `#[section(...)]` and `#[sections(...)]` on a variant of an enum
+/// deriving `Sections`: its fields carry the first, the enum the second.
+pub(crate) fn variant(cx: &Ctxt, attrs: &[Attribute]) {
+    for attr in attrs {
+        if attr.path().is_ident(SECTION) {
+            cx.error_spanned_by(
+                attr,
+                "#[section(...)] goes on a field of the variant, not on the variant",
+            );
+        } else if attr.path().is_ident(SECTIONS) {
+            cx.error_spanned_by(
+                attr,
+                "#[sections(...)] goes on the enum, not on one of its variants",
+            );
+        }
+    }
+}
+
 /// The field's doc comment: one line per `///`, the single space after
 /// `///` removed, surrounding blank lines dropped.
 pub(crate) fn doc(attrs: &[Attribute]) -> String {

@@ -7,22 +7,32 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{parse_quote, Generics, Type, WherePredicate};
 
-use crate::ast::{mentions, Container, Enum, Field};
+use crate::ast::{mentions, Container, Data, Enum, Field, Way};
 use crate::attr::{Lang, Style};
 
-/// `impl Sections` and `impl SectionSet` for a checked struct.
+/// `impl Sections` and `impl SectionSet` for a checked struct or enum.
 pub(crate) fn sections(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let generics = with_field_bounds(cont);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
+    // The specs of an enum are its variants' one after another, as those of
+    // a struct are its fields': one layout over every section field.
     let fields: Vec<&Field> = cont.sections().collect();
     let layout = Layout::of(&fields);
     let specs = layout.specs();
-    let choices = layout.choices(&[]);
     let shapes = layout.shapes(&quote!(__twr_offset));
-    let (reads, value) = layout.read(&quote!(__twr_offset), &quote!(Self), &cont.fields);
     let check = layout.header_check();
+    let (choices, read) = match &cont.data {
+        Data::Struct(all) => {
+            let (reads, value) = layout.read(&quote!(__twr_offset), &quote!(Self), all);
+            (layout.choices(&[]), quote!(#(#reads)* #value))
+        }
+        Data::Enum(ways) => {
+            let (own, read) = ways_choice(cont, ways);
+            (layout.choices(&[own]), read)
+        }
+    };
 
     let lang = match cont.attrs.lang.as_ref().map(|l| l.value) {
         Some(Lang::Zh) => quote!(::twr_runtime::Lang::Zh),
@@ -64,8 +74,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 __twr_collector: &mut ::twr_runtime::__private::SectionReader<'_>,
                 __twr_offset: usize,
             ) -> ::core::option::Option<Self> {
-                #(#reads)*
-                #value
+                #read
             }
         }
 
@@ -115,6 +124,46 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             #style_fn
         }
     }
+}
+
+/// The `ChoiceSpec` of an enum of section sets (its sections at position
+/// 0), and the reading of the variant the reply chooses.
+fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
+    let raw = cont.ident.to_string();
+    let name = raw.strip_prefix("r#").unwrap_or(&raw);
+    let mut variants = Vec::new();
+    let mut arms = Vec::new();
+    // The lengths of the ways before the current one.
+    let mut before: Vec<TokenStream> = Vec::new();
+    for (number, way) in ways.iter().enumerate() {
+        let fields: Vec<&Field> = way.fields.iter().filter(|f| f.is_section()).collect();
+        let layout = Layout::of(&fields);
+        let len = layout.len();
+        let (way_name, doc) = (&way.name, &way.doc);
+        variants.push(quote!(::twr_runtime::__private::variant(#way_name, #doc, #len)));
+        let start = quote!((__twr_offset #(+ #before)*));
+        let variant = way.ident;
+        let (reads, value) = layout.read(&start, &quote!(Self::#variant), &way.fields);
+        arms.push(quote! {
+            ::core::option::Option::Some(#number) => {
+                #(#reads)*
+                #value
+            }
+        });
+        before.push(len);
+    }
+    let own = quote!(::twr_runtime::__private::choice_spec(#name, &[#(#variants),*]));
+    // The enum's own choice is the first of its choices.
+    let read = quote! {
+        match __twr_collector.choose(
+            &<Self as ::twr_runtime::__private::SectionSet>::CHOICES[0],
+            __twr_offset,
+        ) {
+            #(#arms)*
+            _ => ::core::option::Option::None,
+        }
+    };
+    (own, read)
 }
 
 /// The sections of a list of fields (a struct's, or a struct variant's),
@@ -286,7 +335,7 @@ impl<'f, 'a> Layout<'f, 'a> {
         let mut inits = Vec::new();
         let mut section = 0;
         for (number, field) in all.iter().enumerate() {
-            let member = field.ident;
+            let member = &field.member;
             if !field.is_section() {
                 let ty = field.ty;
                 inits.push(quote_spanned! {ty_span(ty)=>
@@ -330,11 +379,17 @@ impl<'f, 'a> Layout<'f, 'a> {
         let group = |field: &Field| {
             if field.is_flatten() {
                 let ty = field.ty;
-                let owner = format!(
-                    "the flattened `{}` (field `{}`)",
-                    quote!(#ty).to_string().replace(' ', ""),
-                    field.name
-                );
+                let ty_name = quote!(#ty).to_string().replace(' ', "");
+                let owner = match (&field.member, &field.way) {
+                    (syn::Member::Unnamed(_), _) => {
+                        format!("`{ty_name}` (variant `{}`)", field.name)
+                    }
+                    (_, Some(way)) => format!(
+                        "the flattened `{ty_name}` (field `{}` of `{way}`)",
+                        field.name
+                    ),
+                    (_, None) => format!("the flattened `{ty_name}` (field `{}`)", field.name),
+                };
                 quote_spanned! {ty_span(ty)=>
                     ::twr_runtime::__private::Names::Flattened(
                         #owner,
@@ -342,7 +397,10 @@ impl<'f, 'a> Layout<'f, 'a> {
                     )
                 }
             } else {
-                let owner = format!("field `{}`", field.name);
+                let owner = match &field.way {
+                    Some(way) => format!("field `{}` of `{way}`", field.name),
+                    None => format!("field `{}`", field.name),
+                };
                 let names = std::iter::once(field.header().name)
                     .chain(field.aliases().into_iter().map(|alias| alias.name));
                 quote!(::twr_runtime::__private::Names::Own(#owner, &[#(#names),*]))
@@ -519,7 +577,7 @@ fn with_field_bounds(cont: &Container) -> Generics {
         return generics;
     }
     let mut bounds: Vec<WherePredicate> = Vec::new();
-    for field in &cont.fields {
+    for field in cont.fields() {
         if !mentions(field.ty, &params) {
             continue;
         }

@@ -130,7 +130,8 @@ fn sections(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         valid::check_sections(&cx, cont);
     }
     cx.check()?;
-    // `check` returned Ok, so the input was a struct with named fields.
+    // `check` returned Ok, so the input was a struct with named fields or
+    // an enum of section sets.
     Ok(cont.map(|cont| expand::sections(&cont)).unwrap_or_default())
 }
 

@@ -4,24 +4,46 @@
 use std::collections::HashMap;
 
 use crate::ast::{is_string, mentions};
-use crate::ast::{Container, Enum, Field, Name};
+use crate::ast::{Container, Data, Enum, Field, Name};
 use crate::attr::{DEFAULT, FLATTEN, FROM_STR, JSON, RECORD, SKIP, TABLE};
 use crate::ctxt::Ctxt;
 
-/// Checks a `Sections` struct.
+/// Checks a `Sections` struct or enum.
 pub(crate) fn check_sections(cx: &Ctxt, cont: &Container) {
-    if cont.sections().next().is_none() {
-        let why = if cont.fields.is_empty() {
-            "this struct has no fields"
-        } else {
-            "every field is #[section(skip)]"
-        };
-        cx.error_spanned_by(
-            cont.ident,
-            format!("#[derive(Sections)] needs at least one section; {why}"),
-        );
+    match &cont.data {
+        Data::Struct(fields) => {
+            if !fields.iter().any(Field::is_section) {
+                let why = if fields.is_empty() {
+                    "this struct has no fields"
+                } else {
+                    "every field is #[section(skip)]"
+                };
+                cx.error_spanned_by(
+                    cont.ident,
+                    format!("#[derive(Sections)] needs at least one section; {why}"),
+                );
+            }
+        }
+        Data::Enum(ways) => {
+            for way in ways.iter().filter(|way| !way.newtype) {
+                if !way.fields.iter().any(Field::is_section) {
+                    let why = if way.fields.is_empty() {
+                        "it has no fields"
+                    } else {
+                        "every field is #[section(skip)]"
+                    };
+                    cx.error_spanned_by(
+                        way.ident,
+                        format!(
+                            "`{}` has no sections, and a way to answer needs at least one; {why}",
+                            way.name
+                        ),
+                    );
+                }
+            }
+        }
     }
-    for field in &cont.fields {
+    for field in cont.fields() {
         check_keys(cx, field);
         check_flatten(cx, cont, field);
     }
@@ -55,9 +77,13 @@ fn check_flatten(cx: &Ctxt, cont: &Container, field: &Field) {
     }
     let params: Vec<&syn::Ident> = cont.generics.type_params().map(|p| &p.ident).collect();
     if mentions(field.ty, &params) {
+        let what = match field.member {
+            syn::Member::Unnamed(_) => "a newtype variant needs a type".to_owned(),
+            syn::Member::Named(_) => format!("`{FLATTEN}` needs a type"),
+        };
         cx.error_spanned_by(
             field.ty,
-            format!("`{FLATTEN}` needs a type without type parameters: the sections of a flattened type are fixed when the struct is compiled"),
+            format!("{what} without type parameters: its sections are fixed when the type deriving Sections is compiled"),
         );
     }
 }
@@ -134,21 +160,22 @@ fn check_names(cx: &Ctxt, cont: &Container) {
         let header = field.header();
         let header_ok = check_name(cx, &header, "header");
         let mut names = Vec::new();
+        let of_field = match &field.way {
+            Some(way) => format!("field `{}` of `{way}`", field.name),
+            None => format!("field `{}`", field.name),
+        };
         if header_ok {
-            let owner = format!("the header `{}` of field `{}`", header.shown, field.name);
+            let owner = format!("the header `{}` of {of_field}", header.shown);
             let what = if header.given {
                 format!("the header `{}`", header.shown)
             } else {
-                format!(
-                    "the default header `{}` of field `{}`",
-                    header.shown, field.name
-                )
+                format!("the default header `{}` of {of_field}", header.shown)
             };
             names.push((header, owner, what));
         }
         for alias in field.aliases() {
             if check_name(cx, &alias, "alias") {
-                let owner = format!("the alias `{}` of field `{}`", alias.shown, field.name);
+                let owner = format!("the alias `{}` of {of_field}", alias.shown);
                 let what = format!("the alias `{}`", alias.shown);
                 names.push((alias, owner, what));
             }
@@ -241,7 +268,9 @@ fn normalize(name: &str) -> String {
 
 /// Checks a `Choice` enum.
 pub(crate) fn check_choice(cx: &Ctxt, input: &Enum) {
-    if input.variants.is_empty() {
+    // Variants with data were reported already: an enum with two of them
+    // has variants, just not ones a Choice can hold.
+    if input.declared == 0 {
         cx.error_spanned_by(
             input.ident,
             "#[derive(Choice)] needs at least one variant: the model picks one of them",

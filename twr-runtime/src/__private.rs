@@ -89,7 +89,7 @@ pub fn parse_split<'a, T: Sections + SectionSet>(
 pub fn format_guide<T: Sections + SectionSet>() -> std::string::String {
     let mut shapes = Vec::new();
     T::shapes(0, &mut shapes);
-    crate::prompt::format_guide_styled(T::SPECS, T::lang(), T::style(), &shapes)
+    crate::prompt::guide(T::SPECS, T::CHOICES, T::lang(), T::style(), &shapes)
 }
 
 /// The specs of a derived type: `parts` one after another. `N` is their

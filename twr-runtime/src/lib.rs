@@ -13,7 +13,7 @@
 //!
 //! - the derives and their traits: [`Sections`] ([`macro@Sections`]),
 //!   [`Choice`], and what a spec is made of ([`SectionSpec`], [`ValueKind`],
-//!   [`Presence`], [`Lang`], [`Style`]);
+//!   [`Presence`], [`Lang`], [`Style`], [`ChoiceSpec`], [`VariantSpec`]);
 //! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
 //!   [`RetryPolicy`], and what a run returns or reports: [`Outcome`],
 //!   [`Attempt`], [`AttemptKind`], [`ThinkError`], [`ThinkErrorKind`],
@@ -25,7 +25,7 @@
 //!   ([`Fallback`], [`CircuitBreaker`], [`Limited`]) and
 //!   [`ScriptedModel`] for tests;
 //! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
-//!   [`ProblemList`].
+//!   [`Way`], [`ProblemList`].
 //!
 //! The modules hold what you reach for only now and then, and only there:
 //!
@@ -156,7 +156,7 @@ pub use client::gemini::Gemini;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::openai::OpenAiCompatible;
-pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList};
+pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList, Way};
 pub use model::chat::{BoxStream, ChatModel, Delta};
 pub use model::error::ModelError;
 pub use model::message::{FinishReason, Message, Reply, Role, Usage};

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::phrases::{fill, phrases};
-use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
@@ -70,57 +70,208 @@ pub(crate) fn format_guide_styled(
     style: Style,
     shapes: &[(usize, Shape)],
 ) -> String {
+    guide(specs, &[], lang, style, shapes)
+}
+
+/// The guide of `specs` with `choices` between sets of them: each choice
+/// is offered as its ways ("Answer in one of these ways"), each way with
+/// its description and sections, and the example answer is given once per
+/// way. Without choices, the guide of [`format_guide_styled`].
+pub(crate) fn guide(
+    specs: &[SectionSpec],
+    choices: &[ChoiceSpec],
+    lang: Lang,
+    style: Style,
+    shapes: &[(usize, Shape)],
+) -> String {
     let words = phrases(lang);
     let mut guide = String::from(match style {
         Style::Xml => words.guide_intro_xml,
         _ => words.guide_intro,
     });
-    for spec in specs {
+    let mut entered = vec![false; choices.len()];
+    list(
+        &mut guide,
+        specs,
+        choices,
+        0..specs.len(),
+        &mut entered,
+        lang,
+        style,
+    );
+    let examples = examples(specs, choices);
+    let mut first_headers: Vec<String> = Vec::new();
+    for example in &examples {
         guide.push_str("\n\n");
-        guide.push_str(&style.markers(spec.header, spec.name).0);
-        match spec.presence {
-            Presence::Required => {}
-            Presence::Optional => guide.push_str(words.guide_optional),
-            Presence::Default => guide.push_str(words.guide_may_omit),
+        match example.way {
+            Some((number, name)) => guide.push_str(&fill(
+                words.guide_example_way,
+                &[("n", &number.to_string()), ("name", name)],
+            )),
+            None => guide.push_str(words.guide_example),
         }
-        guide.push('\n');
-        let description = spec.description.trim();
-        if !description.is_empty() {
-            guide.push_str(description);
-            if !description.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
-                guide.push(words.stop);
-            }
-        }
-        // The kind is said once: by the example's slot when the section has
-        // no example of its own, here otherwise. Free text needs no words
-        // when the description says what to write.
-        let slot_says_it = spec.example.trim().is_empty() && !description.is_empty();
-        let description_says_it = words.says_kind(description, &spec.kind);
-        if (description.is_empty() || spec.kind != ValueKind::Text)
-            && !slot_says_it
-            && !description_says_it
-        {
-            if !description.is_empty() {
-                guide.push_str(words.sentence_gap);
-            }
-            guide.push_str(&words.guide_kind(&spec.kind));
+        guide.push_str("\n\n");
+        guide.push_str(&example_answer_styled(
+            specs,
+            lang,
+            style,
+            shapes,
+            |index| example.sections.contains(&index),
+        ));
+        let first = example
+            .sections
+            .first()
+            .and_then(|&index| specs.get(index))
+            .map(|spec| style.markers(spec.header, spec.name).0);
+        if let Some(first) = first.filter(|first| !first_headers.contains(first)) {
+            first_headers.push(first);
         }
     }
-    guide.push_str("\n\n");
-    guide.push_str(words.guide_example);
-    guide.push_str("\n\n");
-    guide.push_str(&example_answer_styled(specs, lang, style, shapes));
     // Where the final answer starts: measured on SmolLM2-135M (70 first
     // replies), this line cut replies with no header at all from 44 to 33
     // and replies cut off by the token limit from 8 to 1.
-    if let Some(first) = specs.first() {
+    if !first_headers.is_empty() {
+        let first_headers: Vec<&str> = first_headers.iter().map(String::as_str).collect();
         guide.push_str("\n\n");
         guide.push_str(&fill(
             words.guide_begin,
-            &[("h", &style.markers(first.header, first.name).0)],
+            &[("h", &words.join_or(&first_headers))],
         ));
     }
     guide
+}
+
+/// Lists the sections at positions `range` of `specs`: one entry each, and
+/// where a choice starts, its ways, each with its sections (a choice inside
+/// a way is listed inside it). `entered` marks the choices listed already.
+fn list(
+    guide: &mut String,
+    specs: &[SectionSpec],
+    choices: &[ChoiceSpec],
+    range: std::ops::Range<usize>,
+    entered: &mut [bool],
+    lang: Lang,
+    style: Style,
+) {
+    let words = phrases(lang);
+    let mut index = range.start;
+    while index < range.end {
+        let starts = choices.iter().enumerate().find(|(number, choice)| {
+            !entered[*number]
+                && choice.start == index
+                && !choice.range().is_empty()
+                && choice.range().end <= range.end
+        });
+        let Some((number, choice)) = starts else {
+            if let Some(spec) = specs.get(index) {
+                section_entry(guide, spec, lang, style);
+            }
+            index += 1;
+            continue;
+        };
+        entered[number] = true;
+        guide.push_str("\n\n");
+        guide.push_str(words.guide_ways);
+        for (position, variant) in choice.variants.iter().enumerate() {
+            guide.push_str("\n\n");
+            guide.push_str(&fill(
+                words.guide_way,
+                &[("n", &(position + 1).to_string()), ("name", variant.name)],
+            ));
+            let description = variant.description.trim();
+            if !description.is_empty() {
+                guide.push_str(words.sentence_gap);
+                guide.push_str(&words.sentence_end(description));
+            }
+            if let Some(sections) = choice.variant_range(position) {
+                list(guide, specs, choices, sections, entered, lang, style);
+            }
+        }
+        index = choice.range().end;
+    }
+}
+
+/// The guide's entry for one section: its header (in `style`), whether it
+/// may be left out, its description and what kind of value it holds.
+fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Style) {
+    let words = phrases(lang);
+    guide.push_str("\n\n");
+    guide.push_str(&style.markers(spec.header, spec.name).0);
+    match spec.presence {
+        Presence::Required => {}
+        Presence::Optional => guide.push_str(words.guide_optional),
+        Presence::Default => guide.push_str(words.guide_may_omit),
+    }
+    guide.push('\n');
+    let description = spec.description.trim();
+    if !description.is_empty() {
+        guide.push_str(description);
+        if !description.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
+            guide.push(words.stop);
+        }
+    }
+    // The kind is said once: by the example's slot when the section has
+    // no example of its own, here otherwise. Free text needs no words
+    // when the description says what to write.
+    let slot_says_it = spec.example.trim().is_empty() && !description.is_empty();
+    let description_says_it = words.says_kind(description, &spec.kind);
+    if (description.is_empty() || spec.kind != ValueKind::Text)
+        && !slot_says_it
+        && !description_says_it
+    {
+        if !description.is_empty() {
+            guide.push_str(words.sentence_gap);
+        }
+        guide.push_str(&words.guide_kind(&spec.kind));
+    }
+}
+
+/// One example answer of a guide: the positions of its sections, and with
+/// choices, the way it shows (its number and name).
+struct Example<'c> {
+    sections: Vec<usize>,
+    way: Option<(usize, &'c str)>,
+}
+
+/// The example answers of `specs`: one, or with choices one per way (the
+/// `n`-th example takes the `n`-th way of every choice, or its last way
+/// when it has fewer), labelled by the choice with the most ways.
+fn examples<'c>(specs: &[SectionSpec], choices: &'c [ChoiceSpec]) -> Vec<Example<'c>> {
+    let widest = choices
+        .iter()
+        .filter(|choice| !choice.variants.is_empty())
+        .reduce(|widest, choice| {
+            if choice.variants.len() > widest.variants.len() {
+                choice
+            } else {
+                widest
+            }
+        });
+    let Some(widest) = widest else {
+        return vec![Example {
+            sections: (0..specs.len()).collect(),
+            way: None,
+        }];
+    };
+    (0..widest.variants.len())
+        .map(|way| Example {
+            sections: sections_of_way(specs.len(), choices, way),
+            way: Some((way + 1, widest.variants[way].name)),
+        })
+        .collect()
+}
+
+/// The positions of the sections an answer in the `way`-th way of every
+/// choice has (the last way of a choice with fewer).
+pub(crate) fn sections_of_way(len: usize, choices: &[ChoiceSpec], way: usize) -> Vec<usize> {
+    (0..len)
+        .filter(|&index| {
+            choices.iter().all(|choice| match choice.variant_of(index) {
+                Some(variant) => variant == way.min(choice.variants.len().saturating_sub(1)),
+                None => true,
+            })
+        })
+        .collect()
 }
 
 /// The complete example answer of the guide: each section's header and its
@@ -130,18 +281,32 @@ pub(crate) fn example_answer(
     lang: Lang,
     shapes: &[(usize, Shape)],
 ) -> String {
-    example_answer_styled(specs, lang, Style::Brackets, shapes)
+    example_answer_styled(specs, lang, Style::Brackets, shapes, |_| true)
 }
 
-/// [`example_answer`] with the markers of `style`.
+/// The example answer in the first way of every choice, as the guide's
+/// first example gives it.
+pub(crate) fn first_example(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+    let sections = sections_of_way(specs.len(), choices, 0);
+    example_answer_styled(specs, lang, Style::Brackets, &[], |index| {
+        sections.contains(&index)
+    })
+}
+
+/// [`example_answer`] with the markers of `style`, of the sections at the
+/// positions `include` accepts.
 fn example_answer_styled(
     specs: &[SectionSpec],
     lang: Lang,
     style: Style,
     shapes: &[(usize, Shape)],
+    include: impl Fn(usize) -> bool,
 ) -> String {
     let mut answer = String::new();
     for (index, spec) in specs.iter().enumerate() {
+        if !include(index) {
+            continue;
+        }
         let example = spec.example.trim();
         let shape = shapes.iter().find(|(i, _)| *i == index);
         let example = match shape {

@@ -41,11 +41,18 @@ pub trait Sections: Sized {
     fn specs() -> &'static [SectionSpec];
 
     /// The soft-format instructions with a complete example answer, appended
-    /// to the prompt. By default, the guide of [`specs`](Sections::specs) in
-    /// [`lang`](Sections::lang) and [`style`](Sections::style) (for the
-    /// default style, [`prompt::format_guide`](crate::prompt::format_guide)).
+    /// to the prompt. By default, the guide of [`specs`](Sections::specs)
+    /// and [`choices`](Sections::choices) in [`lang`](Sections::lang) and
+    /// [`style`](Sections::style) (for the default style and no choices,
+    /// [`prompt::format_guide`](crate::prompt::format_guide)).
     fn format_guide() -> String {
-        crate::prompt::format_guide_styled(Self::specs(), Self::lang(), Self::style(), &[])
+        crate::prompt::guide(
+            Self::specs(),
+            Self::choices(),
+            Self::lang(),
+            Self::style(),
+            &[],
+        )
     }
 
     /// Parses a raw model reply. On failure, the [`Feedback`] lists every

@@ -526,6 +526,23 @@ pub enum ProblemKind {
         /// The headers, with brackets.
         headers: Vec<String>,
     },
+    /// The reply has none of the sections of a choice between sets of
+    /// sections (an enum deriving `Sections`), so no way was chosen.
+    NoChoice {
+        /// The choice's name (the enum's).
+        choice: String,
+        /// Every way, with its headers.
+        ways: Vec<Way>,
+    },
+    /// The reply has sections of several ways of a choice.
+    MixedChoice {
+        /// The choice's name (the enum's).
+        choice: String,
+        /// The ways the reply wrote, each with the headers it wrote.
+        found: Vec<Way>,
+        /// Every way, with its headers.
+        ways: Vec<Way>,
+    },
     /// The reply has no `=====` divider line before its answer.
     MissingDivider,
     /// A table section holds no table.
@@ -570,6 +587,27 @@ pub enum ProblemKind {
         /// The message.
         message: String,
     },
+}
+
+/// One way of answering a choice, in a [`ProblemKind::NoChoice`] or
+/// [`ProblemKind::MixedChoice`]: the variant's name and headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Way {
+    /// The variant's name (`Search`).
+    pub name: String,
+    /// Its headers, with brackets.
+    pub headers: Vec<String>,
+}
+
+impl Way {
+    /// The way `name` with `headers`.
+    pub fn new(name: impl Into<String>, headers: Vec<String>) -> Self {
+        Way {
+            name: name.into(),
+            headers,
+        }
+    }
 }
 
 /// One thing to fix, tied to a section.

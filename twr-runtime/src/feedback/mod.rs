@@ -9,7 +9,7 @@ mod render;
 
 use std::fmt;
 
-pub use crate::vocab::{Expected, Lang, Place, Problem, ProblemKind};
+pub use crate::vocab::{Expected, Lang, Place, Problem, ProblemKind, Way};
 
 /// Everything wrong with one reply; `Display` is the message for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -136,6 +136,22 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
         ProblemKind::NoneOf { headers } => {
             fill(words.none_of, &[("headers", &headers.join(words.comma))])
         }
+        ProblemKind::NoChoice { choice, ways } => fill(
+            words.no_choice,
+            &[("choice", choice), ("ways", &way_list(words, ways, true))],
+        ),
+        ProblemKind::MixedChoice {
+            choice,
+            found,
+            ways,
+        } => fill(
+            words.mixed_choice,
+            &[
+                ("choice", choice),
+                ("found", &way_list(words, found, false)),
+                ("ways", &way_list(words, ways, true)),
+            ],
+        ),
         ProblemKind::MissingDivider => words.missing_divider.to_owned(),
         ProblemKind::NoTable { columns } => {
             fill(words.no_table, &[("h", h), ("columns", &list(columns))])
@@ -164,6 +180,27 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
             fill(words.omitted, &[("h", h), ("count", &count.to_string())])
         }
         ProblemKind::Other { message } => message.clone(),
+    }
+}
+
+/// "Search ([Query] and [Reason]) or Answer ([Answer])"; with `and` for
+/// `alternatives` false.
+fn way_list(words: &Phrases, ways: &[super::Way], alternatives: bool) -> String {
+    let items: Vec<String> = ways
+        .iter()
+        .map(|way| {
+            let headers: Vec<&str> = way.headers.iter().map(String::as_str).collect();
+            fill(
+                words.way_headers,
+                &[("name", &way.name), ("headers", &words.join(&headers))],
+            )
+        })
+        .collect();
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    if alternatives {
+        words.join_or(&items)
+    } else {
+        words.join(&items)
     }
 }
 

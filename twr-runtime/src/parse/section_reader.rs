@@ -16,7 +16,7 @@ use super::value::{not_applicable_marker, strip_decoration};
 use crate::feedback::Feedback;
 use crate::json::{JsonProvenance, Report};
 use crate::prompt::Shape;
-use crate::vocab::{Lang, Problem, ProblemKind, SectionSpec, ValueError};
+use crate::vocab::{ChoiceSpec, Lang, Problem, ProblemKind, SectionSpec, ValueError, Way};
 
 /// Reads the sections of one reply field by field, collecting every problem.
 ///
@@ -134,6 +134,64 @@ impl<'a> SectionReader<'a> {
             Found::Absent | Found::Empty | Found::NotApplicable => Some(T::default()),
             Found::Problem => None,
         }
+    }
+
+    /// The variant of `choice` the reply's headers choose, the choice's
+    /// sections starting at position `offset` of the specs: the one variant
+    /// with a section in the reply (present, even empty). With none, or
+    /// with sections of several, the problem is recorded (naming the
+    /// choice and every variant's headers) and `None` returned.
+    pub fn choose(&mut self, choice: &ChoiceSpec, offset: usize) -> Option<usize> {
+        let choice = choice.shifted(offset);
+        let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
+        for variant in 0..choice.variants.len() {
+            let present: Vec<usize> = choice
+                .variant_range(variant)
+                .into_iter()
+                .flatten()
+                .filter(|&index| self.map.content(index).is_some())
+                .collect();
+            if !present.is_empty() {
+                found.push((variant, present));
+            }
+        }
+        if let [(variant, _)] = found.as_slice() {
+            return Some(*variant);
+        }
+        let way = |variant: usize, indices: &mut dyn Iterator<Item = usize>| {
+            let headers = indices
+                .filter_map(|index| Some(self.specs.get(index)?.header.to_owned()))
+                .collect();
+            Way::new(choice.variants[variant].name, headers)
+        };
+        let ways: Vec<Way> = (0..choice.variants.len())
+            .map(|variant| {
+                way(
+                    variant,
+                    &mut choice.variant_range(variant).into_iter().flatten(),
+                )
+            })
+            .collect();
+        let kind = if found.is_empty() {
+            ProblemKind::NoChoice {
+                choice: choice.name.to_owned(),
+                ways,
+            }
+        } else {
+            ProblemKind::MixedChoice {
+                choice: choice.name.to_owned(),
+                found: found
+                    .iter()
+                    .map(|(variant, present)| way(*variant, &mut present.iter().copied()))
+                    .collect(),
+                ways,
+            }
+        };
+        // About the answer as a whole (no header): the whole answer is asked
+        // for again.
+        self.problems
+            .push((choice.start, Problem::new(String::new(), kind)));
+        None
     }
 
     /// Records what a `#[section(validate = ...)]` function said of a value

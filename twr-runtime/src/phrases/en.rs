@@ -7,6 +7,7 @@ pub(crate) static EN: Phrases = Phrases {
     sentence_gap: " ",
     comma: ", ",
     and: " and ",
+    or: " or ",
 
     some_text: "some text",
     whole_number: "a single whole number",
@@ -42,6 +43,9 @@ pub(crate) static EN: Phrases = Phrases {
     guide_may_omit: " (optional)",
     guide_example: "Example answer:",
     guide_begin: "After any thinking, begin your final answer with {h} on a line of its own.",
+    guide_ways: "Answer in one of these ways, with the sections of that way only:",
+    guide_way: "Way {n} ({name}):",
+    guide_example_way: "Example answer in way {n} ({name}):",
 
     intro: "Thank you. A few parts of your answer need fixing:",
     for_example: "For example:",
@@ -61,6 +65,9 @@ pub(crate) static EN: Phrases = Phrases {
     near_miss: "You wrote {wrote}; name it {h}, on a line of its own.",
     not_on_own_line: "The {h} header must stand on a line of its own; it appears inside the line '{line}'.",
     none_of: "None of the sections {headers} is in your answer. Please give at least one of them, each header on a line of its own.",
+    no_choice: "Your answer has none of the sections of {choice}. Choose one way and write its sections: {ways}.",
+    mixed_choice: "Your answer mixes the ways of {choice}: it has sections of {found}. Choose one way and write only its sections: {ways}.",
+    way_headers: "{name} ({headers})",
     missing_divider: "Please put your final answer after a line of five or more equals signs (=====), or between two such lines.",
 
     at_cell: "row {row}, column {column}",
@@ -83,6 +90,7 @@ pub(crate) static EN: Phrases = Phrases {
     ask_sections: "Reply with only the corrected {sections}; I have kept the rest of your answer.",
     ask_after_stop: "I stopped reading your answer there. Reply with only the {sections}; I have kept the sections before it.",
     ask_whole: "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.",
+    ask_whole_way: "Reply with your whole answer again, in one way only, each header on a line of its own, with these fixes made.",
     ask_free: "Please answer again with these fixes made.",
     same_problems: "These are the same problems as in your previous answer",
     escalate_with_guide: "{same}. Please follow the format exactly; here it is again, with a complete example answer:",

@@ -25,6 +25,8 @@ pub(crate) struct Phrases {
     pub(crate) comma: &'static str,
     /// Before the last item of a list written inline: ` and ` or `和`.
     pub(crate) and: &'static str,
+    /// Before the last item of a list of alternatives: ` or ` or `或`.
+    pub(crate) or: &'static str,
 
     // What a value should be: "The [Weeks] section should be {expected}".
     /// [`Expected::Text`].
@@ -99,6 +101,12 @@ pub(crate) struct Phrases {
     /// Ends the guide: where the final answer starts, `{h}` (the first
     /// section's header).
     pub(crate) guide_begin: &'static str,
+    /// Opens the list of the ways of a choice (an enum of section sets).
+    pub(crate) guide_ways: &'static str,
+    /// Heads one way of a choice: `{n}` (its number), `{name}`.
+    pub(crate) guide_way: &'static str,
+    /// Introduces the example answer of one way: `{n}`, `{name}`.
+    pub(crate) guide_example_way: &'static str,
 
     // Feedback: the frame of the message.
     /// Opens a message with several problems.
@@ -137,6 +145,14 @@ pub(crate) struct Phrases {
     pub(crate) not_on_own_line: &'static str,
     /// `{headers}`.
     pub(crate) none_of: &'static str,
+    /// A reply with no section of a choice: `{choice}`, `{ways}`.
+    pub(crate) no_choice: &'static str,
+    /// A reply with sections of several ways of a choice: `{choice}`,
+    /// `{found}` (the ways written), `{ways}` (every way).
+    pub(crate) mixed_choice: &'static str,
+    /// One way and its headers, in `no_choice` and `mixed_choice`:
+    /// `{name}`, `{headers}`.
+    pub(crate) way_headers: &'static str,
     /// No blanks.
     pub(crate) missing_divider: &'static str,
 
@@ -183,6 +199,8 @@ pub(crate) struct Phrases {
     pub(crate) ask_after_stop: &'static str,
     /// The whole answer again.
     pub(crate) ask_whole: &'static str,
+    /// As `ask_whole`, for a type with a choice of ways.
+    pub(crate) ask_whole_way: &'static str,
     /// A new answer, for a parser of the caller's own.
     pub(crate) ask_free: &'static str,
     /// The same problems as last time.
@@ -436,6 +454,15 @@ impl Phrases {
         }
     }
 
+    /// "A", "A or B", "A, B or C".
+    pub(crate) fn join_or(&self, items: &[&str]) -> String {
+        match items {
+            [] => String::new(),
+            [one] => (*one).to_owned(),
+            [init @ .., last] => format!("{}{}{last}", init.join(self.comma), self.or),
+        }
+    }
+
     /// `text` as the end of a sentence: its own final punctuation is kept,
     /// this language's full stop is added otherwise.
     pub(crate) fn sentence_end(&self, text: &str) -> String {
@@ -513,7 +540,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 57] = [
+            let templates: [(&str, &[&str]); 63] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -544,6 +571,12 @@ mod tests {
                 (p.near_miss, &["h", "wrote"]),
                 (p.not_on_own_line, &["h", "line"]),
                 (p.none_of, &["headers"]),
+                (p.no_choice, &["choice", "ways"]),
+                (p.mixed_choice, &["choice", "found", "ways"]),
+                (p.way_headers, &["name", "headers"]),
+                (p.guide_ways, &[]),
+                (p.guide_way, &["n", "name"]),
+                (p.guide_example_way, &["n", "name"]),
                 (p.missing_divider, &[]),
                 (p.sections_one, &["headers"]),
                 (p.sections_many, &["headers"]),

@@ -7,6 +7,7 @@ pub(crate) static ZH: Phrases = Phrases {
     sentence_gap: "",
     comma: "、",
     and: "和",
+    or: "或",
 
     some_text: "一段文字",
     whole_number: "一个整数",
@@ -43,6 +44,9 @@ pub(crate) static ZH: Phrases = Phrases {
     guide_may_omit: "（可选）",
     guide_example: "示例答案：",
     guide_begin: "思考之后，请以单独一行的{h}开始你的最终答案。",
+    guide_ways: "请从下面几种方式中选择一种作答，只写这种方式的部分：",
+    guide_way: "方式{n}（{name}）：",
+    guide_example_way: "方式{n}（{name}）的示例答案：",
 
     intro: "谢谢。你的回答有几处需要修改：",
     for_example: "例如：",
@@ -62,6 +66,9 @@ pub(crate) static ZH: Phrases = Phrases {
     near_miss: "你写的是 {wrote}；请把它改成 {h}，单独占一行。",
     not_on_own_line: "标题 {h} 必须单独占一行，但它出现在这一行里：“{line}”。",
     none_of: "你的回答里没有 {headers} 中的任何一个部分。请至少写出其中一个，每个标题单独占一行。",
+    no_choice: "你的回答里没有{choice}的任何部分。请选择一种方式，写出它的部分：{ways}。",
+    mixed_choice: "你的回答混用了{choice}的几种方式：其中有{found}的部分。请只选择一种方式，只写它的部分：{ways}。",
+    way_headers: "{name}（{headers}）",
     missing_divider: "请把最终答案写在一行五个或更多等号（=====）之后，或写在两行这样的等号之间。",
 
     at_cell: "第 {row} 行“{column}”列",
@@ -84,6 +91,7 @@ pub(crate) static ZH: Phrases = Phrases {
     ask_sections: "请只回复改正后的{sections}，写在各自的标题下；回答的其余部分我已保留。",
     ask_after_stop: "我在那里停止了阅读你的回答。请只回复{sections}，写在各自的标题下；之前的部分我已保留。",
     ask_whole: "请重新写出包含所有部分的完整回答，并做好这些修改。",
+    ask_whole_way: "请只用一种方式重新写出完整回答，每个标题单独占一行，并做好这些修改。",
     ask_free: "请做好这些修改后重新回答。",
     same_problems: "这些问题与上一次回答中的相同",
     escalate_with_guide: "{same}。请严格按照格式作答；下面再次给出格式说明和完整的示例回答：",

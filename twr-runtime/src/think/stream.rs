@@ -474,6 +474,7 @@ fn about_presence(kind: &ProblemKind) -> bool {
             | ProblemKind::NearMiss { .. }
             | ProblemKind::NotOnOwnLine { .. }
             | ProblemKind::NoneOf { .. }
+            | ProblemKind::NoChoice { .. }
             | ProblemKind::MissingDivider
     )
 }
