@@ -229,6 +229,54 @@ async fn the_loop_and_its_builder() {
     let _ = AttemptKind::Aborted;
 }
 
+/// Third round: a choice of shapes, and a flattened group that may be one.
+#[derive(Debug, PartialEq, Sections)]
+struct FinalAnswer {
+    answer: String,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+enum Step {
+    /// Search the web before answering.
+    Search {
+        query: String,
+        reason: String,
+    },
+    Answer(FinalAnswer),
+}
+
+#[derive(Debug, PartialEq, Sections)]
+struct AgentStep {
+    thought: String,
+    #[section(flatten)]
+    next: Step,
+}
+
+#[test]
+fn a_choice_of_shapes_and_a_flattened_group() {
+    assert_eq!(
+        Step::parse_sections("[Query]\nKyoto in May\n[Reason]\nTo check the weather."),
+        Ok(Step::Search {
+            query: "Kyoto in May".into(),
+            reason: "To check the weather.".into()
+        })
+    );
+    assert!(Step::format_guide().contains("Way 1 (Search): Search the web before answering."));
+    let mixed = Step::parse_sections("[Query]\nKyoto\n[Answer]\nGo in May.").unwrap_err();
+    assert!(mixed
+        .to_string()
+        .starts_with("Your answer mixes the ways of Step"));
+    assert_eq!(
+        AgentStep::parse_sections("[Thought]\nI know.\n[Answer]\nGo in May."),
+        Ok(AgentStep {
+            thought: "I know.".into(),
+            next: Step::Answer(FinalAnswer {
+                answer: "Go in May.".into()
+            })
+        })
+    );
+}
+
 /// Third round, point 1: a `Think` owns its model, clones, and runs in a
 /// spawned task.
 #[tokio::test]

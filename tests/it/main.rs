@@ -54,6 +54,7 @@ mod resilience_limited;
 mod stream_linear;
 mod stream_props;
 mod think_batch;
+mod think_choices;
 mod think_cost;
 mod think_deadline;
 mod think_derived;

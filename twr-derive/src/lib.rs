@@ -23,8 +23,10 @@ use syn::{parse_macro_input, DeriveInput};
 
 use crate::ctxt::Ctxt;
 
-/// Derives `twr_runtime::Sections` for a struct with named fields: each
-/// field is one section of the reply, in declaration order.
+/// Derives `twr_runtime::Sections` for a struct with named fields (each
+/// field is one section of the reply, in declaration order), or for an enum
+/// whose variants are ways to answer, each with sections of its own (see
+/// [below](#enums-a-choice-between-sets-of-sections)).
 ///
 /// # The header
 ///
@@ -88,12 +90,28 @@ use crate::ctxt::Ctxt;
 /// `T: SectionValue` (or `DeserializeOwned` for `json`, `FromStr` for
 /// `from_str`) are added for fields that use a type parameter.
 ///
+/// # Enums: a choice between sets of sections
+///
+/// On an enum, each variant is one way to answer: a struct variant, whose
+/// fields are sections with every key above, or a newtype of a type that
+/// derives `Sections`. Headers are unique across the variants. The guide
+/// offers every way ("Answer in one of these ways"), each with its doc
+/// comment as description and its own example answer; the headers of the
+/// reply choose the variant. A reply with sections of no way, or of two,
+/// gets feedback naming the choice (the enum's name) and each way's
+/// headers. In the loop, a patch retry stays within the chosen way, and a
+/// reply that switches ways is read as a new answer.
+///
+/// The re-export `twr_runtime::Sections` shows it at work.
+///
 /// # Mistakes are compile errors
 ///
-/// Each at the token to change, all reported at once: the derive on an
-/// enum, union, tuple or unit struct; an unknown or repeated key (the
-/// message lists the valid ones); two sections sharing a header or alias
-/// (case ignored); an empty header, one with a line break, or one with
+/// Each at the token to change, all reported at once: the derive on a
+/// union, tuple or unit struct, an enum without variants or whose variants
+/// carry no data (that is a `Choice`); a unit or tuple variant, or one
+/// without sections; `#[section]` or `#[sections]` on a variant; an
+/// unknown or repeated key (the message lists the valid ones); two sections
+/// sharing a header or alias (case ignored, across variants too); an empty header, one with a line break, or one with
 /// markdown the parser strips from replies (`Plan:`, `**Plan**`); `json` with
 /// `from_str`; `table` or `record` with `json`, `from_str` or each other;
 /// `table` on a field that is not a `Vec`; a map whose key is not a
@@ -111,7 +129,8 @@ pub fn derive_sections(input: TokenStream) -> TokenStream {
 }
 
 /// Derives `twr_runtime::Choice` (and the section reading) for an enum whose
-/// variants carry no data. The allowed values are the variant names; the
+/// variants carry no data. (For variants with sections of their own, derive
+/// `Sections` on the enum instead.) The allowed values are the variant names; the
 /// model's answer is matched ignoring case, punctuation and spacing
 /// (`very high`, `**VERY-HIGH.**` and `VeryHigh` are one value), and the
 /// values are listed in the guide and in the feedback.

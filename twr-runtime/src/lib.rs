@@ -174,7 +174,8 @@ pub use think::{
 };
 pub use vocab::VariantSpec;
 
-/// Derives [`Sections`](trait@Sections) for a struct with named fields.
+/// Derives [`Sections`](trait@Sections) for a struct with named fields, or
+/// for an enum whose variants are ways to answer with sections of their own.
 ///
 /// ```
 /// use twr_runtime::{Choice, Sections};
@@ -212,6 +213,50 @@ pub use vocab::VariantSpec;
 /// // A reply that misses a section gives feedback naming it.
 /// let feedback = Trip::parse_sections("[Plan]\n- Gion\n[Timeline]\nDay 1\n[Pace]\npacked").unwrap_err();
 /// assert_eq!(feedback.headers(), ["[Budget]"]);
+/// ```
+///
+/// On an enum, each variant is one way to answer, with sections of its own;
+/// the reply's headers choose the variant:
+///
+/// ```
+/// use twr_runtime::Sections;
+///
+/// #[derive(Debug, PartialEq, Sections)]
+/// struct FinalAnswer {
+///     answer: String,
+///     confidence: u8,
+/// }
+///
+/// #[derive(Debug, PartialEq, Sections)]
+/// enum Step {
+///     /// Search the web before answering.
+///     Search { query: String },
+///     /// Answer now.
+///     Answer(FinalAnswer),
+/// }
+///
+/// assert_eq!(
+///     Step::parse_sections("[Query]\ncapital of France"),
+///     Ok(Step::Search { query: "capital of France".into() })
+/// );
+/// assert_eq!(
+///     Step::parse_sections("[Query]\nx\n[Answer]\nParis\n[Confidence]\n5")
+///         .unwrap_err()
+///         .to_string(),
+///     "Your answer mixes the ways of Step: it has sections of Search ([Query]) and \
+///      Answer ([Answer] and [Confidence]). Choose one way and write only its sections: \
+///      Search ([Query]) or Answer ([Answer] and [Confidence])."
+/// );
+///
+/// // Flattened after a shared section: an agent's step.
+/// #[derive(Debug, PartialEq, Sections)]
+/// struct AgentStep {
+///     thought: String,
+///     #[section(flatten)]
+///     next: Step,
+/// }
+/// let step = AgentStep::parse_sections("[Thought]\nEasy.\n[Answer]\nParis\n[Confidence]\n5").unwrap();
+/// assert_eq!(step.next, Step::Answer(FinalAnswer { answer: "Paris".into(), confidence: 5 }));
 /// ```
 ///
 /// Every attribute is described below (and in the README).

@@ -261,6 +261,18 @@ fn examples<'c>(specs: &[SectionSpec], choices: &'c [ChoiceSpec]) -> Vec<Example
         .collect()
 }
 
+/// The complete answers `specs` allow, as the guide's examples show them:
+/// one, or with choices one per way, each with the name of its way.
+pub(crate) fn answers<'c>(
+    specs: &[SectionSpec],
+    choices: &'c [ChoiceSpec],
+) -> Vec<(Option<&'c str>, Vec<usize>)> {
+    examples(specs, choices)
+        .into_iter()
+        .map(|example| (example.way.map(|(_, name)| name), example.sections))
+        .collect()
+}
+
 /// The positions of the sections an answer in the `way`-th way of every
 /// choice has (the last way of a choice with fewer).
 pub(crate) fn sections_of_way(len: usize, choices: &[ChoiceSpec], way: usize) -> Vec<usize> {

@@ -33,7 +33,7 @@ pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
 pub(crate) use stream::StreamReader;
-pub use stream::{ClosedSection, SectionStream, StreamEvent};
+pub use stream::{ClosedSection, OpenedSection, SectionStream, StreamEvent};
 pub use value::{Expected, SectionValue, ValueError};
 
 pub(crate) use reply::without_reasoning;

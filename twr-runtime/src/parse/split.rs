@@ -387,6 +387,8 @@ pub(crate) struct LineScan {
     first_header: Option<usize>,
     /// Where the last non-blank line starts.
     last_line: usize,
+    /// The section whose header line was the last line read, if it was one.
+    opened: Option<usize>,
 }
 
 impl LineScan {
@@ -400,7 +402,14 @@ impl LineScan {
             fence_starts: [0; 2],
             first_header: None,
             last_line: 0,
+            opened: None,
         }
+    }
+
+    /// The section whose header line was the last line read, if it was one
+    /// (once: the next call returns `None`).
+    pub(crate) fn take_opened(&mut self) -> Option<usize> {
+        self.opened.take()
     }
 
     /// Reads one line (without its `\n`) that starts `at` bytes into the
@@ -475,6 +484,7 @@ impl LineScan {
                     (open, start, at)
                 });
                 self.open = Some((section, at + header.content_at));
+                self.opened = Some(section);
                 Some(header.tag)
             }
             None if header.marked && self.unknown.len() < MAX_UNKNOWN => {

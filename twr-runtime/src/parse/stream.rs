@@ -50,6 +50,10 @@ use crate::vocab::find_byte;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StreamEvent {
+    /// A header line of the struct arrived: its section starts, and its
+    /// text follows. For an enum of section sets, the first one tells the
+    /// way the reply takes.
+    Opened(OpenedSection),
     /// A section is complete: the next header line of the struct arrived,
     /// or the reply ended.
     Closed(ClosedSection),
@@ -71,6 +75,18 @@ pub struct ClosedSection {
     pub field: &'static str,
     /// The trimmed content's byte range in [`SectionStream::text`].
     pub range: Range<usize>,
+}
+
+/// A section whose header line arrived; its text is still to come.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OpenedSection {
+    /// The section's position in `T::specs()`.
+    pub index: usize,
+    /// The header as shown to the model, with brackets (`[Plan]`).
+    pub header: &'static str,
+    /// The Rust field name.
+    pub field: &'static str,
 }
 
 /// Reads a reply of `T`'s sections chunk by chunk.
@@ -272,14 +288,10 @@ impl StreamReader {
         if self.line_start < text_len {
             let start = self.line_start;
             let line = &self.text.get(&self.raw)[start..];
-            for closed in self
-                .lines
-                .line(&self.keys, line, start)
-                .into_iter()
-                .flatten()
-            {
-                events.push(self.closed(closed));
-            }
+            let closed = self.lines.line(&self.keys, line, start);
+            let opened = self.lines.take_opened();
+            let text = self.text.get(&self.raw);
+            line_events(self.specs, text, closed, opened, &mut events);
             self.line_start = text_len;
         }
         let lines = std::mem::replace(&mut self.lines, LineScan::new(&self.keys));
@@ -332,14 +344,9 @@ impl StreamReader {
         while let Some(found) = find_byte(b'\n', &text.as_bytes()[self.searched..]) {
             let end = self.searched + found;
             let start = self.line_start;
-            for found in self
-                .lines
-                .line(&self.keys, &text[start..end], start)
-                .into_iter()
-                .flatten()
-            {
-                events.push(closed(self.specs, text, found));
-            }
+            let closed = self.lines.line(&self.keys, &text[start..end], start);
+            let opened = self.lines.take_opened();
+            line_events(self.specs, text, closed, opened, events);
             self.line_start = end + 1;
             self.searched = end + 1;
         }
@@ -348,6 +355,31 @@ impl StreamReader {
 
     fn closed(&self, found: (usize, usize, usize)) -> StreamEvent {
         closed(self.specs, self.text.get(&self.raw), found)
+    }
+}
+
+/// The events of one line, in text order: the section its header line
+/// closed, the section it opened, and the section closed at its end (a
+/// closing tag).
+fn line_events(
+    specs: &[SectionSpec],
+    text: &str,
+    [before, after]: super::split::Closed,
+    opened: Option<usize>,
+    events: &mut Vec<StreamEvent>,
+) {
+    if let Some(found) = before {
+        events.push(closed(specs, text, found));
+    }
+    if let Some(spec) = opened.and_then(|index| Some((index, specs.get(index)?))) {
+        events.push(StreamEvent::Opened(OpenedSection {
+            index: spec.0,
+            header: spec.1.header,
+            field: spec.1.field,
+        }));
+    }
+    if let Some(found) = after {
+        events.push(closed(specs, text, found));
     }
 }
 

@@ -104,6 +104,7 @@ pub(crate) static EN: Phrases = Phrases {
 
     demo_question: "Show me an example answer in this format.",
     same_format: "Answer in the same format, with the sections {headers}, each header on a line of its own.",
+    same_format_ways: "Answer in the same format, in one of these ways: {ways}; each header on a line of its own.",
 
     focused_nameless: "Please give the {name} for your answer.",
     focused_reply: "Reply with only {what}.",

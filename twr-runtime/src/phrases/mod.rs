@@ -229,6 +229,8 @@ pub(crate) struct Phrases {
     /// After the real prompt, when a demonstration showed the format:
     /// `{headers}`.
     pub(crate) same_format: &'static str,
+    /// As `same_format`, for a type with a choice of ways: `{ways}`.
+    pub(crate) same_format_ways: &'static str,
 
     // The last resorts (`think/focus.rs`).
     /// A focused question about a section without a description: `{name}`.
@@ -540,7 +542,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 63] = [
+            let templates: [(&str, &[&str]); 64] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -604,6 +606,7 @@ mod tests {
                 (p.write_now, &[]),
                 (p.start_with, &["h"]),
                 (p.same_format, &["headers"]),
+                (p.same_format_ways, &["ways"]),
             ];
             for (template, blanks) in templates {
                 let values: Vec<(&str, &str)> = blanks.iter().map(|b| (*b, "")).collect();

@@ -105,6 +105,7 @@ pub(crate) static ZH: Phrases = Phrases {
 
     demo_question: "请先按这个格式给我一个示例回答。",
     same_format: "请用同样的格式回答，包含{headers}部分，每个标题单独占一行。",
+    same_format_ways: "请用同样的格式，以下面一种方式回答：{ways}；每个标题单独占一行。",
 
     focused_nameless: "请给出你回答中的{name}。",
     focused_reply: "只回复{what}。",

@@ -3,7 +3,7 @@
 use super::outcome::SectionSource;
 use crate::model::Message;
 use crate::parse::split_sections;
-use crate::sections::SectionSpec;
+use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::text::SharedText;
 
 /// The private conversation of one run.
@@ -76,15 +76,22 @@ impl Conversation {
 /// the type's own parser. Validation therefore runs on exactly what a single
 /// complete reply would have given, and cross-section validators still see
 /// the whole value.
+///
+/// With choices between sets of sections (an enum deriving `Sections`), a
+/// reply that writes the sections of one way of a choice drops those kept
+/// of its other ways: a patch stays within the chosen way, and a reply that
+/// switches ways is read as a new answer, not merged with the old way's.
 pub(crate) struct SectionStore {
     specs: &'static [SectionSpec],
+    choices: &'static [ChoiceSpec],
     slots: Vec<Option<(String, usize)>>,
 }
 
 impl SectionStore {
-    pub(crate) fn new(specs: &'static [SectionSpec]) -> Self {
+    pub(crate) fn new(specs: &'static [SectionSpec], choices: &'static [ChoiceSpec]) -> Self {
         SectionStore {
             specs,
+            choices,
             slots: vec![None; specs.len()],
         }
     }
@@ -107,6 +114,19 @@ impl SectionStore {
             .filter_map(|index| Some((index, map.content(index)?, map.range_at(index)?.start)))
             .collect();
         let last = found.iter().map(|&(_, _, start)| start).max();
+        let present: Vec<usize> = found.iter().map(|&(index, _, _)| index).collect();
+        for choice in self.choices {
+            if let Some(chosen) = single_way(choice, &present) {
+                for (index, slot) in self.slots.iter_mut().enumerate() {
+                    let other_way = choice
+                        .variant_of(index)
+                        .is_some_and(|variant| variant != chosen);
+                    if other_way {
+                        *slot = None;
+                    }
+                }
+            }
+        }
         let mut taken = Vec::new();
         for (index, content, start) in found {
             if truncated && Some(start) == last {
@@ -177,4 +197,12 @@ impl SectionStore {
             .filter(|(_, slot)| slot.is_some())
             .map(|(spec, _)| spec.header)
     }
+}
+
+/// The one way of `choice` that sections at positions `present` belong to;
+/// `None` when they belong to none of its ways, or to several.
+pub(crate) fn single_way(choice: &ChoiceSpec, present: &[usize]) -> Option<usize> {
+    let mut ways = present.iter().filter_map(|&index| choice.variant_of(index));
+    let first = ways.next()?;
+    ways.all(|way| way == first).then_some(first)
 }

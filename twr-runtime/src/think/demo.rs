@@ -8,7 +8,7 @@
 
 use crate::model::Message;
 use crate::phrases::{fill, phrases};
-use crate::vocab::{Lang, SectionSpec};
+use crate::vocab::{ChoiceSpec, Lang, SectionSpec};
 
 /// The opening messages of a run: the demonstrations, then the prompt.
 pub(crate) struct Opening {
@@ -28,6 +28,7 @@ pub(crate) fn opening(
     guide: Option<&str>,
     demonstrations: &[(String, String)],
     specs: Option<&[SectionSpec]>,
+    choices: &[ChoiceSpec],
     lang: Lang,
 ) -> Opening {
     let guide = guide.map(str::trim).filter(|guide| !guide.is_empty());
@@ -43,12 +44,7 @@ pub(crate) fn opening(
     }
     let prompt = match specs {
         Some(specs) if !specs.is_empty() => {
-            let words = phrases(lang);
-            let headers: Vec<&str> = specs.iter().map(|spec| spec.header).collect();
-            format!(
-                "{prompt}\n\n{}",
-                fill(words.same_format, &[("headers", &words.join(&headers))])
-            )
+            format!("{prompt}\n\n{}", same_format(specs, choices, lang))
         }
         _ => prompt.to_string(),
     };
@@ -58,12 +54,49 @@ pub(crate) fn opening(
     }
 }
 
+/// The reminder after a demonstration: "Answer in the same format, with
+/// the sections [A] and [B], ...", or for a type with choices, its ways and
+/// the headers of each.
+fn same_format(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+    let words = phrases(lang);
+    let headers = |sections: &[usize]| {
+        let headers: Vec<&str> = sections
+            .iter()
+            .filter_map(|&index| Some(specs.get(index)?.header))
+            .collect();
+        words.join(&headers)
+    };
+    if choices.is_empty() {
+        let all: Vec<usize> = (0..specs.len()).collect();
+        return fill(words.same_format, &[("headers", &headers(&all))]);
+    }
+    let ways: Vec<String> = crate::prompt::answers(specs, choices)
+        .iter()
+        .map(|(name, sections)| {
+            fill(
+                words.way_headers,
+                &[
+                    ("name", name.unwrap_or_default()),
+                    ("headers", &headers(sections)),
+                ],
+            )
+        })
+        .collect();
+    let ways: Vec<&str> = ways.iter().map(String::as_str).collect();
+    fill(words.same_format_ways, &[("ways", &words.join_or(&ways))])
+}
+
 /// The demonstration built from the sections' own examples: a request for
-/// an example answer, and the guide's example answer.
-pub(crate) fn from_examples(specs: &[SectionSpec], lang: Lang) -> (String, String) {
+/// an example answer, and the guide's example answer (in its first way,
+/// for a type with choices).
+pub(crate) fn from_examples(
+    specs: &[SectionSpec],
+    choices: &[ChoiceSpec],
+    lang: Lang,
+) -> (String, String) {
     (
         phrases(lang).demo_question.to_string(),
-        crate::prompt::example_answer(specs, lang, &[]),
+        crate::prompt::first_example(specs, choices, lang),
     )
 }
 

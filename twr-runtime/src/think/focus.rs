@@ -5,8 +5,8 @@
 use crate::feedback::{Feedback, ProblemKind};
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
-use crate::prompt::{example_answer, placeholder};
-use crate::vocab::{Lang, Presence, SectionSpec, ValueKind};
+use crate::prompt::{example_answer, first_example, placeholder};
+use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
 
 /// What the last message asked the model for, to read the next reply and
 /// to restate the request if the reply only acknowledges it.
@@ -136,12 +136,18 @@ fn reply_with(words: &Phrases, kind: &ValueKind) -> String {
 
 /// The request again, for a reply that only acknowledged it ("Sure, I'll
 /// do that."): what to write, with its example, and nothing about problems.
-pub(crate) fn restate(asked: &Asked, specs: &[SectionSpec], lang: Lang) -> String {
+/// For a type with choices, the whole answer's example is its first way's.
+pub(crate) fn restate(
+    asked: &Asked,
+    specs: &[SectionSpec],
+    choices: &[ChoiceSpec],
+    lang: Lang,
+) -> String {
     let words = phrases(lang);
     match asked {
         Asked::Focused(index) => match specs.get(*index) {
             Some(spec) => question(spec, lang),
-            None => restate(&Asked::Whole, specs, lang),
+            None => restate(&Asked::Whole, specs, choices, lang),
         },
         Asked::Sections(indices) => {
             let chosen: Vec<SectionSpec> = indices
@@ -150,7 +156,7 @@ pub(crate) fn restate(asked: &Asked, specs: &[SectionSpec], lang: Lang) -> Strin
                 .copied()
                 .collect();
             if chosen.is_empty() {
-                return restate(&Asked::Whole, specs, lang);
+                return restate(&Asked::Whole, specs, choices, lang);
             }
             format!(
                 "{}\n\n{}",
@@ -161,7 +167,7 @@ pub(crate) fn restate(asked: &Asked, specs: &[SectionSpec], lang: Lang) -> Strin
         Asked::Whole => format!(
             "{}\n\n{}",
             words.write_now,
-            example_answer(specs, lang, &[])
+            first_example(specs, choices, lang)
         ),
     }
 }

@@ -15,6 +15,8 @@ pub(crate) enum Request<'h> {
     AfterStop(&'h [&'h str]),
     /// Every section again.
     Whole,
+    /// The whole answer again, in one way (a type with a choice of ways).
+    WholeOneWay,
     /// A new answer, for a free-form parser.
     Free,
 }
@@ -42,6 +44,7 @@ pub(crate) fn format_feedback(
             &[("sections", &sections(words, headers))],
         )),
         Request::Whole => text.push_str(words.ask_whole),
+        Request::WholeOneWay => text.push_str(words.ask_whole_way),
         Request::Free => text.push_str(words.ask_free),
     }
     let same = [("same", words.same_problems)];

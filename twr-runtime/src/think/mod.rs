@@ -656,6 +656,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
                 parse: T::parse_sections_with_report,
                 guide: Some(T::format_guide()),
                 specs: Some(T::specs()),
+                choices: T::choices(),
                 lang: Some(T::lang()),
             };
             let notes = self.notes(Some(&run_queue));
@@ -683,6 +684,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             parse: T::parse_sections_with_report,
             guide: Some(T::format_guide()),
             specs: Some(T::specs()),
+            choices: T::choices(),
             lang: Some(T::lang()),
         };
         let notes = self.notes(None);
@@ -707,6 +709,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             parse: |raw: &str| (parse(raw), Vec::new()),
             guide: None,
             specs: None,
+            choices: &[],
             lang: None,
         };
         self.drive(prompt.into(), format, None, NoteSinks::default())
@@ -735,6 +738,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             },
             guide: None,
             specs: None,
+            choices: &[],
             lang: None,
         };
         self.drive(prompt.into(), format, None, NoteSinks::default())

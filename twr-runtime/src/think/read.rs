@@ -4,7 +4,7 @@
 use std::mem::Discriminant;
 
 use super::bare;
-use super::conversation::SectionStore;
+use super::conversation::{single_way, SectionStore};
 use super::focus::{self, Asked};
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
@@ -12,7 +12,7 @@ use crate::feedback::{Feedback, Lang, ProblemKind};
 use crate::json::JsonProvenance;
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases};
-use crate::sections::SectionSpec;
+use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::vocab::{Presence, ValueKind};
 
 /// How a reply is read: the parser (which returns, beside its result, how
@@ -22,6 +22,8 @@ pub(crate) struct Format<F> {
     pub(crate) parse: F,
     pub(crate) guide: Option<String>,
     pub(crate) specs: Option<&'static [SectionSpec]>,
+    /// The choices between sets of the specs' sections (empty without).
+    pub(crate) choices: &'static [ChoiceSpec],
     pub(crate) lang: Option<Lang>,
 }
 
@@ -87,7 +89,7 @@ where
     /// specs.
     pub(crate) fn new(format: Format<F>, patch: bool, focused: bool) -> Self {
         let store = match (patch, format.specs) {
-            (true, Some(specs)) => Some(SectionStore::new(specs)),
+            (true, Some(specs)) => Some(SectionStore::new(specs, format.choices)),
             _ => None,
         };
         let sections = format.specs.map_or(0, <[SectionSpec]>::len);
@@ -179,7 +181,12 @@ where
             headerless && bare::is_acknowledgement(raw),
             self.format.specs,
         ) {
-            let message = focus::restate(&asked, specs, self.lang(Some(&problems)));
+            let message = focus::restate(
+                &asked,
+                specs,
+                self.format.choices,
+                self.lang(Some(&problems)),
+            );
             let kind = kind(AttemptKind::Rejected);
             self.asked = asked;
             return Verdict::Rejected {
@@ -249,7 +256,7 @@ where
             self.asked = Asked::Sections(failing.clone());
             Request::Sections(&headers)
         } else {
-            Request::Whole
+            self.whole()
         };
         let message = messages::format_feedback(
             lang,
@@ -402,17 +409,40 @@ where
             // The section the reply was cut in is not complete: left out.
             store.absorb(raw, number, true);
             let kept: Vec<&str> = store.headers_present().collect();
+            let in_play = in_play(specs, self.format.choices, &kept);
             wanted = specs
                 .iter()
-                .map(|spec| spec.header)
-                .filter(|header| bad.contains(header) || !kept.contains(header))
+                .enumerate()
+                .filter(|&(index, spec)| {
+                    in_play[index] && (bad.contains(&spec.header) || !kept.contains(&spec.header))
+                })
+                .map(|(_, spec)| spec.header)
                 .collect();
-            if wanted.len() == specs.len() {
+            // Everything, or sections of several ways of a choice: the whole
+            // answer is asked for.
+            let (all, ways) = (
+                in_play.iter().filter(|&&play| play).count(),
+                self.format.choices,
+            );
+            let several_ways = ways.iter().any(|choice| {
+                let wanted_indices: Vec<usize> = specs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, spec)| wanted.contains(&spec.header))
+                    .map(|(index, _)| index)
+                    .collect();
+                let mut ways = wanted_indices
+                    .iter()
+                    .filter_map(|&index| choice.variant_of(index));
+                ways.next()
+                    .is_some_and(|first| ways.any(|way| way != first))
+            });
+            if wanted.len() == all || several_ways || has_general_problem(&invalid) {
                 wanted.clear();
             }
         }
         let request = if wanted.is_empty() {
-            Request::Whole
+            self.whole()
         } else {
             let failing = self.indices(&wanted);
             for &index in &failing {
@@ -453,6 +483,16 @@ where
             .unwrap_or_default()
     }
 
+    /// The request for the whole answer again; in one way, for a type with
+    /// a choice of ways.
+    fn whole(&self) -> Request<'static> {
+        if self.format.choices.is_empty() {
+            Request::Whole
+        } else {
+            Request::WholeOneWay
+        }
+    }
+
     /// The language of the loop's own messages: the type's, else the
     /// feedback's.
     pub(crate) fn lang(&self, feedback: Option<&Feedback>) -> Lang {
@@ -478,4 +518,26 @@ fn problem_keys(feedback: &Feedback) -> Vec<ProblemKey> {
 /// True when a problem concerns the reply as a whole (no section named).
 fn has_general_problem(feedback: &Feedback) -> bool {
     feedback.problems().iter().any(|p| p.header.is_empty())
+}
+
+/// Per section of `specs`: whether an answer still needs it, given the
+/// sections `kept`: a section of a way of a choice is out of play when the
+/// kept sections chose another way of that choice.
+fn in_play(specs: &[SectionSpec], choices: &[ChoiceSpec], kept: &[&str]) -> Vec<bool> {
+    let kept: Vec<usize> = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, spec)| kept.contains(&spec.header))
+        .map(|(index, _)| index)
+        .collect();
+    (0..specs.len())
+        .map(|index| {
+            choices.iter().all(|choice| {
+                match (choice.variant_of(index), single_way(choice, &kept)) {
+                    (Some(way), Some(chosen)) => way == chosen,
+                    _ => true,
+                }
+            })
+        })
+        .collect()
 }

@@ -68,13 +68,14 @@ where
         let lang = format.lang.unwrap_or_default();
         let mut demonstrations = think.demonstrations.clone();
         if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
-            demonstrations.push(demo::from_examples(specs, lang));
+            demonstrations.push(demo::from_examples(specs, format.choices, lang));
         }
         let opening = demo::opening(
             &prompt,
             format.guide.as_deref(),
             &demonstrations,
             format.specs,
+            format.choices,
             lang,
         );
         Run {

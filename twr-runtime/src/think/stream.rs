@@ -20,13 +20,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::StreamExt as _;
 use serde::de::DeserializeOwned;
 
+use super::conversation::single_way;
 use super::outcome::AttemptKind;
-use crate::feedback::{Feedback, Problem, ProblemKind};
+use crate::feedback::{Feedback, Problem, ProblemKind, Way};
 use crate::model::{
     cut_short, incomplete, ChatModel, Delta, Message, ModelError, Reply, Request, Served,
 };
 use crate::parse::{SectionValue, StreamEvent, StreamReader, ValueError};
-use crate::sections::{SectionSpec, Sections};
+use crate::sections::{ChoiceSpec, SectionSpec, Sections};
 
 /// A section of a streamed reply, the moment it is complete: given to
 /// [`Think::on_section`](super::Think::on_section) and carried by
@@ -77,6 +78,11 @@ pub struct SectionEvent {
     pub field: &'static str,
     /// The header as shown to the model, with brackets (`[Plan]`).
     pub header: &'static str,
+    /// The way of answering the section belongs to, for a type with a
+    /// choice between sets of sections (an enum deriving `Sections`, or a
+    /// flattened one): the variant's name (`Search`); the innermost one for
+    /// a choice inside a way. `None` for a section shared by every way.
+    pub variant: Option<&'static str>,
     /// The section's text, trimmed.
     pub text: String,
     /// What is wrong with the section's value, when something is; `None`
@@ -109,6 +115,7 @@ impl SectionEvent {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Completed {
     specs: &'static [SectionSpec],
+    choices: &'static [ChoiceSpec],
     slots: Vec<Option<Slot>>,
 }
 
@@ -119,11 +126,35 @@ struct Slot {
 }
 
 impl Completed {
-    fn new(specs: &'static [SectionSpec]) -> Self {
+    fn new(specs: &'static [SectionSpec], choices: &'static [ChoiceSpec]) -> Self {
         Completed {
             specs,
+            choices,
             slots: vec![None; specs.len()],
         }
+    }
+
+    /// Forgets the sections of the ways of `choice` other than `way`: kept
+    /// from an earlier reply, they are not merged with a reply that took
+    /// another way.
+    fn keep_only_way(&mut self, choice: &ChoiceSpec, way: usize) {
+        for (index, slot) in self.slots.iter_mut().enumerate() {
+            if choice.variant_of(index).is_some_and(|other| other != way) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// The way the completed sections take in the choice named `choice`
+    /// (an enum of section sets, by its name): the variant's name, once a
+    /// section of one of its ways is complete.
+    pub fn variant(&self, choice: &str) -> Option<&'static str> {
+        let choice = self.choices.iter().find(|c| c.name == choice)?;
+        let complete: Vec<usize> = (0..self.slots.len())
+            .filter(|&index| self.slots[index].is_some())
+            .collect();
+        let way = single_way(choice, &complete)?;
+        Some(choice.variants[way].name)
     }
 
     fn set(&mut self, index: usize, text: &str, attempt: usize) {
@@ -237,18 +268,28 @@ pub enum Progress<T> {
         /// The attempt's number.
         attempt: usize,
     },
+    /// The reply took a way of a choice between sets of sections: the
+    /// header of its first section of that way arrived.
+    Chosen {
+        /// The attempt's number.
+        attempt: usize,
+        /// The choice's name (the enum's).
+        choice: &'static str,
+        /// The way's name (the variant's).
+        variant: &'static str,
+    },
     /// A section of the reply is complete and its value is valid.
     SectionComplete(SectionEvent),
     /// A section of the reply is complete and its value is invalid
     /// ([`SectionEvent::problem`] says why).
     SectionInvalid(SectionEvent),
-    /// The reply was stopped early, at an invalid section: the connection
-    /// was closed and the rest never read (see
-    /// [`Think::early_abort`](super::Think::early_abort)).
+    /// The reply was stopped early, at an invalid section, or at the first
+    /// header of a second way of a choice: the connection was closed and the
+    /// rest never read (see [`Think::early_abort`](super::Think::early_abort)).
     Aborted {
         /// The attempt's number.
         attempt: usize,
-        /// The invalid section.
+        /// The invalid section, or the header of the second way.
         header: &'static str,
         /// Bytes of the reply received before it was stopped.
         received: usize,
@@ -278,6 +319,11 @@ pub enum Progress<T> {
 /// What a run reports while it goes: [`Progress`] without the end.
 pub(crate) enum Note {
     AttemptStarted(usize),
+    Chosen {
+        attempt: usize,
+        choice: &'static str,
+        variant: &'static str,
+    },
     Section(Box<SectionEvent>),
     Aborted {
         attempt: usize,
@@ -299,6 +345,15 @@ impl<T> From<Note> for Progress<T> {
     fn from(note: Note) -> Self {
         match note {
             Note::AttemptStarted(attempt) => Progress::AttemptStarted { attempt },
+            Note::Chosen {
+                attempt,
+                choice,
+                variant,
+            } => Progress::Chosen {
+                attempt,
+                choice,
+                variant,
+            },
             Note::Section(event) if event.is_valid() => Progress::SectionComplete(*event),
             Note::Section(event) => Progress::SectionInvalid(*event),
             Note::Aborted {
@@ -369,10 +424,14 @@ pub(crate) trait Watch: Send {
     fn finish(&mut self) -> Vec<Found>;
     /// The type's sections.
     fn specs(&self) -> &'static [SectionSpec];
+    /// The type's choices between sets of sections.
+    fn choices(&self) -> &'static [ChoiceSpec];
 }
 
 /// What a chunk completed.
 pub(crate) enum Found {
+    /// The header line of a section arrived.
+    Opened { index: usize },
     /// A section, with the problem of its value, if any.
     Section {
         index: usize,
@@ -392,6 +451,7 @@ pub(crate) fn watch<T: Sections>() -> Box<dyn Watch> {
     Box::new(SectionWatch {
         reader: StreamReader::new(T::specs()),
         specs: T::specs(),
+        choices: T::choices(),
         parse: problems_of::<T>,
     })
 }
@@ -404,6 +464,7 @@ fn problems_of<T: Sections>(reply: &str) -> Option<Feedback> {
 struct SectionWatch {
     reader: StreamReader,
     specs: &'static [SectionSpec],
+    choices: &'static [ChoiceSpec],
     parse: fn(&str) -> Option<Feedback>,
 }
 
@@ -422,6 +483,9 @@ impl SectionWatch {
                         problem,
                     }
                 }
+                StreamEvent::Opened(section) => Found::Opened {
+                    index: section.index,
+                },
                 StreamEvent::Restart => Found::Restart,
             })
             .collect()
@@ -445,6 +509,10 @@ impl Watch for SectionWatch {
 
     fn specs(&self) -> &'static [SectionSpec] {
         self.specs
+    }
+
+    fn choices(&self) -> &'static [ChoiceSpec] {
+        self.choices
     }
 }
 
@@ -499,18 +567,22 @@ pub(crate) struct Listener<'r> {
     /// The sections kept from earlier replies when the attempt started.
     kept: Completed,
     attempt: usize,
+    /// Per choice, the way this reply took, with the headers it opened in
+    /// that way.
+    ways: Vec<Option<(usize, Vec<&'static str>)>>,
 }
 
 impl<'r> Listener<'r> {
     pub(crate) fn new(watch: Box<dyn Watch>, early_abort: bool, notes: NoteSinks<'r>) -> Self {
-        let specs = watch.specs();
+        let (specs, choices) = (watch.specs(), watch.choices());
         Listener {
             watch,
             early_abort,
             notes,
-            completed: Completed::new(specs),
-            kept: Completed::new(specs),
+            completed: Completed::new(specs, choices),
+            kept: Completed::new(specs, choices),
             attempt: 0,
+            ways: vec![None; choices.len()],
         }
     }
 
@@ -522,7 +594,7 @@ impl<'r> Listener<'r> {
         kept: impl Iterator<Item = Option<(&'k str, usize)>>,
     ) {
         self.attempt = attempt;
-        self.kept = Completed::new(self.watch.specs());
+        self.kept = Completed::new(self.watch.specs(), self.watch.choices());
         for (index, slot) in kept.enumerate() {
             if let Some((text, from)) = slot {
                 self.kept.set(index, text, from);
@@ -547,6 +619,7 @@ impl<'r> Listener<'r> {
     ) -> Result<Received, ModelError> {
         self.watch.reset();
         self.completed = self.kept.clone();
+        self.ways.iter_mut().for_each(|way| *way = None);
         let mut reply = Reply::default();
         let mut reasoning = String::new();
         let response = model.call(Request::new(messages).with_stream(true)).await?;
@@ -558,14 +631,14 @@ impl<'r> Listener<'r> {
                 Ok(Delta::Content(text)) => {
                     reply.content.push_str(&text);
                     let found = self.watch.push(&text);
-                    if let Some(problem) = self.report(found) {
+                    if let Some((problem, header)) = self.report(found) {
                         // Dropping the stream closes the connection: the
                         // server stops writing the rest.
                         drop(stream);
                         reply.reasoning = (!reasoning.is_empty()).then_some(reasoning);
                         self.notes.send(Note::Aborted {
                             attempt: self.attempt,
-                            header: self.header_of(&problem),
+                            header,
                             received: reply.content.len(),
                         });
                         return Ok(Received {
@@ -608,8 +681,9 @@ impl<'r> Listener<'r> {
         })
     }
 
-    /// Reports what a chunk completed; the problem to stop at, if any.
-    fn report(&mut self, found: Vec<Found>) -> Option<Problem> {
+    /// Reports what a chunk completed; the problem to stop at, if any, with
+    /// the header it was found at.
+    fn report(&mut self, found: Vec<Found>) -> Option<(Problem, &'static str)> {
         for found in found {
             let (index, text, problem) = match found {
                 Found::Section {
@@ -617,9 +691,16 @@ impl<'r> Listener<'r> {
                     text,
                     problem,
                 } => (index, text, problem.map(|problem| *problem)),
+                Found::Opened { index } => match self.opened(index) {
+                    Some(mixed) if self.early_abort => {
+                        return Some((mixed, self.watch.specs()[index].header))
+                    }
+                    _ => continue,
+                },
                 Found::Restart => {
                     // The sections reported so far were reasoning.
                     self.completed = self.kept.clone();
+                    self.ways.iter_mut().for_each(|way| *way = None);
                     continue;
                 }
             };
@@ -631,24 +712,99 @@ impl<'r> Listener<'r> {
                 index,
                 field: spec.field,
                 header: spec.header,
+                variant: innermost_way(self.watch.choices(), index),
                 text,
                 problem: problem.clone(),
                 completed: self.completed.clone(),
             })));
             if stop {
-                return problem;
+                return problem.map(|problem| (problem, spec.header));
             }
         }
         None
     }
 
-    fn header_of(&self, problem: &Problem) -> &'static str {
-        self.watch
-            .specs()
-            .iter()
-            .find(|spec| spec.header == problem.header)
-            .map_or("", |spec| spec.header)
+    /// The header line of the section at `index` arrived. The first one of
+    /// a way of a choice tells the way the reply takes: it is reported, and
+    /// sections kept of the choice's other ways are forgotten. One of a
+    /// second way makes the reply mixed: its problem is returned.
+    fn opened(&mut self, index: usize) -> Option<Problem> {
+        let (specs, choices) = (self.watch.specs(), self.watch.choices());
+        let header = specs.get(index)?.header;
+        let mut mixed = None;
+        for (number, choice) in choices.iter().enumerate() {
+            let Some(way) = choice.variant_of(index) else {
+                continue;
+            };
+            match &mut self.ways[number] {
+                Some((taken, headers)) if *taken == way => {
+                    if !headers.contains(&header) {
+                        headers.push(header);
+                    }
+                }
+                Some((taken, headers)) => {
+                    let found = [(*taken, headers.clone()), (way, vec![header])];
+                    mixed.get_or_insert_with(|| mixed_problem(specs, choice, &found));
+                }
+                slot @ None => {
+                    *slot = Some((way, vec![header]));
+                    self.completed.keep_only_way(choice, way);
+                    self.notes.send(Note::Chosen {
+                        attempt: self.attempt,
+                        choice: choice.name,
+                        variant: choice.variants[way].name,
+                    });
+                }
+            }
+        }
+        mixed
     }
+}
+
+/// The name of the innermost way the section at `index` belongs to.
+fn innermost_way(choices: &[ChoiceSpec], index: usize) -> Option<&'static str> {
+    choices
+        .iter()
+        .filter_map(|choice| {
+            let way = choice.variant_of(index)?;
+            let range = choice.variant_range(way)?;
+            Some((range.len(), choice.variants[way].name))
+        })
+        .min_by_key(|(len, _)| *len)
+        .map(|(_, name)| name)
+}
+
+/// The problem of a reply that took several ways of `choice`: `found`
+/// gives each way taken and the headers written in it.
+fn mixed_problem(
+    specs: &[SectionSpec],
+    choice: &ChoiceSpec,
+    found: &[(usize, Vec<&'static str>)],
+) -> Problem {
+    let way = |way: usize, headers: Vec<String>| Way::new(choice.variants[way].name, headers);
+    let ways = (0..choice.variants.len())
+        .map(|number| {
+            let headers = choice
+                .variant_range(number)
+                .into_iter()
+                .flatten()
+                .filter_map(|index| Some(specs.get(index)?.header.to_owned()))
+                .collect();
+            way(number, headers)
+        })
+        .collect();
+    let found = found
+        .iter()
+        .map(|(number, headers)| way(*number, headers.iter().map(|h| (*h).to_owned()).collect()))
+        .collect();
+    Problem::new(
+        String::new(),
+        ProblemKind::MixedChoice {
+            choice: choice.name.to_owned(),
+            found,
+            ways,
+        },
+    )
 }
 
 /// The stream of [`Think::stream`](super::Think::stream): the run, polled
