@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -51,6 +51,8 @@ impl AnthropicBatchServer {
             .route("/v1/messages/batches", post(create))
             .route("/v1/messages/batches/{id}", get(retrieve))
             .route("/v1/messages/batches/{id}/results", get(results))
+            // Anthropic takes batches up to 256 MB (axum's default limit is 2 MB).
+            .layer(DefaultBodyLimit::max(256 * 1024 * 1024))
             .with_state(server.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         server.url = format!("http://{}", listener.local_addr().unwrap());

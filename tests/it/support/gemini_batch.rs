@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -53,6 +53,8 @@ impl GeminiBatchServer {
         let app = Router::new()
             .route("/v1beta/models/{call}", post(create))
             .route("/v1beta/batches/{id}", get(retrieve))
+            // inline requests are limited to 20 MB (axum's default limit is 2 MB).
+            .layer(DefaultBodyLimit::max(20 * 1024 * 1024))
             .with_state(server.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         server.url = format!("http://{}/v1beta", listener.local_addr().unwrap());

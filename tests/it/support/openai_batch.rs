@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Multipart, Path, State};
+use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -43,8 +43,9 @@ struct Emulated {
     created: usize,
     uploads: usize,
     polls: usize,
-    /// Each line's request body (its messages) and how often it was asked.
-    asked: HashMap<String, u32>,
+    /// Each line's request (a hash of its messages, so that a load test's
+    /// emulator holds little) and how often it was asked.
+    asked: HashMap<u64, u32>,
     lines: usize,
 }
 
@@ -92,6 +93,8 @@ impl OpenAiBatchServer {
             .route("/v1/files/{id}/content", get(content))
             .route("/v1/batches", post(create))
             .route("/v1/batches/{id}", get(retrieve))
+            // OpenAI takes input files up to 200 MB (axum's default limit is 2 MB).
+            .layer(DefaultBodyLimit::max(200 * 1024 * 1024))
             .with_state(server.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         server.url = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -115,13 +118,13 @@ impl OpenAiBatchServer {
     }
 
     /// The requests asked more than once, with their counts.
-    pub fn asked_twice(&self) -> Vec<(String, u32)> {
+    pub fn asked_twice(&self) -> Vec<(u64, u32)> {
         let state = self.state.lock().unwrap();
         state
             .asked
             .iter()
             .filter(|(_, n)| **n > 1)
-            .map(|(k, n)| (k.clone(), *n))
+            .map(|(k, n)| (*k, *n))
             .collect()
     }
 
@@ -240,11 +243,13 @@ async fn retrieve(
 fn run(
     batch: &mut Batch,
     files: &mut HashMap<String, Vec<u8>>,
-    asked: &mut HashMap<String, u32>,
+    asked: &mut HashMap<u64, u32>,
     lines_seen: &mut usize,
     answer: Answer,
 ) {
-    let input = String::from_utf8(files[&batch.input_file_id].clone()).unwrap();
+    // The input is not read again: the emulator lets it go.
+    let input = files.remove(&batch.input_file_id).unwrap();
+    let input = String::from_utf8(input).unwrap();
     let lines: Vec<Value> = input
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -267,7 +272,7 @@ fn run(
             }
             continue;
         }
-        *asked.entry(body["messages"].to_string()).or_default() += 1;
+        *asked.entry(hash(&body["messages"])).or_default() += 1;
         match &batch.fault {
             Fault::ErrorLines(items) if items.iter().any(|(i, _)| *i == item) => {
                 let status = items.iter().find(|(i, _)| *i == item).unwrap().1;
@@ -326,6 +331,14 @@ fn batch_object(batch: &Batch) -> Value {
         "request_counts": {"total": batch.counts.0, "completed": batch.counts.1, "failed": batch.counts.2},
         "metadata": null
     })
+}
+
+/// A hash of a request's messages.
+fn hash(messages: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    messages.to_string().hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The N of a request whose first message is "item N ...".
