@@ -68,6 +68,11 @@ fn research_plan_prints_what_the_readme_shows() {
 }
 
 #[test]
+fn batch_api_prints_what_the_readme_shows() {
+    assert_eq!(run_example("batch_api"), readme_output("batch_api"));
+}
+
+#[test]
 fn streaming_prints_what_the_readme_shows() {
     assert_eq!(run_example("streaming"), readme_output("streaming"));
 }
