@@ -574,6 +574,7 @@ fn failure_kind(error: &ThinkError) -> &'static str {
                     ProblemKind::Missing
                     | ProblemKind::NoneOf { .. }
                     | ProblemKind::NearMiss { .. }
+                    | ProblemKind::UnreadHeader { .. }
                     | ProblemKind::NotOnOwnLine { .. } => "missing section",
                     ProblemKind::Empty => "empty section",
                     ProblemKind::Invalid { .. } => "invalid value",

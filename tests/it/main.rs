@@ -47,6 +47,7 @@ mod number_props;
 mod parse_linear;
 mod parse_props;
 mod parse_samples;
+mod parse_tool_styles;
 mod providers;
 mod readme_examples;
 mod resilience_breaker;

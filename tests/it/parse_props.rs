@@ -3,7 +3,7 @@
 //! fence or line endings; and no input makes the parser panic.
 
 use proptest::prelude::*;
-use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode};
+use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionStream};
 use twr_runtime::Sections;
 
 #[derive(Debug, Clone, PartialEq, Sections)]
@@ -14,9 +14,12 @@ struct Report {
     notes: Option<String>,
 }
 
-/// Every header style of the contract, for a section named `name`.
-fn header(style: usize, name: &str) -> String {
-    match style % 9 {
+/// Every header style of the contract, for a section named `name`, the
+/// `position`-th header of the reply (from 1), and the styles other tools
+/// taught models: DSPy's `[[ ## name ## ]]`, numbered headers (numbered by
+/// their position, as a model numbers them).
+fn header(style: usize, name: &str, position: usize) -> String {
+    match style % 13 {
         0 => format!("[{name}]"),
         1 => format!("[{}]", name.to_lowercase()),
         2 => format!("## {name}"),
@@ -25,8 +28,17 @@ fn header(style: usize, name: &str) -> String {
         5 => format!("{}:", name.to_uppercase()),
         6 => format!("【{name}】"),
         7 => format!("__{name}__"),
+        8 => format!("[[ ## {} ## ]]", name.to_lowercase()),
+        9 => format!("{position}. {name}"),
+        10 => format!("{position}) **{name}:**"),
+        11 => format!("### {position}. {name}"),
         _ => name.to_owned(),
     }
+}
+
+/// Whether `style` writes a numbered line that has the shape of a list item.
+fn listed(style: usize) -> bool {
+    matches!(style % 13, 9 | 10)
 }
 
 /// The names of the sections, which content may mention.
@@ -93,10 +105,14 @@ fn report() -> impl Strategy<Value = Report> {
 
 fn write(report: &Report, styles: &[usize; 4], marker: usize, weeks_unit: bool) -> String {
     let mut raw = String::new();
-    raw.push_str(&header(styles[0], "Plan"));
+    raw.push_str(&header(styles[0], "Plan", 1));
     raw.push('\n');
     for (i, item) in report.plan.iter().enumerate() {
         let marker = match marker % 5 {
+            // One item numbered 1, then `2. Timeline`: both numberings fit
+            // and the line is read as the list's second item, by the rule;
+            // a model writing this way gets feedback. Written with `-` here.
+            2 if report.plan.len() == 1 && listed(styles[1]) => "-".to_owned(),
             0 => "-".to_owned(),
             1 => "*".to_owned(),
             2 => format!("{}.", i + 1),
@@ -107,7 +123,7 @@ fn write(report: &Report, styles: &[usize; 4], marker: usize, weeks_unit: bool) 
     }
     raw.push_str(&format!(
         "\n{}\n{}\n",
-        header(styles[1], "Timeline"),
+        header(styles[1], "Timeline", 2),
         report.timeline
     ));
     let weeks = if weeks_unit {
@@ -115,11 +131,23 @@ fn write(report: &Report, styles: &[usize; 4], marker: usize, weeks_unit: bool) 
     } else {
         report.weeks.to_string()
     };
-    raw.push_str(&format!("{}\n{weeks}\n", header(styles[2], "Weeks")));
+    raw.push_str(&format!("{}\n{weeks}\n", header(styles[2], "Weeks", 3)));
     if let Some(notes) = &report.notes {
-        raw.push_str(&format!("{}\n{notes}\n", header(styles[3], "Notes")));
+        raw.push_str(&format!("{}\n{notes}\n", header(styles[3], "Notes", 4)));
+    }
+    // DSPy's closing marker ends the last section.
+    if styles[0] % 13 == 8 {
+        raw.push_str("\n[[ ## completed ## ]]\n");
     }
     raw
+}
+
+/// A checklist whose items may name its other sections.
+#[derive(Debug, Clone, PartialEq, Sections)]
+struct Checklist {
+    steps: Vec<String>,
+    plan: String,
+    budget: String,
 }
 
 proptest! {
@@ -146,6 +174,45 @@ proptest! {
         prop_assert_eq!(Report::parse_sections(&raw), Ok(report));
     }
 
+    /// Numbered headers with a numbered list whose items name the struct's
+    /// sections: the items stay items, the headers open their sections, in
+    /// the whole reply and in a stream cut into small pieces.
+    #[test]
+    fn numbered_items_naming_sections_stay_items(
+        steps in prop::collection::vec(
+            prop::sample::select(vec!["Plan", "Budget", "Steps", "plan:", "**Budget**", "Pack the bags"]),
+            2..6,
+        ),
+        plan in sentence(),
+        budget in sentence(),
+        paren in any::<bool>(),
+        bold in any::<bool>(),
+        piece in 1usize..9,
+    ) {
+        let dot = if paren { ")" } else { "." };
+        let header = |n: usize, name: &str| {
+            if bold { format!("{n}{dot} **{name}**") } else { format!("{n}{dot} {name}") }
+        };
+        let mut raw = format!("{}\n", header(1, "Steps"));
+        for (i, step) in steps.iter().enumerate() {
+            raw.push_str(&format!("{}{dot} {step}\n", i + 1));
+        }
+        raw.push_str(&format!("{}\n{plan}\n{}\n{budget}\n", header(2, "Plan"), header(3, "Budget")));
+        let expected = Checklist {
+            steps: steps.iter().map(|s| s.to_string()).collect(),
+            plan: plan.trim().to_owned(),
+            budget: budget.trim().to_owned(),
+        };
+        prop_assert_eq!(Checklist::parse_sections(&raw), Ok(expected.clone()));
+        let mut stream = SectionStream::<Checklist>::new();
+        let chars: Vec<char> = raw.chars().collect();
+        for chunk in chars.chunks(piece) {
+            stream.push(&chunk.iter().collect::<String>());
+        }
+        stream.finish();
+        prop_assert_eq!(stream.value(), Ok(expected));
+    }
+
     #[test]
     fn no_input_panics(
         pieces in prop::collection::vec(
@@ -153,6 +220,7 @@ proptest! {
                 "[Plan]", "[plan", "]", "【", "】", "Plan", "Weeks", "Notes:", "：", ":", "\n", "\r\n",
                 " ", "<think>", "</think>", "<thinking>", "```", "~~~", "#", "**", "_", "- ", "1.",
                 "(2)", "42", "-7", "1,200", "e5", ".", "计划", "é", "=====", "N/A", "\u{3000}",
+                "[[", "]]", "## ", "2) ", "completed", "{", "}", "> ",
             ]),
             0..60,
         )

@@ -118,9 +118,11 @@ fn cuts(raw: &str, picks: &[prop::sample::Index]) -> Vec<usize> {
     cuts
 }
 
-/// A header for `name` in one of the contract's styles.
+/// A header for `name` in one of the contract's styles, or as another tool
+/// taught models to write it: DSPy's `[[ ## name ## ]]`, a numbered line.
 fn header(style: usize, name: &str) -> String {
-    match style % 11 {
+    let number = style / 16 % 4 + 1;
+    match style % 14 {
         0 => format!("[{name}]"),
         1 => format!("[{}]", name.to_lowercase()),
         2 => format!("## {name}"),
@@ -131,6 +133,9 @@ fn header(style: usize, name: &str) -> String {
         7 => format!("__{name}__"),
         8 => format!("### 2. {name}"),
         9 => format!("  [{name}]  "),
+        10 => format!("[[ ## {} ## ]]", name.to_lowercase().replace(' ', "_")),
+        11 => format!("{number}. {name}"),
+        12 => format!("{number}) **{name}**"),
         _ => name.to_owned(),
     }
 }
@@ -156,6 +161,10 @@ fn part() -> impl Strategy<Value = String> {
         "---",
         "中文内容：第一天",
         "a <b> c <thin",
+        "1. Weeks\n2. Notes",
+        "Go east.[[ ## weeks ## ]] 5 [[ ## completed ## ]]",
+        "x[[ ## notes ## ]][[ ## tags ## ]]\n- a",
+        "1. Fushimi Inari\n2. Timeline\n3) Tags",
     ]);
     prop_oneof![
         4 => (any::<usize>(), name.clone(), any::<bool>(), content.clone()).prop_map(
@@ -192,6 +201,8 @@ fn part() -> impl Strategy<Value = String> {
             "\r\n",
             "---\n",
             "[Plan], [Timeline] and [Weeks] follow.\n",
+            "[[ ## completed ## ]]\n",
+            "2. Weeks\n",
         ])
         .prop_map(str::to_owned),
     ]

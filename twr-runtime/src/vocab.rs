@@ -515,6 +515,14 @@ pub enum ProblemKind {
         /// The header line as the model wrote it: `[Schedule]`.
         wrote: String,
     },
+    /// The section is missing as a header line, but a line names it in a
+    /// way that is not read as a header: a list item (`- **Budget:** $5`, or
+    /// `2. Budget` inside a list section), a quote (`> Budget`), a label
+    /// (`Section: Budget`), braces (`{budget}`), a rule (`=== Budget ===`).
+    UnreadHeader {
+        /// The line as the model wrote it (shortened when long).
+        wrote: String,
+    },
     /// The section is missing as a header line, but its header appears
     /// inside a line of text (`Day 2: [Budget]`).
     NotOnOwnLine {

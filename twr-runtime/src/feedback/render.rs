@@ -130,6 +130,9 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
             &[("h", h), ("message", &words.sentence_end(message))],
         ),
         ProblemKind::NearMiss { wrote } => fill(words.near_miss, &[("h", h), ("wrote", wrote)]),
+        ProblemKind::UnreadHeader { wrote } => {
+            fill(words.unread_header, &[("h", h), ("wrote", wrote)])
+        }
         ProblemKind::NotOnOwnLine { line } => {
             fill(words.not_on_own_line, &[("h", h), ("line", line)])
         }
@@ -303,6 +306,7 @@ fn example_block(problem: &Problem) -> Option<String> {
             | ProblemKind::Unreadable { .. }
             | ProblemKind::Invalid { .. }
             | ProblemKind::NearMiss { .. }
+            | ProblemKind::UnreadHeader { .. }
             | ProblemKind::NotOnOwnLine { .. }
             | ProblemKind::NoTable { .. }
             | ProblemKind::NoRecord { .. }
@@ -327,6 +331,7 @@ fn example_block(problem: &Problem) -> Option<String> {
         ProblemKind::Missing
             | ProblemKind::Empty
             | ProblemKind::NearMiss { .. }
+            | ProblemKind::UnreadHeader { .. }
             | ProblemKind::NotOnOwnLine { .. }
     );
     let slot_adds_nothing = !layout && is_slot(problem, example);

@@ -15,10 +15,35 @@ pub(crate) struct HeaderLine<'a> {
     /// markdown heading or a bold line. Only these are worth a rename hint
     /// when they name no section; a bare `Note:` is ordinary text.
     pub marked: bool,
-    /// Whether the name was in brackets: `[Plan]`, `【计划】`.
+    /// Whether the name was in brackets: `[Plan]`, `【计划】`, `[[ ## plan ## ]]`.
     pub bracketed: bool,
     /// Whether the line is an XML-style tag, `<plan>` or `</plan>`.
     pub tag: Tag,
+    /// The number written before the name: `## 2. Plan`, `2) Plan`.
+    pub number: Option<u32>,
+    /// Whether that number is the line's only marking (`1. Plan`,
+    /// `2) **Plan**`): the line has the shape of a list item, so it is a
+    /// header only where the numbering says so (see
+    /// [`LineScan`](super::split::LineScan)). Nothing may follow the name.
+    pub listed: bool,
+    /// Whether the line is a field marker as DSPy writes them,
+    /// `[[ ## plan ## ]]`: its name may join words with `_` or `-`, and
+    /// `[[ ## completed ## ]]` ends the last section.
+    pub marker: bool,
+}
+
+impl HeaderLine<'_> {
+    /// Whether the name may join its words with `_` or `-` (`<research_plan>`,
+    /// `[[ ## research_plan ## ]]`): tags and markers name fields the way
+    /// programs do.
+    pub(crate) fn identifier(&self) -> bool {
+        self.tag != Tag::No || self.marker
+    }
+
+    /// Whether the line is DSPy's closing marker, `[[ ## completed ## ]]`.
+    pub(crate) fn completes(&self) -> bool {
+        self.marker && same_name(self.name, "completed")
+    }
 }
 
 /// The XML-style form of a header line (`#[sections(style = "xml")]`).
@@ -57,24 +82,45 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
     let mut s = &line[start..];
     let first = s.chars().next()?;
     // Cheap rejection of ordinary lines: list items, quotes, numbers, ...
-    if !(first.is_alphabetic() || matches!(first, '[' | '【' | '#' | '*' | '_' | '<')) {
+    if !(first.is_alphabetic()
+        || first.is_ascii_digit()
+        || matches!(first, '[' | '【' | '#' | '*' | '_' | '<'))
+    {
         return None;
     }
     if first == '<' {
         return tag_line(line, s, max_name);
     }
+    if s.starts_with("[[") {
+        return marker_line(line, s, max_name);
+    }
+    let mut number = None;
+    let listed = first.is_ascii_digit();
+    if listed {
+        // `1. Plan` at the start of a line; indented, it is a nested item.
+        if start > 0 {
+            return None;
+        }
+        let (n, rest) = enumeration(s)?;
+        number = Some(n);
+        s = rest;
+    }
+    let heading = first == '#';
     let mut marked = false;
-    if first == '#' {
+    if heading {
         s = s.trim_start_matches('#').trim_start_matches(is_space);
         marked = true;
     }
     let emphasis = s.len() - s.trim_start_matches(is_emphasis).len();
     if emphasis > 0 {
         s = s[emphasis..].trim_start_matches(is_space);
-        marked = true;
+        marked = !listed;
     }
     if marked {
-        s = without_enumeration(s);
+        if let Some((n, rest)) = enumeration(s) {
+            number = Some(n);
+            s = rest;
+        }
     }
     let bound = max_name.min(s.len());
     let mut bracketed = false;
@@ -86,7 +132,7 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         let open_len = if close == ']' { 1 } else { '【'.len_utf8() };
         let window = &s.as_bytes()[..floor_boundary(s, bound)];
         let end = find_char(window, close)?;
-        marked = true;
+        marked = !listed;
         bracketed = true;
         (&s[open_len..end], &s[end + close.len_utf8()..])
     } else {
@@ -98,11 +144,14 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
             None => return None,
         }
     };
-    let name = name
+    let mut name = name
         .trim_matches(is_space)
         .trim_end_matches(is_emphasis)
         .trim_end_matches(is_colon)
         .trim_matches(is_space);
+    if heading {
+        name = without_closing_hashes(name);
+    }
     if name.is_empty() || name.contains(['[', ']', '【', '】']) {
         return None;
     }
@@ -127,12 +176,135 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
         .trim_start_matches(is_space)
         .trim_start_matches(is_emphasis)
         .trim_start_matches(is_space);
+    // A numbered line with more on it is an item: `1. Budget: $5 for food`.
+    if listed && !rest.is_empty() {
+        return None;
+    }
     Some(HeaderLine {
         name,
         content_at: line.len() - rest.len(),
         marked,
         bracketed,
         tag: Tag::No,
+        number,
+        listed,
+        marker: false,
+    })
+}
+
+/// The name a line gives a section in a style that is not read as a header
+/// (see [`ProblemKind::UnreadHeader`](crate::ProblemKind::UnreadHeader)),
+/// for the hint that says what to write instead: a header of any read
+/// style behind one more decoration. Models write these when another tool
+/// taught them a format, or when they turn the answer into a list:
+///
+/// - a list item: `- **Plan:** go east`, `* Plan`, `• [Plan]`, `(2) Plan`,
+///   `1. Plan: go east`;
+/// - a quote: `> **Plan**`;
+/// - a label before the name: `Section: Plan`, `Step 2 - Plan`, `Part 1. Plan`;
+/// - a pair around it: `{plan}`, `{{plan}}`, `<<plan>>`, `` `[Plan]` ``,
+///   `=== Plan ===`, `--- Plan ---`.
+///
+/// A numbered line that is read as a list item (`2. Plan` inside a list)
+/// is one too: [`header_line`] reads its name. Looks at most `max_name`
+/// bytes past the decoration, as [`header_line`] does.
+pub(crate) fn unread_header(line: &str, max_name: usize) -> Option<&str> {
+    let s = line.trim_matches(is_space);
+    if let Some(header) = header_line(s, max_name).filter(|h| h.listed) {
+        return Some(header.name);
+    }
+    let inner = without_bullet(s)
+        .or_else(|| s.strip_prefix('>').map(|r| r.trim_start_matches(is_space)))
+        .or_else(|| enumeration(s).map(|(_, rest)| rest))
+        .or_else(|| parenthesized_number(s))
+        .or_else(|| without_label(s))
+        .or_else(|| unwrapped(s))?;
+    header_line(inner, max_name).map(|header| header.name)
+}
+
+/// `- x`, `* x`, `+ x`, `• x`: the item's text.
+fn without_bullet(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix(['-', '*', '+', '•'])?;
+    rest.starts_with(is_space)
+        .then(|| rest.trim_start_matches(is_space))
+}
+
+/// `(2) x`: the item's text.
+fn parenthesized_number(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix('(')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = rest[digits..]
+        .strip_prefix(')')
+        .filter(|_| (1..=3).contains(&digits))?;
+    Some(rest.trim_start_matches(is_space))
+}
+
+/// `Section: x`, `Section 2 - x`, `Step 1. x`, `Part 3) x`: what follows
+/// the label.
+fn without_label(s: &str) -> Option<&str> {
+    const LABELS: [&str; 5] = ["section", "part", "step", "field", "heading"];
+    let word = s.len() - s.trim_start_matches(char::is_alphabetic).len();
+    if !LABELS
+        .iter()
+        .any(|label| s[..word].eq_ignore_ascii_case(label))
+    {
+        return None;
+    }
+    let rest = s[word..].trim_start_matches(is_space);
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.trim_start_matches(is_space);
+    let rest = rest.strip_prefix([':', '：', '-', '–', '—', '.', ')'])?;
+    Some(rest.trim_start_matches(is_space))
+}
+
+/// The text between a pair around the whole line: `{x}`, `{{x}}`,
+/// `<<x>>`, `` `x` ``, `=== x ===`, `--- x ---`.
+fn unwrapped(s: &str) -> Option<&str> {
+    const PAIRS: [(&str, &str); 4] = [("{{", "}}"), ("{", "}"), ("<<", ">>"), ("`", "`")];
+    for (open, close) in PAIRS {
+        if let Some(inner) = s.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            return Some(inner.trim_matches(is_space));
+        }
+    }
+    // A rule on both sides: two or more `=` or `-`.
+    let rule = |c: char| c == '=' || c == '-';
+    let left = s.len() - s.trim_start_matches(rule).len();
+    let right = s.len() - s.trim_end_matches(rule).len();
+    (left >= 2 && right >= 2 && left + right < s.len())
+        .then(|| s[left..s.len() - right].trim_matches(is_space))
+}
+
+/// A DSPy field marker at the start of `s` (`[[ ## plan ## ]] text`), as
+/// [`header_line`] reads one on a line of its own: its content offset is
+/// where the text after it starts in `s`.
+pub(crate) fn marker_at(s: &str, max_name: usize) -> Option<HeaderLine<'_>> {
+    marker_line(s, s, max_name)
+}
+
+/// `s`, the end of `line` from its `[[`, read as a field marker as DSPy
+/// writes them: `[[ ## plan ## ]]`, the `#`s and spaces optional, content
+/// allowed after it on the line. The name is read within `max_name` bytes.
+fn marker_line<'a>(line: &'a str, s: &'a str, max_name: usize) -> Option<HeaderLine<'a>> {
+    let inner = s.strip_prefix("[[")?;
+    let window = &inner.as_bytes()[..floor_boundary(inner, max_name.min(inner.len()))];
+    let end = memchr::memmem::find(window, b"]]")?;
+    let name = inner[..end]
+        .trim_matches(is_space)
+        .trim_matches('#')
+        .trim_matches(is_space);
+    if name.is_empty() || name.contains(['[', ']', '#']) {
+        return None;
+    }
+    let rest = inner[end + 2..].trim_start_matches(is_space);
+    Some(HeaderLine {
+        name,
+        content_at: line.len() - rest.len(),
+        marked: true,
+        bracketed: true,
+        tag: Tag::No,
+        number: None,
+        listed: false,
+        marker: true,
     })
 }
 
@@ -158,6 +330,9 @@ fn tag_line<'a>(line: &'a str, s: &'a str, max_name: usize) -> Option<HeaderLine
         marked: true,
         bracketed: false,
         tag,
+        number: None,
+        listed: false,
+        marker: false,
     })
 }
 
@@ -183,16 +358,31 @@ pub(crate) fn closing_tag_at_end(line: &str, max_name: usize) -> Option<(usize, 
     is_tag_name(name).then_some((open, name))
 }
 
-/// `s` without a leading `1.` or `2)` and the space after it: numbered
-/// headings (`## 1. Plan`, `**2) Timeline**`) name their section too.
-fn without_enumeration(s: &str) -> &str {
+/// The number of a line that starts `1.` or `2)` and a space, and the rest
+/// of the line after the space: numbered headings (`## 1. Plan`,
+/// `**2) Timeline**`) name their section too, and numbered list items are
+/// counted. Up to three digits: `2024 Plan` is not numbered.
+pub(crate) fn enumeration(s: &str) -> Option<(u32, &str)> {
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     if !(1..=3).contains(&digits) {
-        return s;
+        return None;
     }
-    match s[digits..].strip_prefix(['.', ')']) {
-        Some(rest) if rest.starts_with(is_space) => rest.trim_start_matches(is_space),
-        _ => s,
+    let rest = s[digits..].strip_prefix(['.', ')'])?;
+    if !rest.starts_with(is_space) {
+        return None;
+    }
+    let number = s[..digits].parse().ok()?;
+    Some((number, rest.trim_start_matches(is_space)))
+}
+
+/// A markdown heading's name without its closing `#`s: `Plan ##` is `Plan`,
+/// `C#` stays (the closing run follows a space, as in CommonMark).
+fn without_closing_hashes(name: &str) -> &str {
+    let open = name.trim_end_matches('#');
+    if open.len() < name.len() && open.ends_with(is_space) {
+        open.trim_end_matches(is_space)
+    } else {
+        name
     }
 }
 
@@ -293,6 +483,8 @@ mod tests {
             ("**2) Plan:** go", "Plan", "go", true),
             ("### 10. [Plan]", "Plan", "", true),
             ("## 2024 Plan", "2024 Plan", "", true),
+            ("## Plan ##", "Plan", "", true),
+            ("# C#", "C#", "", true),
         ];
         for (line, name, content, marked) in cases {
             assert_eq!(
@@ -309,7 +501,10 @@ mod tests {
             "",
             "   ",
             "- [Plan]",
-            "1. Plan",
+            "1. Plan: go east",
+            "  1. Plan",
+            "2024 Plan",
+            "1.Plan",
             "Visit temples. [Timeline]",
             "[]",
             "[Plan",
@@ -375,6 +570,70 @@ mod tests {
         assert_eq!(header_line(&line, 16), None);
         let bracket = format!("[{}]", "x".repeat(100));
         assert_eq!(header_line(&bracket, 16), None);
+    }
+
+    #[test]
+    fn numbered_lines_say_their_number_and_whether_it_is_their_only_mark() {
+        let numbered = |line| {
+            header_line(line, 64).map(|h| (h.name, h.number, h.listed, h.marked, h.content_at))
+        };
+        assert_eq!(
+            numbered("1. Reasoning"),
+            Some(("Reasoning", Some(1), true, false, 12))
+        );
+        assert_eq!(
+            numbered("2) Answer:"),
+            Some(("Answer", Some(2), true, false, 10))
+        );
+        assert_eq!(
+            numbered("3. **Answer**"),
+            Some(("Answer", Some(3), true, false, 13))
+        );
+        assert_eq!(
+            numbered("4. [Answer]"),
+            Some(("Answer", Some(4), true, false, 11))
+        );
+        assert_eq!(
+            numbered("**1. Reasoning**"),
+            Some(("Reasoning", Some(1), false, true, 16))
+        );
+        assert_eq!(
+            numbered("### 2. Answer"),
+            Some(("Answer", Some(2), false, true, 13))
+        );
+        assert_eq!(
+            numbered("## Answer"),
+            Some(("Answer", None, false, true, 9))
+        );
+        assert_eq!(enumeration("12) x"), Some((12, "x")));
+        assert_eq!(enumeration("1.5 kg"), None);
+        assert_eq!(enumeration("1000. x"), None);
+    }
+
+    #[test]
+    fn dspy_field_markers() {
+        let marker = |line| {
+            header_line(line, 64).map(|h| (h.name, &line[h.content_at..], h.marker, h.identifier()))
+        };
+        assert_eq!(
+            marker("[[ ## answer ## ]]"),
+            Some(("answer", "", true, true))
+        );
+        assert_eq!(
+            marker("[[## next_thought ##]] I should"),
+            Some(("next_thought", "I should", true, true))
+        );
+        assert_eq!(marker("  [[ answer ]]"), Some(("answer", "", true, true)));
+        assert!(header_line("[[ ## completed ## ]]", 64)
+            .unwrap()
+            .completes());
+        assert!(!header_line("[[ ## answer ## ]]", 64).unwrap().completes());
+        assert!(!header_line("[completed]", 64).unwrap().completes());
+        for line in ["[[ ## ## ]]", "[[ ## answer ##", "[[a]b]]", "[[ # a # b ]]"] {
+            assert_eq!(marker(line), None, "line {line:?}");
+        }
+        let long = format!("[[ ## {} ## ]]", "x".repeat(100));
+        assert_eq!(header_line(&long, 16), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Hints for missing sections: a header written under another name
 //! (`[Schedule]` for `[Timeline]`), or written inside a line of text.
 
-use super::header::{folded, same_name};
+use super::header::{folded, same_name, unread_header};
 use super::split::UnknownHeader;
 
 /// Pairs missing sections with unknown header lines: first by similar
@@ -91,6 +91,38 @@ fn levenshtein(a: &[char], b: &[char]) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// Per missing section (the names it answers to), the first line of `text`
+/// that names it in a style not read as a header (`- **Budget:** $5`,
+/// `{budget}`, `2. Budget` inside a list: see
+/// [`unread_header`](super::header::unread_header)), shortened. One pass over
+/// the lines, each looked at only as far as the longest name could reach.
+pub(crate) fn unread_lines(text: &str, missing: &[Vec<&str>]) -> Vec<Option<String>> {
+    let mut found: Vec<Option<String>> = vec![None; missing.len()];
+    let longest = missing.iter().flatten().map(|n| n.len()).max().unwrap_or(0);
+    let max_name = longest * 2 + 16;
+    for line in text.lines() {
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+        let Some(name) = unread_header(line, max_name) else {
+            continue;
+        };
+        for (slot, names) in found.iter_mut().zip(missing) {
+            if slot.is_none() && names.iter().any(|n| same_identifier(n, name)) {
+                *slot = Some(super::excerpt(line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// Whether two names are the same, with `_` and `-` counting as spaces
+/// (`{research_plan}` names Research Plan).
+fn same_identifier(a: &str, b: &str) -> bool {
+    let spaced = |c: char| if matches!(c, '_' | '-') { ' ' } else { c };
+    folded(a).map(spaced).eq(folded(b).map(spaced))
 }
 
 /// The line of `text` where one of `names` appears in brackets inside the
@@ -190,6 +222,58 @@ mod tests {
         assert_eq!(similarity("Plan", "plan"), 1.0);
         assert_eq!(similarity("Research Plan", "Plan"), 0.8);
         assert!(similarity("Schedule", "Timeline") < 0.5);
+    }
+
+    #[test]
+    fn finds_headers_written_in_styles_not_read() {
+        let missing = vec![vec!["Budget"], vec!["Research Plan"], vec!["Notes"]];
+        let text = "[Steps]\n1. Walk\n- **Budget:** $500\n{research_plan}\n> Notes";
+        assert_eq!(
+            unread_lines(text, &missing),
+            [
+                Some("- **Budget:** $500".to_owned()),
+                Some("{research_plan}".to_owned()),
+                Some("> Notes".to_owned()),
+            ]
+        );
+        let lines = [
+            "* Budget",
+            "+ [Budget]: 5",
+            "• Budget:",
+            "(2) Budget",
+            "1. Budget: $5",
+            "2. Budget",
+            "Section: Budget",
+            "Section 3 - Budget",
+            "Step 2. **Budget**",
+            "{{budget}}",
+            "<<Budget>>",
+            "`[Budget]`",
+            "=== Budget ===",
+            "--- Budget ---",
+            "  > **Budget:** 5  ",
+        ];
+        for line in lines {
+            assert_eq!(
+                unread_lines(line, &[vec!["Budget"]]),
+                [Some(line.trim().to_owned())],
+                "line {line:?}"
+            );
+        }
+        for line in [
+            "Budget",
+            "[Budget]",
+            "- Budgets",
+            "Section Budget",
+            "== =",
+            "the budget",
+        ] {
+            assert_eq!(
+                unread_lines(line, &[vec!["Budget"]]),
+                [None],
+                "line {line:?}"
+            );
+        }
     }
 
     #[test]

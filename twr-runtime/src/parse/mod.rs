@@ -5,9 +5,16 @@
 //! after trimming and removing markdown decoration (leading `#`s, surrounding
 //! `**`/`__`/`*`, a trailing `:` or `：`), names a section, ignoring case,
 //! brackets optional: `[Plan]`, `## Plan`, `## 1. Plan`, `**Plan:**`, `【计划】`, and
-//! `[Budget]: $500` with content on the header line. A section runs to the
-//! next header line; the last occurrence of a header wins; `<think>` blocks
-//! and a code fence around the whole reply are ignored.
+//! `[Budget]: $500` with content on the header line. DSPy's field markers
+//! (`[[ ## plan ## ]]`, with `[[ ## completed ## ]]` ending the last
+//! section) and numbered lines that only name a section (`1. Plan`,
+//! `2) Budget`) are header lines too; inside a list section, a numbered line
+//! is one of its items unless its number follows the header before it and
+//! does not continue the list's own numbering (when both fit, it is an
+//! item). A section runs to the next header line; the last occurrence of a
+//! header wins; `<think>` blocks and a code fence around the whole reply are
+//! ignored. A line naming a missing section in a style that is not read
+//! (`- **Plan:** go`, `{plan}`, `Section: Plan`) gets feedback quoting it.
 //!
 //! Parsing is one pass over the reply's lines, and each line is looked at
 //! only as far as the longest header could reach.

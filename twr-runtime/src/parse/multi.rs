@@ -1,5 +1,6 @@
 //! [`multi_section_parser`]: the section rules over plain header strings.
 
+use super::reply::without_reasoning;
 use super::split::{split_plain, SectionMap};
 use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
 
@@ -46,15 +47,18 @@ pub fn multi_section_parser<'a>(
                 .map(|(index, (header, _))| (index, vec![super::header::strip_brackets(header)]))
                 .collect();
             let hints = super::hints::near_misses(&missing, map.unknown_headers());
-            let mut missing_hints = hints.into_iter();
+            let names: Vec<Vec<&str>> = missing.iter().map(|(_, names)| names.clone()).collect();
+            let unread = super::hints::unread_lines(&without_reasoning(raw), &names);
+            let mut missing_hints = hints.into_iter().zip(unread);
             for (header, content) in map.headers_and_contents() {
                 match content {
                     None => {
-                        let kind = match missing_hints.next().flatten() {
-                            Some(u) => ProblemKind::NearMiss {
+                        let kind = match missing_hints.next() {
+                            Some((Some(u), _)) => ProblemKind::NearMiss {
                                 wrote: map.unknown_headers()[u].line.clone(),
                             },
-                            None => ProblemKind::Missing,
+                            Some((None, Some(wrote))) => ProblemKind::UnreadHeader { wrote },
+                            _ => ProblemKind::Missing,
                         };
                         feedback.push(Problem::new(header, kind));
                     }

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use serde::de::DeserializeOwned;
 
-use super::hints::{inline_mention, near_misses};
+use super::hints::{inline_mention, near_misses, unread_lines};
 use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
 use super::value::{not_applicable_marker, strip_decoration};
@@ -345,19 +345,25 @@ impl<'a> SectionReader<'a> {
         let unknown = self.map.unknown_headers();
         let pairs = near_misses(&missing, unknown);
         let text = without_reasoning(self.raw);
+        let names: Vec<Vec<&str>> = missing.iter().map(|(_, names)| names.clone()).collect();
+        let unread = unread_lines(&text, &names);
         let hints: Vec<Option<ProblemKind>> = missing
             .iter()
             .zip(pairs)
-            .map(
-                |((_, names), pair)| match pair.and_then(|u| unknown.get(u)) {
-                    Some(header) => Some(ProblemKind::NearMiss {
+            .zip(unread)
+            .map(|(((_, names), pair), unread)| {
+                // A renamed header, else the header in a style not read,
+                // else the header inside a line of text.
+                match (pair.and_then(|u| unknown.get(u)), unread) {
+                    (Some(header), _) => Some(ProblemKind::NearMiss {
                         wrote: header.line.clone(),
                     }),
-                    None => {
+                    (None, Some(wrote)) => Some(ProblemKind::UnreadHeader { wrote }),
+                    (None, None) => {
                         inline_mention(&text, names).map(|line| ProblemKind::NotOnOwnLine { line })
                     }
-                },
-            )
+                }
+            })
             .collect();
         // The same filter as above, so the hints come back in order.
         let missing_problems = self

@@ -3,11 +3,13 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use memchr::memchr;
+use memchr::{memchr, memmem};
 
-use super::header::{closing_tag_at_end, folded, header_line, same_name, strip_brackets, Tag};
+use super::header::{
+    closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets, Tag,
+};
 use super::reply::{is_fence, visible, Offsets};
-use crate::vocab::SectionSpec;
+use crate::vocab::{SectionSpec, ValueKind};
 
 /// The sections found in a reply, in the order they were asked for.
 ///
@@ -41,6 +43,9 @@ struct Section<'a> {
     /// What the reply says under the header; `None` when the header is not
     /// in the reply.
     content: Option<Content<'a>>,
+    /// Whether the section holds a list, whose numbered items may name
+    /// other sections (see [`LineScan`]).
+    list: bool,
 }
 
 /// A section's trimmed content and where it lies in the reply.
@@ -192,6 +197,7 @@ impl<'a> SectionMap<'a> {
                         text: Cow::Owned(c.text.into_owned()),
                         range: c.range,
                     }),
+                    list: s.list,
                 })
                 .collect(),
             unknown: self.unknown,
@@ -216,6 +222,7 @@ fn spec_sections<'a>(specs: &[SectionSpec]) -> Vec<Section<'a>> {
             header: Cow::Borrowed(spec.header),
             names: Names::Spec(spec.name, spec.aliases),
             content: None,
+            list: matches!(spec.kind, ValueKind::List(_)),
         })
         .collect()
 }
@@ -230,6 +237,7 @@ pub(crate) fn split_plain<'a>(raw: &'a str, headers: &[&str]) -> SectionMap<'a> 
                 header: Cow::Owned(format!("[{name}]")),
                 names: Names::Plain(name),
                 content: None,
+                list: false,
             }
         })
         .collect();
@@ -252,6 +260,8 @@ pub(crate) struct Keys {
     max_name: usize,
     /// How many sections the names select.
     sections: usize,
+    /// Per section, whether it holds a list.
+    lists: Vec<bool>,
 }
 
 impl Keys {
@@ -281,6 +291,7 @@ impl Keys {
             keys,
             max_name: longest * 2 + 16,
             sections: sections.len(),
+            lists: sections.iter().map(|section| section.list).collect(),
         }
     }
 
@@ -373,6 +384,18 @@ impl Scan {
 /// The single pass over the lines of a text, fed one line at a time: by
 /// [`split_sections`] over a whole reply, by the
 /// [`SectionStream`](super::SectionStream) as each line of a stream ends.
+///
+/// A numbered line that only names a section (`1. Reasoning`, `2) Answer`)
+/// is a header, except inside a list section, where numbered lines are the
+/// list's items: there it is a header only when its number follows the
+/// header before it (that header's own number, `1. Steps`, or else its
+/// position among the headers read, `[Steps]` first is 1) and does not
+/// continue the list's own numbering (the list's last numbered line, not
+/// indented, is not one less). So in `1. Steps` / `1. Plan` / `2. Budget` /
+/// `2. Plan`, the first two lines under Steps are its items and the last is
+/// the header of Plan; when both numberings fit (`1. Steps` / `1. Pack` /
+/// `2. Plan`), the line is an item: a list keeps its items, and the section
+/// left missing gets feedback naming the line.
 pub(crate) struct LineScan {
     /// Per section, the byte span of its last closed occurrence's content.
     spans: Vec<Option<(usize, usize)>>,
@@ -387,8 +410,14 @@ pub(crate) struct LineScan {
     first_header: Option<usize>,
     /// Where the last non-blank line starts.
     last_line: usize,
-    /// The section whose header line was the last line read, if it was one.
-    opened: Option<usize>,
+    /// How many header lines opened a section so far.
+    headers_read: u32,
+    /// The number of the last header line: its own (`## 2. Plan`), or its
+    /// position among the headers read.
+    header_number: Option<u32>,
+    /// The number of the last numbered line (at the start of its line, not
+    /// indented) of the section being read.
+    item_number: Option<u32>,
 }
 
 impl LineScan {
@@ -402,53 +431,56 @@ impl LineScan {
             fence_starts: [0; 2],
             first_header: None,
             last_line: 0,
-            opened: None,
+            headers_read: 0,
+            header_number: None,
+            item_number: None,
         }
-    }
-
-    /// The section whose header line was the last line read, if it was one
-    /// (once: the next call returns `None`).
-    pub(crate) fn take_opened(&mut self) -> Option<usize> {
-        self.opened.take()
     }
 
     /// Reads one line (without its `\n`) that starts `at` bytes into the
     /// text. Returns the sections that ended on it, each with the span of
-    /// its content: the section being read ends before a header line of
-    /// another, and at its closing tag (`</plan>`, on a line of its own or
-    /// at the end of the content); `<plan>x</plan>` on one line ends a
-    /// section that starts there too.
-    pub(crate) fn line(&mut self, keys: &Keys, line: &str, at: usize) -> Closed {
-        let mut closed = [None, None];
-        let header = self.header(keys, line, at, &mut closed[0]);
+    /// its content, and those that began on it, in order: the section being
+    /// read ends before a header line of
+    /// another, at a DSPy marker written later in the line
+    /// (`...transactions.[[ ## next_tool ## ]]`), and at its closing tag
+    /// (`</plan>`, on a line of its own or at the end of the content);
+    /// `<plan>x</plan>` on one line ends a section that starts there too.
+    pub(crate) fn line(&mut self, keys: &Keys, line: &str, at: usize) -> LineEvents {
+        let mut events = LineEvents::new();
+        let header = self.header(keys, line, at, &mut events);
+        // Models that drop the line break before a marker (Gemini 2.5 Pro in
+        // stanfordnlp/dspy#8379) write it after the text it ends.
+        let after_header = header.map_or(0, |(_, content_at)| content_at);
+        if memmem::find(&line.as_bytes()[after_header..], b"[[").is_some() {
+            self.markers(keys, line, at, after_header, &mut events);
+        }
         // A closing tag at the end of the line ends the section it names,
         // when that section is the one being read.
-        if header != Some(Tag::Close) {
+        if header.map(|(tag, _)| tag) != Some(Tag::Close) {
             if let Some((open, start)) = self.open {
                 let close = closing_tag_at_end(line, keys.max_name)
                     .filter(|(_, name)| find_key(&keys.keys, name, true) == Some(open));
                 if let Some((offset, _)) = close {
                     let end = (at + offset).max(start);
-                    self.spans[open] = Some((start, end));
-                    self.open = None;
-                    closed[1] = Some((open, start, end));
+                    self.close(open, start, end, &mut events);
                 }
             }
         }
-        closed
+        events
     }
 
     /// Reads `line` as a header line: opens the section it names, or for a
     /// closing tag `</plan>` ends the section being read if it names that
-    /// one. A section that ends is put in `closed`. Returns the line's tag
-    /// form, or `None` when the line is not a header of the sections.
+    /// one. A section that ends is put in `events`. Returns the line's tag
+    /// form and where its content starts, or `None` when the line is not a
+    /// header of the sections.
     fn header(
         &mut self,
         keys: &Keys,
         line: &str,
         at: usize,
-        closed: &mut Option<(usize, usize, usize)>,
-    ) -> Option<Tag> {
+        events: &mut LineEvents,
+    ) -> Option<(Tag, usize)> {
         let trimmed = line.trim();
         if trimmed.is_empty() {
             return None;
@@ -461,31 +493,40 @@ impl LineScan {
             self.fence_starts[1] = at;
         }
         self.last_line = at;
-        let header = header_line(line, keys.max_name)?;
-        let section = find_key(&keys.keys, header.name, header.tag != Tag::No);
+        let Some(header) = header_line(line, keys.max_name) else {
+            if line.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                if let Some((number, _)) = enumeration(line) {
+                    self.item_number = Some(number);
+                }
+            }
+            return None;
+        };
+        let section = find_key(&keys.keys, header.name, header.identifier());
         if header.tag == Tag::Close {
             // `</plan>` ends Plan when Plan is being read; any other closing
             // tag is text.
             let (open, start) = self.open.filter(|(open, _)| Some(*open) == section)?;
-            self.spans[open] = Some((start, at));
-            self.open = None;
-            *closed = Some((open, start, at));
-            return Some(Tag::Close);
+            self.close(open, start, at, events);
+            return Some((Tag::Close, header.content_at));
+        }
+        if section.is_none() && header.completes() {
+            // `[[ ## completed ## ]]` ends the section being read; what
+            // follows belongs to no section.
+            let (open, start) = self.open?;
+            self.close(open, start, at, events);
+            return Some((Tag::Close, header.content_at));
+        }
+        if header.listed {
+            let number = header.number?;
+            if section.is_none() || !self.numbered_header_fits(keys, number) {
+                self.item_number = Some(number);
+                return None;
+            }
         }
         match section {
             Some(section) => {
-                for header in &mut self.unknown[self.pending..] {
-                    header.before = Some(section);
-                }
-                self.pending = self.unknown.len();
-                self.first_header.get_or_insert(at);
-                *closed = self.open.map(|(open, start)| {
-                    self.spans[open] = Some((start, at));
-                    (open, start, at)
-                });
-                self.open = Some((section, at + header.content_at));
-                self.opened = Some(section);
-                Some(header.tag)
+                self.open_section(section, at, at + header.content_at, header.number, events);
+                Some((header.tag, header.content_at))
             }
             None if header.marked && self.unknown.len() < MAX_UNKNOWN => {
                 self.unknown.push(UnknownHeader {
@@ -499,6 +540,77 @@ impl LineScan {
             }
             None => None,
         }
+    }
+
+    /// Reads the DSPy markers of `line` from byte `from` on: each that
+    /// names a section ends the one being read and opens it, with the text
+    /// after it; `[[ ## completed ## ]]` ends the one being read.
+    fn markers(&mut self, keys: &Keys, line: &str, at: usize, from: usize, events: &mut LineEvents) {
+        let mut from = from;
+        while let Some(found) = memmem::find(&line.as_bytes()[from..], b"[[") {
+            let start = from + found;
+            let Some(marker) = marker_at(&line[start..], keys.max_name) else {
+                from = start + 2;
+                continue;
+            };
+            from = start + marker.content_at;
+            match find_key(&keys.keys, marker.name, true) {
+                Some(section) => self.open_section(section, at + start, at + from, None, events),
+                None if marker.completes() => {
+                    if let Some((open, content)) = self.open {
+                        self.close(open, content, at + start, events);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Opens `section`, whose header starts at `header_at` (the start of
+    /// its line, or of a marker further along it) and whose content starts
+    /// at `content_at`, with the header's own `number` if it has one; the
+    /// section being read ends where the header starts.
+    fn open_section(
+        &mut self,
+        section: usize,
+        header_at: usize,
+        content_at: usize,
+        number: Option<u32>,
+        events: &mut LineEvents,
+    ) {
+        for header in &mut self.unknown[self.pending..] {
+            header.before = Some(section);
+        }
+        self.pending = self.unknown.len();
+        self.first_header.get_or_insert(header_at);
+        if let Some((open, start)) = self.open {
+            self.close(open, start, header_at, events);
+        }
+        self.open = Some((section, content_at));
+        events.push(LineEvent::Opened(section));
+        self.headers_read = self.headers_read.saturating_add(1);
+        self.header_number = number.or(Some(self.headers_read));
+        self.item_number = None;
+    }
+
+    /// Ends `section`, being read since `start`, at `end`.
+    fn close(&mut self, section: usize, start: usize, end: usize, events: &mut LineEvents) {
+        let end = end.max(start);
+        self.spans[section] = Some((start, end));
+        self.open = None;
+        events.push(LineEvent::Closed(section, start, end));
+    }
+
+    /// Whether a numbered line naming a section, `number. Name`, is its
+    /// header here (see [`LineScan`]): always outside a list section; inside
+    /// one, when the number continues the headers' numbering and not the
+    /// list's.
+    fn numbered_header_fits(&self, keys: &Keys, number: u32) -> bool {
+        let in_list = self.open.is_some_and(|(open, _)| keys.lists[open]);
+        !in_list
+            || number.checked_sub(1).is_some_and(|before| {
+                self.header_number == Some(before) && self.item_number != Some(before)
+            })
     }
 
     /// The text ends after `len` bytes: the section being read ends there,
@@ -529,10 +641,19 @@ impl LineScan {
     }
 }
 
-/// The sections that ended on one line, in text order (see
-/// [`LineScan::line`]): at most the one being read and one opened and
-/// closed on the line itself.
-pub(crate) type Closed = [Option<(usize, usize, usize)>; 2];
+/// The sections that ended and began on one line, in text order (see
+/// [`LineScan::line`]): usually none or one of each, more when markers
+/// follow each other on the line.
+pub(crate) type LineEvents = Vec<LineEvent>;
+
+/// What a line did to the sections, in the order of the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineEvent {
+    /// Section `.0` ended; its content spans bytes `.1` to `.2`, untrimmed.
+    Closed(usize, usize, usize),
+    /// Section `.0` began (its header, or a marker, is on the line).
+    Opened(usize),
+}
 
 /// The section whose name or alias is `name`; in a tag (`tag`), `_` and `-`
 /// count as spaces (`<research_plan>` names Research Plan).
@@ -653,6 +774,150 @@ mod tests {
                 "header {header:?}"
             );
         }
+    }
+
+    #[test]
+    fn numbered_headers_on_lines_of_their_own() {
+        let raw = "1. Plan\nGo east\n2) Timeline\nDay 1\n**3. Budget**\n$5";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go east"), Some("Day 1"), Some("$5"), None])
+        );
+        // A numbered list inside a section that is not a list: its items
+        // name no section, and the next numbered header is read.
+        let raw = "1. Plan\nSteps:\n1. Walk\n2. Eat\n2. Budget:\n$5";
+        assert_eq!(
+            sections(raw),
+            some([Some("Steps:\n1. Walk\n2. Eat"), None, Some("$5"), None])
+        );
+        // With content on the line it is a list item, as is an indented one.
+        let raw = "[Plan]\n1. Budget: $5 for food\n  2. Budget\n";
+        assert_eq!(
+            sections(raw)[0].as_deref(),
+            Some("1. Budget: $5 for food\n  2. Budget")
+        );
+    }
+
+    /// Steps is a list; Plan and Budget are text.
+    static LISTED: [SectionSpec; 3] = [
+        SectionSpec::new(
+            "steps",
+            "[Steps]",
+            "Steps",
+            ValueKind::List(&ValueKind::Text),
+        ),
+        spec("[Plan]", "Plan", &[]),
+        spec("[Budget]", "Budget", &[]),
+    ];
+
+    fn listed(raw: &str) -> [Option<String>; 3] {
+        let map = split_sections(raw, &LISTED);
+        [0, 1, 2].map(|i| map.content(i).map(str::to_owned))
+    }
+
+    fn three(items: [Option<&str>; 3]) -> [Option<String>; 3] {
+        items.map(|i| i.map(str::to_owned))
+    }
+
+    #[test]
+    fn a_numbered_line_in_a_list_section_is_an_item_unless_the_headers_numbering_says_otherwise() {
+        // The items name sections; the next numbered header continues the
+        // headers' numbering (1 -> 2) and not the list's (2 -> 3).
+        let raw = "1. Steps\n1. Plan\n2. Budget\n2. Plan\nGo east\n3. Budget\n$5";
+        assert_eq!(
+            listed(raw),
+            three([Some("1. Plan\n2. Budget"), Some("Go east"), Some("$5")])
+        );
+        // Headers not numbered: a header counts as its position, so the
+        // list's items stay items, and a numbered header after a list of
+        // another kind follows [Steps], the first header.
+        let raw = "[Steps]\n1. Plan\n2. Budget\n3. Plan\n[Plan]\nGo";
+        assert_eq!(
+            listed(raw),
+            three([Some("1. Plan\n2. Budget\n3. Plan"), Some("Go"), None])
+        );
+        let raw = "[Steps]\n- Walk\n- Eat\n2. Plan\nGo\n[Budget]\n$5";
+        assert_eq!(
+            listed(raw),
+            three([Some("- Walk\n- Eat"), Some("Go"), Some("$5")])
+        );
+        let raw = "Intro:\n[Budget]\n$5\n[Steps]\n1. Walk\n2. Plan";
+        assert_eq!(
+            listed(raw),
+            three([Some("1. Walk\n2. Plan"), None, Some("$5")])
+        );
+        // Both numberings fit (one item, then 2): the line is an item.
+        let raw = "1. Steps\n1. Walk\n2. Plan\nGo";
+        assert_eq!(
+            listed(raw),
+            three([Some("1. Walk\n2. Plan\nGo"), None, None])
+        );
+        // Nested items do not count: the list's own numbering is 1.
+        let raw = "1. Steps\n1. Walk\n   1. north\n   2. east\n2. Plan\nGo";
+        assert_eq!(
+            listed(raw),
+            three([
+                Some("1. Walk\n   1. north\n   2. east\n2. Plan\nGo"),
+                None,
+                None
+            ])
+        );
+        let raw = "1. Steps\n1. Walk\n2. Eat\n   1. ramen\n2. Plan\nGo";
+        assert_eq!(
+            listed(raw),
+            three([Some("1. Walk\n2. Eat\n   1. ramen"), Some("Go"), None])
+        );
+        // After a list section, a text section reads numbered headers again.
+        let raw = "## 1. Steps\n- Walk\n2. Plan\nGo\n1. Budget\n$5";
+        assert_eq!(listed(raw), three([Some("- Walk"), Some("Go"), Some("$5")]));
+    }
+
+    #[test]
+    fn dspy_markers_and_the_completed_marker() {
+        let raw = "[[ ## plan ## ]]\nGo east\n\n[[ ## schedule ## ]]\nDay 1\n\n\
+                   [[ ## budget ## ]]\n$5\n\n[[ ## completed ## ]]\nHope this helps!";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go east"), Some("Day 1"), Some("$5"), None])
+        );
+        // Names written as identifiers, content on the marker's line.
+        let map = split_sections(
+            "[[ ## research_plan ## ]] Go\n[[ ## completed ## ]]",
+            &[SectionSpec::new(
+                "plan",
+                "[Research Plan]",
+                "Research Plan",
+                ValueKind::Text,
+            )],
+        );
+        assert_eq!(map.content(0), Some("Go"));
+        // Markers written after the text they end, with no line break
+        // (stanfordnlp/dspy#8379), several on one line.
+        let raw = "[[ ## plan ## ]]\nGo east.[[ ## schedule ## ]]\nDay 1[[ ## budget ## ]] $5 \
+                   [[ ## completed ## ]] Done.";
+        assert_eq!(
+            sections(raw),
+            some([Some("Go east."), Some("Day 1"), Some("$5"), None])
+        );
+        let map = split_sections(raw, &SPECS);
+        assert_eq!(&raw[map.range("Budget").unwrap()], "$5");
+        // A marker naming no section is text.
+        let raw = "[Plan]\nSee [[ ## other ## ]] and [[wiki]].\n";
+        assert_eq!(
+            sections(raw)[0].as_deref(),
+            Some("See [[ ## other ## ]] and [[wiki]].")
+        );
+        // A section named Completed is a section, not the end.
+        let map = split_sections(
+            "[[ ## completed ## ]]\nyes",
+            &[SectionSpec::new(
+                "completed",
+                "[Completed]",
+                "Completed",
+                ValueKind::Bool,
+            )],
+        );
+        assert_eq!(map.content(0), Some("yes"));
     }
 
     #[test]

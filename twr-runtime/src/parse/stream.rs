@@ -40,7 +40,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 
 use super::reply::Offsets;
-use super::split::{content_range, Keys, LineScan, Scan, SectionMap};
+use super::split::{content_range, Keys, LineEvent, LineScan, Scan, SectionMap};
 use crate::feedback::Feedback;
 use crate::reasoning::{Event, Lexer, Policy};
 use crate::sections::{SectionSpec, Sections};
@@ -288,10 +288,9 @@ impl StreamReader {
         if self.line_start < text_len {
             let start = self.line_start;
             let line = &self.text.get(&self.raw)[start..];
-            let closed = self.lines.line(&self.keys, line, start);
-            let opened = self.lines.take_opened();
+            let found = self.lines.line(&self.keys, line, start);
             let text = self.text.get(&self.raw);
-            line_events(self.specs, text, closed, opened, &mut events);
+            line_events(self.specs, text, found, &mut events);
             self.line_start = text_len;
         }
         let lines = std::mem::replace(&mut self.lines, LineScan::new(&self.keys));
@@ -344,9 +343,8 @@ impl StreamReader {
         while let Some(found) = find_byte(b'\n', &text.as_bytes()[self.searched..]) {
             let end = self.searched + found;
             let start = self.line_start;
-            let closed = self.lines.line(&self.keys, &text[start..end], start);
-            let opened = self.lines.take_opened();
-            line_events(self.specs, text, closed, opened, events);
+            let found = self.lines.line(&self.keys, &text[start..end], start);
+            line_events(self.specs, text, found, events);
             self.line_start = end + 1;
             self.searched = end + 1;
         }
@@ -358,28 +356,30 @@ impl StreamReader {
     }
 }
 
-/// The events of one line, in text order: the section its header line
-/// closed, the section it opened, and the section closed at its end (a
-/// closing tag).
+/// The events of one line, in text order: the sections it closed and
+/// opened (a header line closes the section being read and opens its own; a
+/// closing tag at its end closes one; DSPy markers along it do both).
 fn line_events(
     specs: &[SectionSpec],
     text: &str,
-    [before, after]: super::split::Closed,
-    opened: Option<usize>,
+    found: super::split::LineEvents,
     events: &mut Vec<StreamEvent>,
 ) {
-    if let Some(found) = before {
-        events.push(closed(specs, text, found));
-    }
-    if let Some(spec) = opened.and_then(|index| Some((index, specs.get(index)?))) {
-        events.push(StreamEvent::Opened(OpenedSection {
-            index: spec.0,
-            header: spec.1.header,
-            field: spec.1.field,
-        }));
-    }
-    if let Some(found) = after {
-        events.push(closed(specs, text, found));
+    for event in found {
+        match event {
+            LineEvent::Closed(index, start, end) => {
+                events.push(closed(specs, text, (index, start, end)));
+            }
+            LineEvent::Opened(index) => {
+                if let Some(spec) = specs.get(index) {
+                    events.push(StreamEvent::Opened(OpenedSection {
+                        index,
+                        header: spec.header,
+                        field: spec.field,
+                    }));
+                }
+            }
+        }
     }
 }
 

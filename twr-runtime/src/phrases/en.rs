@@ -63,6 +63,7 @@ pub(crate) static EN: Phrases = Phrases {
     unreadable: "The {h} section could not be read ({message}); it says '{found}'.",
     invalid: "The {h} section needs a change: {message}",
     near_miss: "You wrote {wrote}; name it {h}, on a line of its own.",
+    unread_header: "You wrote '{wrote}' for the {h} section, which is not read as its header: write {h} alone on a line of its own, then the content below it.",
     not_on_own_line: "The {h} header must stand on a line of its own; it appears inside the line '{line}'.",
     none_of: "None of the sections {headers} is in your answer. Please give at least one of them, each header on a line of its own.",
     no_choice: "Your answer has none of the sections of {choice}. Choose one way and write its sections: {ways}.",

@@ -141,6 +141,8 @@ pub(crate) struct Phrases {
     pub(crate) invalid: &'static str,
     /// `{h}`, `{wrote}`.
     pub(crate) near_miss: &'static str,
+    /// `{h}`, `{wrote}`.
+    pub(crate) unread_header: &'static str,
     /// `{h}`, `{line}`.
     pub(crate) not_on_own_line: &'static str,
     /// `{headers}`.
@@ -542,7 +544,7 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 64] = [
+            let templates: [(&str, &[&str]); 65] = [
                 (p.at_cell, &["row", "column"]),
                 (p.at_row, &["row"]),
                 (p.at_label, &["label"]),
@@ -571,6 +573,7 @@ mod tests {
                 (p.unreadable, &["h", "message", "found"]),
                 (p.invalid, &["h", "message"]),
                 (p.near_miss, &["h", "wrote"]),
+                (p.unread_header, &["h", "wrote"]),
                 (p.not_on_own_line, &["h", "line"]),
                 (p.none_of, &["headers"]),
                 (p.no_choice, &["choice", "ways"]),

@@ -64,6 +64,7 @@ pub(crate) static ZH: Phrases = Phrases {
     unreadable: "无法读取 {h} 部分（{message}）；现在写的是“{found}”。",
     invalid: "{h} 部分需要修改：{message}",
     near_miss: "你写的是 {wrote}；请把它改成 {h}，单独占一行。",
+    unread_header: "你把 {h} 部分写成了“{wrote}”，这不会被当作标题：请把 {h} 单独写在一行，内容写在它下面。",
     not_on_own_line: "标题 {h} 必须单独占一行，但它出现在这一行里：“{line}”。",
     none_of: "你的回答里没有 {headers} 中的任何一个部分。请至少写出其中一个，每个标题单独占一行。",
     no_choice: "你的回答里没有{choice}的任何部分。请选择一种方式，写出它的部分：{ways}。",

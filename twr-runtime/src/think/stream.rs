@@ -540,6 +540,7 @@ fn about_presence(kind: &ProblemKind) -> bool {
         kind,
         ProblemKind::Missing
             | ProblemKind::NearMiss { .. }
+            | ProblemKind::UnreadHeader { .. }
             | ProblemKind::NotOnOwnLine { .. }
             | ProblemKind::NoneOf { .. }
             | ProblemKind::NoChoice { .. }
