@@ -360,11 +360,16 @@ async fn a_refusal_is_a_clear_error_that_is_not_retried() {
     );
     assert_eq!(error.partial().map(|r| r.content.as_str()), Some("I can't"));
     assert!(!error.is_transient());
+    // Whole, the same: the text written before the refusal is kept.
     let error = client(&server).chat(&conversation()).await.unwrap_err();
     assert_eq!(
         error.to_string(),
         "the model server refused to answer: Claude declined to answer (stop_reason refusal) \
-         after writing: I won't."
+         (8 bytes of the reply had arrived and are kept)"
+    );
+    assert_eq!(
+        error.partial().map(|r| r.content.as_str()),
+        Some("I won't.")
     );
     assert!(!error.is_transient());
 }

@@ -162,7 +162,7 @@ async fn blocked_prompts_and_filtered_replies_are_refused() {
     let error = model.chat(&conversation()).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the model server refused to answer: the server's content filter stopped the reply"
+        "the model server refused to answer: Gemini stopped the reply (finishReason SAFETY)"
     );
 }
 

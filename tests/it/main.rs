@@ -17,6 +17,7 @@ mod batch_openai;
 mod batch_providers;
 mod batch_resume;
 mod client_anthropic;
+mod client_edges;
 mod client_gemini;
 mod client_openai;
 mod client_otel;

@@ -147,6 +147,19 @@ fn echoing_paths(api: Api) -> Vec<Path> {
                 ),
                 false,
             ),
+            path(
+                "reply blocked after text, the text kept",
+                Scripted::raw_sse(
+                    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"use {KEY}\"}]}}]}\r\n\r\n\
+                     data: {\"candidates\": [{\"finishReason\": \"SAFETY\", \"finishMessage\": \"not {KEY}\"}]}\r\n\r\n",
+                ),
+                true,
+            ),
+            path(
+                "stream cut in the middle of an event",
+                Scripted::raw_sse("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"{KEY}"),
+                true,
+            ),
         ],
         Api::Anthropic => vec![
             path("html body", html(), false),

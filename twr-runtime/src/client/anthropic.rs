@@ -27,7 +27,8 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// lines); `max_tokens` is always sent ([`DEFAULT_MAX_TOKENS`] unless set);
 /// thinking blocks land in [`Reply::reasoning`](crate::Reply::reasoning) and
 /// their signatures are dropped. A `stop_reason` of `max_tokens` is a
-/// truncated reply, `refusal` a [`ModelError::Refused`] (never retried). The
+/// truncated reply, `refusal` a [`ModelError::Refused`] with the server's
+/// explanation (never retried; text that arrived before it is kept). The
 /// key travels in the `x-api-key` header, never in a URL, an error, a log or
 /// `Debug` output, and never to another origin. Anthropic has no sampling
 /// seed, so [`seed`](HttpModel::seed) is not sent. The shared options and
@@ -233,7 +234,7 @@ impl Provider for AnthropicApi {
             out.push(Piece::Usage(counts));
         }
         if let Some(reason) = message.stop_reason {
-            stop_reason(&reason, out)?;
+            stop_reason(&reason, message.stop_details, out);
         }
         Ok(())
     }
@@ -278,8 +279,10 @@ impl Provider for AnthropicApi {
                     usage.apply(counts);
                     out.push(Piece::Usage(*counts));
                 }
-                if let Some(reason) = data.delta.and_then(|d| d.stop_reason) {
-                    stop_reason(&reason, out)?;
+                if let Some(delta) = data.delta {
+                    if let Some(reason) = delta.stop_reason {
+                        stop_reason(&reason, delta.stop_details, out);
+                    }
                 }
             }
             "message_stop" => return Ok(Flow::Done),
@@ -296,26 +299,26 @@ impl Provider for AnthropicApi {
     }
 }
 
-/// The stop reason as a finish piece; `refusal` is a fault, so the reply
-/// becomes [`ModelError::Refused`] (with any text that arrived kept).
-fn stop_reason(reason: &str, out: &mut Vec<Piece>) -> Result<(), Fault> {
-    if reason == "refusal" {
-        let said: String = out
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Content(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        let said = said.trim();
-        return Err(Fault::Refused(if said.is_empty() {
-            "Claude declined to answer (stop_reason refusal)".to_string()
-        } else {
-            format!("Claude declined to answer (stop_reason refusal) after writing: {said}")
-        }));
+/// The stop reason as a finish piece. `refusal` stops the reply as a filter
+/// does: the collector makes it a [`ModelError::Refused`] with the server's
+/// explanation from `stop_details` (its category when it gives no
+/// explanation), keeping any text that arrived before it.
+fn stop_reason(reason: &str, details: Option<StopDetails>, out: &mut Vec<Piece>) {
+    if reason != "refusal" {
+        out.push(Piece::Finish(FinishReason::from_server(reason)));
+        return;
     }
-    out.push(Piece::Finish(FinishReason::from_server(reason)));
-    Ok(())
+    let details = details.unwrap_or_default();
+    let explanation = details.explanation.filter(|e| !e.trim().is_empty());
+    let message = match (explanation, details.category) {
+        (Some(explanation), _) => explanation,
+        (None, Some(category)) => {
+            format!("Claude declined to answer (stop_reason refusal, category {category})")
+        }
+        (None, None) => "Claude declined to answer (stop_reason refusal)".to_string(),
+    };
+    out.push(Piece::Refusal(message));
+    out.push(Piece::Finish(FinishReason::ContentFilter));
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Fault> {
@@ -333,9 +336,22 @@ struct MessageBody {
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
+    stop_details: Option<StopDetails>,
+    #[serde(default)]
     usage: Option<TokenCounts>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// What the server says about a refusal (`stop_details`, with
+/// `stop_reason: refusal`): `{"type": "refusal", "category": "cyber",
+/// "explanation": "..."}`, either member `null` when it has none.
+#[derive(Deserialize, Default)]
+struct StopDetails {
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    explanation: Option<String>,
 }
 
 /// One content block (whole, or as `content_block_start` opens it).
@@ -389,6 +405,8 @@ struct Delta {
     thinking: Option<String>,
     #[serde(default)]
     stop_reason: Option<String>,
+    #[serde(default)]
+    stop_details: Option<StopDetails>,
 }
 
 /// Anthropic's token counts. Input tokens read from the cache count as

@@ -26,6 +26,8 @@ pub(crate) struct BodyReader {
     /// An error found in the last piece, reported after its valid prefix.
     failed: Option<ModelError>,
     secrets: Arc<Secrets>,
+    /// Whether the body is an event stream.
+    stream: bool,
 }
 
 impl BodyReader {
@@ -42,7 +44,9 @@ impl BodyReader {
         {
             return Err(ModelError::TooLarge { limit });
         }
+        let stream = super::http::is_event_stream(&response);
         Ok(BodyReader {
+            stream,
             response,
             read: 0,
             limit,
@@ -78,6 +82,13 @@ impl BodyReader {
         let Some(chunk) = chunk else {
             return match self.utf8.finish() {
                 Ok(()) => Ok(None),
+                // A stream closed in the middle of a character was cut off
+                // there (the server or a proxy closed mid-event): the reply
+                // broke off, as when the connection drops.
+                Err(at) if self.stream => Err(ModelError::Interrupted(
+                    format!("the stream ended inside a character, at byte offset {at} of the body")
+                        .into(),
+                )),
                 Err(at) => Err(not_utf8(at, "the body ends inside a character")),
             };
         };

@@ -66,7 +66,8 @@ pub(crate) fn deltas<'a, P: Provider>(
             // document: its reply is handed out whole, as `chat` reads it.
             Source::Whole { .. } => ReplyCollector::default(),
             Source::Events(_) => ReplyCollector::streaming(),
-        };
+        }
+        .scrubbing(source.secrets());
         let reading = State::Reading(Box::new(Reading { source, collector }));
         let batches = stream::unfold(reading, move |state| {
             let span = reading_span.clone();

@@ -31,6 +31,8 @@ pub(crate) enum Subject {
     Reply,
     /// One event of a stream.
     Event,
+    /// The last event of a stream that ended before the event did.
+    CutEvent,
 }
 
 impl Subject {
@@ -38,6 +40,7 @@ impl Subject {
         match self {
             Subject::Reply => "the reply",
             Subject::Event => "a stream event",
+            Subject::CutEvent => "the stream's last event",
         }
     }
 }
@@ -51,6 +54,19 @@ pub(crate) fn from_fault(
 ) -> ModelError {
     let excerpt = || secrets.excerpt(&String::from_utf8_lossy(raw), EXCERPT_CHARS);
     match fault {
+        // The body ended cleanly in the middle of an event: the reply broke
+        // off, as when the connection drops, and is worth asking again.
+        Fault::NotJson { error, .. } if matches!(subject, Subject::CutEvent) => {
+            let said = error.to_string();
+            let complaint = secrets.scrub(&said);
+            ModelError::Interrupted(
+                format!(
+                    "the stream ended in the middle of an event ({complaint}): {}",
+                    excerpt()
+                )
+                .into(),
+            )
+        }
         Fault::NotJson { expected, error } => {
             // serde quotes values it did not expect: scrub its words too, and
             // keep it as the source only when it quoted no secret.

@@ -232,6 +232,20 @@ struct Candidate {
     content: Option<Content>,
     #[serde(default)]
     finish_reason: Option<String>,
+    /// Gemini's words on why it stopped, when it says more than the reason.
+    #[serde(default)]
+    finish_message: Option<String>,
+    #[serde(default)]
+    safety_ratings: Vec<SafetyRating>,
+}
+
+/// One category a safety filter rated; `blocked` when it stopped the reply.
+#[derive(Deserialize)]
+struct SafetyRating {
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    blocked: bool,
 }
 
 #[derive(Deserialize)]
@@ -301,7 +315,16 @@ impl ResponseBody {
                 }
             }
             if let Some(reason) = candidate.finish_reason {
-                out.push(Piece::Finish(finish_reason(&reason)));
+                if blocks(&reason) {
+                    out.push(Piece::Refusal(blocked_message(
+                        &reason,
+                        candidate.finish_message.as_deref(),
+                        &candidate.safety_ratings,
+                    )));
+                    out.push(Piece::Finish(FinishReason::ContentFilter));
+                } else {
+                    out.push(Piece::Finish(FinishReason::from_server(&reason)));
+                }
             }
         }
         if let Some(usage) = self.usage_metadata {
@@ -317,14 +340,45 @@ impl ResponseBody {
     }
 }
 
-/// Gemini's finish reasons that mean "a filter stopped it".
-fn finish_reason(reason: &str) -> FinishReason {
-    match reason {
-        "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => {
-            FinishReason::ContentFilter
-        }
-        other => FinishReason::from_server(other),
+/// Whether a finish reason means a filter blocked the reply: asking again
+/// the same way gets the same block, so it is a refusal, never an empty
+/// reply to retry. From the API's `FinishReason` (generativelanguage v1beta,
+/// and Vertex AI's `MODEL_ARMOR`); the streamed reply's last chunk carries
+/// it with empty content after the text that was sent.
+fn blocks(reason: &str) -> bool {
+    matches!(
+        reason,
+        "SAFETY"
+            | "RECITATION"
+            | "BLOCKLIST"
+            | "PROHIBITED_CONTENT"
+            | "SPII"
+            | "MODEL_ARMOR"
+            | "IMAGE_SAFETY"
+            | "IMAGE_PROHIBITED_CONTENT"
+            | "IMAGE_RECITATION"
+    )
+}
+
+/// What Gemini said about a block: the reason, its `finishMessage`, and the
+/// safety categories it marked blocked.
+fn blocked_message(reason: &str, message: Option<&str>, ratings: &[SafetyRating]) -> String {
+    let mut said = format!("Gemini stopped the reply (finishReason {reason}");
+    let categories: Vec<&str> = ratings
+        .iter()
+        .filter(|rating| rating.blocked)
+        .filter_map(|rating| rating.category.as_deref())
+        .collect();
+    if !categories.is_empty() {
+        said.push_str(", blocked for ");
+        said.push_str(&categories.join(", "));
     }
+    said.push(')');
+    if let Some(message) = message.map(str::trim).filter(|m| !m.is_empty()) {
+        said.push_str(": ");
+        said.push_str(message);
+    }
+    said
 }
 
 #[cfg(test)]

@@ -256,7 +256,7 @@ impl<P: Provider> HttpModel<P> {
     /// `stream(true)`), and the response's rate limits.
     async fn whole_reply(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
         let (mut source, limits) = self.open_with_limits(messages).await?;
-        let mut collector = ReplyCollector::default();
+        let mut collector = ReplyCollector::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
         let read = loop {
             let more = source.next(&mut pieces).await;
@@ -293,6 +293,14 @@ pub(crate) enum Source<'a, P: Provider> {
 }
 
 impl<P: Provider> Source<'_, P> {
+    /// The call's credentials, for scrubbing server text.
+    pub(crate) fn secrets(&self) -> Arc<Secrets> {
+        match self {
+            Source::Events(stream) => stream.secrets.clone(),
+            Source::Whole { secrets, .. } => secrets.clone(),
+        }
+    }
+
     /// Appends the next pieces to `out`; `Ok(false)` once the response is
     /// complete. On an error, `out` still holds what arrived before it.
     pub(crate) async fn next(&mut self, out: &mut Vec<Piece>) -> Result<bool, ModelError> {
@@ -403,9 +411,13 @@ impl<'a, P: Provider> PieceStream<'a, P> {
                 *piece = fault::scrub_piece(taken, &self.secrets);
                 self.finished |= matches!(piece, Piece::Finish(_));
             }
-            let flow = flow.map_err(|f| {
-                fault::from_fault(f, event.data.as_bytes(), Subject::Event, &self.secrets)
-            })?;
+            let subject = if event.cut {
+                Subject::CutEvent
+            } else {
+                Subject::Event
+            };
+            let flow = flow
+                .map_err(|f| fault::from_fault(f, event.data.as_bytes(), subject, &self.secrets))?;
             if flow == Flow::Done {
                 self.over = true;
                 return Ok(false);

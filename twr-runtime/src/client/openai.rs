@@ -187,8 +187,19 @@ struct ResponseBody {
     choices: Vec<ChoiceBody>,
     #[serde(default)]
     usage: Option<UsageBody>,
+    /// Groq's own member: its streamed replies carry the usage here, in the
+    /// last chunk, and not in `usage`.
+    #[serde(default)]
+    x_groq: Option<GroqBody>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// Groq's `x_groq`: `{"id": "req_...", "usage": {...}}`.
+#[derive(Deserialize)]
+struct GroqBody {
+    #[serde(default)]
+    usage: Option<UsageBody>,
 }
 
 /// One choice of a response (`message`) or of a stream chunk (`delta`).
@@ -277,7 +288,10 @@ impl ResponseBody {
                 out.push(Piece::Finish(FinishReason::from_server(&reason)));
             }
         }
-        if let Some(usage) = self.usage {
+        let usage = self
+            .usage
+            .or_else(|| self.x_groq.and_then(|groq| groq.usage));
+        if let Some(usage) = usage {
             out.push(Piece::Usage(usage.counts()));
         }
         Ok(())
@@ -286,9 +300,7 @@ impl ResponseBody {
 
 impl MessageBody {
     fn pieces(self, out: &mut Vec<Piece>) {
-        if let Some(text) = text_of(self.content) {
-            out.push(Piece::Content(text));
-        }
+        content_pieces(self.content, out);
         // Servers send one of the two names; a server sending both sends the
         // same text twice, so take the first that has text (some send the
         // other as `""`).
@@ -297,6 +309,35 @@ impl MessageBody {
         }
         if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
             out.push(Piece::Refusal(refusal));
+        }
+    }
+}
+
+/// The pieces of a `content` field: a string, or an array of parts as some
+/// servers send, in order: text parts (`{"type":"text","text":...}`) are the
+/// answer, thinking parts reasoning. Mistral's Magistral models send their
+/// reasoning as `{"type":"thinking","thinking":[{"type":"text","text":...}]}`
+/// before the answer's text, whole and in each stream chunk.
+fn content_pieces(value: Option<Value>, out: &mut Vec<Piece>) {
+    let parts = match value {
+        Some(Value::Array(parts)) => parts,
+        other => {
+            out.extend(text_of(other).map(Piece::Content));
+            return;
+        }
+    };
+    for mut part in parts {
+        match part.get("type").and_then(Value::as_str) {
+            Some("thinking") => {
+                let thinking = part.get_mut("thinking").map(Value::take);
+                out.extend(text_of(thinking).map(Piece::Reasoning));
+            }
+            Some("text") | None => {
+                let text = part.get_mut("text").map(Value::take);
+                out.extend(text_of(text).map(Piece::Content));
+            }
+            // Images, tool references, ...: not text.
+            Some(_) => {}
         }
     }
 }

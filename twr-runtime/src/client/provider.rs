@@ -268,8 +268,13 @@ pub enum Piece {
     Content(String),
     /// Reasoning sent in its own field or part.
     Reasoning(String),
-    /// The model's own refusal text: with no visible text, the call fails
-    /// with [`ModelError::Refused`], which is never retried.
+    /// Why the reply was declined: the model's own refusal text, or the
+    /// server's explanation of a refusal or a block. With no visible text,
+    /// the call fails with [`ModelError::Refused`], which is never retried.
+    /// With [`Finish`](Self::Finish)`(`[`FinishReason::ContentFilter`]`)`
+    /// (a filter or a refusal stopped the reply) it is that refusal's
+    /// message, and any text that came before is kept in
+    /// [`ModelError::Incomplete`], never taken for the answer.
     Refusal(String),
     /// Token counts so far; a later one replaces an earlier one.
     Usage(Usage),
@@ -298,7 +303,10 @@ pub enum Flow {
 pub enum Fault {
     /// Not the JSON this provider sends: what it should have been (`"a
     /// chat response"`) and the parser's complaint. A
-    /// [`ModelError::Decode`], not retried.
+    /// [`ModelError::Decode`], not retried; except in the last event of a
+    /// stream whose body ended before that event did (no blank line after
+    /// it): the reply broke off mid-event, [`ModelError::Interrupted`],
+    /// retried.
     NotJson {
         /// What the text should have been, for the message.
         expected: &'static str,

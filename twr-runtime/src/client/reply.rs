@@ -5,7 +5,10 @@
 //! out each piece as [`Delta`]s the moment it arrives: one reader, so the
 //! streamed reply and the collected one are read by the same rules.
 
+use std::sync::Arc;
+
 use super::provider::Piece;
+use super::secret::Secrets;
 use crate::model::{Delta, FinishReason, ModelError, Reply, Usage};
 use crate::reasoning::{Event, ThinkSplitter};
 
@@ -23,6 +26,8 @@ pub(crate) struct ReplyCollector {
     has_text: bool,
     /// When streaming: the deltas not yet handed out.
     deltas: Option<Deltas>,
+    /// The call's credentials, scrubbed out of text kept in an error.
+    secrets: Option<Arc<Secrets>>,
 }
 
 impl ReplyCollector {
@@ -33,6 +38,14 @@ impl ReplyCollector {
             deltas: Some(Deltas::default()),
             ..ReplyCollector::default()
         }
+    }
+
+    /// The same collector, scrubbing `secrets` out of the text an error
+    /// keeps (what arrived before a failure or a refusal): an error never
+    /// shows a key, even one a server or proxy made the model's text echo.
+    pub(crate) fn scrubbing(mut self, secrets: Arc<Secrets>) -> Self {
+        self.secrets = Some(secrets);
+        self
     }
 
     /// Applies one piece.
@@ -89,24 +102,30 @@ impl ReplyCollector {
         let splitter = std::mem::take(&mut self.splitter);
         let (content, inline) = splitter.finish_observed(&mut |event| deltas.event(event));
         let mut out: Vec<Result<Delta, ModelError>> = deltas.out.into_iter().map(Ok).collect();
+        let secrets = self.secrets.clone();
         let (reply, refusal) = self.into_reply(content, inline);
-        out.push(check(reply, refusal).map(|reply| Delta::Done {
-            usage: reply.usage,
-            finish_reason: reply.finish_reason,
-        }));
+        out.push(
+            check(reply, refusal, secrets.as_deref()).map(|reply| Delta::Done {
+                usage: reply.usage,
+                finish_reason: reply.finish_reason,
+            }),
+        );
         out
     }
 
-    /// What arrived, as a reply, with no checks (for a failed call).
+    /// What arrived, as a reply, with no checks (for a failed call), its
+    /// text scrubbed.
     pub(crate) fn partial(self) -> Reply {
-        self.into_parts().0
+        let secrets = self.secrets.clone();
+        scrubbed(self.into_parts().0, secrets.as_deref())
     }
 
     /// The reply, or why there is none (see [`check`]); the loop asks for a
     /// shorter answer when the token limit explains an empty one.
     pub(crate) fn finish(self) -> Result<Reply, ModelError> {
+        let secrets = self.secrets.clone();
         let (reply, refusal) = self.into_parts();
-        check(reply, refusal)
+        check(reply, refusal, secrets.as_deref())
     }
 
     fn into_parts(mut self) -> (Reply, Option<String>) {
@@ -135,20 +154,53 @@ impl ReplyCollector {
 /// The reply, or why there is none: an empty answer is an error unless the
 /// token limit explains it, and a refusal or a content filter's silence is a
 /// refusal, not a glitch to retry.
-fn check(reply: Reply, refusal: Option<String>) -> Result<Reply, ModelError> {
+///
+/// A reply a filter or a refusal stopped (`content_filter`, Gemini's
+/// `SAFETY`, Anthropic's `refusal`) is never an answer, even with text:
+/// that text was cut off where the server stopped it. It is a
+/// [`ModelError::Refused`] with the server's words (or the model's refusal
+/// text), inside [`ModelError::Incomplete`] with what arrived when anything
+/// did (its text scrubbed of `secrets`).
+fn check(
+    reply: Reply,
+    refusal: Option<String>,
+    secrets: Option<&Secrets>,
+) -> Result<Reply, ModelError> {
+    let refusal = refusal
+        .map(|r| r.trim().to_string())
+        .filter(|r| !r.is_empty());
+    if reply.finish_reason == Some(FinishReason::ContentFilter) {
+        let refused = ModelError::Refused(
+            refusal.unwrap_or_else(|| "the server's content filter stopped the reply".to_string()),
+        );
+        let said = |text: &str| !text.trim().is_empty();
+        if said(&reply.content) || reply.reasoning.as_deref().is_some_and(said) {
+            return Err(ModelError::Incomplete {
+                partial: Box::new(scrubbed(reply, secrets)),
+                source: Box::new(refused),
+            });
+        }
+        return Err(refused);
+    }
     if !reply.content.trim().is_empty() {
         return Ok(reply);
     }
-    if let Some(refusal) = refusal.filter(|r| !r.trim().is_empty()) {
-        return Err(ModelError::Refused(refusal.trim().to_string()));
+    if let Some(refusal) = refusal {
+        return Err(ModelError::Refused(refusal));
     }
     match &reply.finish_reason {
         Some(FinishReason::Length) => Ok(reply),
-        Some(FinishReason::ContentFilter) => Err(ModelError::Refused(
-            "the server's content filter stopped the reply".to_string(),
-        )),
         _ => Err(ModelError::EmptyReply),
     }
+}
+
+/// `reply` with `secrets` replaced in its text, for an error to keep.
+fn scrubbed(mut reply: Reply, secrets: Option<&Secrets>) -> Reply {
+    if let Some(secrets) = secrets {
+        reply.content = secrets.scrub(&reply.content);
+        reply.reasoning = reply.reasoning.map(|text| secrets.scrub(&text));
+    }
+    reply
 }
 
 /// The deltas of a streamed reply, made from what the reasoning lexer finds
@@ -275,7 +327,22 @@ mod tests {
         assert!(matches!(refused.finish(), Err(ModelError::Refused(m)) if m == "No."));
         let filtered = collect(vec![Piece::Finish(FinishReason::ContentFilter)]);
         assert!(!filtered.has_text());
-        assert!(matches!(filtered.finish(), Err(ModelError::Refused(_))));
+        assert!(matches!(filtered.finish(), Err(ModelError::Refused(m))
+            if m == "the server's content filter stopped the reply"));
+        // Text a filter stopped is kept, with the server's words.
+        let stopped = collect(vec![
+            Piece::Content("[Plan]\nGo ea".into()),
+            Piece::Refusal("Gemini stopped the reply (finishReason SAFETY)".into()),
+            Piece::Finish(FinishReason::ContentFilter),
+        ]);
+        match stopped.finish() {
+            Err(ModelError::Incomplete { partial, source }) => {
+                assert_eq!(partial.content, "[Plan]\nGo ea");
+                assert!(matches!(*source, ModelError::Refused(m)
+                    if m == "Gemini stopped the reply (finishReason SAFETY)"));
+            }
+            other => panic!("{other:?}"),
+        }
         let cut = collect(vec![Piece::Finish(FinishReason::Length)]);
         assert_eq!(cut.finish().unwrap().content, "");
         let empty = collect(vec![Piece::Content("<think>only</think>".into())]);

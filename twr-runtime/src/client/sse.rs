@@ -15,6 +15,11 @@ pub struct SseEvent {
     pub(crate) event: Option<String>,
     /// The data lines, joined with `\n`.
     pub(crate) data: String,
+    /// The stream ended before the blank line that ends the event: it may
+    /// be cut off mid-way (a proxy or server that closed cleanly in the
+    /// middle of an event), and when it does not decode, the reply broke
+    /// off rather than being unreadable.
+    pub(crate) cut: bool,
 }
 
 impl SseEvent {
@@ -23,6 +28,7 @@ impl SseEvent {
         SseEvent {
             event: None,
             data: data.into(),
+            cut: false,
         }
     }
 
@@ -83,13 +89,18 @@ impl SseDecoder {
     }
 
     /// Ends the stream: a final event the server did not terminate with a
-    /// blank line is still delivered (some servers close right after it).
+    /// blank line is still delivered (some servers close right after it),
+    /// marked [`cut`](SseEvent::cut).
     pub(crate) fn finish(&mut self, out: &mut Vec<SseEvent>) {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.line(&line, out);
         }
+        let whole = out.len();
         self.dispatch(out);
+        for event in &mut out[whole..] {
+            event.cut = true;
+        }
     }
 
     fn line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
@@ -129,7 +140,11 @@ impl SseDecoder {
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         let event = self.event.take();
         if let Some(data) = self.data.take() {
-            out.push(SseEvent { event, data });
+            out.push(SseEvent {
+                event,
+                data,
+                cut: false,
+            });
         }
     }
 }
@@ -152,6 +167,7 @@ mod tests {
         SseEvent {
             event: None,
             data: text.to_string(),
+            cut: false,
         }
     }
 
@@ -174,14 +190,23 @@ mod tests {
             out,
             vec![SseEvent {
                 event: Some("error".to_string()),
-                data: "one\ntwo".to_string()
+                data: "one\ntwo".to_string(),
+                cut: false,
             }]
         );
     }
 
     #[test]
-    fn unterminated_last_event_is_delivered_at_finish() {
-        assert_eq!(decode_in_pieces(b"data: last", 4), vec![data("last")]);
+    fn unterminated_last_event_is_delivered_at_finish_marked_cut() {
+        let cut = |text: &str| SseEvent {
+            cut: true,
+            ..data(text)
+        };
+        assert_eq!(decode_in_pieces(b"data: last", 4), vec![cut("last")]);
+        assert_eq!(
+            decode_in_pieces(b"data: one\n\ndata: {\"a\":\ndata: 1", 3),
+            vec![data("one"), cut("{\"a\":\n1")]
+        );
     }
 
     #[test]
