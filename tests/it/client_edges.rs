@@ -166,6 +166,12 @@ async fn gemini_finish_reasons_that_block_are_refusals_whole_and_streamed() {
     .concat();
     script.push(Scripted::raw_sse(&streamed));
     script.push(Scripted::raw_sse(&streamed));
+    // A blocked prompt, streamed: the only chunk has `promptFeedback` and
+    // no candidates (GenerateContentResponse.PromptFeedback.BlockReason).
+    script.push(Scripted::raw_sse(&chunk(json!({
+        "promptFeedback": {"blockReason": "PROHIBITED_CONTENT",
+                           "blockReasonMessage": "The prompt was blocked."},
+        "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}))));
     let server = TestServer::start(script).await;
     for reason in reasons {
         let error = gemini(&server).chat(&ask()).await.unwrap_err();
@@ -207,6 +213,12 @@ async fn gemini_finish_reasons_that_block_are_refusals_whole_and_streamed() {
     assert_eq!(text, "[Steps]\n1. Insert the");
     let last = items.last().unwrap().as_ref().unwrap_err();
     assert_eq!(refused(incomplete(last).unwrap().1), Ok(said));
+    let error = gemini(&server).stream(true).chat(&ask()).await.unwrap_err();
+    assert_eq!(
+        refused(&error),
+        Ok("Gemini blocked the prompt (blockReason PROHIBITED_CONTENT): The prompt was blocked.")
+    );
+    assert!(!error.is_transient());
 }
 
 /// The loop does not ask again after a block: one request, and the error
