@@ -5,7 +5,7 @@
 //! items of a list section into headers; and the feedback for a header
 //! written in a style twr does not read.
 
-use twr_runtime::parse::{multi_section_parser, MatchMode, SectionStream};
+use twr_runtime::parse::{multi_section_parser, MatchMode, SectionStream, StreamEvent};
 use twr_runtime::{ProblemKind, Sections};
 
 /// A question answered with its reasoning, as a DSPy `ChainOfThought`
@@ -118,6 +118,49 @@ fn dspy_identifiers_name_sections_with_spaces() {
         assert_eq!(
             streamed::<Step>(raw, size),
             Step::parse_sections(raw),
+            "size {size}"
+        );
+    }
+}
+
+/// The stream's events for `raw` fed in `size`-byte pieces: which section
+/// opened and closed, in order.
+fn events<T: Sections>(raw: &str, size: usize) -> Vec<String> {
+    let mut stream = SectionStream::<T>::new();
+    let mut seen = Vec::new();
+    let mut note = |events: Vec<StreamEvent>| {
+        for event in events {
+            seen.push(match event {
+                StreamEvent::Opened(section) => format!("opened {}", section.header),
+                StreamEvent::Closed(section) => format!("closed {}", section.header),
+                other => format!("{other:?}"),
+            });
+        }
+    };
+    let bytes: Vec<char> = raw.chars().collect();
+    for piece in bytes.chunks(size) {
+        note(stream.push(&piece.iter().collect::<String>()));
+    }
+    note(stream.finish());
+    seen
+}
+
+#[test]
+fn a_stream_reports_markers_along_a_line_in_order() {
+    // Each marker closes the section before it and opens its own, also
+    // when it follows text on the same line; `completed` only closes.
+    let raw =
+        "[[ ## next_thought ## ]]\nThe user wants the transactions.[[ ## next_tool_name ## ]]\n\
+               search[[ ## completed ## ]]\nThanks!";
+    for size in [1, 5, 200] {
+        assert_eq!(
+            events::<Step>(raw, size),
+            [
+                "opened [Next Thought]",
+                "closed [Next Thought]",
+                "opened [Next Tool Name]",
+                "closed [Next Tool Name]",
+            ],
             "size {size}"
         );
     }

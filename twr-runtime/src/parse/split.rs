@@ -545,7 +545,14 @@ impl LineScan {
     /// Reads the DSPy markers of `line` from byte `from` on: each that
     /// names a section ends the one being read and opens it, with the text
     /// after it; `[[ ## completed ## ]]` ends the one being read.
-    fn markers(&mut self, keys: &Keys, line: &str, at: usize, from: usize, events: &mut LineEvents) {
+    fn markers(
+        &mut self,
+        keys: &Keys,
+        line: &str,
+        at: usize,
+        from: usize,
+        events: &mut LineEvents,
+    ) {
         let mut from = from;
         while let Some(found) = memmem::find(&line.as_bytes()[from..], b"[[") {
             let start = from + found;
