@@ -1,7 +1,10 @@
 //! Memory: a huge reply is held once in the outcome (the attempt, the
-//! transcript and the final answer share it), and a huge failed reply goes
-//! back to the model as a bounded excerpt. Live heap bytes are counted by a
-//! counting allocator in this test binary.
+//! transcript and the final answer share it), a huge failed reply goes
+//! back to the model as a bounded excerpt, and a 5 MB image is held once
+//! over a run of three attempts (the requests, the ledger and the scripted
+//! model's record share its bytes; a client encodes it for one request at a
+//! time). Live heap bytes are counted by a counting allocator in this test
+//! binary.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,10 +17,22 @@ use twr_runtime::{ChatModel, Message, ModelError, Reply, RetryMode, ScriptedMode
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The most bytes live at once since the last [`reset_peak`].
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(size: usize) {
+    let live = LIVE.fetch_add(size, Ordering::SeqCst) + size;
+    PEAK.fetch_max(live, Ordering::SeqCst);
+}
+
+/// Starts a new peak from the bytes live now.
+fn reset_peak() {
+    PEAK.store(LIVE.load(Ordering::SeqCst), Ordering::SeqCst);
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::SeqCst);
+        grew(layout.size());
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -26,7 +41,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        LIVE.fetch_add(new_size, Ordering::SeqCst);
+        grew(new_size);
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -141,4 +156,127 @@ fn a_huge_failed_reply_goes_back_as_a_bounded_excerpt() {
     // Nothing is lost: the ledger and the transcript keep the whole reply.
     assert_eq!(outcome.attempts[0].raw, failed);
     assert_eq!(outcome.transcript[1].content, failed);
+}
+
+/// Three attempts: `[Days]` in words, in words again, then a number.
+const THREE_ATTEMPTS: [&str; 3] = [
+    "[Plan]\nTemples\n[Days]\nthree\n[Budget]\n500",
+    "[Days]\nthree days",
+    "[Days]\n3",
+];
+
+/// A 5 MiB PNG (its signature, then zeros), made before any count starts.
+fn five_mb_image() -> Message {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.resize(5 * MB, 0);
+    Message::user("Plan a trip from this map.").with_image(png, "image/png")
+}
+
+#[test]
+fn a_5_mb_image_over_three_attempts_is_held_once() {
+    let _alone = crate::ALONE.blocking_lock();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let message = five_mb_image();
+    let model = ScriptedModel::new(THREE_ATTEMPTS);
+    let before = LIVE.load(Ordering::SeqCst);
+    reset_peak();
+    let outcome = runtime
+        .block_on(
+            Think::new(&model)
+                .focused_questions(false)
+                .run::<Trip>(&message),
+        )
+        .unwrap();
+    let peak = PEAK.load(Ordering::SeqCst) - before;
+    let retained = LIVE.load(Ordering::SeqCst) - before;
+    assert_eq!(outcome.attempts.len(), 3);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    eprintln!(
+        "5 MiB image, 3 attempts, scripted model: {peak} bytes at most live during the run, \
+         {retained} bytes retained by the outcome and the model's record of 3 requests"
+    );
+    // Every request, the model's record and the outcome share the caller's
+    // bytes: the run holds no copy of the image at any moment.
+    assert!(peak < MB / 4, "{peak} bytes live at the peak");
+    assert!(retained < MB / 4, "{retained} bytes retained");
+}
+
+#[test]
+fn a_client_encodes_a_5_mb_image_for_one_request_at_a_time() {
+    use axum::body::Body;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+
+    let _alone = crate::ALONE.blocking_lock();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // A server that reads each body piece by piece, keeping only its
+    // length, and answers the three attempts in order.
+    let received = Arc::new(std::sync::Mutex::new(Vec::<usize>::new()));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let origin = runtime.block_on({
+        let received = received.clone();
+        async move {
+            let handler = move |body: Body| {
+                let received = received.clone();
+                let calls = calls.clone();
+                async move {
+                    use futures_util::StreamExt as _;
+                    let mut stream = body.into_data_stream();
+                    let mut length = 0;
+                    while let Some(chunk) = stream.next().await {
+                        length += chunk.unwrap().len();
+                    }
+                    received.lock().unwrap().push(length);
+                    let reply = THREE_ATTEMPTS[calls.fetch_add(1, Ordering::SeqCst)];
+                    axum::Json(serde_json::json!({"choices": [{"index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply}}]}))
+                }
+            };
+            let router = axum::Router::new().fallback(handler);
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let origin = format!("http://{}", listener.local_addr().unwrap());
+            tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+            origin
+        }
+    });
+    let client = twr_runtime::OpenAiCompatible::new(format!("{origin}/v1"), "vision-test");
+    let message = five_mb_image();
+    let before = LIVE.load(Ordering::SeqCst);
+    reset_peak();
+    let outcome = runtime
+        .block_on(
+            Think::new(&client)
+                .focused_questions(false)
+                .run::<Trip>(&message),
+        )
+        .unwrap();
+    let peak = PEAK.load(Ordering::SeqCst) - before;
+    let retained = LIVE.load(Ordering::SeqCst) - before;
+    assert_eq!(outcome.attempts.len(), 3);
+    let received = received.lock().unwrap().clone();
+    assert_eq!(received.len(), 3);
+    // The base64 of 5 MiB: 4 characters for every 3 bytes.
+    let encoded = (5 * MB).div_ceil(3) * 4;
+    eprintln!(
+        "5 MiB image, 3 attempts over HTTP: bodies of {received:?} bytes ({encoded} of them \
+         base64); {peak} bytes at most live during the run ({:.2}x the base64), {retained} \
+         bytes retained after it",
+        peak as f64 / encoded as f64
+    );
+    assert!(received
+        .iter()
+        .all(|&n| n > encoded && n < encoded + 64 * 1024));
+    // One request's base64 at a time, at most twice: in the JSON value and
+    // in the body written from it (then the body alone while it is sent).
+    assert!(peak < 2 * encoded + MB, "{peak} bytes live at the peak");
+    // What stays is the HTTP client's (its connection pool), not the image.
+    assert!(retained < MB, "{retained} bytes retained");
 }

@@ -298,6 +298,51 @@ async fn a_think_is_a_value_a_program_keeps() {
     assert_eq!(boxed.run::<Plan>("Plan it").await.unwrap().value, plan());
 }
 
+/// Third round: images and documents in the prompt. `png` and `pdf` are
+/// anything that converts into `bytes::Bytes`; `run`, `run_with` and
+/// `stream` take `impl Into<Message>`, and text is a user message as before.
+#[tokio::test]
+async fn messages_with_parts() {
+    let png: Vec<u8> = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let pdf: bytes::Bytes = bytes::Bytes::from_static(b"%PDF-1.7\n%EOF\n");
+    let message = Message::user("Read this receipt.").with_image(png, "image/png");
+    let _ = Message::user("...").with_image_url("https://example.com/receipt.jpg");
+    let _ = Message::user("...").with_document(pdf, "application/pdf");
+
+    let model = ScriptedModel::new([PLAN, "42", PLAN, PLAN]);
+    let think = Think::new(&model);
+    let outcome = think.run::<Plan>(message.clone()).await.unwrap();
+    assert_eq!(outcome.value, plan());
+    let n: u32 = think
+        .run_with(&message, |raw: &str| {
+            raw.trim()
+                .parse()
+                .map_err(|_| Feedback::message("a number"))
+        })
+        .await
+        .unwrap()
+        .value;
+    assert_eq!(n, 42);
+    let last = think
+        .stream::<Plan>(message.clone())
+        .collect::<Vec<_>>()
+        .await;
+    assert!(matches!(last.last(), Some(Progress::Finished(Ok(_)))));
+    // Text stays a user message.
+    assert_eq!(
+        think
+            .run::<Plan>(String::from("Plan it"))
+            .await
+            .unwrap()
+            .value,
+        plan()
+    );
+    // The scripted model recorded the parts it was sent.
+    let requests = model.requests();
+    assert_eq!(requests[0][0].attachments(), message.attachments());
+    assert!(requests[3][0].attachments().is_empty());
+}
+
 #[tokio::test]
 async fn models_and_wrappers() {
     let model = ScriptedModel::new(["whole"]);

@@ -13,6 +13,7 @@
 
 mod support;
 
+mod attachments;
 mod batch_openai;
 mod batch_providers;
 mod batch_resume;

@@ -57,7 +57,10 @@
 //!   and [`model::BoxFuture`], and the parts of replies and errors named
 //!   now and then ([`model::ErrorDetail`], [`model::Served`],
 //!   [`model::RateLimits`], [`model::SharedText`],
-//!   [`model::ScriptExhausted`]).
+//!   [`model::ScriptExhausted`]), and the images and documents of a message
+//!   ([`model::Attachment`], [`model::AttachmentKind`], [`model::Content`],
+//!   and [`model::AttachmentError`] with its [`model::LimitScope`]), which
+//!   [`Message::with_image`] and its kin add.
 //!
 //! ## Cargo features
 //!
@@ -117,6 +120,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod attachment;
 #[cfg(feature = "batch")]
 pub mod batch;
 mod choice;

@@ -113,7 +113,10 @@ impl ScriptedModel {
         self
     }
 
-    /// Every conversation sent so far, in order, one entry per call.
+    /// Every conversation sent so far, in order, one entry per call: each
+    /// message whole, with its images and documents
+    /// ([`Message::attachments`]), whose bytes are the caller's own, not
+    /// copies.
     pub fn requests(&self) -> Vec<Vec<Message>> {
         lock(&self.requests).clone()
     }

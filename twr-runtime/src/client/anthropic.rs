@@ -5,11 +5,13 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::attachments::{self, AttachmentRules};
 use super::http_model::{required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::model::{FinishReason, ModelError, Role, Usage};
+use crate::attachment::{Attachment, AttachmentKind};
+use crate::model::{FinishReason, Message, ModelError, Role, Usage};
 
 /// The public endpoint; `/v1/messages` is appended.
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -128,6 +130,66 @@ fn breakpoints(roles: &[&str]) -> [Option<usize>; 2] {
     [prompt, Some(last)]
 }
 
+/// The `content` of one message: its text alone, or a list of blocks:
+/// each attachment (an `image` or `document` block with a `base64` or
+/// `url` source), then the text. A `cached` message's last block carries a
+/// `cache_control` breakpoint, so that the attachments before it are read
+/// from the prompt cache on a retry too.
+fn content(message: &Message, cached: bool) -> Result<Value, ModelError> {
+    let text = message.content.as_str();
+    let attachments = message.attachments();
+    if attachments.is_empty() {
+        return Ok(if cached {
+            json!([cached_text(text)])
+        } else {
+            json!(text)
+        });
+    }
+    let mut blocks = attachments
+        .iter()
+        .map(block)
+        .collect::<Result<Vec<Value>, ModelError>>()?;
+    if !text.is_empty() {
+        blocks.push(json!({"type": "text", "text": text}));
+    }
+    if cached {
+        if let Some(Value::Object(last)) = blocks.last_mut() {
+            last.insert("cache_control".into(), json!({"type": "ephemeral"}));
+        }
+    }
+    Ok(Value::Array(blocks))
+}
+
+/// The content block of one attachment.
+fn block(attachment: &Attachment) -> Result<Value, ModelError> {
+    let kind = match attachment.kind() {
+        AttachmentKind::Image => "image",
+        AttachmentKind::Document => "document",
+    };
+    let source = match (
+        attachment.url(),
+        attachment.media_type(),
+        attachment.to_base64(),
+    ) {
+        (Some(url), _, _) => json!({"type": "url", "url": url}),
+        (None, Some(media_type), Some(data)) => attachments::object([
+            ("type", json!("base64")),
+            ("media_type", json!(media_type)),
+            ("data", Value::String(data)),
+        ]),
+        // An attachment is bytes with a media type, or a URL.
+        _ => {
+            return Err(ModelError::Config(
+                "an attachment has neither bytes nor a URL".into(),
+            ))
+        }
+    };
+    Ok(attachments::object([
+        ("type", json!(kind)),
+        ("source", source),
+    ]))
+}
+
 /// A text content block carrying a `cache_control` breakpoint.
 fn cached_text(text: &str) -> Value {
     json!({"type": "text", "text": text, "cache_control": {"type": "ephemeral"}})
@@ -168,7 +230,7 @@ impl Provider for AnthropicApi {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
-            turns.push((role, message.content.as_str()));
+            turns.push((role, message));
         }
         let marked = if self.prompt_caching {
             let roles: Vec<&str> = turns.iter().map(|(role, _)| *role).collect();
@@ -176,17 +238,17 @@ impl Provider for AnthropicApi {
         } else {
             [None, None]
         };
-        let messages: Vec<Value> = turns
+        let messages = turns
             .iter()
             .enumerate()
-            .map(|(i, (role, text))| {
-                if marked.contains(&Some(i)) {
-                    json!({ "role": role, "content": [cached_text(text)] })
-                } else {
-                    json!({ "role": role, "content": text })
-                }
+            .map(|(i, (role, message))| {
+                let content = content(message, marked.contains(&Some(i)))?;
+                Ok(attachments::object([
+                    ("role", json!(role)),
+                    ("content", content),
+                ]))
             })
-            .collect();
+            .collect::<Result<Vec<Value>, ModelError>>()?;
         if messages.is_empty() {
             return Err(ModelError::Config(
                 "Anthropic needs at least one user or assistant message".into(),
@@ -215,6 +277,12 @@ impl Provider for AnthropicApi {
             body.insert("stream".into(), json!(true));
         }
         Ok(Value::Object(body))
+    }
+
+    /// JPEG, PNG, GIF and WebP images and PDFs, by bytes or URL, within
+    /// Anthropic's documented limits (see [`AttachmentRules`]).
+    fn attachment_rules(&self) -> AttachmentRules {
+        attachments::ANTHROPIC
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {

@@ -6,11 +6,13 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use super::attachments::{self, AttachmentRules};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::model::{FinishReason, ModelError, Role, Usage};
+use crate::attachment::{media, AttachmentKind};
+use crate::model::{FinishReason, Message, ModelError, Role, Usage};
 
 /// The public endpoint.
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -142,13 +144,16 @@ impl Provider for GeminiApi {
                 Role::User => "user",
                 Role::Assistant => "model",
             };
-            let part = json!({ "text": message.content });
+            let parts = parts(message)?;
             // Consecutive turns of one role become one turn with several parts.
             match contents.last_mut() {
                 Some(last) if last["role"] == role => {
-                    last["parts"].as_array_mut().expect("parts").push(part)
+                    last["parts"].as_array_mut().expect("parts").extend(parts)
                 }
-                _ => contents.push(json!({ "role": role, "parts": [part] })),
+                _ => contents.push(attachments::object([
+                    ("role", json!(role)),
+                    ("parts", Value::Array(parts)),
+                ])),
             }
         }
         if contents.is_empty() {
@@ -180,6 +185,12 @@ impl Provider for GeminiApi {
         Ok(Value::Object(body))
     }
 
+    /// PNG, JPEG, WebP, HEIC and HEIF images and PDFs, by bytes or URL,
+    /// within Gemini's documented limits (see [`AttachmentRules`]).
+    fn attachment_rules(&self) -> AttachmentRules {
+        attachments::GEMINI
+    }
+
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
         let body = decode(body)?;
         if body.candidates.is_empty() && body.prompt_feedback.is_none() && body.error.is_none() {
@@ -202,6 +213,57 @@ impl Provider for GeminiApi {
 
     fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
         out.field("include_thoughts", &self.include_thoughts);
+    }
+}
+
+/// The parts of one message: each attachment (`inlineData` with its
+/// base64 bytes, or `fileData` with a URL Gemini fetches), then the text
+/// (a message of text alone is one text part, empty or not).
+fn parts(message: &Message) -> Result<Vec<Value>, ModelError> {
+    let attachments = message.attachments();
+    let mut parts = Vec::with_capacity(attachments.len() + 1);
+    for attachment in attachments {
+        let part = match (
+            attachment.url(),
+            attachment.media_type(),
+            attachment.to_base64(),
+        ) {
+            (Some(url), _, _) => json!({ "fileData": file_data(attachment.kind(), url) }),
+            (None, Some(media_type), Some(data)) => {
+                let inline = attachments::object([
+                    ("mimeType", json!(media_type)),
+                    ("data", Value::String(data)),
+                ]);
+                attachments::object([("inlineData", inline)])
+            }
+            // An attachment is bytes with a media type, or a URL.
+            _ => {
+                return Err(ModelError::Config(
+                    "an attachment has neither bytes nor a URL".into(),
+                ))
+            }
+        };
+        parts.push(part);
+    }
+    if attachments.is_empty() || !message.content.is_empty() {
+        parts.push(json!({ "text": message.content }));
+    }
+    Ok(parts)
+}
+
+/// The `fileData` of a URL: the URL, and its media type when its file
+/// name's extension says one of this kind (Gemini asks for it beside the
+/// URL; a PDF is the only document it takes by URL, so a document URL is
+/// one whatever its name).
+fn file_data(kind: AttachmentKind, url: &str) -> Value {
+    let guessed = media::guess_from_url(url);
+    let media_type = match kind {
+        AttachmentKind::Image => guessed.filter(|media_type| media_type.starts_with("image/")),
+        AttachmentKind::Document => Some("application/pdf"),
+    };
+    match media_type {
+        Some(media_type) => json!({ "mimeType": media_type, "fileUri": url }),
+        None => json!({ "fileUri": url }),
     }
 }
 

@@ -122,11 +122,13 @@
 // redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
 // (server errors as `ModelError`s, scrubbed), `reply` (pieces into a
 // reply, or into deltas), `deltas` (`chat_stream`), `provider` (the adapter
-// trait and what it mentions), `secret` (keys and scrubbing), `sse` (event
+// trait and what it mentions), `attachments` (which images and documents
+// each provider takes, checked before sending), `secret` (keys and scrubbing), `sse` (event
 // framing), and one file per provider; inline `<think>` blocks are split off
 // by the crate's one reasoning-tag lexer.
 
 pub(crate) mod anthropic;
+mod attachments;
 #[cfg(feature = "batch")]
 pub(crate) mod batch_support;
 mod body;
@@ -148,6 +150,7 @@ mod sse;
 // [`Gemini`](crate::Gemini), [`Anthropic`](crate::Anthropic)) live at the
 // crate root, and only there; this module holds what they are made of.
 pub use anthropic::{AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
+pub use attachments::{AttachmentRules, SizeLimit};
 pub use gemini::GeminiApi;
 pub use http_model::HttpModel;
 pub use openai::OpenAiApi;

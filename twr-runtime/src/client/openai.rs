@@ -6,11 +6,13 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::attachments::{self, AttachmentRules};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::model::{FinishReason, ModelError, Usage};
+use crate::attachment::{Attachment, AttachmentError, AttachmentKind};
+use crate::model::{FinishReason, Message, ModelError, Usage};
 
 /// A client for any OpenAI-compatible chat completions server.
 ///
@@ -122,11 +124,16 @@ impl Provider for OpenAiApi {
     }
 
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
-        let mut body = json!({
-            "model": spec.model,
-            "messages": spec.messages,
-            "stream": spec.stream,
-        });
+        let messages = spec
+            .messages
+            .iter()
+            .map(message)
+            .collect::<Result<Vec<Value>, ModelError>>()?;
+        let mut body = attachments::object([
+            ("model", json!(spec.model)),
+            ("messages", Value::Array(messages)),
+            ("stream", json!(spec.stream)),
+        ]);
         let fields = body.as_object_mut().expect("a JSON object literal");
         if let Some(temperature) = spec.temperature {
             fields.insert("temperature".into(), json!(temperature));
@@ -141,6 +148,12 @@ impl Provider for OpenAiApi {
             fields.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Ok(body)
+    }
+
+    /// PNG, JPEG, WebP and GIF images, by bytes or URL, and PDFs by bytes,
+    /// within OpenAI's documented limits (see [`AttachmentRules`]).
+    fn attachment_rules(&self) -> AttachmentRules {
+        attachments::OPENAI
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
@@ -177,6 +190,70 @@ impl Provider for OpenAiApi {
 
     fn debug_fields(&self, out: &mut fmt::DebugStruct<'_, '_>) {
         out.field("stream_usage", &self.stream_usage);
+    }
+}
+
+/// One message of the request: `content` is the text alone, or, with
+/// attachments, a list of parts: each attachment (an `image_url` part with
+/// a `data:` URL or the given URL, a `file` part with `file_data` for a
+/// document), then the text.
+fn message(message: &Message) -> Result<Value, ModelError> {
+    let attachments = message.attachments();
+    if attachments.is_empty() {
+        return Ok(json!({"role": message.role, "content": message.content.as_str()}));
+    }
+    let mut parts = Vec::with_capacity(attachments.len() + 1);
+    let mut documents = 0;
+    for attachment in attachments {
+        parts.push(part(attachment, &mut documents)?);
+    }
+    if !message.content.is_empty() {
+        parts.push(json!({"type": "text", "text": message.content.as_str()}));
+    }
+    Ok(attachments::object([
+        ("role", json!(message.role)),
+        ("content", Value::Array(parts)),
+    ]))
+}
+
+/// The content part of one attachment; `documents` counts the message's
+/// documents, which are named `document-1.pdf`, `document-2.pdf`, ... (the
+/// API asks a file for a name).
+fn part(attachment: &Attachment, documents: &mut usize) -> Result<Value, ModelError> {
+    let kind = attachment.kind();
+    match (kind, attachment.url(), attachment.to_data_url()) {
+        (AttachmentKind::Image, Some(url), _) => {
+            Ok(json!({"type": "image_url", "image_url": {"url": url}}))
+        }
+        (AttachmentKind::Image, None, Some(data_url)) => {
+            let image_url = attachments::object([("url", Value::String(data_url))]);
+            Ok(attachments::object([
+                ("type", json!("image_url")),
+                ("image_url", image_url),
+            ]))
+        }
+        (AttachmentKind::Document, None, Some(data_url)) => {
+            *documents += 1;
+            let extension = match attachment.media_type() {
+                Some("application/pdf") => ".pdf",
+                _ => "",
+            };
+            let filename = format!("document-{documents}{extension}");
+            let file = attachments::object([
+                ("filename", Value::String(filename)),
+                ("file_data", Value::String(data_url)),
+            ]);
+            Ok(attachments::object([
+                ("type", json!("file")),
+                ("file", file),
+            ]))
+        }
+        // The rules let no other through; a direct call of `body` gets the
+        // rules' own error rather than a part the API would refuse.
+        _ => Err(ModelError::Attachment(AttachmentError::NoUrls {
+            provider: attachments::OPENAI.provider(),
+            kind,
+        })),
     }
 }
 

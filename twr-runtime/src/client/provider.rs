@@ -15,6 +15,7 @@ use std::fmt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::attachments::AttachmentRules;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::model::{ErrorDetail, FinishReason, Message, ModelError, Usage};
@@ -95,6 +96,20 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
         event: &SseEvent,
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault>;
+
+    /// The images and documents this API takes, as its documentation
+    /// says: their media types, whether it fetches URLs, and its size
+    /// limits. Every request is checked against them before anything is
+    /// sent ([`AttachmentRules::check`]), so [`body`](Self::body) meets only
+    /// attachments it can write (in [`RequestSpec::messages`]'s
+    /// [`Message::attachments`]), and only in user messages.
+    ///
+    /// Provided: none (a request with an attachment fails with
+    /// [`ModelError::Attachment`] naming [`NAME`](Self::NAME)), so an
+    /// adapter that does not write attachments never drops one silently.
+    fn attachment_rules(&self) -> AttachmentRules {
+        AttachmentRules::new(Self::NAME)
+    }
 
     /// Adds the adapter's own options to the client's `Debug` output; by
     /// default the adapter's `Debug` as a `provider` field. Never add a

@@ -8,8 +8,9 @@ use sha2::{Digest, Sha256};
 use crate::model::Message;
 
 /// The SHA-256 of an exact request: the model's name, its request options
-/// and every message (role and text). Two requests have the same key
-/// exactly when a model would be asked the same thing.
+/// and every message (role, text, and each attachment's kind, media type
+/// and bytes, or URL). Two requests have the same key exactly when a model
+/// would be asked the same thing.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RequestKey([u8; 32]);
 
@@ -34,6 +35,23 @@ impl RequestKey {
         for message in messages {
             part(message.role.to_string().as_bytes());
             part(message.content.as_bytes());
+            // After a message's text comes a role or, for each attachment,
+            // this marker (never a role), so a message of text alone has
+            // the key it had before attachments existed.
+            for attachment in message.attachments() {
+                part(b"attachment");
+                part(attachment.kind().as_str().as_bytes());
+                match (attachment.data(), attachment.url()) {
+                    (Some(data), _) => {
+                        part(attachment.media_type().unwrap_or_default().as_bytes());
+                        part(data);
+                    }
+                    (None, url) => {
+                        part(b"url");
+                        part(url.unwrap_or_default().as_bytes());
+                    }
+                }
+            }
         }
         RequestKey(hash.finalize().into())
     }
@@ -74,5 +92,34 @@ mod tests {
         let role = [Message::system("Be brief."), Message::assistant("Hi")];
         assert_ne!(key, RequestKey::new("m", None, &role));
         assert_eq!(key.to_hex().len(), 64);
+    }
+
+    #[test]
+    fn attachments_change_the_key_and_text_alone_keeps_its_old_one() {
+        // The key of these two messages before attachments existed.
+        let text_alone = [Message::system("Be brief."), Message::user("Hi")];
+        assert_eq!(
+            RequestKey::new("m", None, &text_alone).to_hex(),
+            "bdc4ffd9c328589d11e7be4a92b8d4a528efd40d3e6405360631ea396f99bf16"
+        );
+        let with = |attachment: crate::model::Attachment| {
+            let user = Message::user("Hi").with_attachment(attachment);
+            RequestKey::new("m", None, &[Message::system("Be brief."), user])
+        };
+        let png = || crate::model::Attachment::image(b"\x89PNG\r\n\x1a\n1".to_vec(), "image/png");
+        let key = with(png());
+        assert_ne!(key, RequestKey::new("m", None, &text_alone));
+        assert_eq!(key, with(png()));
+        let other_bytes =
+            crate::model::Attachment::image(b"\x89PNG\r\n\x1a\n2".to_vec(), "image/png");
+        assert_ne!(key, with(other_bytes));
+        let other_type =
+            crate::model::Attachment::document(b"\x89PNG\r\n\x1a\n1".to_vec(), "image/png");
+        assert_ne!(key, with(other_type));
+        let url = |u: &str| with(crate::model::Attachment::image_url(u));
+        assert_ne!(
+            url("https://a.example/1.png"),
+            url("https://a.example/2.png")
+        );
     }
 }

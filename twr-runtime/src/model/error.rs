@@ -96,6 +96,12 @@ pub enum ModelError {
         /// The wrapper's own error, which says why.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// An image or a document of the request cannot be sent: its bytes
+    /// are not what its media type says, the provider does not take its
+    /// media type, it is over the provider's size limit, ... Found before
+    /// anything was sent; asking again sends the same, so it is not
+    /// transient.
+    Attachment(crate::model::AttachmentError),
     /// `source` came from the model named `model`, one of several that a
     /// model made of models asks (a [`Fallback`](crate::Fallback) says which
     /// of its models failed). Transient exactly when `source` is.
@@ -144,6 +150,9 @@ impl fmt::Display for ModelError {
                 partial.content.len()
             ),
             ModelError::Unavailable { source, .. } => fmt::Display::fmt(source, f),
+            ModelError::Attachment(error) => {
+                write!(f, "an attachment cannot be sent: {error}")
+            }
             ModelError::Named { model, source } => write!(f, "{model}: {source}"),
         }
     }
@@ -162,6 +171,7 @@ impl std::error::Error for ModelError {
                 Some(&**source)
             }
             ModelError::Unavailable { source, .. } => Some(&**source),
+            ModelError::Attachment(error) => Some(error),
             ModelError::Timeout(_)
             | ModelError::Status { .. }
             | ModelError::EmptyReply
@@ -185,7 +195,8 @@ impl ModelError {
             | ModelError::Refused(_)
             | ModelError::Decode(_)
             | ModelError::Config(_)
-            | ModelError::Other(_) => false,
+            | ModelError::Other(_)
+            | ModelError::Attachment(_) => false,
             ModelError::Unavailable { .. } => true,
             ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
                 source.is_transient()

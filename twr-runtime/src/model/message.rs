@@ -6,6 +6,7 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
+use crate::attachment::{Attachment, AttachmentError, Content};
 use crate::text::SharedText;
 
 /// Who wrote a message.
@@ -20,24 +21,46 @@ pub enum Role {
     Assistant,
 }
 
-/// One message of a conversation.
+/// One message of a conversation: who wrote it, and what it says.
+///
+/// A user message may carry images and documents beside its text
+/// ([`with_image`](Message::with_image), [`with_image_url`](Message::with_image_url),
+/// [`with_document`](Message::with_document), ...):
+///
+/// ```
+/// use twr_runtime::model::AttachmentKind;
+/// use twr_runtime::Message;
+///
+/// let png = b"\x89PNG\r\n\x1a\n...".to_vec(); // std::fs::read("receipt.png")?
+/// let message = Message::user("Read this receipt.")
+///     .with_image(png, "image/png")
+///     .with_image_url("https://example.com/receipt-back.jpg");
+/// assert_eq!(message.content.as_str(), "Read this receipt.");
+/// let kinds: Vec<AttachmentKind> = message.attachments().iter().map(|a| a.kind()).collect();
+/// assert_eq!(kinds, [AttachmentKind::Image, AttachmentKind::Image]);
+/// assert_eq!(message.check_attachments(), Ok(()));
+/// ```
 // Not #[non_exhaustive]: a `ChatModel` written outside this crate builds
 // these with struct literals (the first version's public API allowed it and
 // the contract shows `Usage { prompt_tokens, completion_tokens, .. }`), so
-// they stay plain data; a new field must come with a default in the builders.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// they stay plain data. Attachments therefore live in `content` (a
+// `Content` reads as the text it derefs to and is built from text by
+// `.into()`), not in a third field a literal would have to name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
-    /// The text, shared: a message made from a reply holds the reply's own
-    /// buffer, and cloning a message copies no text. It reads as a `&str`
-    /// (`m.content.as_str()`, `&*m.content`, `m.content == "..."`).
-    pub content: SharedText,
+    /// What it says: its text, which it reads as (`m.content.as_str()`,
+    /// `&*m.content`, `m.content.len()`), shared (a message made from a
+    /// reply holds the reply's own buffer, and cloning a message copies no
+    /// text and no attachment), and its attachments
+    /// ([`Content::attachments`]).
+    pub content: Content,
 }
 
 impl Message {
-    /// A message with `role` and `content`.
-    pub fn new(role: Role, content: impl Into<SharedText>) -> Self {
+    /// A message with `role` and `content` (text, or a [`Content`]).
+    pub fn new(role: Role, content: impl Into<Content>) -> Self {
         Message {
             role,
             content: content.into(),
@@ -45,18 +68,143 @@ impl Message {
     }
 
     /// A system message.
-    pub fn system(content: impl Into<SharedText>) -> Self {
+    pub fn system(content: impl Into<Content>) -> Self {
         Message::new(Role::System, content)
     }
 
     /// A user message.
-    pub fn user(content: impl Into<SharedText>) -> Self {
+    pub fn user(content: impl Into<Content>) -> Self {
         Message::new(Role::User, content)
     }
 
     /// An assistant message.
-    pub fn assistant(content: impl Into<SharedText>) -> Self {
+    pub fn assistant(content: impl Into<Content>) -> Self {
         Message::new(Role::Assistant, content)
+    }
+
+    /// The same message with an image: its bytes (a `Vec<u8>`, a
+    /// `&'static [u8]`, a [`bytes::Bytes`], ...; moved, never copied) and
+    /// its media type (`"image/png"`, `"image/jpeg"`, `"image/gif"`,
+    /// `"image/webp"`, ...). Call it again for more; attachments go to the
+    /// model before the text, in the order added.
+    ///
+    /// Nothing is checked here: bytes that are not what `media_type` says,
+    /// or a type or size the provider does not take, fail the call with
+    /// [`ModelError::Attachment`](crate::ModelError::Attachment) before anything is sent.
+    pub fn with_image(self, data: impl Into<bytes::Bytes>, media_type: &str) -> Self {
+        self.with_attachment(Attachment::image(data, media_type))
+    }
+
+    /// The same message with an image the provider fetches from `url`
+    /// (`http` or `https`). twr never downloads it; a provider that takes
+    /// no image URL fails the call with [`ModelError::Attachment`](crate::ModelError::Attachment).
+    pub fn with_image_url(self, url: impl Into<String>) -> Self {
+        self.with_attachment(Attachment::image_url(url))
+    }
+
+    /// The same message with a document: its bytes and its media type
+    /// (`"application/pdf"`), as for [`with_image`](Self::with_image).
+    pub fn with_document(self, data: impl Into<bytes::Bytes>, media_type: &str) -> Self {
+        self.with_attachment(Attachment::document(data, media_type))
+    }
+
+    /// The same message with a document the provider fetches from `url`,
+    /// as for [`with_image_url`](Self::with_image_url).
+    pub fn with_document_url(self, url: impl Into<String>) -> Self {
+        self.with_attachment(Attachment::document_url(url))
+    }
+
+    /// The same message with `attachment` after the others.
+    pub fn with_attachment(mut self, attachment: Attachment) -> Self {
+        self.content = self.content.with_attachment(attachment);
+        self
+    }
+
+    /// The images and documents, in order (empty for text alone).
+    pub fn attachments(&self) -> &[Attachment] {
+        self.content.attachments()
+    }
+
+    /// Checks what can be known of the attachments without a provider:
+    /// only a user message carries any, and each passes
+    /// [`Attachment::check`] (its bytes are what its media type says, ...).
+    /// A run of [`Think`](crate::Think) checks its messages so before its
+    /// first request; the clients check the provider's own rules too.
+    pub fn check_attachments(&self) -> Result<(), AttachmentError> {
+        if self.content.has_attachments() && self.role != Role::User {
+            return Err(AttachmentError::NotFromUser { role: self.role });
+        }
+        self.content.check_attachments()
+    }
+}
+
+/// A prompt given as text is a user message (`think.run::<T>("...")`).
+macro_rules! user_message_from {
+    ($($text:ty),+ $(,)?) => {$(
+        impl From<$text> for Message {
+            fn from(text: $text) -> Self {
+                Message::user(text)
+            }
+        }
+    )+};
+}
+
+user_message_from!(
+    &str,
+    String,
+    &String,
+    std::borrow::Cow<'_, str>,
+    Box<str>,
+    SharedText,
+    &SharedText,
+    Content
+);
+
+impl From<&Message> for Message {
+    /// A clone (the text and the attachments are shared, not copied).
+    fn from(message: &Message) -> Self {
+        message.clone()
+    }
+}
+
+impl Serialize for Message {
+    /// `{role, content}` with the text as `content`, and for a message
+    /// with attachments `attachments: [{kind, media_type, bytes}]` (their
+    /// sizes, never their bytes) or `{kind, url}`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let attachments = self.content.attachments();
+        let fields = if attachments.is_empty() { 2 } else { 3 };
+        let mut s = serializer.serialize_struct("Message", fields)?;
+        s.serialize_field("role", &self.role)?;
+        s.serialize_field("content", self.content.text())?;
+        if !attachments.is_empty() {
+            s.serialize_field("attachments", attachments)?;
+        }
+        s.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    /// `{role, content}`. A message with `attachments` is refused: a ledger
+    /// keeps only their kind, media type and size, so they cannot be read
+    /// back.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            role: Role,
+            content: SharedText,
+            #[serde(default)]
+            attachments: Option<serde::de::IgnoredAny>,
+        }
+        let stored = Stored::deserialize(deserializer)?;
+        if stored.attachments.is_some() {
+            return Err(serde::de::Error::custom(
+                "a message's attachments cannot be read back: a ledger keeps only their kind, \
+                 media type and size",
+            ));
+        }
+        Ok(Message::new(stored.role, stored.content))
     }
 }
 

@@ -71,6 +71,7 @@ pub(crate) mod message;
 mod seam;
 pub(crate) mod served;
 
+pub use crate::attachment::{Attachment, AttachmentError, AttachmentKind, Content, LimitScope};
 pub use crate::scripted::ScriptExhausted;
 pub use crate::text::SharedText;
 pub use chat::BoxFuture;

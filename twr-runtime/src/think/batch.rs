@@ -6,7 +6,7 @@ use futures_util::stream::{self, StreamExt as _};
 use super::error::ThinkError;
 use super::outcome::Outcome;
 use super::Think;
-use crate::model::{ChatModel, Usage};
+use crate::model::{ChatModel, Message, Usage};
 use crate::sections::Sections;
 
 /// Runs at once in [`Think::run_many`] unless
@@ -64,9 +64,9 @@ impl<M: ChatModel> Think<'_, M> {
     /// ```
     pub async fn run_many<T: Sections>(
         &self,
-        prompts: impl IntoIterator<Item = impl Into<String>>,
+        prompts: impl IntoIterator<Item = impl Into<Message>>,
     ) -> Vec<Result<Outcome<T>, ThinkError>> {
-        let prompts: Vec<String> = prompts.into_iter().map(Into::into).collect();
+        let prompts: Vec<Message> = prompts.into_iter().map(Into::into).collect();
         let total = prompts.len();
         let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
         let mut results: Vec<Option<Result<Outcome<T>, ThinkError>>> =

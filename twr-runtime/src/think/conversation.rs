@@ -24,7 +24,7 @@ impl Conversation {
         system: Option<&str>,
         demonstrations: &[Message],
         history: &[Message],
-        prompt: String,
+        prompt: Message,
     ) -> Self {
         let mut base = Vec::with_capacity(demonstrations.len() + history.len() + 2);
         if let Some(system) = system {
@@ -32,7 +32,7 @@ impl Conversation {
         }
         base.extend_from_slice(demonstrations);
         base.extend_from_slice(history);
-        base.push(Message::user(prompt));
+        base.push(prompt);
         Conversation {
             log: base.clone(),
             base,
@@ -40,7 +40,14 @@ impl Conversation {
         }
     }
 
-    /// The messages of the next request.
+    /// [`Message::check_attachments`] for every message of the requests
+    /// (the retry traffic is text): the first problem.
+    pub(crate) fn check_attachments(&self) -> Result<(), crate::model::AttachmentError> {
+        self.base.iter().try_for_each(Message::check_attachments)
+    }
+
+    /// The messages of the next request: the attachments of the base are
+    /// shared, each sent once, in the message that carries it.
     pub(crate) fn request(&self) -> Vec<Message> {
         let mut messages = self.base.clone();
         if let Some(latest) = &self.latest {

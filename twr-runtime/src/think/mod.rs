@@ -122,7 +122,7 @@ pub enum RetryMode {
 /// ```
 pub async fn think_with_retry<T: Sections>(
     model: &(impl ChatModel + ?Sized),
-    prompt: impl Into<String>,
+    prompt: impl Into<Message>,
 ) -> Result<T, ThinkError> {
     Think::new(model)
         .run::<T>(prompt)
@@ -646,7 +646,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// ```
     pub fn stream<'s, T: Sections + Send + 's>(
         &'s self,
-        prompt: impl Into<String>,
+        prompt: impl Into<Message>,
     ) -> impl futures_util::Stream<Item = Progress<T>> + Send + 's {
         let prompt = prompt.into();
         let queue = stream::NoteQueue::default();
@@ -676,9 +676,38 @@ impl<'a, M: ChatModel> Think<'a, M> {
 
     /// Asks for a `T`: the prompt gets `T::format_guide()` appended, replies
     /// are read with `T::parse_sections`, and patch retries merge sections.
+    ///
+    /// The prompt is text (a user message) or a [`Message`] with images
+    /// and documents: the guide is appended to its text, its attachments
+    /// are kept, and every request of the run carries them once, in that
+    /// message (see [`Message::with_image`]).
+    ///
+    /// ```
+    /// use twr_runtime::{Message, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Sections)]
+    /// struct Receipt {
+    ///     total: f64,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let png = b"\x89PNG\r\n\x1a\n...".to_vec(); // std::fs::read("receipt.png")?
+    /// let model = ScriptedModel::new(["[Total]\nabout ten", "[Total]\n9.75"]);
+    /// let message = Message::user("Read this receipt.").with_image(png, "image/png");
+    /// let outcome = Think::new(&model).run::<Receipt>(&message).await?;
+    /// assert_eq!(outcome.value.total, 9.75);
+    /// for request in model.requests() {
+    ///     // The image went once per request, with the prompt and its guide.
+    ///     let sent: Vec<_> = request.iter().flat_map(|m| m.attachments()).collect();
+    ///     assert_eq!(sent, [&message.attachments()[0]]);
+    ///     assert!(request[0].content.starts_with("Read this receipt.\n\n"));
+    /// }
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn run<T: Sections>(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
             parse: T::parse_sections_with_report,
@@ -699,7 +728,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// closure's captures are the parser's options.
     pub async fn run_with<U, F>(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<Message>,
         parse: F,
     ) -> Result<Outcome<U>, ThinkError>
     where
@@ -723,7 +752,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// appended: say in the prompt what JSON you expect.
     pub async fn run_json<T: serde::de::DeserializeOwned>(
         &self,
-        prompt: impl Into<String>,
+        prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
             parse: |raw: &str| match crate::json::extract_with_report::<T>(raw) {
@@ -760,7 +789,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
 
     async fn drive<U, F>(
         &self,
-        prompt: String,
+        prompt: Message,
         format: Format<F>,
         watch: Option<stream::MakeWatch>,
         notes: NoteSinks<'_>,
@@ -774,7 +803,12 @@ impl<'a, M: ChatModel> Think<'a, M> {
             model = %self.model.name(),
             max_attempts,
             mode = ?self.mode,
+            attachments = tracing::field::Empty,
         );
+        if !prompt.attachments().is_empty() {
+            let shown = crate::attachment::Summary(prompt.attachments());
+            span.record("attachments", tracing::field::display(shown));
+        }
         Run::new(self, prompt, format, max_attempts, watch, notes)
             .go()
             .instrument(span)

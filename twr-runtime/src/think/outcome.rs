@@ -184,17 +184,18 @@ pub struct Outcome<T> {
     pub sources: Vec<SectionSource>,
     /// Wall time of the whole run.
     pub elapsed: Duration,
-    pub(crate) prompt: String,
+    pub(crate) prompt: Message,
     pub(crate) final_reply: SharedText,
 }
 
 impl<T> Outcome<T> {
     /// The clean pair to append to the caller's main conversation: the prompt
-    /// as the caller wrote it (no format guide) and the final answer (for a
-    /// repaired value, the merged sections), without any retry traffic.
+    /// as the caller wrote it (no format guide; its attachments, shared, not
+    /// copied) and the final answer (for a repaired value, the merged
+    /// sections), without any retry traffic.
     pub fn final_exchange(&self) -> [Message; 2] {
         [
-            Message::user(self.prompt.clone()),
+            self.prompt.clone(),
             Message::assistant(self.final_reply.clone()),
         ]
     }

@@ -15,15 +15,16 @@ use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem};
 use crate::json::JsonProvenance;
 use crate::model::Served;
-use crate::model::{ChatModel, FinishReason, Usage};
+use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
 use crate::text::SharedText;
 
 /// The state of one run of [`Think`].
 pub(super) struct Run<'r, 'a, M, F> {
     think: &'r Think<'a, M>,
     max_attempts: usize,
-    /// The prompt as the caller wrote it, for [`Outcome::final_exchange`].
-    prompt: String,
+    /// The prompt as the caller wrote it (its attachments included), for
+    /// [`Outcome::final_exchange`].
+    prompt: Message,
     conversation: Conversation,
     reader: Reader<F>,
     budget: Budget,
@@ -57,7 +58,7 @@ where
     /// what happens goes to `notes`.
     pub(super) fn new(
         think: &'r Think<'a, M>,
-        prompt: String,
+        prompt: Message,
         format: Format<F>,
         max_attempts: usize,
         watch: Option<MakeWatch>,
@@ -71,13 +72,18 @@ where
             demonstrations.push(demo::from_examples(specs, format.choices, lang));
         }
         let opening = demo::opening(
-            &prompt,
+            &prompt.content,
             format.guide.as_deref(),
             &demonstrations,
             format.specs,
             format.choices,
             lang,
         );
+        // The guide goes into the text; the attachments stay.
+        let asked = Message {
+            role: prompt.role,
+            content: prompt.content.clone().with_text(opening.prompt),
+        };
         Run {
             think,
             max_attempts,
@@ -86,7 +92,7 @@ where
                 think.system.as_deref(),
                 &opening.demonstrations,
                 &think.history,
-                opening.prompt,
+                asked,
             ),
             reader: Reader::new(
                 format,
@@ -108,6 +114,12 @@ where
     /// the problems back and ask again, until the attempts or a budget run
     /// out.
     pub(super) async fn go(mut self) -> Result<Outcome<U>, ThinkError> {
+        // An attachment that cannot be sent fails before any request.
+        if let Err(error) = self.conversation.check_attachments() {
+            tracing::warn!(error = %error, "twr attachment cannot be sent");
+            let source = ModelError::Attachment(error);
+            return Err(self.fail(ThinkErrorKind::Model { source, retries: 0 }));
+        }
         for number in 1..=self.max_attempts {
             let (mut attempt, aborted) = self.ask(number).await?;
             if self.repeats_previous(&attempt) {
