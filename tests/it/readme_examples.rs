@@ -73,6 +73,11 @@ fn batch_api_prints_what_the_readme_shows() {
 }
 
 #[test]
+fn receipt_prints_what_the_readme_shows() {
+    assert_eq!(run_example("receipt"), readme_output("receipt"));
+}
+
+#[test]
 fn streaming_prints_what_the_readme_shows() {
     assert_eq!(run_example("streaming"), readme_output("streaming"));
 }
