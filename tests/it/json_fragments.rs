@@ -318,9 +318,9 @@ fn a_missing_quote_that_could_go_before_a_bracket_is_feedback() {
     // the brace before it may be the object closed early.
     assert_eq!(
         refused(r#"{"a":"b},"c":1}"#),
-        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 9 \
-         (near `,\"c\":1}`): this string has no closing quote, and it could end before the \
-         bracket or before the comma; close it with \"."
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 10 \
+         (near `\"c\":1}`): a quote inside this string does not end it; close the string, or \
+         write a quote inside it as \\\"."
     );
 }
 
@@ -335,4 +335,41 @@ fn a_closer_too_many_that_would_end_the_value_is_feedback() {
          whole value, but more of it follows; close each container with its own bracket."
     );
     assert!(refused(r#"{"a": [1}], "b": 2}"#).contains("would close the whole value"));
+}
+
+#[test]
+fn more_of_the_value_after_it_closed_is_never_dropped() {
+    let early = "the value is closed here, but more of it follows";
+    // Before: [1, 2], the items after the extra bracket dropped.
+    assert!(refused("[1, 2] 3, 4]").contains(early));
+    // Before: [], the list closed right after it opened.
+    assert!(refused(r#"[]{"a": 1}]"#).contains(early));
+    assert!(refused("[null,]null,null]").contains(early));
+    assert!(refused(r#"{"a": n}ull, "b": 1}"#).contains(early));
+    // Before: [[null]], the brace too many closing the inner list and the
+    // bracket after it the whole value. It stands right before the
+    // bracket the list wants: one too many.
+    repaired(
+        r#"[[null}],[],{"":false}]"#,
+        json!([[null], [], {"": false}]),
+        &[Repair::MismatchedBracket],
+    );
+    // Prose after a value still is not more of it.
+    let got = extract_value_with_report("True story, I was there.");
+    assert!(got.is_err());
+}
+
+#[test]
+fn a_string_never_closed_swallows_no_structure() {
+    // Before: [null, "[1, 2]"], a stray quote taken for a string whose
+    // quote was left out.
+    assert!(refused(r#"[null,"[1, 2]]"#).contains("this string is never closed"));
+    // Before: {"a": "x\", \"b\": \"y\""}, `b` swallowed into the text.
+    assert!(refused(r#"{'a': 'x", "b": "y"}"#).contains("this string is never closed"));
+    // Plain text before the closers is still a quote left out.
+    repaired(
+        r#"{"a": "x [1]", "b": "y}"#,
+        json!({"a": "x [1]", "b": "y"}),
+        &[Repair::MissingQuote],
+    );
 }

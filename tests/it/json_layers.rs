@@ -249,11 +249,11 @@ fn prose_without_json_is_feedback() {
 
 #[test]
 fn unrepairable_json_says_where() {
-    let (path, message) = problem::<Meta>("{\"weeks\": 3,\n \"city\": Kyoto}");
+    let (path, message) = problem::<Meta>("{\"weeks\": 3,\n \"city\": @Kyoto}");
     assert_eq!(path, "");
     assert_eq!(
         message,
-        "the JSON breaks at line 2, column 10 (near `Kyoto}`): expected a JSON value; text must be in double quotes"
+        "the JSON breaks at line 2, column 10 (near `@Kyoto}`): expected a value after the `:`"
     );
 }
 

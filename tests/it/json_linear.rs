@@ -46,6 +46,40 @@ fn hostile(len: usize) -> Vec<(&'static str, String)> {
         ("missing commas", "[".to_owned() + &repeat("1 ", len)),
         ("object in prose", repeat("x {'a': 'b' c: True,} ", len)),
         ("truncated strings", repeat("{\"a\": [\"x", len)),
+        ("bare words", "{\"a\": ".to_owned() + &repeat("word ", len)),
+        (
+            "bare words, commas",
+            "{\"a\": [".to_owned() + &repeat("w x, ", len),
+        ),
+        ("placeholders", "[".to_owned() + &repeat("..., ", len)),
+        ("tuples", "{\"a\": ".to_owned() + &repeat("(", len)),
+        (
+            "joined strings",
+            "{\"a\": ".to_owned() + &repeat("\"x\" + ", len),
+        ),
+        (
+            "wrappers",
+            "{\"a\": [".to_owned() + &repeat("ObjectId(\"x\"), ", len),
+        ),
+        ("stringified", repeat("{\\\"a\\\": \\\"", len)),
+        ("missing colons", "{".to_owned() + &repeat("\"a\" 1, ", len)),
+        (
+            "quotes inside a string",
+            "{\"a\": \"".to_owned() + &repeat("x \"y ", len),
+        ),
+        (
+            "quote pairs",
+            "{\"a\": \"".to_owned() + &repeat("x\"\" ", len),
+        ),
+        (
+            "unicode spaces",
+            "[".to_owned() + &repeat("1,\u{3000}", len),
+        ),
+        (
+            "loose numbers",
+            "[".to_owned() + &repeat(".5, +1, 1., ", len),
+        ),
+        ("stray closers", repeat("[{\"a\": 1}}, ", len)),
     ]
 }
 

@@ -188,3 +188,254 @@ proptest! {
         let _ = extract::<Vec<Value>>(&text);
     }
 }
+
+/// A small deterministic stream of choices, from a seed proptest shrinks.
+struct Choices(u64);
+
+impl Choices {
+    /// True one time in `n`.
+    fn one_in(&mut self, n: u64) -> bool {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D).is_multiple_of(n)
+    }
+}
+
+/// Plain words a model might leave unquoted: no literal, no wrapper.
+fn plain_words(s: &str) -> bool {
+    let first_word = s.split(' ').next().unwrap_or("");
+    !s.is_empty()
+        && s.split(' ').all(|w| {
+            !w.is_empty()
+                && w.bytes().all(|b| b.is_ascii_alphanumeric())
+                && w.as_bytes()[0].is_ascii_alphabetic()
+        })
+        && ![
+            "true",
+            "false",
+            "null",
+            "True",
+            "False",
+            "None",
+            "undefined",
+            "NaN",
+        ]
+        .contains(&first_word)
+        && !first_word.starts_with("Infinity")
+}
+
+fn identifier(s: &str) -> bool {
+    s.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// True unless `rendered` is a string holding brackets or quotes: after a
+/// comma or colon left out, such a string has a second reading (its quote
+/// a stray one), and the repair refuses it.
+fn no_second_reading(rendered: &str) -> bool {
+    !rendered.starts_with(['"', '\'', '\u{201C}'])
+        || !rendered[1..rendered.len() - 1].contains(['[', ']', '{', '}', '"', '\'', '\n', '\\'])
+}
+
+/// White space between tokens: plain, a line break, a Unicode space or a
+/// comment.
+fn gap(c: &mut Choices, out: &mut String) {
+    if c.one_in(6) {
+        out.push('\u{3000}');
+    } else if c.one_in(8) {
+        out.push_str(" /* c */ ");
+    } else if c.one_in(4) {
+        out.push('\n');
+    } else {
+        out.push(' ');
+    }
+}
+
+/// `value` written the way a sloppy model writes it, every liberty one
+/// that has a single reading: bare keys and words, single quotes, Python
+/// and JavaScript literals, `+1` and `.25`, missing commas and colons
+/// before a value that cannot be a word, trailing commas, `...`, tuples,
+/// strings joined with `+`, Unicode spaces and comments.
+fn sloppy(value: &Value, in_object: bool, c: &mut Choices, out: &mut String) {
+    match value {
+        Value::Null if c.one_in(3) => out.push_str("None"),
+        Value::Null if c.one_in(3) => out.push_str("undefined"),
+        Value::Bool(true) if c.one_in(2) => out.push_str("True"),
+        Value::Bool(false) if c.one_in(2) => out.push_str("False"),
+        Value::Number(n) => {
+            let text = n.to_string();
+            if let Some(fraction) = text.strip_prefix("0.").filter(|_| c.one_in(2)) {
+                out.push('.');
+                out.push_str(fraction);
+            } else if !text.starts_with('-') && c.one_in(3) {
+                out.push('+');
+                out.push_str(&text);
+            } else {
+                out.push_str(&text);
+            }
+        }
+        Value::String(s) if in_object && plain_words(s) && c.one_in(2) => out.push_str(s),
+        Value::String(s) if s.chars().count() >= 2 && c.one_in(3) => {
+            let cut = s.char_indices().nth(1).map_or(1, |(i, _)| i);
+            let (a, b) = s.split_at(cut);
+            out.push_str(&serde_json::to_string(a).unwrap());
+            out.push_str(if c.one_in(2) { " +\n" } else { " +\u{3000}" });
+            single_quoted(b, out);
+        }
+        Value::String(s) if c.one_in(2) => single_quoted(s, out),
+        Value::Array(items) => {
+            let tuple = in_object && items.len() >= 2 && c.one_in(4);
+            out.push(if tuple { '(' } else { '[' });
+            // A comma left out between a closing `"` or bracket and an
+            // opening one: a word or a single quote might run on.
+            let mut closed = false;
+            for (i, item) in items.iter().enumerate() {
+                let mut rendered = String::new();
+                sloppy(item, in_object, c, &mut rendered);
+                if i > 0 {
+                    let opens = rendered.starts_with(['"', '[', '{']);
+                    if !(closed && opens && no_second_reading(&rendered) && c.one_in(3)) {
+                        out.push(',');
+                    }
+                    gap(c, out);
+                }
+                closed = rendered.ends_with(['"', ']', '}', ')']);
+                out.push_str(&rendered);
+            }
+            if !tuple && c.one_in(4) {
+                out.push_str(", ...");
+            }
+            if !items.is_empty() && c.one_in(3) {
+                out.push(',');
+            }
+            out.push(if tuple { ')' } else { ']' });
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (key, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                gap(c, out);
+                if identifier(key) && c.one_in(2) {
+                    out.push_str(key);
+                } else {
+                    out.push_str(&serde_json::to_string(key).unwrap());
+                }
+                let mut rendered = String::new();
+                sloppy(item, true, c, &mut rendered);
+                let plain =
+                    rendered.starts_with(|ch: char| "\"'[{-+.".contains(ch) || ch.is_ascii_digit());
+                if !(plain && no_second_reading(&rendered) && c.one_in(3)) {
+                    out.push(':');
+                }
+                gap(c, out);
+                out.push_str(&rendered);
+            }
+            if c.one_in(4) {
+                out.push_str(", …");
+            }
+            out.push('}');
+        }
+        other => out.push_str(&serde_json::to_string(other).unwrap()),
+    }
+}
+
+/// Every key of `value`, sorted, and how many scalars it holds.
+fn keys_and_leaves(value: &Value, keys: &mut Vec<String>) -> usize {
+    match value {
+        Value::Array(items) => items.iter().map(|v| keys_and_leaves(v, keys)).sum(),
+        Value::Object(members) => members
+            .iter()
+            .map(|(k, v)| {
+                keys.push(k.clone());
+                keys_and_leaves(v, keys)
+            })
+            .sum(),
+        _ => 1,
+    }
+}
+
+/// True when every item of the sorted `small` is in the sorted `big`, as
+/// many times.
+fn sub_multiset(small: &[String], big: &[String]) -> bool {
+    let mut big = big.iter().peekable();
+    small.iter().all(|s| loop {
+        match big.next() {
+            Some(b) if b == s => break true,
+            Some(b) if b < s => continue,
+            _ => break false,
+        }
+    })
+}
+
+/// A character or token a model might put in the wrong place.
+const NOISE: &[&str] = &[
+    "\"", "'", ",", ":", "}", "]", "{", "[", "...", "(", ")", "+", "\u{3000}", "O", ".", "\\\"",
+    "\u{201C}",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn sloppy_rendering_repairs_to_the_value(value in container(), seed in any::<u64>()) {
+        let mut text = String::new();
+        sloppy(&value, false, &mut Choices(seed | 1), &mut text);
+        let got = extract_value(&text);
+        prop_assert!(got.is_ok(), "{:?}: {:?}", text, got);
+        prop_assert_eq!(got.unwrap(), value, "{:?}", text);
+    }
+
+    /// One stray token anywhere in valid JSON: when the repair pass reads
+    /// it, no key and no item of the input is missing from what it returns.
+    #[test]
+    fn a_repair_never_loses_a_key_or_item(
+        value in container(),
+        pretty in any::<bool>(),
+        at in any::<prop::sample::Index>(),
+        noise in prop::sample::select(NOISE),
+    ) {
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            serde_json::to_string(&value).unwrap()
+        };
+        // Between tokens, outside strings: noise inside a string is text.
+        let mut boundaries = Vec::new();
+        let (mut in_string, mut escaped) = (false, false);
+        for (i, ch) in text.char_indices() {
+            if !in_string {
+                boundaries.push(i);
+                in_string = ch == '"';
+            } else {
+                in_string = escaped || ch != '"';
+                escaped = !escaped && ch == '\\';
+            }
+        }
+        boundaries.push(text.len());
+        let at = boundaries[at.index(boundaries.len())];
+        let noisy = format!("{}{noise}{}", &text[..at], &text[at..]);
+        if let Ok(got) = extract_value_with_report(&noisy).map_err(drop).and_then(|got| {
+            if got.report.layer == Layer::Repair { Ok(got) } else { Err(()) }
+        }) {
+            let (mut want_keys, mut got_keys) = (Vec::new(), Vec::new());
+            let want_leaves = keys_and_leaves(&value, &mut want_keys);
+            let got_leaves = keys_and_leaves(&got.value, &mut got_keys);
+            want_keys.sort();
+            got_keys.sort();
+            prop_assert!(
+                sub_multiset(&want_keys, &got_keys) && got_leaves >= want_leaves,
+                "{:?} read as {} ({}), from {}",
+                noisy,
+                got.value,
+                got.report,
+                value
+            );
+        }
+    }
+}

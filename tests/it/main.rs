@@ -44,6 +44,7 @@ mod json_layers;
 mod json_linear;
 mod json_props;
 mod json_section;
+mod json_unambiguous;
 mod load_faults;
 mod number_props;
 mod parse_linear;

@@ -8,9 +8,10 @@ use serde_json::error::Category;
 
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::fences;
-use super::repair::{continues_value, repair};
-use super::report::{Extracted, Layer, Report};
+use super::repair::{comma_and_container, continues_value, repair};
+use super::report::{Extracted, Layer, Repair, Report};
 use super::scan::scan;
+use super::stringified::{looks_stringified, string_holding_json, unescape};
 use super::think_blocks::strip_think;
 
 /// At most this many repair attempts per reply: each costs up to the
@@ -125,8 +126,11 @@ fn found<T>(value: T, layer: Layer) -> Result<Extracted<T>, Failure> {
 
 /// Can a bare JSON value (not an object or array) start with `b`?
 fn starts_scalar(rest: &str) -> bool {
-    match rest.as_bytes().first() {
+    let bytes = rest.as_bytes();
+    match bytes.first() {
         Some(b'"' | b'\'' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N') => true,
+        // `+1`, `.25`
+        Some(b'+' | b'.') => bytes.get(1).is_some_and(u8::is_ascii_digit),
         _ => rest.starts_with(['\u{201C}', '\u{201D}', '\u{2018}', '\u{2019}']),
     }
 }
@@ -136,8 +140,19 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // 1. As is: costs one parse when the reply is plain JSON.
     match attempt::<T>(raw) {
         Ok(value) => return found(value, Layer::AsIs),
-        // The whole reply is JSON of the wrong shape: nothing else to find.
-        Err(Miss::Shape(e)) if is_json(raw) => return Err(Failure::Shape(e)),
+        // The whole reply is JSON of the wrong shape: nothing else to find,
+        // unless it is a string holding the value (`"{\"a\": 1}"`).
+        Err(Miss::Shape(e)) if is_json(raw) => {
+            return match string_holding_json(raw).map(|inner| extract::<T>(&inner)) {
+                Some(Ok(mut got)) => {
+                    got.report.layer = Layer::Repair;
+                    got.report.repairs.push(Repair::StringifiedJson);
+                    got.report.repairs.sort();
+                    Ok(got)
+                }
+                _ => Err(Failure::Shape(e)),
+            };
+        }
         Err(_) => {}
     }
     let mut misses = Misses::default();
@@ -181,17 +196,31 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         queue.push((0, None));
     }
     let mut deferred = Vec::new();
+    // A value closed early and continued may run on to its last stray
+    // closer: the spans after it wait for its repair, and those inside it
+    // are fragments of it.
+    // With no stray closer, where it ends is not known: all that follows.
+    let stray_end = candidates
+        .last_stray
+        .iter()
+        .flatten()
+        .max()
+        .map_or(usize::MAX, |&at| at + 1);
+    let mut continued_seen = false;
+    let mut continued_starts = Vec::new();
     for &(start, end) in &candidates.balanced {
-        if start > cut {
+        if start > cut || continued_seen {
             deferred.push((start, Some(end)));
             continue;
         }
         // A span the value goes on after is a fragment of it (`{"a": 1},
         // "b": 2}`), never the answer; the repair reads on from its start
         // (a closer of the wrong kind may have ended the span early).
-        if continues_value(text.as_bytes(), end) {
+        if continues_value(text.as_bytes(), end) || candidates.closed_early(&text, start, end) {
             misses.continued(&text, 0, end);
             queue.push((start, None));
+            continued_seen = true;
+            continued_starts.push(start);
             continue;
         }
         match attempt::<T>(&text[start..end]) {
@@ -226,15 +255,30 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // a fragment of that value: the inner list of a broken object is not
     // the answer.
     let mut repairs_left = MAX_REPAIRS;
+    let mut unescaped = false;
     let mut read_until = 0;
+    // An opener never closed encloses all that follows it: once its repair
+    // failed, a later opener never closed is a piece of it (a balanced
+    // span later may still be the answer after a bracket of prose).
+    let unclosed = &candidates.unclosed[..candidates.unclosed.len().min(MAX_UNCLOSED)];
+    let mut unclosed_failed = false;
     for (start, span_end) in queue {
         if start < read_until {
             continue;
         }
+        let is_unclosed = span_end.is_none() && unclosed.contains(&start);
+        // After a value closed early and continued, an opener never
+        // closed is more of it.
+        let after_continued = continued_starts.first().is_some_and(|&c| c < start);
+        if is_unclosed && (unclosed_failed || after_continued) {
+            continue;
+        }
         if let Some(end) = span_end.filter(|&end| {
-            let continued = continues_value(text.as_bytes(), end);
+            let continued =
+                continues_value(text.as_bytes(), end) || candidates.closed_early(&text, start, end);
             if continued {
                 misses.continued(&text, 0, end);
+                read_until = read_until.max(stray_end);
             }
             !continued
         }) {
@@ -255,7 +299,27 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         let repaired = match repair(&text, start, in_fence) {
             Ok(repaired) => repaired,
             Err(e) => {
-                read_until = read_until.max(e.at);
+                unclosed_failed |= is_unclosed;
+                // The opener is never closed and what it holds is JSON:
+                // all that follows is inside it.
+                if is_unclosed && e.json_like {
+                    read_until = usize::MAX;
+                }
+                // A value closed early and continued: the spans up to its
+                // last stray closer are pieces of it.
+                if continued_starts.contains(&start) {
+                    read_until = read_until.max(stray_end);
+                }
+                // `{\"a\": 1}`: JSON written as the inside of a string,
+                // read unescaped (once: the text is copied).
+                if !unescaped && looks_stringified(&text, start) {
+                    unescaped = true;
+                    if let Some(got) = stringified::<T>(&text[start..], in_fence) {
+                        return Ok(got);
+                    }
+                }
+                // A value that starts where this one broke is inside it.
+                read_until = read_until.max(e.reached.saturating_add(1));
                 misses.syntax(e.at - start, || {
                     let (line, column, excerpt) = locate(&text, e.at);
                     if excerpt.is_empty() {
@@ -271,8 +335,14 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             }
         };
         read_until = read_until.max(repaired.end);
-        if !repaired.whole && continues_value(text.as_bytes(), repaired.end) {
+        if !repaired.whole
+            && (continues_value(text.as_bytes(), repaired.end)
+                || candidates.closed_early(&text, start, repaired.end)
+                || (!repaired.repairs.is_empty()
+                    && comma_and_container(text.as_bytes(), repaired.end)))
+        {
             misses.continued(&text, repaired.end - start, repaired.end);
+            read_until = read_until.max(stray_end);
             continue;
         }
         // A bare value must be all there is: "True story" is prose.
@@ -302,4 +372,20 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
     }
     Err(misses.into_failure())
+}
+
+/// The value in `text`, stringified JSON (`{\"a\": 1}`), read unescaped.
+fn stringified<T: DeserializeOwned>(text: &str, in_fence: bool) -> Option<Extracted<T>> {
+    let inner = unescape(text);
+    let mut repaired = repair(&inner, 0, in_fence).ok()?;
+    if !repaired.whole && continues_value(inner.as_bytes(), repaired.end) {
+        return None;
+    }
+    repaired.repairs.insert(Repair::StringifiedJson);
+    let value = attempt::<T>(&repaired.text).ok()?;
+    Some(Extracted {
+        value,
+        report: Report::new(Layer::Repair, repaired.repairs.to_vec())
+            .with_dropped(repaired.dropped),
+    })
 }

@@ -14,13 +14,20 @@
 //!    prose is passed over ([`Layer::Scan`]);
 //! 5. a repair pass ([`Layer::Repair`]) in one linear pass: trailing commas,
 //!    `//`, `/* */` and `#` comments, unquoted keys, single and typographic
-//!    quotes, Python `True`/`False`/`None`, missing commas, raw newlines and
-//!    tabs in strings, a trailing `;`, a byte-order mark, and a reply cut off
-//!    anywhere (the open string, arrays and objects are closed, a key left
-//!    without a value is dropped).
+//!    quotes, Python `True`/`False`/`None`, missing commas and colons, raw
+//!    newlines and tabs in strings, a trailing `;`, a byte-order mark,
+//!    Unicode spaces, values of plain words without quotes, `...`
+//!    placeholders, `.25`/`1.`/`+1`, `undefined`/`NaN`, wrappers such as
+//!    `ObjectId("…")`, strings joined with `+`, Python tuples, JSON written
+//!    inside a string (`{\"a\": 1}`), and a reply cut off anywhere (the
+//!    open string, arrays and objects are closed, a key left without a value
+//!    is dropped). Each [`Repair`] is named in the [`Report`].
 //!
-//! The repair never invents data: prose without JSON is not turned into a
-//! string, it is reported as [`Feedback`] telling the model what to write.
+//! The repair never invents data and never guesses: a repair is taken only
+//! where the input has one reading, never two guesses stacked on one value
+//! (a quote left out after a comma that was left out too); prose without
+//! JSON is not turned into a string. All else is reported as [`Feedback`]
+//! telling the model what to write.
 //! When JSON is found but has the wrong shape, the feedback names the field
 //! path and the expected type.
 //!
@@ -49,6 +56,7 @@ mod provenance;
 mod repair;
 mod report;
 mod scan;
+mod stringified;
 mod think_blocks;
 
 use serde::de::DeserializeOwned;

@@ -82,11 +82,36 @@ pub enum Repair {
     /// A `"` inside a string that does not end it (`"a "quoted" word"`,
     /// `"see "https://…" first"`) was escaped.
     UnescapedQuote,
+    /// A value of plain words without quotes (`{"city": Kyoto}`) was
+    /// quoted: the words between the `:` or `,` and the end of the value.
+    UnquotedString,
+    /// A `...` or `…` standing for items left out (`[1, 2, ...]`) was
+    /// removed; [`Report::dropped`] lists it.
+    Placeholder,
+    /// A missing `:` between a key and its value (`{"a" 1}`) was added.
+    MissingColon,
+    /// A Unicode space between tokens (a no-break space, U+2000 to U+200B,
+    /// U+202F, U+205F, U+3000) was read as white space.
+    UnicodeSpace,
+    /// JSON written as the inside of a string, every quote escaped
+    /// (`{\"a\": 1}`), was read once unescaped.
+    StringifiedJson,
+    /// A number written `.25`, `1.` or `+1` became `0.25`, `1` or `1`.
+    NumberSpelling,
+    /// JavaScript's `undefined` or `NaN` became `null`.
+    JsLiteral,
+    /// A value wrapped in a constructor call (`ObjectId("5f1")`,
+    /// `NumberLong(2)`) became the value it wraps.
+    Wrapper,
+    /// Strings joined with `+` (`"a" + "b"`) became one string.
+    StringConcatenation,
+    /// A Python tuple (`(1, 2)`) became a list.
+    PythonTuple,
 }
 
 impl Repair {
     /// Every kind, in declaration order.
-    pub const ALL: [Repair; 16] = [
+    pub const ALL: [Repair; 26] = [
         Repair::Bom,
         Repair::Comment,
         Repair::TrailingComma,
@@ -103,6 +128,16 @@ impl Repair {
         Repair::DanglingKey,
         Repair::MissingQuote,
         Repair::UnescapedQuote,
+        Repair::UnquotedString,
+        Repair::Placeholder,
+        Repair::MissingColon,
+        Repair::UnicodeSpace,
+        Repair::StringifiedJson,
+        Repair::NumberSpelling,
+        Repair::JsLiteral,
+        Repair::Wrapper,
+        Repair::StringConcatenation,
+        Repair::PythonTuple,
     ];
 
     /// A short lowercase name, stable for logs and ledgers.
@@ -124,6 +159,16 @@ impl Repair {
             Repair::DanglingKey => "dangling_key",
             Repair::MissingQuote => "missing_quote",
             Repair::UnescapedQuote => "unescaped_quote",
+            Repair::UnquotedString => "unquoted_string",
+            Repair::Placeholder => "placeholder",
+            Repair::MissingColon => "missing_colon",
+            Repair::UnicodeSpace => "unicode_space",
+            Repair::StringifiedJson => "stringified_json",
+            Repair::NumberSpelling => "number_spelling",
+            Repair::JsLiteral => "js_literal",
+            Repair::Wrapper => "wrapper",
+            Repair::StringConcatenation => "string_concatenation",
+            Repair::PythonTuple => "python_tuple",
         }
     }
 }
@@ -146,6 +191,10 @@ impl RepairSet {
 
     pub(crate) fn remove(&mut self, repair: Repair) {
         self.0 &= !(1 << repair as u32);
+    }
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
     pub(crate) fn contains(self, repair: Repair) -> bool {
@@ -171,9 +220,9 @@ pub struct Report {
     /// unless `layer` is [`Layer::Repair`].
     pub repairs: Vec<Repair>,
     /// What the model wrote inside the value that the value does not hold,
-    /// each as written, in order: comments (`// the total`), and keys a
-    /// cut-off reply left without a value (`"notes"`). Empty when nothing
-    /// was dropped.
+    /// each as written, in order: comments (`// the total`), placeholders
+    /// for items left out (`...`), and keys a cut-off reply left without a
+    /// value (`"notes"`). Empty when nothing was dropped.
     pub dropped: Vec<String>,
 }
 

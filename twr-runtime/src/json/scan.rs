@@ -10,6 +10,23 @@ pub(crate) struct Candidates {
     pub(crate) balanced: Vec<(usize, usize)>,
     /// Openers never closed (a reply cut off), outermost first.
     pub(crate) unclosed: Vec<usize>,
+    /// The last `}` and the last `]` with no opener of their kind open.
+    pub(crate) last_stray: [Option<usize>; 2],
+}
+
+impl Candidates {
+    /// True when the span `start..end` is followed by more JSON (an
+    /// opener or a comma) and, later, by a closer of its own kind that
+    /// nothing opened: a value closed early and continued (`[]{"a": 1}]`).
+    pub(crate) fn closed_early(&self, text: &str, start: usize, end: usize) -> bool {
+        let bytes = text.as_bytes();
+        if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+            return false;
+        }
+        let next = text[end..].trim_start().as_bytes().first();
+        let stray = self.last_stray[usize::from(bytes[start] == b'[')];
+        matches!(next, Some(b'{' | b'[' | b',')) && stray.is_some_and(|at| at >= end)
+    }
 }
 
 /// What a byte means to the scan outside strings.
@@ -54,6 +71,7 @@ pub(crate) fn scan(text: &str) -> Candidates {
     let (mut open_objects, mut open_arrays) = (0usize, 0usize);
     // Every closed pair, in the order of its end.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut last_stray = [None; 2];
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -85,7 +103,9 @@ pub(crate) fn scan(text: &str) -> Candidates {
                 } else {
                     open_arrays
                 };
-                if available > 0 {
+                if available == 0 {
+                    last_stray[usize::from(b == b']')] = Some(i);
+                } else {
                     while let Some((opener, start)) = stack.pop() {
                         if opener == b'{' {
                             open_objects -= 1;
@@ -117,6 +137,7 @@ pub(crate) fn scan(text: &str) -> Candidates {
     Candidates {
         balanced,
         unclosed: stack.into_iter().map(|(_, at)| at).collect(),
+        last_stray,
     }
 }
 
@@ -190,7 +211,8 @@ mod tests {
             scan(text),
             Candidates {
                 balanced: vec![(0, text.len())],
-                unclosed: vec![]
+                unclosed: vec![],
+                last_stray: [None; 2],
             }
         );
         assert_eq!(scan("x ] } [1]").balanced, [(6, 9)]);

@@ -28,6 +28,18 @@ pub(super) fn skip_space(src: &[u8], mut at: usize) -> usize {
     at
 }
 
+/// Past spaces, tabs, line breaks and Unicode spaces from `at`.
+pub(super) fn skip_any_space(src: &[u8], mut at: usize) -> usize {
+    loop {
+        let next = skip_space(src, at);
+        let len = unicode_space(&src[next..]);
+        if len == 0 {
+            return next;
+        }
+        at = next + len;
+    }
+}
+
 /// Past spaces and tabs from `at` (not line breaks).
 pub(super) fn skip_blank(src: &[u8], mut at: usize) -> usize {
     while at < src.len() && matches!(src[at], b' ' | b'\t') {
@@ -40,6 +52,16 @@ pub(super) fn skip_blank(src: &[u8], mut at: usize) -> usize {
 pub(super) fn fence_at(src: &[u8], at: usize) -> bool {
     let rest = &src[at.min(src.len())..];
     rest.starts_with(b"```") || rest.starts_with(b"~~~")
+}
+
+/// The length of the Unicode space at the start of `rest` (0 if none): a
+/// no-break space (U+00A0), U+2000 to U+200B, U+202F, U+205F, U+3000.
+pub(super) fn unicode_space(rest: &[u8]) -> usize {
+    match rest {
+        [0xC2, 0xA0, ..] => 2,
+        [0xE2, 0x80, 0x80..=0x8B | 0xAF, ..] | [0xE2, 0x81, 0x9F, ..] | [0xE3, 0x80, 0x80, ..] => 3,
+        _ => 0,
+    }
 }
 
 /// True when a comment (`//`, `/*`, `#`) starts at `at`.
@@ -108,7 +130,7 @@ pub(super) fn member_at(src: &[u8], at: usize) -> bool {
 pub(super) fn item_at(src: &[u8], at: usize) -> bool {
     match src.get(at) {
         Some(b'{' | b'[' | b'0'..=b'9') => true,
-        Some(b'-') => src.get(at + 1).is_some_and(u8::is_ascii_digit),
+        Some(b'-' | b'+' | b'.') => src.get(at + 1).is_some_and(u8::is_ascii_digit),
         Some(_) => {
             let end = at
                 + src[at..]
@@ -136,15 +158,30 @@ pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
             let item = skip_space(src, at + 1);
             member_at(src, item) || last_item_at(src, item)
         }
-        Some(b'"') => member_at(src, at),
-        _ => false,
+        Some(b'"') => member_at(src, at) || last_item_at(src, at),
+        // `[1, 2] 3, 4]`: a number and its comma or closer, the comma
+        // before it left out; so a literal (a word and a comma is prose:
+        // `True story,`).
+        // `{"a": n}ull`: letters glued to the closer are more of it.
+        Some(b) if at == end && b.is_ascii_alphanumeric() => true,
+        Some(b'0'..=b'9' | b'-' | b'+' | b'.') => last_item_at(src, at),
+        Some(_) => item_at(src, at) && last_item_at(src, at),
+        None => false,
     }
+}
+
+/// True when a `,` and an object or a list follow `end`: after a value the
+/// repair closed, more of it (`[[1}], 2], {"a": 1}]`), as likely as a
+/// second value.
+pub(crate) fn comma_and_container(src: &[u8], end: usize) -> bool {
+    let at = skip_space(src, end);
+    src.get(at) == Some(&b',') && matches!(src.get(skip_space(src, at + 1)), Some(b'{' | b'['))
 }
 
 /// True when a number, a literal or a string on its line starts at `at`
 /// and a `,` or a closing bracket follows it: an item of a list (`[1, 2],
 /// 3]`), not prose (`{"a": 1}, 2 more`).
-fn last_item_at(src: &[u8], at: usize) -> bool {
+pub(super) fn last_item_at(src: &[u8], at: usize) -> bool {
     let end = match src.get(at) {
         Some(b'"') => {
             let mut i = at + 1;
@@ -157,7 +194,7 @@ fn last_item_at(src: &[u8], at: usize) -> bool {
                 }
             }
         }
-        Some(b) if b.is_ascii_alphanumeric() || *b == b'-' => {
+        Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.') => {
             let mut i = at;
             while i < src.len()
                 && (src[i].is_ascii_alphanumeric() || matches!(src[i], b'-' | b'+' | b'.'))
@@ -168,7 +205,7 @@ fn last_item_at(src: &[u8], at: usize) -> bool {
         }
         _ => return false,
     };
-    matches!(src.get(skip_blank(src, end)), Some(b',' | b']' | b'}'))
+    matches!(src.get(skip_space(src, end)), Some(b',' | b']' | b'}'))
 }
 
 #[cfg(test)]

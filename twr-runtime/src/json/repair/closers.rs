@@ -1,6 +1,6 @@
 //! Closing brackets, of the right kind or the wrong one.
 
-use super::ahead::{next, Next};
+use super::ahead::{item_at, last_item_at, member_at, next, skip_space, Next};
 use super::{Expect, Frame, Repair, RepairError, Repairer};
 
 impl Repairer<'_> {
@@ -19,6 +19,9 @@ impl Repairer<'_> {
         let Some(&top) = self.stack.last() else {
             return self.error("a closing bracket with nothing open");
         };
+        if byte == b')' || top == Frame::Tuple {
+            return self.close_tuple(top, byte);
+        }
         if top.closer() == byte {
             self.pos += 1;
             self.pop_frame();
@@ -30,8 +33,14 @@ impl Repairer<'_> {
             _ => self.arrays.last(),
         };
         let Some(&own) = own else {
-            // `[1, 2}`: no container of the closer's kind is open; a
-            // closer too many (`[{"a": 1}}, {"b": 2}]`) when more follows.
+            // `[1, 2}`: no container of the closer's kind is open. Right
+            // before the closer the innermost container wants, it is one
+            // too many (`[[1}], [2]]`); before more of the value at the
+            // top, which is meant is not said (`[{"a": 1}}, {"b": 2}]`).
+            if next(self.src, self.pos + 1) == Next::Closer(top.closing_byte()) {
+                self.pos += 1;
+                return Ok(Expect::CommaOrEnd);
+            }
             if self.stack.len() == 1 && self.continues_after(self.pos + 1) {
                 return self.closed_early();
             }
@@ -46,7 +55,7 @@ impl Repairer<'_> {
         let meant_for_top =
             match next(self.src, self.pos + 1) {
                 Next::End | Next::Other => false,
-                Next::Closer(c) => left_if_meant_for_top.is_some_and(|f| f.closer() == c),
+                Next::Closer(c) => left_if_meant_for_top.is_some_and(|f| f.closing_byte() == c),
                 following @ (Next::Member | Next::Item) => {
                     let want = if following == Next::Member {
                         Frame::Object
@@ -84,10 +93,15 @@ impl Repairer<'_> {
     /// True when more of the value follows `at`: another closer, or a
     /// member or item after a comma.
     fn continues_after(&self, at: usize) -> bool {
-        matches!(
-            next(self.src, at),
-            Next::Closer(_) | Next::Member | Next::Item
-        )
+        match next(self.src, at) {
+            Next::Closer(_) | Next::Member | Next::Item => true,
+            Next::End => false,
+            // An item or member with its comma left out.
+            Next::Other => {
+                let at = skip_space(self.src, at);
+                member_at(self.src, at) || item_at(self.src, at) || last_item_at(self.src, at)
+            }
+        }
     }
 
     /// A closer of the wrong kind would close the whole value while more of
@@ -97,5 +111,26 @@ impl Repairer<'_> {
             "this closing bracket is of the wrong kind and would close the whole value, but \
              more of it follows; close each container with its own bracket",
         )
+    }
+
+    /// A `)`, or any closer while a tuple is the innermost container: a
+    /// tuple closes with its own `)` only, and `(x)` is no tuple.
+    fn close_tuple(&mut self, top: Frame, byte: u8) -> Result<Expect, RepairError> {
+        if top != Frame::Tuple {
+            return self.error("a `)` with no `(` open");
+        }
+        if byte != b')' {
+            return self.error("expected `)` to close the tuple");
+        }
+        let comma = self.tuple_commas.last() == Some(&true);
+        let empty = self.out.last() == Some(&b'[');
+        if !comma && !empty {
+            return self.error(
+                "a value in parentheses is that value in Python, not a tuple; write a list in [ ]",
+            );
+        }
+        self.pos += 1;
+        self.pop_frame();
+        Ok(self.after_value())
     }
 }

@@ -15,12 +15,13 @@ mod scalar;
 mod string;
 #[cfg(test)]
 mod tests;
+mod words;
 
 use memchr::{memchr, memmem};
 
 use super::report::{Repair, RepairSet};
-pub(crate) use ahead::continues_value;
-use ahead::is_key_byte;
+pub(crate) use ahead::{comma_and_container, continues_value};
+use ahead::{is_key_byte, unicode_space};
 use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
 
 /// Repaired JSON text.
@@ -46,6 +47,12 @@ pub(crate) struct RepairError {
     pub(crate) at: usize,
     /// What was expected there, for the model.
     pub(crate) message: &'static str,
+    /// How far the pass read before it gave up (at least `at`): a value
+    /// starting before it is a piece of this one.
+    pub(crate) reached: usize,
+    /// What the pass read before it gave up was JSON, not a bracket of
+    /// prose: an object, or a list of more than one item.
+    pub(crate) json_like: bool,
 }
 
 /// Repairs the JSON value that starts at byte `start` of `input`.
@@ -65,8 +72,14 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         arrays: Vec::new(),
         repairs: RepairSet::default(),
         dropped: Vec::new(),
+        inserted_separator: false,
+        tuple_commas: Vec::new(),
+        commas_read: 0,
     };
-    r.run()?;
+    if let Err(mut e) = r.run() {
+        e.json_like = input.as_bytes()[start] == b'{' || r.commas_read > 0;
+        return Err(e);
+    }
     let end = r.pos;
     // Look past the value: white space, comments and a `;` may close the
     // input; anything else is prose after the value, and the repairs seen
@@ -88,6 +101,8 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
     let text = String::from_utf8(r.out).map_err(|_| RepairError {
         at: start,
         message: "the text is not valid UTF-8",
+        reached: input.len(),
+        json_like: true,
     })?;
     Ok(Repaired {
         text,
@@ -102,20 +117,32 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
 enum Frame {
     Object,
     Array,
+    /// A Python tuple, `(…)`, written as an array.
+    Tuple,
 }
 
 impl Frame {
+    /// The opening bracket written out.
     fn opener(self) -> u8 {
         match self {
             Frame::Object => b'{',
-            Frame::Array => b'[',
+            Frame::Array | Frame::Tuple => b'[',
         }
     }
 
+    /// The closing bracket written out.
     fn closer(self) -> u8 {
         match self {
             Frame::Object => b'}',
-            Frame::Array => b']',
+            Frame::Array | Frame::Tuple => b']',
+        }
+    }
+
+    /// The closing bracket the input closes it with.
+    fn closing_byte(self) -> u8 {
+        match self {
+            Frame::Tuple => b')',
+            frame => frame.closer(),
         }
     }
 }
@@ -166,6 +193,14 @@ struct Repairer<'a> {
     arrays: Vec<usize>,
     repairs: RepairSet,
     dropped: Vec<String>,
+    /// The pass put in the `,` or `:` before the coming value: a value
+    /// of bare words is then refused (`[1 apples]` is not two items).
+    inserted_separator: bool,
+    /// For each open tuple, innermost last: whether a `,` was met in it
+    /// (`(1)` is 1 in Python, not a tuple).
+    tuple_commas: Vec<bool>,
+    /// Commas the model wrote between items or members.
+    commas_read: usize,
 }
 
 impl Repairer<'_> {
@@ -173,6 +208,18 @@ impl Repairer<'_> {
         Err(RepairError {
             at: self.pos,
             message,
+            reached: self.pos,
+            json_like: false,
+        })
+    }
+
+    /// An error at `at`, the pass having read to `pos`.
+    fn error_from<T>(&self, at: usize, message: &'static str) -> Result<T, RepairError> {
+        Err(RepairError {
+            at,
+            message,
+            reached: self.pos,
+            json_like: false,
         })
     }
 
@@ -212,8 +259,12 @@ impl Repairer<'_> {
                     self.repairs.insert(Repair::Bom);
                     self.pos += BOM.len();
                 }
-                // A no-break space is white space to a reader.
-                0xC2 if self.src.get(self.pos + 1) == Some(&0xA0) => self.pos += 2,
+                // A no-break space, an ideographic space: white space to
+                // a reader.
+                0xC2 | 0xE2 | 0xE3 if unicode_space(self.rest()) > 0 => {
+                    self.repairs.insert(Repair::UnicodeSpace);
+                    self.pos += unicode_space(self.rest());
+                }
                 _ => return,
             }
         }
@@ -244,7 +295,9 @@ impl Repairer<'_> {
         match frame {
             Frame::Object => self.objects.push(at),
             Frame::Array => self.arrays.push(at),
+            Frame::Tuple => self.tuple_commas.push(false),
         }
+        self.inserted_separator = false;
         self.out.push(frame.opener());
         self.stack.push(frame);
     }
@@ -255,6 +308,7 @@ impl Repairer<'_> {
             match frame {
                 Frame::Object => self.objects.pop(),
                 Frame::Array => self.arrays.pop(),
+                Frame::Tuple => self.tuple_commas.pop().map(|_| 0),
             };
             self.out.push(frame.closer());
         }
@@ -279,8 +333,23 @@ impl Repairer<'_> {
             let b = self.src[self.pos];
             expect = match expect {
                 Expect::Top => self.value(None)?,
+                Expect::KeyOrEnd { .. } | Expect::ItemOrEnd { .. } if self.placeholder()? => {
+                    // `[1, ...]`: the comma was the placeholder's.
+                    let closer = matches!(self.peek(), Some(b'}' | b']' | b')'));
+                    match expect {
+                        Expect::KeyOrEnd { item_out, .. } if closer => Expect::KeyOrEnd {
+                            comma: false,
+                            item_out,
+                        },
+                        Expect::ItemOrEnd { item_out, .. } if closer => Expect::ItemOrEnd {
+                            comma: false,
+                            item_out,
+                        },
+                        _ => expect,
+                    }
+                }
                 Expect::KeyOrEnd { comma, item_out } => match b {
-                    b'}' | b']' => {
+                    b'}' | b']' | b')' => {
                         if comma {
                             self.repairs.insert(Repair::TrailingComma);
                         }
@@ -289,6 +358,7 @@ impl Repairer<'_> {
                     b',' => {
                         self.repairs.insert(Repair::TrailingComma);
                         self.pos += 1;
+                        self.inserted_separator = false;
                         Expect::KeyOrEnd { comma, item_out }
                     }
                     _ => {
@@ -304,17 +374,26 @@ impl Repairer<'_> {
                     }
                 },
                 Expect::Colon { item_out } => {
-                    if b != b':' {
+                    if b == b':' {
+                        self.pos += 1;
+                        self.inserted_separator = false;
+                    } else if !self.inserted_separator && self.starts_plain_value() {
+                        // `{"a" 1}`: a value that is no bare word (which
+                        // could be more of the key) right after the key;
+                        // not after a key whose comma was put in too.
+                        self.repairs.insert(Repair::MissingColon);
+                        self.inserted_separator = true;
+                    } else {
                         return self.error("expected `:` after the key");
                     }
                     self.out.push(b':');
-                    self.pos += 1;
                     Expect::MemberValue { item_out }
                 }
                 Expect::MemberValue { item_out } => self.value(Some(item_out))?,
                 Expect::ItemOrEnd { comma, item_out } => match b {
-                    b']' | b'}' => {
-                        if comma {
+                    b']' | b'}' | b')' => {
+                        // `(1,)`: a tuple's last comma is Python's own.
+                        if comma && b != b')' {
                             self.repairs.insert(Repair::TrailingComma);
                         }
                         self.close(b)?
@@ -322,6 +401,7 @@ impl Repairer<'_> {
                     b',' => {
                         self.repairs.insert(Repair::TrailingComma);
                         self.pos += 1;
+                        self.inserted_separator = false;
                         Expect::ItemOrEnd { comma, item_out }
                     }
                     _ => {
@@ -334,17 +414,27 @@ impl Repairer<'_> {
                 Expect::CommaOrEnd => {
                     let in_object = self.stack.last() == Some(&Frame::Object);
                     match b {
-                        b'}' | b']' => self.close(b)?,
+                        b'}' | b']' | b')' => self.close(b)?,
                         b',' => {
                             self.pos += 1;
+                            self.inserted_separator = false;
+                            self.commas_read += 1;
                             self.next_item(in_object)
+                        }
+                        _ if self.glued_to_value_before() => {
+                            return self.error(
+                                "this is glued to the value before it; write a `,` between \
+                                 values, or write the value alone",
+                            )
                         }
                         _ if in_object && self.starts_key(b) => {
                             self.repairs.insert(Repair::MissingComma);
+                            self.inserted_separator = true;
                             self.next_item(true)
                         }
                         _ if !in_object && self.starts_value(b) => {
                             self.repairs.insert(Repair::MissingComma);
+                            self.inserted_separator = true;
                             self.next_item(false)
                         }
                         _ if in_object => return self.error("expected `,` or `}`"),
@@ -359,7 +449,12 @@ impl Repairer<'_> {
     }
 
     /// The state for the item after a `,` (written when the item comes).
-    fn next_item(&self, in_object: bool) -> Expect {
+    fn next_item(&mut self, in_object: bool) -> Expect {
+        if self.stack.last() == Some(&Frame::Tuple) {
+            if let Some(comma) = self.tuple_commas.last_mut() {
+                *comma = true;
+            }
+        }
         let item_out = self.out.len();
         if in_object {
             Expect::KeyOrEnd {
@@ -382,6 +477,22 @@ impl Repairer<'_> {
         matches!(b, b'{' | b'[' | b'"' | b'\'' | b'-' | b'0'..=b'9')
             || b.is_ascii_alphabetic()
             || self.smart_quote_here()
+    }
+
+    /// True when a value that cannot be more of a key starts here: a
+    /// quoted string, an object, a list, a number or a literal.
+    fn starts_plain_value(&self) -> bool {
+        self.quote_here().is_some() || ahead::item_at(self.src, self.pos)
+    }
+
+    /// True when the byte at `pos` is glued to the number, literal or word
+    /// before it (`1O`, `1.2.3`, `1-2`): a stray character, never a value
+    /// of its own.
+    fn glued_to_value_before(&self) -> bool {
+        let token = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_');
+        self.pos > 0
+            && token(self.src[self.pos - 1])
+            && (token(self.src[self.pos]) || matches!(self.src[self.pos], b'+' | b'-' | b'$'))
     }
 
     fn smart_quote_here(&self) -> bool {
@@ -415,7 +526,9 @@ impl Repairer<'_> {
         }
         let start = self.pos;
         while self.pos < self.src.len() && is_key_byte(self.src[self.pos]) {
-            if self.src[self.pos] == 0xE2 && self.smart_quote_here() {
+            if self.src[self.pos] >= 0x80
+                && (self.smart_quote_here() || unicode_space(self.rest()) > 0)
+            {
                 break;
             }
             self.pos += 1;
@@ -454,14 +567,35 @@ impl Repairer<'_> {
                     item_out: self.out.len(),
                 });
             }
-            b'-' | b'0'..=b'9' => {
+            // A Python tuple, inside a value (a bare `(` opens prose).
+            b'(' if item_out.is_some() => {
+                self.pos += 1;
+                self.repairs.insert(Repair::PythonTuple);
+                self.push_frame(Frame::Tuple);
+                return Ok(Expect::ItemOrEnd {
+                    comma: false,
+                    item_out: self.out.len(),
+                });
+            }
+            _ if self.infinity_here() => {
+                return self.error(
+                    "Infinity is no JSON number, and no number JSON holds; write the number, \
+                     or null when there is none",
+                )
+            }
+            b'-' | b'+' | b'.' | b'0'..=b'9' if self.number_here() => {
                 if !self.number() {
                     // Only `-` or a bare exponent before the end: no value.
                     return self.finish_without_value(item_out);
                 }
             }
-            _ if b.is_ascii_alphabetic() => {
-                if let Ended::Truncated = self.literal()? {
+            _ if self.placeholder_len() > 0 => {
+                return self.error(
+                    "`...` stands for a value left out; write the value, or leave the member out",
+                )
+            }
+            _ if b.is_ascii_alphabetic() || self.word_char_here() => {
+                if let Ended::Truncated = self.words()? {
                     self.repairs.insert(Repair::Truncated);
                 }
             }
@@ -471,11 +605,15 @@ impl Repairer<'_> {
                         // Keep the partial string; close everything.
                         return self.finish_truncated(Expect::Done).map(|()| Expect::Done);
                     }
+                    if let Ended::Truncated = self.joined_strings()? {
+                        return self.finish_truncated(Expect::Done).map(|()| Expect::Done);
+                    }
                 }
                 None => {
                     return self.error(match self.stack.last() {
                         Some(Frame::Object) => "expected a value after the `:`",
                         Some(Frame::Array) => "expected a value or `]`",
+                        Some(Frame::Tuple) => "expected a value or `)`",
                         None => "expected a JSON value",
                     })
                 }

@@ -3,7 +3,9 @@
 
 use memchr::memchr;
 
-use super::ahead::{comment_at, fence_at, item_at, member_at, skip_blank, skip_space};
+use super::ahead::{
+    comment_at, fence_at, item_at, member_at, skip_any_space, skip_blank, skip_space,
+};
 use super::{Ended, Frame, Repair, RepairError, RepairSet, Repairer};
 
 /// Where a string would end had its closing quote been left out before a
@@ -99,6 +101,7 @@ impl Repairer<'_> {
         // character is: text given back to the structure takes back the
         // repairs made in it.
         let before = self.repairs;
+        let after_inserted_comma = self.inserted_separator;
         let mut first_control: Option<usize> = None;
         let mut holds_newline = false;
         let opened = self.pos;
@@ -107,6 +110,8 @@ impl Repairer<'_> {
         let mut after_comma: Option<Rewind> = None;
         // A quote was taken for text.
         let mut inner_quote = false;
+        // Whether the text up to `scanned` holds a bracket.
+        let (mut bracket_in_text, mut scanned) = (false, self.pos + len);
         match quote {
             Quote::Double => {}
             Quote::Single => self.repairs.insert(Repair::SingleQuotes),
@@ -130,17 +135,42 @@ impl Repairer<'_> {
             }
             self.out.extend_from_slice(&src[run..self.pos]);
             let Some(&b) = src.get(self.pos) else {
-                if role == Role::Value {
-                    if let Some(end) = self.quote_before_closers(content, src.len()) {
-                        self.end_string_at(end, src.len(), before, first_control);
-                        return Ok(Ended::Complete);
-                    }
+                if after_inserted_comma || inner_quote {
+                    // `[null 'x, "y"]`: a comma put in, then a string
+                    // never closed; or `["" {, 1]`, a quote taken for
+                    // text, then no end: two guesses for one value.
+                    return self.error_from(
+                        opened,
+                        "this string is never closed; close it with its quote",
+                    );
+                }
+                let closers = self.closers_at_end(content, src.len());
+                let plain = closers.is_some_and(|end| self.plain_text(content, end));
+                if let (Some(end), true, Role::Value) = (closers, plain, role) {
+                    self.end_string_at(end, src.len(), before, first_control);
+                    return Ok(Ended::Complete);
+                }
+                // The text ends with the outermost container's closer: the
+                // reply was not cut off, but where the string ends is not
+                // said (a key cut off with plain text, `{"a": 1, "b}`, is
+                // dropped as cut off).
+                let outer = self.stack.first().map(|frame| frame.closing_byte());
+                let last = src[content..]
+                    .iter()
+                    .rev()
+                    .find(|b| !b.is_ascii_whitespace());
+                let closed = closers.is_some() || (last.is_some() && last == outer.as_ref());
+                if closed && !(plain && role == Role::Key) {
+                    return self.error_from(
+                        opened,
+                        "this string is never closed; close it with its quote",
+                    );
                 }
                 if holds_newline && quote != Quote::Double {
                     // Single quotes never hold a line break: the string
                     // ended on its line, where is not said.
-                    self.pos = opened;
-                    return self.error(
+                    return self.error_from(
+                        opened,
                         "this string in single quotes does not end on its line; close it with '",
                     );
                 }
@@ -150,7 +180,10 @@ impl Repairer<'_> {
             };
             match b {
                 b'"' if quote == Quote::Double && role == Role::Value => {
-                    if self.quote_ends_string(self.pos)
+                    // `""[1]`: an empty string, then a list.
+                    let empty_then_container =
+                        self.pos == content && matches!(src.get(self.pos + 1), Some(b'[' | b'{'));
+                    if (empty_then_container || self.quote_ends_string(self.pos))
                         && !self.quote_before_quote_that_ends(content)
                     {
                         if inner_quote && comment_at(src, skip_space(src, self.pos + 1)) {
@@ -164,6 +197,23 @@ impl Repairer<'_> {
                         }
                         return self.close_value_string(after_comma);
                     }
+                    // Brackets before a quote taken for text: the string
+                    // may be opened by a stray quote, its text structure
+                    // (`[1, "[2, 3], "x"]`). Each byte is looked at once.
+                    if !bracket_in_text {
+                        bracket_in_text = src[scanned..self.pos]
+                            .iter()
+                            .any(|b| matches!(b, b'[' | b']' | b'{' | b'}'));
+                        scanned = self.pos;
+                    }
+                    if bracket_in_text || after_inserted_comma {
+                        // Or the `,` or `:` before the string was put in:
+                        // a second guess about the same value.
+                        return self.error(
+                            "a quote inside this string does not end it; close the string, or \
+                             write a quote inside it as \\\"",
+                        );
+                    }
                     inner_quote = true;
                     // A quote inside the text: `"a "quoted" word"`.
                     after_comma =
@@ -173,6 +223,15 @@ impl Repairer<'_> {
                     self.out.extend_from_slice(b"\\\"");
                 }
                 b'"' => {
+                    if after_inserted_comma && !self.plain_text(content, self.pos) {
+                        // `null"},[1, "`: a comma put in, then a string of
+                        // brackets: the quote before it a stray one.
+                        return self.error_from(
+                            opened,
+                            "this string holds brackets and no comma stands before it; close \
+                             the value before it, or write a comma",
+                        );
+                    }
                     self.pos += 1;
                     if matches!(quote, Quote::Double | Quote::SmartDouble) {
                         self.out.push(b'"');
@@ -206,6 +265,15 @@ impl Repairer<'_> {
                     self.pos += 1;
                 }
                 b'\\' => self.escape(),
+                b'\n' if after_inserted_comma => {
+                    // A comma put in, then a string over lines: where it
+                    // ends is a second guess.
+                    return self.error_from(
+                        opened,
+                        "this string does not end on its line, and no comma stands before it; \
+                         close it with its quote",
+                    );
+                }
                 b'\n' => {
                     holds_newline = true;
                     // A fence line inside a string is one of a code block
@@ -218,8 +286,11 @@ impl Repairer<'_> {
                         // The string goes on after the fence: a block it holds.
                         Some(FenceLine::Bare) if self.string_goes_on() => inner_block = true,
                         Some(FenceLine::Bare) if self.fenced => {
-                            if role == Role::Value {
-                                if let Some(end) = self.quote_before_closers(content, self.pos) {
+                            if role == Role::Value && !inner_quote {
+                                if let Some(end) = self
+                                    .closers_at_end(content, self.pos)
+                                    .filter(|&end| self.plain_text(content, end))
+                                {
                                     self.end_string_at(end, self.pos, before, first_control);
                                     return Ok(Ended::Complete);
                                 }
@@ -242,6 +313,31 @@ impl Repairer<'_> {
         }
     }
 
+    /// Strings joined with `+` after the one just written (`"a" + "b"`),
+    /// written as one.
+    pub(super) fn joined_strings(&mut self) -> Result<Ended, RepairError> {
+        loop {
+            let plus = skip_any_space(self.src, self.pos);
+            if self.src.get(plus) != Some(&b'+') {
+                return Ok(Ended::Complete);
+            }
+            let before = self.pos;
+            self.pos = skip_any_space(self.src, plus + 1);
+            let Some((quote, len)) = self.quote_here() else {
+                self.pos = before;
+                return Ok(Ended::Complete);
+            };
+            self.repairs.insert(Repair::StringConcatenation);
+            // The first string's closing quote, then the next one's opening.
+            let junction = self.out.len() - 1;
+            let ended = self.string(quote, len, Role::Value)?;
+            self.out.drain(junction..junction + 2);
+            if let Ended::Truncated = ended {
+                return Ok(Ended::Truncated);
+            }
+        }
+    }
+
     /// True when the `"` at `quote` ends its string, as what follows says
     /// (on its line or the next): the end of a value (`,`, a closer, `:`,
     /// the end), another string, a `+` joining strings, a comment, a fence; or, after
@@ -253,7 +349,7 @@ impl Repairer<'_> {
         let src = self.src;
         let at = quote + 1;
         // A line break counts as white space: the next line says.
-        let next = skip_space(src, at);
+        let next = skip_any_space(src, at);
         match src.get(next) {
             None => true,
             Some(b',' | b'}' | b']' | b')' | b':' | b'"' | b'+') => true,
@@ -261,6 +357,8 @@ impl Repairer<'_> {
             Some(b';') => self.stack.is_empty(),
             Some(b'/') => matches!(src.get(next + 1), Some(b'/' | b'*')),
             Some(_) if fence_at(src, next) => true,
+            // `["a"[1]]`: an item after a comma left out.
+            Some(b'[' | b'{') if self.stack.last() != Some(&Frame::Object) => true,
             Some(_) if next == at => false,
             Some(_) if self.stack.last() == Some(&Frame::Object) => member_at(src, next),
             Some(_) => item_at(src, next),
@@ -378,7 +476,7 @@ impl Repairer<'_> {
     /// (then maybe white space and a fence), so the quote belongs before
     /// them (`{"a": ["x", "y]}`). Otherwise it was cut off, and what it
     /// holds is its text.
-    fn quote_before_closers(&self, content: usize, limit: usize) -> Option<usize> {
+    fn closers_at_end(&self, content: usize, limit: usize) -> Option<usize> {
         let src = self.src;
         let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
         let mut i = limit;
@@ -403,12 +501,24 @@ impl Repairer<'_> {
         }
         // The innermost container's closer comes first, so last read back.
         for frame in &self.stack {
-            if i == content || src[i - 1] != frame.closer() {
+            if i == content || src[i - 1] != frame.closing_byte() {
                 return None;
             }
             i = back_over_space(i - 1);
         }
         Some(i)
+    }
+
+    /// True when the text `content..end` of a string missing its closing
+    /// quote could be nothing but text. Text that could be structure has a
+    /// second reading, the quote that opened it a stray one (`[null, "[1,
+    /// 2]]`); so has a comma in a list (`["x, y]` may be two items).
+    fn plain_text(&self, content: usize, end: usize) -> bool {
+        let in_object = self.stack.last() == Some(&Frame::Object);
+        !self.src[content..end].iter().any(|&b| {
+            matches!(b, b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b'\n')
+                || (b == b',' && !in_object)
+        })
     }
 
     /// Ends the current string at `end`: what was

@@ -342,7 +342,16 @@ fn prose_is_not_turned_into_strings() {
     assert_eq!(fails("{Budget}").at, 7);
     assert_eq!(fails("{\"a\": }").message, "expected a value after the `:`");
     assert_eq!(fails("   ").message, "expected a JSON value");
-    assert_eq!(fails("{\"a\" 1}").message, "expected `:` after the key");
+    // A bare word after a key: more of the key, or its value?
+    assert_eq!(fails("{a b}").message, "expected `:` after the key");
+    // Words where the pass put in the comma: not an item of their own.
+    assert_eq!(
+        fails("{\"a\": [1 apples]}").message,
+        "expected a JSON value; text must be in double quotes"
+    );
+    // Words that do not end where a value ends.
+    assert_eq!(fails("{\"url\": https://x.com}").at, 13);
+    assert_eq!(fails("{\"a\": item #3}").at, 11);
 }
 
 #[test]
@@ -359,4 +368,142 @@ fn deep_nesting_uses_no_call_stack() {
     assert_eq!(r.text.len(), 2_000_000);
     // serde_json refuses the depth: an error, not a stack overflow.
     assert!(serde_json::from_str::<serde_json::Value>(&r.text).is_err());
+}
+
+#[test]
+fn plain_words_as_values() {
+    assert_eq!(
+        fix("{\"city\": New York, \"tags\": [red, dark-blue], \"x\": 東京,\n \"y\": a/b // c\n}"),
+        (
+            compact(
+                r#"{"city": "New York", "tags": ["red", "dark-blue"], "x": "東京", "y": "a/b"}"#
+            ),
+            vec![Repair::Comment, Repair::UnquotedString]
+        )
+    );
+    // A literal is a literal; a word that begins like one is a word.
+    assert_eq!(
+        fix("{\"a\": nullable, \"b\": true_value, \"c\": None}"),
+        (
+            compact(r#"{"a": "nullable", "b": "true_value", "c": null}"#),
+            vec![Repair::PythonLiteral, Repair::UnquotedString]
+        )
+    );
+}
+
+#[test]
+fn placeholders_for_items_left_out() {
+    let r = repair("{\"a\": [1, 2, ...], \"b\": [\u{2026}], ...}", 0, false).unwrap();
+    assert_eq!(r.text, r#"{"a":[1,2],"b":[]}"#);
+    assert_eq!(r.repairs.to_vec(), [Repair::Placeholder]);
+    assert_eq!(r.dropped, ["...", "\u{2026}", "..."]);
+    // A member's value left out: the key would be lost.
+    assert_eq!(fails("{\"a\": ...}").at, 6);
+    assert_eq!(fails("[... 5]").at, 1);
+}
+
+#[test]
+fn missing_colons() {
+    assert_eq!(
+        fix("{\"a\" 1, \"b\" 'x', c [true], \"d\" {}}"),
+        (
+            compact(r#"{"a": 1, "b": "x", "c": [true], "d": {}}"#),
+            vec![
+                Repair::UnquotedKey,
+                Repair::SingleQuotes,
+                Repair::MissingColon
+            ]
+        )
+    );
+}
+
+#[test]
+fn unicode_spaces_between_tokens() {
+    assert_eq!(
+        fix("{\"a\":\u{a0}1,\u{3000}b\u{2003}:\u{200b}[2\u{202f}]}"),
+        (
+            compact(r#"{"a": 1, "b": [2]}"#),
+            vec![Repair::UnquotedKey, Repair::UnicodeSpace]
+        )
+    );
+}
+
+#[test]
+fn numbers_spelled_loosely() {
+    assert_eq!(
+        fix("[.25, 1., +1, -.5, +.5, 1.e3]"),
+        (
+            "[0.25,1,1,-0.5,0.5,1e3]".to_owned(),
+            vec![Repair::NumberSpelling]
+        )
+    );
+    // Glued to the number before: a stray character, not an item.
+    for (input, at) in [
+        ("[1O]", 2),
+        ("[1.2.3]", 4),
+        ("[1-2]", 2),
+        ("{\"a\": 1O}", 7),
+    ] {
+        assert_eq!(fails(input).at, at, "{input}");
+    }
+}
+
+#[test]
+fn javascript_literals() {
+    assert_eq!(
+        fix("[undefined, NaN, null]"),
+        ("[null,null,null]".to_owned(), vec![Repair::JsLiteral])
+    );
+    for input in ["[Infinity]", "[-Infinity]", "{\"a\": +Infinity}"] {
+        assert!(
+            fails(input)
+                .message
+                .starts_with("Infinity is no JSON number"),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn wrappers_around_one_value() {
+    assert_eq!(
+        fix("{\"_id\": ObjectId(\"5f1\"), \"n\": NumberLong(\"2\"), \"d\": Decimal('1.5'), \"i\": NumberInt( 3 )}"),
+        (
+            compact(r#"{"_id": "5f1", "n": 2, "d": 1.5, "i": 3}"#),
+            vec![Repair::SingleQuotes, Repair::Wrapper]
+        )
+    );
+    // A call that computes something, a wrapper of two values, a number
+    // wrapper around no number: no one reading.
+    assert_eq!(fails("{\"a\": len(\"abc\")}").at, 6);
+    assert_eq!(fails("{\"a\": ISODate(2020, 1)}").at, 18);
+    assert_eq!(fails("{\"a\": NumberLong(\"x\")}").at, 17);
+}
+
+#[test]
+fn strings_joined_with_plus() {
+    assert_eq!(
+        fix("{\"a\": \"abc\" + \"def\" +\n \"g\", \"b\": 'x' + 'y'}"),
+        (
+            compact(r#"{"a": "abcdefg", "b": "xy"}"#),
+            vec![Repair::SingleQuotes, Repair::StringConcatenation]
+        )
+    );
+    // A variable is no string.
+    assert_eq!(fails("{\"a\": \"abc\" + def}").at, 12);
+}
+
+#[test]
+fn python_tuples() {
+    assert_eq!(
+        fix("{\"p\": (1, 2), \"q\": (), \"r\": ('x',), \"s\": [(1, (2, 3))]}"),
+        (
+            compact(r#"{"p": [1, 2], "q": [], "r": ["x"], "s": [[1, [2, 3]]]}"#),
+            vec![Repair::SingleQuotes, Repair::PythonTuple]
+        )
+    );
+    // `(1)` is 1 in Python; a tuple closes with its own bracket.
+    assert_eq!(fails("{\"p\": (1)}").at, 8);
+    assert_eq!(fails("{\"p\": (1, 2]}").at, 11);
+    assert_eq!(fails("{\"p\": [1, 2)}").at, 11);
 }

@@ -1,0 +1,148 @@
+//! What the repair reads because only one reading exists, each named in
+//! the report; and its neighbours that have two readings, refused.
+//!
+//! Before these repairs every input below was refused with feedback
+//! (except the JSONP reply, which the scan layer already read).
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use twr_runtime::json::{
+    extract_value, extract_value_with_report, extract_with_report, Layer, Repair,
+};
+
+fn repaired(raw: &str, want: Value, repairs: &[Repair]) {
+    let got = extract_value_with_report(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+    assert_eq!(got.value, want, "{raw:?}");
+    assert_eq!(got.report.layer, Layer::Repair, "{raw:?}");
+    assert_eq!(got.report.repairs, repairs, "{raw:?}");
+}
+
+fn refused(raw: &str) -> String {
+    match extract_value(raw) {
+        Ok(value) => panic!("{raw:?} read as {value}"),
+        Err(feedback) => feedback.to_string(),
+    }
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Trip {
+    city: String,
+    days: u32,
+    tags: Vec<String>,
+}
+
+#[test]
+fn plain_words_without_quotes_are_strings() {
+    let got =
+        extract_with_report::<Trip>("{city: Kyoto, days: 3, tags: [temples, green tea]}").unwrap();
+    assert_eq!(
+        got.value,
+        Trip {
+            city: "Kyoto".into(),
+            days: 3,
+            tags: vec!["temples".into(), "green tea".into()]
+        }
+    );
+    assert_eq!(
+        got.report.repairs,
+        [Repair::UnquotedKey, Repair::UnquotedString]
+    );
+    // Prose in brackets stays prose; a word where the comma was left out
+    // is no item.
+    assert!(refused("I cannot say [citation needed].").contains("text must be in double quotes"));
+    assert!(refused(r#"{"n": [1 apples]}"#).contains("text must be in double quotes"));
+}
+
+#[test]
+fn placeholders_are_left_out_and_named() {
+    let got = extract_value_with_report(r#"{"items": [1, 2, ...], "more": ["a", …]}"#).unwrap();
+    assert_eq!(got.value, json!({"items": [1, 2], "more": ["a"]}));
+    assert_eq!(got.report.repairs, [Repair::Placeholder]);
+    assert_eq!(got.report.dropped, ["...", "…"]);
+    // The value of a member left out: the key would be lost.
+    assert!(refused(r#"{"a": 1, "b": ...}"#).contains("stands for a value left out"));
+}
+
+#[test]
+fn a_missing_colon_is_put_back() {
+    repaired(
+        r#"{"city" "Kyoto", "days" 3}"#,
+        json!({"city": "Kyoto", "days": 3}),
+        &[Repair::MissingColon],
+    );
+}
+
+#[test]
+fn unicode_spaces_are_white_space() {
+    repaired(
+        "{\u{3000}\"a\":\u{a0}1,\u{2009}\"b\":\u{200b}2\u{3000}}",
+        json!({"a": 1, "b": 2}),
+        &[Repair::UnicodeSpace],
+    );
+}
+
+#[test]
+fn json_written_inside_a_string_is_read_unescaped() {
+    repaired(
+        r#"Result: {\"city\": \"Kyoto\", \"note\": \"a \\\"quiet\\\" town\"}"#,
+        json!({"city": "Kyoto", "note": "a \"quiet\" town"}),
+        &[Repair::StringifiedJson],
+    );
+    // A reply that is one JSON string holding the value, for a typed target.
+    let got = extract_with_report::<Trip>(r#""{\"city\": \"Nara\", \"days\": 1, \"tags\": []}""#)
+        .unwrap();
+    assert_eq!(got.value.city, "Nara");
+    assert_eq!(got.report.layer, Layer::Repair);
+    assert_eq!(got.report.repairs, [Repair::StringifiedJson]);
+}
+
+#[test]
+fn numbers_spelled_loosely_and_javascript_literals() {
+    repaired(
+        r#"{"a": .25, "b": 1., "c": +1, "d": undefined, "e": NaN}"#,
+        json!({"a": 0.25, "b": 1, "c": 1, "d": null, "e": null}),
+        &[Repair::NumberSpelling, Repair::JsLiteral],
+    );
+    // No number JSON holds; null would turn a value into none.
+    assert!(refused(r#"{"a": Infinity}"#).contains("Infinity is no JSON number"));
+    // A stray character glued to a number is never dropped.
+    for raw in [r#"{"n": 1O}"#, "[1.2.3]", "[1-2]", r#"{"n": 7.7O, "m": 1}"#] {
+        assert!(
+            refused(raw).contains("glued to the value before it"),
+            "{raw}"
+        );
+    }
+}
+
+#[test]
+fn wrappers_are_the_value_they_wrap() {
+    repaired(
+        r#"{"_id": ObjectId("507f1f77bcf86cd799439011"), "n": NumberLong("42"), "at": ISODate("2024-01-02T00:00:00Z")}"#,
+        json!({"_id": "507f1f77bcf86cd799439011", "n": 42, "at": "2024-01-02T00:00:00Z"}),
+        &[Repair::Wrapper],
+    );
+    // A call that computes something is no wrapper.
+    assert!(refused(r#"{"n": len("abc")}"#).contains("a call is no value"));
+    // JSONP: the object inside the callback.
+    let got = extract_value_with_report(r#"callback({"a": 1, "b": [2,]});"#).unwrap();
+    assert_eq!(got.value, json!({"a": 1, "b": [2]}));
+}
+
+#[test]
+fn strings_joined_with_plus_are_one_string() {
+    repaired(
+        "{\"text\": \"a long line \" +\n  \"and its end\", \"n\": 1}",
+        json!({"text": "a long line and its end", "n": 1}),
+        &[Repair::StringConcatenation],
+    );
+}
+
+#[test]
+fn python_tuples_are_lists() {
+    repaired(
+        "{'points': [(1, 2), (3, 4)], 'one': ('x',)}",
+        json!({"points": [[1, 2], [3, 4]], "one": ["x"]}),
+        &[Repair::SingleQuotes, Repair::PythonTuple],
+    );
+    assert!(refused("{'p': (1)}").contains("not a tuple"));
+}

@@ -1,0 +1,96 @@
+//! JSON written as the inside of a string: every quote escaped
+//! (`{\"a\": 1}`), or the whole reply one JSON string holding a value
+//! (`"{\"a\": 1}"`). Read once unescaped: one extra pass over the text.
+
+/// True when the value at `start` is stringified JSON: an opener, then
+/// (after white space) an escaped quote.
+pub(crate) fn looks_stringified(text: &str, start: usize) -> bool {
+    let bytes = text.as_bytes();
+    if !matches!(bytes.get(start), Some(b'{' | b'[')) {
+        return false;
+    }
+    let rest = text[start + 1..].trim_start();
+    rest.starts_with("\\\"")
+}
+
+/// `text` unescaped as the inside of a JSON string: `\"` is `"`, `\\` is
+/// `\`, `\n` a line break, `\u00e9` an `é`. Escapes JSON does not know are
+/// kept as written.
+pub(crate) fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let rest = chars.as_str();
+        match rest.chars().next() {
+            Some(e @ ('"' | '\\' | '/')) => {
+                out.push(e);
+                chars.next();
+            }
+            Some('n') => {
+                out.push('\n');
+                chars.next();
+            }
+            Some('t') => {
+                out.push('\t');
+                chars.next();
+            }
+            Some('r') => {
+                out.push('\r');
+                chars.next();
+            }
+            Some('u') => {
+                let unit = rest
+                    .get(1..5)
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .and_then(char::from_u32);
+                match unit {
+                    Some(u) => {
+                        out.push(u);
+                        chars = rest[5..].chars();
+                    }
+                    None => out.push('\\'),
+                }
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// The JSON a reply that is one JSON string holds, when its text is an
+/// object or an array.
+pub(crate) fn string_holding_json(raw: &str) -> Option<String> {
+    let text: String = serde_json::from_str(raw).ok()?;
+    let inner = text.trim_start();
+    (inner.starts_with('{') || inner.starts_with('[')).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unescapes_once() {
+        assert_eq!(
+            unescape(r#"{\"a\": \"x\\\"y\", \"b\": \"\u00e9\\n\"}"#),
+            r#"{"a": "x\"y", "b": "é\n"}"#
+        );
+        assert_eq!(unescape(r"\q \u12"), r"\q \u12");
+        assert!(looks_stringified(r#"x {  \"a\": 1}"#, 2));
+        assert!(!looks_stringified(r#"{"a": "\"x\""}"#, 0));
+    }
+
+    #[test]
+    fn a_string_holding_an_object() {
+        assert_eq!(
+            string_holding_json(r#" "{\"a\": 1}" "#).as_deref(),
+            Some(r#"{"a": 1}"#)
+        );
+        assert_eq!(string_holding_json(r#""plain text""#), None);
+        assert_eq!(string_holding_json(r#"{"a": 1}"#), None);
+    }
+}
