@@ -130,6 +130,8 @@ impl Number {
 fn numbers(content: &str) -> Vec<Number> {
     let bytes = content.as_bytes();
     let mut found: Vec<Number> = Vec::new();
+    // Where the last number (its scale included) ended.
+    let mut last_end: Option<usize> = None;
     let mut i = 0;
     while i < bytes.len() {
         let starts = bytes[i].is_ascii_digit()
@@ -150,8 +152,15 @@ fn numbers(content: &str) -> Vec<Number> {
         if glued_before(&content[..i]) || continues_oddly(bytes, end) {
             number.ambiguous = true;
         }
+        // `5/5`, `5*5`, `5٫5` (an Arabic decimal point): two numbers
+        // joined by one character are a fraction, a product, a decimal or
+        // a score, never the same number written twice.
+        if last_end.is_some_and(|last| joined_by_one_character(&content[last..i])) {
+            number.ambiguous = true;
+        }
         i = suffix(content, end, before.currency, &mut number);
         i = past_scale(content, i);
+        last_end = Some(i);
         if !found.contains(&number) {
             found.push(number);
             if found.len() == 2 {
@@ -197,8 +206,9 @@ fn glued_before(before: &str) -> bool {
     let Some(last) = before.chars().next_back() else {
         return false;
     };
-    if last.is_numeric() {
-        // `５1`: a full-width or other digit the reader does not take.
+    if last.is_numeric() || look_alike_letter(last) {
+        // `５1`: a full-width or other digit the reader does not take;
+        // `ｌ0`, `О5`: a letter that looks like a digit.
         return true;
     }
     if !last.is_ascii_alphabetic() {
@@ -210,6 +220,24 @@ fn glued_before(before: &str) -> bool {
             i + before[i..].chars().next().map_or(1, char::len_utf8)
         });
     !currency_code(&before[word_start..])
+}
+
+/// True when `between` is one character that is no space: what joins two
+/// numbers written as one expression (`5/5`, `5+5`).
+fn joined_by_one_character(between: &str) -> bool {
+    let mut chars = between.chars();
+    chars.next().is_some_and(|c| !c.is_whitespace()) && chars.next().is_none()
+}
+
+/// A letter that looks like a digit or is a Latin letter in another
+/// form: a full-width letter (`１Ｏ`, `ｌ0`), a Cyrillic or Greek O, I or З.
+/// Glued to the digits it may be a digit mistyped, like `O` and `l`.
+fn look_alike_letter(c: char) -> bool {
+    matches!(c, '\u{FF21}'..='\u{FF3A}' | '\u{FF41}'..='\u{FF5A}')
+        || matches!(
+            c,
+            'О' | 'о' | 'Ο' | 'ο' | 'І' | 'і' | 'Ι' | 'Ӏ' | 'З' | 'з' | 'Ѕ' | 'ѕ'
+        )
 }
 
 /// Currency codes and abbreviations written glued before the digits.
@@ -586,7 +614,7 @@ fn suffix(content: &str, at: usize, money_before: bool, number: &mut Number) -> 
     let mut i = at;
     let mut chars = content[i..].chars();
     match chars.next() {
-        Some(c) if glued_figure(c) => {
+        Some(c) if glued_figure(c) || look_alike_letter(c) => {
             number.ambiguous = true;
             return i + c.len_utf8();
         }
@@ -1025,6 +1053,14 @@ mod tests {
             "0x1F",
             "1\u{FF15}",
             "\u{FF15}1",
+            // Letters that look like digits, of other forms and scripts:
+            // read as 1, 5 and 0 before (a letter of another script was
+            // taken for a unit, as in 5天).
+            "1\u{FF2F}",
+            "5\u{FF4B}",
+            "\u{FF4C}0",
+            "1\u{041E}",
+            "1\u{039F}0",
         ] {
             assert_eq!(
                 u32::parse_section(text),
@@ -1056,6 +1092,21 @@ mod tests {
         ] {
             assert_eq!(u32::parse_section(text), Ok(want), "{text}");
         }
+    }
+
+    #[test]
+    fn two_numbers_joined_by_one_character_are_feedback() {
+        // Each read as 5 before: the two numbers were equal, so counted once.
+        for text in ["5/5", "5*5", "5+5", "5^5", "5:5", "5\u{066B}5", "5(5)"] {
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+        // The same number said twice, apart, is still that number.
+        assert_eq!(u32::parse_section("5 (5)"), Ok(5));
+        assert_eq!(u32::parse_section("6 weeks, 6 in all"), Ok(6));
     }
 
     #[test]
