@@ -277,6 +277,40 @@ fn a_choice_of_shapes_and_a_flattened_group() {
     );
 }
 
+/// Third round: a rule across sections over a flattened group.
+#[derive(Debug, PartialEq, Sections)]
+struct Customer {
+    name: String,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+#[sections(validate = check_refund)]
+struct Ticket {
+    #[section(flatten)]
+    customer: Customer,
+    refund: Option<f64>,
+}
+
+fn check_refund(ticket: &Ticket) -> Result<(), String> {
+    match ticket.refund {
+        Some(refund) if refund > 100.0 => Err("A refund is at most 100.".into()),
+        _ => Ok(()),
+    }
+}
+
+#[test]
+fn a_rule_across_sections() {
+    assert_eq!(
+        Ticket::parse_sections("[Name]\nAda\n[Refund]\n20"),
+        Ok(Ticket {
+            customer: Customer { name: "Ada".into() },
+            refund: Some(20.0)
+        })
+    );
+    let feedback = Ticket::parse_sections("[Name]\nAda\n[Refund]\n200").unwrap_err();
+    assert_eq!(feedback.to_string(), "A refund is at most 100.");
+}
+
 /// Third round, point 1: a `Think` owns its model, clones, and runs in a
 /// spawned task.
 #[tokio::test]

@@ -31,6 +31,7 @@ mod derive_choices;
 mod derive_contract;
 mod derive_flatten;
 mod derive_formats;
+mod derive_rules;
 // Public, as the crate root of its own binary was: its lints (`missing_docs`,
 // `dead_code`) then judge the generated code as they would in a user's library.
 pub mod derive_hygiene;
@@ -58,6 +59,7 @@ mod resilience_limited;
 mod stream_linear;
 mod stream_props;
 mod think_batch;
+mod think_check;
 mod think_choices;
 mod think_cost;
 mod think_deadline;

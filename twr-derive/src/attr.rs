@@ -18,8 +18,13 @@ pub(crate) const SECTION: &str = "section";
 pub(crate) const LANG: &str = "lang";
 /// `#[sections(style = "xml")]`.
 pub(crate) const STYLE: &str = "style";
+/// `#[sections(validate = check_refund)]`, a rule across sections (also a
+/// key of `#[section(...)]`, [`VALIDATE`]).
+/// `#[sections(validate = check_refund, concerns = [refund, items])]`: the
+/// fields the rule of the same attribute is about.
+pub(crate) const CONCERNS: &str = "concerns";
 /// Every key of `#[sections(...)]`.
-pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG, STYLE];
+pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG, STYLE, VALIDATE, CONCERNS];
 
 /// `#[section(header = "[Research Plan]")]`.
 pub(crate) const HEADER: &str = "header";
@@ -81,6 +86,17 @@ pub(crate) enum Style {
 pub(crate) struct Container {
     pub(crate) lang: Option<Spanned<Lang>>,
     pub(crate) style: Option<Spanned<Style>>,
+    /// The rules across sections, one per `#[sections(validate = ...)]`
+    /// attribute, in order.
+    pub(crate) rules: Vec<Rule>,
+}
+
+/// A rule across sections: `#[sections(validate = path)]`, with the fields
+/// it concerns when the same attribute says `concerns = [...]`.
+pub(crate) struct Rule {
+    pub(crate) path: Spanned<ExprPath>,
+    /// The fields named, each as written; empty: the whole answer.
+    pub(crate) concerns: Vec<syn::Ident>,
 }
 
 /// What `#[section(...)]` says about one field.
@@ -139,11 +155,24 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
         if !attr.path().is_ident(SECTIONS) {
             continue;
         }
+        // One rule per attribute: `concerns` belongs to its `validate`.
+        let mut rule: Option<Spanned<ExprPath>> = None;
+        let mut concerns: Option<Spanned<Vec<syn::Ident>>> = None;
         for meta in nested(cx, attr, SECTIONS) {
             let Some(key) = key_of(cx, &meta, SECTIONS, CONTAINER_KEYS) else {
                 continue;
             };
             match key {
+                VALIDATE => {
+                    if let Some(path) = path_value(cx, &meta) {
+                        set(cx, &mut rule, &meta, VALIDATE, path);
+                    }
+                }
+                CONCERNS => {
+                    if let Some(fields) = ident_list_value(cx, &meta) {
+                        set(cx, &mut concerns, &meta, CONCERNS, fields);
+                    }
+                }
                 LANG => {
                     if let Some(lang) = lang_value(cx, &meta) {
                         set(cx, &mut out.lang, &meta, LANG, lang);
@@ -158,8 +187,52 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
                 _ => {}
             }
         }
+        match (rule, concerns) {
+            (Some(path), concerns) => out.rules.push(Rule {
+                path,
+                concerns: concerns.map(|c| c.value).unwrap_or_default(),
+            }),
+            (None, Some(concerns)) => cx.error_at(
+                concerns.key,
+                "`concerns` names the fields of the rule in the same attribute: #[sections(validate = check_refund, concerns = [refund, items])]",
+            ),
+            (None, None) => {}
+        }
     }
     out
+}
+
+/// `concerns = [refund, items]`: field names.
+fn ident_list_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<syn::Ident>> {
+    const USAGE: &str = "concerns = [refund, items]";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(
+            meta,
+            format!("`{CONCERNS}` needs a list of fields: {USAGE}"),
+        );
+        return None;
+    };
+    let Expr::Array(ExprArray { elems, .. }) = &nv.value else {
+        cx.error_spanned_by(
+            &nv.value,
+            format!("`{CONCERNS}` expects a list of field names: {USAGE}"),
+        );
+        return None;
+    };
+    let mut list = Vec::with_capacity(elems.len());
+    let mut ok = true;
+    for elem in elems {
+        match elem {
+            Expr::Path(path) if path.path.get_ident().is_some() => {
+                list.extend(path.path.get_ident().cloned());
+            }
+            other => {
+                ok = false;
+                cx.error_spanned_by(other, format!("each entry must be a field name: {USAGE}"));
+            }
+        }
+    }
+    ok.then_some(list)
 }
 
 /// `lang = "en"` or `lang = "zh"`.

@@ -33,6 +33,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             (layout.choices(&[own]), read)
         }
     };
+    let read = with_rules(cont, &layout, &fields, read);
 
     let lang = match cont.attrs.lang.as_ref().map(|l| l.value) {
         Some(Lang::Zh) => quote!(::twr_runtime::Lang::Zh),
@@ -126,6 +127,55 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     }
 }
 
+/// The reading of the type (`read`, giving an `Option<Self>`), followed by
+/// its rules across sections (`#[sections(validate = ...)]`): each runs on
+/// a value whose every section parsed, and a failing one is recorded with
+/// the sections it concerns, so the reading gives `None`.
+fn with_rules(
+    cont: &Container,
+    layout: &Layout,
+    fields: &[&Field],
+    read: TokenStream,
+) -> TokenStream {
+    if cont.attrs.rules.is_empty() {
+        return read;
+    }
+    let positions = layout.positions();
+    let rules = cont.attrs.rules.iter().map(|rule| {
+        // Every field of that name (in an enum, of any variant): its first
+        // section's position and how many sections it has.
+        let concerns = rule.concerns.iter().flat_map(|name| {
+            fields
+                .iter()
+                .zip(&positions)
+                .filter(move |(field, _)| name == &field.name)
+                .map(|(field, position)| {
+                    let len = Layout::len_of(field);
+                    quote!((#position, #len))
+                })
+        });
+        let path = &rule.path.value;
+        // Through twr's `Rule`, spanned at the path: a function that does
+        // not fit is reported there in twr's words.
+        let check = quote_spanned! {path.span()=>
+            <_ as ::twr_runtime::parse::Rule<Self, _>>::check(&#path, &__twr_value)
+                .map_err(|__twr_error| {
+                    <_ as ::twr_runtime::parse::ValidatorError>::feedback(&__twr_error)
+                })
+        };
+        quote! {
+            __twr_kept &= __twr_collector.rule(__twr_offset, &[#(#concerns),*], #check);
+        }
+    });
+    quote! {
+        let __twr_read: ::core::option::Option<Self> = { #read };
+        let __twr_value = __twr_read?;
+        let mut __twr_kept = true;
+        #(#rules)*
+        __twr_kept.then_some(__twr_value)
+    }
+}
+
 /// The `ChoiceSpec` of an enum of section sets (its sections at position
 /// 0), and the reading of the variant the reply chooses.
 fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
@@ -180,7 +230,7 @@ impl<'f, 'a> Layout<'f, 'a> {
     }
 
     /// How many sections a field gives.
-    fn len_of(field: &Field) -> TokenStream {
+    pub(crate) fn len_of(field: &Field) -> TokenStream {
         if field.is_flatten() {
             let ty = field.ty;
             quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::__private::SectionSet>::SPECS.len())
@@ -190,7 +240,7 @@ impl<'f, 'a> Layout<'f, 'a> {
     }
 
     /// The position of each field's first section, from the layout's start.
-    fn positions(&self) -> Vec<TokenStream> {
+    pub(crate) fn positions(&self) -> Vec<TokenStream> {
         let mut positions = Vec::with_capacity(self.fields.len());
         let mut own = 0usize;
         let mut flattened: Vec<TokenStream> = Vec::new();

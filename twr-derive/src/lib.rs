@@ -40,6 +40,15 @@ use crate::ctxt::Ctxt;
 ///
 /// - `lang = "en"` (the default) or `lang = "zh"`: the language of the
 ///   format guide and the feedback.
+/// - `validate = path::to::rule`: a rule across sections, a function
+///   `fn(&Self) -> Result<(), E>` with `E: Display`, run once every section
+///   has parsed (also when the type is flattened into another); its `Err`
+///   text is sent to the model as written. With `concerns = [refund, items]`
+///   in the same attribute, it names the fields (sections, or flattened
+///   groups; in an enum, of any variant) it is about, and a patch retry asks
+///   for those sections only; a rule that names none asks for the whole
+///   answer. One rule per `#[sections(...)]` attribute; repeat the
+///   attribute for more, each reported when it fails.
 ///
 /// # `#[section(...)]` on a field
 ///

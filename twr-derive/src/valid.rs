@@ -48,6 +48,38 @@ pub(crate) fn check_sections(cx: &Ctxt, cont: &Container) {
         check_flatten(cx, cont, field);
     }
     check_names(cx, cont);
+    check_concerns(cx, cont);
+}
+
+/// Each field a rule `concerns` is a section field (or a flattened group)
+/// of the type, in an enum of any variant.
+fn check_concerns(cx: &Ctxt, cont: &Container) {
+    for rule in &cont.attrs.rules {
+        for name in &rule.concerns {
+            let wrote = name.to_string();
+            let wrote = wrote.strip_prefix("r#").unwrap_or(&wrote);
+            if cont.sections().any(|field| field.name == wrote) {
+                continue;
+            }
+            let skipped = cont.fields().any(|field| field.name == wrote);
+            let valid: Vec<String> = cont
+                .sections()
+                .map(|field| format!("`{}`", field.name))
+                .collect();
+            let why = if skipped {
+                format!("`{wrote}` is #[section(skip)], not a section")
+            } else {
+                format!("`{wrote}` is not a field of `{}`", cont.ident)
+            };
+            cx.error_spanned_by(
+                name,
+                format!(
+                    "{why}; a rule concerns section fields: {}",
+                    valid.join(", ")
+                ),
+            );
+        }
+    }
 }
 
 /// A `#[section(flatten)]` field takes everything from its type: no other

@@ -6,7 +6,8 @@
 //! is at the crate root. Here are the details of the ledger ([`Ending`],
 //! [`SectionSource`], [`TransportRetry`], [`FailedCall`]), the budget that
 //! stopped a run ([`BudgetLimit`]), the sections a streamed run completed so
-//! far ([`Completed`]), the progress of
+//! far ([`Completed`]), a `Think` with an asynchronous check
+//! ([`Checked`], from [`Think::check`](crate::Think::check)), the progress of
 //! [`Think::run_many`](crate::Think::run_many) ([`BatchProgress`]), and the
 //! loop's defaults and environment variables ([`DEFAULT_MAX_ATTEMPTS`],
 //! [`DEFAULT_MAX_DURATION`], [`DEFAULT_CONCURRENCY`],
@@ -31,7 +32,7 @@
 //! ```
 
 pub use crate::think::{
-    BatchProgress, BudgetLimit, Completed, Ending, FailedCall, SectionSource, TransportRetry,
-    DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV,
-    TWR_MAX_ATTEMPTS_ENV,
+    BatchProgress, BudgetLimit, Checked, Completed, Ending, FailedCall, SectionSource,
+    TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_DURATION,
+    MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };

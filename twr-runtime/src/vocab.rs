@@ -590,6 +590,25 @@ pub enum ProblemKind {
         /// How many.
         count: usize,
     },
+    /// A rule across sections (`#[sections(validate = path)]`) failed on
+    /// a value whose every section parsed. The message is the rule's own
+    /// text, sent to the model as written.
+    Rule {
+        /// The rule's error, as its `Display` wrote it.
+        message: String,
+        /// The headers of the sections the rule concerns
+        /// (`#[sections(validate = path, concerns = [field, ...])]`), which a
+        /// patch retry asks for; empty when it names none, and the whole
+        /// answer is asked for.
+        headers: Vec<String>,
+    },
+    /// The loop's asynchronous check ([`Think::check`](crate::Think::check))
+    /// refused a value that parsed. The message is the check's own text,
+    /// sent to the model as written.
+    Check {
+        /// The check's error, as its `Display` wrote it.
+        message: String,
+    },
     /// Any other problem, in words (used by hand-written parsers).
     Other {
         /// The message.

@@ -75,12 +75,20 @@ impl Feedback {
         self.problems.extend(other.problems);
     }
 
-    /// The headers with problems, deduplicated, in order.
+    /// The headers with problems, deduplicated, in order; a rule across
+    /// sections counts every section it concerns.
     pub fn headers(&self) -> Vec<&str> {
         let mut headers: Vec<&str> = Vec::new();
         for problem in &self.problems {
-            if !problem.header.is_empty() && !headers.contains(&problem.header.as_str()) {
-                headers.push(&problem.header);
+            let concerned = match &problem.kind {
+                ProblemKind::Rule { headers, .. } => headers.as_slice(),
+                _ => &[],
+            };
+            let named = std::iter::once(&problem.header).chain(concerned);
+            for header in named {
+                if !header.is_empty() && !headers.contains(&header.as_str()) {
+                    headers.push(header);
+                }
             }
         }
         headers

@@ -44,7 +44,14 @@ pub(super) fn render(
             }
         }
     }
-    let sections = problems.iter().filter(|p| !p.header.is_empty()).count();
+    // A rule across sections counts each section it concerns.
+    let sections: usize = problems
+        .iter()
+        .map(|p| match &p.kind {
+            ProblemKind::Rule { headers, .. } => headers.len(),
+            _ => usize::from(!p.header.is_empty()),
+        })
+        .sum();
     if closing && sections > 0 {
         out.push_str("\n\n");
         out.push_str(if sections > 1 {
@@ -182,7 +189,10 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
         ProblemKind::Omitted { count } => {
             fill(words.omitted, &[("h", h), ("count", &count.to_string())])
         }
-        ProblemKind::Other { message } => message.clone(),
+        // The user's own words, sent as written.
+        ProblemKind::Rule { message, .. }
+        | ProblemKind::Check { message }
+        | ProblemKind::Other { message } => message.clone(),
     }
 }
 

@@ -123,3 +123,28 @@ impl<E: Display> ValidatorError for E {
         self.to_string()
     }
 }
+
+/// A rule across sections of a type `T` (`#[sections(validate = f)]`): a
+/// function `fn(&T) -> Result<(), E>` where `E: Display`, run once every
+/// section has parsed. Its `Err` text is sent to the model as written.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a rule of `{T}`",
+    label = "a rule across sections is `fn(&{T}) -> Result<(), impl Display>`",
+    note = "a rule takes the whole value by reference and returns Ok(()) or an error whose text tells the model what to fix"
+)]
+pub trait Rule<T: ?Sized, Error> {
+    /// Runs the rule on the value.
+    #[doc(hidden)]
+    fn check(&self, value: &T) -> Result<(), Error>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T, Error, F> Rule<T, Error> for F
+where
+    T: ?Sized,
+    F: Fn(&T) -> Result<(), Error>,
+{
+    fn check(&self, value: &T) -> Result<(), Error> {
+        self(value)
+    }
+}

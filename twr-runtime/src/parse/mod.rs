@@ -34,7 +34,7 @@ mod split;
 mod stream;
 mod value;
 
-pub use checks::{SerdeValue, Validator, ValidatorError};
+pub use checks::{Rule, SerdeValue, Validator, ValidatorError};
 pub use choice::{choice, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};

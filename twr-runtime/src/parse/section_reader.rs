@@ -203,6 +203,40 @@ impl<'a> SectionReader<'a> {
         }
     }
 
+    /// Records what a `#[sections(validate = ...)]` rule said of a value
+    /// whose every section parsed (its error's text), the type's sections
+    /// starting at position `offset`. `concerns` gives, from there, the
+    /// first position and the number of the sections the rule names; a
+    /// rule that names none is about the whole answer. True when the rule
+    /// passed.
+    pub fn rule(
+        &mut self,
+        offset: usize,
+        concerns: &[(usize, usize)],
+        verdict: Result<(), String>,
+    ) -> bool {
+        let Err(message) = verdict else {
+            return true;
+        };
+        let indices: Vec<usize> = concerns
+            .iter()
+            .flat_map(|&(start, len)| offset + start..offset + start + len)
+            .collect();
+        let headers: Vec<String> = indices
+            .iter()
+            .filter_map(|&index| Some(self.specs.get(index)?.header.to_owned()))
+            .collect();
+        let header = headers.first().cloned().unwrap_or_default();
+        // A rule about the whole answer is said after the sections' problems.
+        let at = indices.first().copied().unwrap_or(usize::MAX);
+        let mut problem = Problem::new(header, ProblemKind::Rule { message, headers });
+        problem.field = indices
+            .first()
+            .and_then(|&index| Some(self.specs.get(index)?.field.to_owned()));
+        self.problems.push((at, problem));
+        false
+    }
+
     /// The value built from the sections read, when no problem was recorded;
     /// otherwise every problem, in the order of the sections, missing ones
     /// with rename hints where a header was written under another name or

@@ -9,6 +9,7 @@
 mod bare;
 mod batch;
 mod budget;
+mod check;
 mod conversation;
 mod demo;
 mod error;
@@ -32,6 +33,7 @@ use std::time::Duration;
 use tracing::Instrument;
 
 pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
+pub use check::Checked;
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use outcome::{
     Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
@@ -661,7 +663,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             };
             let notes = self.notes(Some(&run_queue));
             let watch = stream::watch::<T> as stream::MakeWatch;
-            self.drive(prompt, format, Some(watch), notes).await
+            self.drive(prompt, format, Some(watch), notes, None).await
         };
         stream::ProgressStream::new(Box::pin(run), queue)
     }
@@ -709,6 +711,15 @@ impl<'a, M: ChatModel> Think<'a, M> {
         &self,
         prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
+        self.run_checked::<T>(prompt.into(), None).await
+    }
+
+    /// [`Think::run`], with the check of [`Think::check`] when there is one.
+    async fn run_checked<'r, T: Sections>(
+        &'r self,
+        prompt: Message,
+        check: Option<&'r dyn check::AsyncCheck<T>>,
+    ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
             parse: T::parse_sections_with_report,
             guide: Some(T::format_guide()),
@@ -719,7 +730,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         let notes = self.notes(None);
         let streamed = self.model.streams() || notes.any();
         let watch = streamed.then_some(stream::watch::<T> as stream::MakeWatch);
-        self.drive(prompt.into(), format, watch, notes).await
+        self.drive(prompt, format, watch, notes, check).await
     }
 
     /// Asks with any parser: `parse` turns the raw reply into a value or a
@@ -741,7 +752,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             choices: &[],
             lang: None,
         };
-        self.drive(prompt.into(), format, None, NoteSinks::default())
+        self.drive(prompt.into(), format, None, NoteSinks::default(), None)
             .await
     }
 
@@ -770,7 +781,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             choices: &[],
             lang: None,
         };
-        self.drive(prompt.into(), format, None, NoteSinks::default())
+        self.drive(prompt.into(), format, None, NoteSinks::default(), None)
             .await
     }
 
@@ -787,12 +798,13 @@ impl<'a, M: ChatModel> Think<'a, M> {
             .unwrap_or(DEFAULT_MAX_ATTEMPTS)
     }
 
-    async fn drive<U, F>(
-        &self,
+    async fn drive<'r, U, F>(
+        &'r self,
         prompt: Message,
         format: Format<F>,
         watch: Option<stream::MakeWatch>,
-        notes: NoteSinks<'_>,
+        notes: NoteSinks<'r>,
+        check: Option<&'r dyn check::AsyncCheck<U>>,
     ) -> Result<Outcome<U>, ThinkError>
     where
         F: Fn(&str) -> Parsed<U>,
@@ -809,7 +821,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             let shown = crate::attachment::Summary(prompt.attachments());
             span.record("attachments", tracing::field::display(shown));
         }
-        Run::new(self, prompt, format, max_attempts, watch, notes)
+        Run::new(self, prompt, format, max_attempts, watch, notes, check)
             .go()
             .instrument(span)
             .await

@@ -36,6 +36,11 @@ pub enum AttemptKind {
     /// holds the text received so far, [`Attempt::problems`] the reason;
     /// its feedback went out at once.
     Aborted,
+    /// The reply parsed, but the loop's check
+    /// ([`Think::check`](crate::Think::check)) refused the value: its text
+    /// went back to the model as written ([`Attempt::problems`] holds it as
+    /// a [`ProblemKind::Check`](crate::ProblemKind::Check)).
+    CheckFailed,
 }
 
 /// One request that failed: a transient failure that was retried before an

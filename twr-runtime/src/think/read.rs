@@ -483,6 +483,16 @@ where
             .unwrap_or_default()
     }
 
+    /// The request for the whole answer again, for a value the loop's
+    /// check refused.
+    pub(crate) fn whole_request(&self) -> Request<'static> {
+        if self.format.specs.is_none() {
+            Request::Free
+        } else {
+            self.whole()
+        }
+    }
+
     /// The request for the whole answer again; in one way, for a type with
     /// a choice of ways.
     fn whole(&self) -> Request<'static> {

@@ -2,6 +2,7 @@
 //! or send the problems back and ask again.
 
 use super::budget::Budget;
+use super::check::AsyncCheck;
 use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
@@ -12,14 +13,14 @@ use super::read::{Format, Parsed, Reader, Verdict};
 use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
-use crate::feedback::{Feedback, Problem};
+use crate::feedback::{Feedback, Problem, ProblemKind};
 use crate::json::JsonProvenance;
 use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
 use crate::text::SharedText;
 
 /// The state of one run of [`Think`].
-pub(super) struct Run<'r, 'a, M, F> {
+pub(super) struct Run<'r, 'a, M, U, F> {
     think: &'r Think<'a, M>,
     max_attempts: usize,
     /// The prompt as the caller wrote it (its attachments included), for
@@ -34,6 +35,8 @@ pub(super) struct Run<'r, 'a, M, F> {
     /// whole, with `chat`).
     listener: Option<Listener<'r>>,
     notes: NoteSinks<'r>,
+    /// The check of [`Think::check`], run on each value that parsed.
+    check: Option<&'r dyn AsyncCheck<U>>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -46,7 +49,7 @@ struct Accepted<U> {
     json: Vec<JsonProvenance>,
 }
 
-impl<'r, 'a, M, U, F> Run<'r, 'a, M, F>
+impl<'r, 'a, M, U, F> Run<'r, 'a, M, U, F>
 where
     M: ChatModel,
     F: Fn(&str) -> Parsed<U>,
@@ -63,6 +66,7 @@ where
         max_attempts: usize,
         watch: Option<MakeWatch>,
         notes: NoteSinks<'r>,
+        check: Option<&'r dyn AsyncCheck<U>>,
     ) -> Self {
         let early_abort = think.early_abort.unwrap_or(true) && think.model.streams();
         let listener = watch.map(|make| Listener::new(make(), early_abort, notes));
@@ -107,6 +111,7 @@ where
             attempts: Vec::new(),
             listener,
             notes,
+            check,
         }
     }
 
@@ -126,7 +131,18 @@ where
                 return Err(self.stop_on_repeat(attempt));
             }
             let message = match self.read(&mut attempt, aborted) {
-                Ok(accepted) => return Ok(self.finish(attempt, accepted)),
+                Ok(accepted) => {
+                    // The future borrows the check only, not the value.
+                    let checking = self.check.map(|check| check.check(&accepted.value));
+                    let verdict = match checking {
+                        Some(checking) => checking.await,
+                        None => Ok(()),
+                    };
+                    match verdict {
+                        Ok(()) => return Ok(self.finish(attempt, accepted)),
+                        Err(refusal) => self.refused(&mut attempt, &accepted, refusal),
+                    }
+                }
                 Err(message) => message,
             };
             if number == self.max_attempts {
@@ -359,6 +375,25 @@ where
                 Err(message)
             }
         }
+    }
+
+    /// The check of [`Think::check`] refused a value that parsed: its text,
+    /// as written, is the attempt's problem, and the message asks for the
+    /// whole answer again.
+    fn refused(
+        &mut self,
+        attempt: &mut Attempt,
+        accepted: &Accepted<U>,
+        message: String,
+    ) -> String {
+        let lang = self.reader.lang(None);
+        let mut problems = Feedback::new(lang);
+        problems.push(Problem::new(String::new(), ProblemKind::Check { message }));
+        attempt.kind = AttemptKind::CheckFailed;
+        attempt.json = accepted.json.clone();
+        let message = messages::format_feedback(lang, &problems, self.reader.whole_request(), None);
+        attempt.problems = Some(problems);
+        message
     }
 
     /// The run ends with a value.
