@@ -58,6 +58,7 @@ mod resilience_breaker;
 mod resilience_limited;
 mod stream_linear;
 mod stream_props;
+mod stream_typed;
 mod think_batch;
 mod think_check;
 mod think_choices;

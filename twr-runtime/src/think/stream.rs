@@ -27,7 +27,7 @@ use crate::model::{
     cut_short, incomplete, ChatModel, Delta, Message, ModelError, Reply, Request, Served,
 };
 use crate::parse::{SectionValue, StreamEvent, StreamReader, ValueError};
-use crate::sections::{ChoiceSpec, SectionSpec, Sections};
+use crate::sections::{ChoiceSpec, SectionSpec, Sections, ValueKind};
 
 /// A section of a streamed reply, the moment it is complete: given to
 /// [`Think::on_section`](super::Think::on_section) and carried by
@@ -100,6 +100,63 @@ impl SectionEvent {
     /// not hold `V`'s kind of value (asking a number section for a `bool`).
     pub fn value<V: SectionValue>(&self) -> Result<V, ValueError> {
         self.completed.read(self.index, &self.text)
+    }
+
+    /// The rows of a `#[section(table)]` section, each a `R`, read as the
+    /// derive reads them (a markdown, CSV or TSV table among the prose);
+    /// an error when a row or cell does not fit, or when the section is not
+    /// a table.
+    ///
+    /// ```
+    /// use futures_util::StreamExt as _;
+    /// use twr_runtime::{Progress, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, PartialEq, serde::Deserialize)]
+    /// struct Row {
+    ///     item: String,
+    ///     qty: u32,
+    /// }
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Order {
+    ///     #[section(table)]
+    ///     rows: Vec<Row>,
+    ///     note: String,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let model = ScriptedModel::new(["[Rows]\n| item | qty |\n|---|---|\n| pen | 2 |\n[Note]\nSoon."]);
+    /// let think = Think::new(&model);
+    /// let mut progress = std::pin::pin!(think.stream::<Order>("Read the order."));
+    /// while let Some(event) = progress.next().await {
+    ///     if let Progress::SectionComplete(section) = event {
+    ///         if section.field == "rows" {
+    ///             let rows: Vec<Row> = section.table().unwrap();
+    ///             assert_eq!(rows, [Row { item: "pen".into(), qty: 2 }]);
+    ///         }
+    ///     }
+    /// }
+    /// # });
+    /// ```
+    pub fn table<R: DeserializeOwned>(&self) -> Result<Vec<R>, ValueError> {
+        self.completed.read_with(
+            self.index,
+            &self.text,
+            ValueKind::Table,
+            crate::parse::rows::table::<R>,
+        )
+    }
+
+    /// The value of a `#[section(record)]` section (`Label: value` lines)
+    /// as a `M`, read as the derive reads it; an error when a line does not
+    /// fit, or when the section is not a record.
+    pub fn record<M: DeserializeOwned>(&self) -> Result<M, ValueError> {
+        self.completed.read_with(
+            self.index,
+            &self.text,
+            ValueKind::Record,
+            crate::parse::rows::record::<M>,
+        )
     }
 
     /// True when the section's value is valid.
@@ -191,6 +248,32 @@ impl Completed {
         Some(self.read(index, text))
     }
 
+    /// The rows of the `#[section(table)]` section of `field` (see
+    /// [`SectionEvent::table`]); `None` while the section is not complete.
+    pub fn table<R: DeserializeOwned>(&self, field: &str) -> Option<Result<Vec<R>, ValueError>> {
+        let index = self.position(field)?;
+        let text = self.text(field)?;
+        Some(self.read_with(
+            index,
+            text,
+            ValueKind::Table,
+            crate::parse::rows::table::<R>,
+        ))
+    }
+
+    /// The value of the `#[section(record)]` section of `field` (see
+    /// [`SectionEvent::record`]); `None` while the section is not complete.
+    pub fn record<M: DeserializeOwned>(&self, field: &str) -> Option<Result<M, ValueError>> {
+        let index = self.position(field)?;
+        let text = self.text(field)?;
+        Some(self.read_with(
+            index,
+            text,
+            ValueKind::Record,
+            crate::parse::rows::record::<M>,
+        ))
+    }
+
     /// The value of a `#[section(json)]` section as a `V`, read as the
     /// derive reads it ([`json::extract`](crate::json::extract)); `None`
     /// while the section is not complete.
@@ -238,14 +321,25 @@ impl Completed {
     }
 
     fn read<V: SectionValue>(&self, index: usize, text: &str) -> Result<V, ValueError> {
+        self.read_with(index, text, V::KIND, V::parse_section)
+    }
+
+    /// `text`, the section at `index`, read with `read` when the section
+    /// holds values of `kind`.
+    fn read_with<V>(
+        &self,
+        index: usize,
+        text: &str,
+        kind: ValueKind,
+        read: impl FnOnce(&str) -> Result<V, ValueError>,
+    ) -> Result<V, ValueError> {
         let holds = self.specs.get(index).map(|spec| spec.kind);
         match holds {
-            Some(kind) if kind != V::KIND => Err(ValueError::Message(format!(
-                "the {} section holds {kind:?}, not {:?}",
+            Some(holds) if holds != kind => Err(ValueError::Message(format!(
+                "the {} section holds {holds:?}, not {kind:?}",
                 self.specs[index].header,
-                V::KIND
             ))),
-            _ => V::parse_section(text),
+            _ => read(text),
         }
     }
 }
