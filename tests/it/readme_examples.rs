@@ -81,3 +81,8 @@ fn receipt_prints_what_the_readme_shows() {
 fn streaming_prints_what_the_readme_shows() {
     assert_eq!(run_example("streaming"), readme_output("streaming"));
 }
+
+#[test]
+fn agent_prints_what_the_readme_shows() {
+    assert_eq!(run_example("agent"), readme_output("agent"));
+}
