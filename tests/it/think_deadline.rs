@@ -74,7 +74,12 @@ async fn every_run_ends_within_the_default_deadline() {
         .await
         .expect("the run ended by itself")
         .unwrap_err();
-    assert_eq!(started.elapsed(), DEFAULT_MAX_DURATION);
+    // A model that ignores the run's deadline is dropped 50 ms after it
+    // (one that honours it ends the request itself, keeping its text).
+    assert_eq!(
+        started.elapsed(),
+        DEFAULT_MAX_DURATION + Duration::from_millis(50)
+    );
     assert!(
         matches!(error.kind(), ThinkErrorKind::Budget { limit: BudgetLimit::Duration(d) } if *d == DEFAULT_MAX_DURATION),
         "{error:?}"

@@ -8,8 +8,9 @@ use crate::support::client::{Scripted, TestServer};
 use serde_json::json;
 
 use crate::support::think::*;
+use twr_runtime::run::BudgetLimit;
 use twr_runtime::{
-    FinishReason, ModelError, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Think,
+    Feedback, FinishReason, ModelError, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Think,
     ThinkErrorKind, Usage,
 };
 
@@ -165,4 +166,53 @@ async fn a_stream_that_stalls_after_28_kb_leaves_its_text_in_the_error() {
         "partial replies of {lengths:?} bytes"
     );
     assert!(error.attempts().is_empty());
+}
+
+/// When the run's own time budget ends a streamed request, the text
+/// streamed so far is in the error like any incomplete reply: read section
+/// by section (`run`) and read whole (`run_with`, which the client collects
+/// from the event stream).
+#[tokio::test]
+async fn the_runs_deadline_keeps_the_text_streamed_so_far() {
+    let (text, body) = streamed_answer();
+    let stalled = Scripted::raw_sse(&body)
+        .pieces(4096)
+        .stall_after(body.len());
+    let server = TestServer::start(vec![stalled.clone(), stalled]).await;
+    // The client's own timeout (10 minutes) is not what ends the request.
+    let model = OpenAiCompatible::new(server.url("/v1"), "test-model").stream(true);
+    let think = Think::new(&model).max_duration(Duration::from_millis(700));
+    for whole in [false, true] {
+        let started = Instant::now();
+        let error = if whole {
+            think
+                .run_with(PROMPT, |raw: &str| Ok::<_, Feedback>(raw.to_owned()))
+                .await
+                .unwrap_err()
+        } else {
+            think.run::<Trip>(PROMPT).await.unwrap_err()
+        };
+        let elapsed = started.elapsed();
+        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+        assert_eq!(
+            error.budget_limit(),
+            Some(BudgetLimit::Duration(Duration::from_millis(700))),
+            "{error:?}"
+        );
+        let call = error.failed_call().expect("the request the deadline ended");
+        assert_eq!(call.failures.len(), 1);
+        assert_eq!(
+            call.failures[0].error,
+            "stopped when the time budget of 700ms ran out"
+        );
+        let partial = call.failures[0].partial.as_ref().map(|p| p.content.len());
+        assert_eq!(partial, Some(text.len()), "whole: {whole}");
+        let partials: Vec<&str> = error
+            .incomplete_replies()
+            .iter()
+            .map(|r| r.content.as_str())
+            .collect();
+        assert!(partials == [text.as_str()], "whole: {whole}");
+    }
+    assert_eq!(server.requests().len(), 2);
 }

@@ -30,12 +30,15 @@ struct Reading<'a, P: Provider> {
 /// The streamed call of `model` for `messages`, once the response has
 /// started: content and reasoning as they arrive, then [`Delta::Done`] with
 /// the usage and finish reason, or an error; and the rate limits the
-/// response's headers gave. A failure to start is the future's error.
+/// response's headers gave. A failure to start is the future's error. The
+/// caller's deadline `until`, when it comes before the client's timeout, is
+/// the call's.
 /// Dropping the stream drops the response, which closes the connection: the
 /// server stops generating.
 pub(crate) fn deltas<'a, P: Provider>(
     model: &'a HttpModel<P>,
     messages: &'a [Message],
+    until: Option<tokio::time::Instant>,
 ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
     let span = tracing::debug_span!(
         "twr.chat_stream",
@@ -54,7 +57,7 @@ pub(crate) fn deltas<'a, P: Provider>(
     let started = Instant::now();
     let reading_span = span.clone();
     let open = async move {
-        let (source, limits) = match model.open_with_limits(messages).await {
+        let (source, limits) = match model.open_with_limits(messages, until).await {
             Ok(opened) => opened,
             Err(error) => {
                 trace_failure(&error, started);

@@ -78,6 +78,19 @@ impl Deadline {
         }
     }
 
+    /// The same deadline, or `until` when that comes first (the caller's
+    /// own deadline, [`Request::deadline`](crate::model::Request::deadline)):
+    /// the error then names the time the call had.
+    pub(crate) fn until(self, until: Option<Instant>) -> Self {
+        match until {
+            Some(until) if until < self.at => Deadline {
+                at: until,
+                limit: until.saturating_duration_since(Instant::now()),
+            },
+            _ => self,
+        }
+    }
+
     /// Runs `step`, or fails with [`ModelError::Timeout`] at the deadline.
     pub(crate) async fn run<T>(
         &self,

@@ -229,13 +229,18 @@ impl<P: Provider> HttpModel<P> {
     /// Sends the request for `messages` and starts reading the response
     /// (its pieces, event by event when the server streams), and what the
     /// response's headers said about the server's rate limits.
+    ///
+    /// The call's deadline is the client's timeout, or the caller's
+    /// deadline when that comes first: either way a reply cut off by it
+    /// keeps the text that arrived.
     pub(crate) async fn open_with_limits(
         &self,
         messages: &[Message],
+        until: Option<tokio::time::Instant>,
     ) -> Result<(Source<'_, P>, RateLimits), ModelError> {
         let request = self.request(messages)?;
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
-        let deadline = Deadline::after(self.options.timeout);
+        let deadline = Deadline::after(self.options.timeout).until(until);
         let response = http::send(request, deadline, &secrets).await?;
         let limits = rate_limits::from_headers(response.headers(), SystemTime::now());
         let streamed = http::is_event_stream(&response);
@@ -256,8 +261,12 @@ impl<P: Provider> HttpModel<P> {
 
     /// The whole reply to `messages` (read from the event stream with
     /// `stream(true)`), and the response's rate limits.
-    async fn whole_reply(&self, messages: &[Message]) -> Result<(Reply, RateLimits), ModelError> {
-        let (mut source, limits) = self.open_with_limits(messages).await?;
+    async fn whole_reply(
+        &self,
+        messages: &[Message],
+        until: Option<tokio::time::Instant>,
+    ) -> Result<(Reply, RateLimits), ModelError> {
+        let (mut source, limits) = self.open_with_limits(messages, until).await?;
         let mut collector = ReplyCollector::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
         let read = loop {
@@ -485,7 +494,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let messages = request.messages;
         if request.stream && self.options.stream {
-            return super::deltas::deltas(self, messages);
+            return super::deltas::deltas(self, messages, request.deadline);
         }
         let span = tracing::debug_span!(
             "twr.chat",
@@ -505,7 +514,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         Box::pin(
             async move {
                 let started = Instant::now();
-                let result = self.whole_reply(messages).await;
+                let result = self.whole_reply(messages, request.deadline).await;
                 trace_result(&result, started);
                 let reply = result.as_ref().ok();
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use futures_util::StreamExt as _;
+use tokio::time::Instant;
 
 use super::chat::{BoxStream, Delta};
 use super::error::{ErrorDetail, ModelError};
@@ -26,6 +27,16 @@ pub struct Request<'a> {
     /// ([`ChatModel::chat`](crate::ChatModel::chat)): the model may still
     /// stream on the wire, and hands the reply out once it is complete.
     pub stream: bool,
+    /// When the caller stops waiting for the reply, on tokio's clock (the
+    /// one [`tokio::time::timeout_at`] runs on); `None` when it waits as
+    /// long as the model takes. The loop sets it to the end of its run's
+    /// time ([`Think::max_duration`](crate::Think::max_duration)). A model
+    /// that can tell what arrived so far ends its reply there, with that
+    /// text kept in [`ModelError::Incomplete`] (its source a
+    /// [`ModelError::Timeout`]), as the HTTP clients do; the caller stops
+    /// waiting then anyway, and a model that ignores the deadline loses
+    /// what it read with the dropped call.
+    pub deadline: Option<Instant>,
     /// The type whose provided `chat` made this request, if one did: see
     /// [`Request::is_from_provided_chat`].
     provided_chat_of: Option<&'static str>,
@@ -37,6 +48,7 @@ impl<'a> Request<'a> {
         Request {
             messages,
             stream: false,
+            deadline: None,
             provided_chat_of: None,
         }
     }
@@ -44,6 +56,13 @@ impl<'a> Request<'a> {
     /// The same request, read piece by piece when `stream` is true.
     pub fn with_stream(mut self, stream: bool) -> Self {
         self.stream = stream;
+        self
+    }
+
+    /// The same request, waited for until `deadline` (see
+    /// [`Request::deadline`]).
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
         self
     }
 

@@ -82,6 +82,13 @@ impl Budget {
             .map(|max| max.saturating_sub(self.started.elapsed()))
     }
 
+    /// When the run's time is up, when it has a time budget (one too long
+    /// for the clock is none).
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.max_duration
+            .and_then(|max| self.started.checked_add(max))
+    }
+
     /// The time budget, to report that it ran out.
     pub(crate) fn duration_limit(&self) -> BudgetLimit {
         BudgetLimit::Duration(self.max_duration.unwrap_or_default())

@@ -547,6 +547,12 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// Stops the run after this much wall time, even mid-request. Default
     /// [`DEFAULT_MAX_DURATION`] (15 minutes); `Duration::MAX` for no limit.
     ///
+    /// The request under way gets the end of the run as its deadline
+    /// ([`Request::deadline`](crate::model::Request::deadline)): the HTTP
+    /// clients end it there and the text streamed so far is kept in the
+    /// error, like any incomplete reply. A model that ignores the deadline
+    /// is dropped 50 ms after it, and what it read is lost.
+    ///
     /// Within this budget a transient failure is not retried when the failed
     /// request took longer than the time left (the retry could not finish):
     /// the run ends at once with that failure.

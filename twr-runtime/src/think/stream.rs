@@ -23,9 +23,7 @@ use serde::de::DeserializeOwned;
 use super::conversation::single_way;
 use super::outcome::AttemptKind;
 use crate::feedback::{Feedback, Problem, ProblemKind, Way};
-use crate::model::{
-    cut_short, incomplete, ChatModel, Delta, Message, ModelError, Reply, Request, Served,
-};
+use crate::model::{cut_short, incomplete, ChatModel, Delta, ModelError, Reply, Request, Served};
 use crate::parse::{SectionValue, StreamEvent, StreamReader, ValueError};
 use crate::sections::{ChoiceSpec, SectionSpec, Sections, ValueKind};
 
@@ -706,18 +704,18 @@ impl<'r> Listener<'r> {
         });
     }
 
-    /// Reads one streamed reply of `model` to `messages`.
+    /// Reads one streamed reply of `model` to `request` (asked to stream).
     pub(crate) async fn read<M: ChatModel + ?Sized>(
         &mut self,
         model: &M,
-        messages: &[Message],
+        request: Request<'_>,
     ) -> Result<Received, ModelError> {
         self.watch.reset();
         self.completed = self.kept.clone();
         self.ways.iter_mut().for_each(|way| *way = None);
         let mut reply = Reply::default();
         let mut reasoning = String::new();
-        let response = model.call(Request::new(messages).with_stream(true)).await?;
+        let response = model.call(request.with_stream(true)).await?;
         let served = response.served;
         let mut stream = response.deltas;
         let mut done = false;

@@ -70,14 +70,15 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             return Err(log.stop(Stop::Budget(limit)));
         }
         let sent = Instant::now();
-        let Some(result) = send(model, messages, budget, listener.as_deref_mut()).await else {
-            let limit = budget.duration_limit();
-            log.failures.push(TransportRetry {
-                error: format!("stopped when the {limit} ran out"),
-                delay: Duration::ZERO,
-                partial: None,
-            });
-            return Err(log.stop(Stop::Budget(limit)));
+        let result = match send(model, messages, budget, listener.as_deref_mut()).await {
+            // The run's time is up: the model ended the request at its time
+            // limit (keeping the text that arrived, when it could), or the
+            // request was dropped.
+            Some(Err(error)) if out_of_time(budget) && timed_out(&error) => {
+                return Err(log.out_of_time(budget, Some(error)));
+            }
+            None => return Err(log.out_of_time(budget, None)),
+            Some(result) => result,
         };
         let error = match result {
             // What arrived before a stream broke is counted like any reply.
@@ -142,19 +143,26 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
     }
 }
 
-/// Sends one request, cut short when the run's time budget ends (`None`):
-/// streamed through `listener` when there is one, else read whole.
+/// Sends one request, with the end of the run's time as its deadline:
+/// streamed through `listener` when there is one, else read whole. A model
+/// that ignores the deadline is cut short a moment after it (`None`),
+/// losing what it read.
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
+    let deadline = budget.deadline();
+    let mut request = Request::new(messages);
+    if let Some(deadline) = deadline {
+        request = request.with_deadline(deadline);
+    }
     let request = async {
         match listener {
-            Some(listener) => listener.read(model, messages).await,
+            Some(listener) => listener.read(model, request).await,
             None => {
-                let response = model.call(Request::new(messages)).await?;
+                let response = model.call(request).await?;
                 let served = response.served.clone();
                 let reply = response.into_reply().await?;
                 Ok(Received {
@@ -165,9 +173,32 @@ async fn send<M: ChatModel + ?Sized>(
             }
         }
     };
-    match budget.time_left() {
-        Some(left) => tokio::time::timeout(left, request).await.ok(),
+    match deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE)) {
+        // The grace lets a model that honours the deadline end the request
+        // itself, with the text it read: the timeout polls the request
+        // before its own clock, so the model's deadline wins even when both
+        // have passed by the time the task runs.
+        Some(cut) => tokio::time::timeout_at(cut, request).await.ok(),
         None => Some(request.await),
+    }
+}
+
+/// How long after the run's time is up a request that ignores its deadline
+/// is dropped.
+const DEADLINE_GRACE: Duration = Duration::from_millis(50);
+
+/// Whether the run's time is up.
+fn out_of_time(budget: &Budget) -> bool {
+    budget.time_left().is_some_and(|left| left.is_zero())
+}
+
+/// Whether `error` is a request that ran out of time (with or without the
+/// text that arrived).
+fn timed_out(error: &ModelError) -> bool {
+    match error {
+        ModelError::Timeout(_) => true,
+        ModelError::Incomplete { source, .. } => timed_out(source),
+        _ => false,
     }
 }
 
@@ -215,6 +246,26 @@ impl RequestLog {
             wasted: self.wasted,
             aborted,
         }
+    }
+
+    /// The run's time ran out during a request: recorded with the text
+    /// that arrived, if the request ended with it (`error`), and its tokens
+    /// counted.
+    fn out_of_time(mut self, budget: &mut Budget, error: Option<ModelError>) -> CallFailure {
+        let partial = match error {
+            Some(ModelError::Incomplete { partial, .. }) => Some(*partial),
+            _ => None,
+        };
+        let usage = partial.as_ref().map(|p| p.usage).unwrap_or_default();
+        self.wasted = sum(self.wasted, usage);
+        budget.add_usage(usage);
+        let limit = budget.duration_limit();
+        self.failures.push(TransportRetry {
+            error: format!("stopped when the {limit} ran out"),
+            delay: Duration::ZERO,
+            partial,
+        });
+        self.stop(Stop::Budget(limit))
     }
 
     /// The call ends without a reply.
