@@ -1,11 +1,14 @@
 //! `Think::run_many`: bounded concurrency, results in input order whatever
 //! order the runs end in, a failure that stops nothing else, a progress
 //! hook with exact counts, and a dropped batch leaves no call running.
+//! `Think::run_each`: the same runs handed out as they end, in a window
+//! that takes each prompt only when its run starts.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
 use twr_runtime::model::BoxFuture;
 use twr_runtime::run::BatchProgress;
 use twr_runtime::{ChatModel, Message, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage};
@@ -132,4 +135,50 @@ async fn an_empty_batch_is_an_empty_result() {
         .run_many::<Doubled>(Vec::<String>::new())
         .await;
     assert!(results.is_empty());
+}
+
+#[tokio::test]
+async fn run_each_hands_out_each_run_as_it_ends_from_a_window_over_lazy_prompts() {
+    let model = Doubler {
+        pause_ms: 2,
+        ..Doubler::default()
+    };
+    let taken = AtomicUsize::new(0);
+    let seen: Mutex<Vec<BatchProgress>> = Mutex::default();
+    let think = Think::new(&model)
+        .max_attempts(1)
+        .concurrency(5)
+        .on_progress(|p| seen.lock().unwrap().push(*p));
+    // A source that cannot tell its length (as lines read from a file).
+    let prompts = (0..20)
+        .inspect(|_| {
+            taken.fetch_add(1, Ordering::SeqCst);
+        })
+        .filter(|_| true)
+        .map(|n| format!("item {n}"));
+    let mut ended = Box::pin(think.run_each::<Doubled>(prompts));
+    let mut order = Vec::new();
+    while let Some((n, result)) = ended.next().await {
+        if order.is_empty() {
+            // Five runs in flight, and no prompt taken beyond them.
+            assert_eq!(taken.load(Ordering::SeqCst), 5);
+        }
+        match result {
+            Ok(outcome) => assert_eq!(outcome.value.number, 2 * n as u32),
+            Err(error) => assert_eq!(n, 3, "{error}"),
+        }
+        order.push(n);
+    }
+    assert_eq!(model.most.load(Ordering::SeqCst), 5);
+    order.sort();
+    assert_eq!(order, (0..20).collect::<Vec<_>>());
+    drop(ended);
+    drop(think);
+    let seen = seen.into_inner().unwrap();
+    // The total is the prompts started so far, until the source ends.
+    assert_eq!(seen[0].total, 5);
+    assert_eq!(
+        (seen[19].done, seen[19].total, seen[19].failed),
+        (20, 20, 1)
+    );
 }

@@ -5,7 +5,9 @@
 //! `GET /v1/files/{id}/content` for the JSONL output and error files, the
 //! output lines in another order than the input. Faults are scripted per
 //! batch; every line asked is counted by its request body, so a test can
-//! prove that nothing was asked twice.
+//! prove that nothing was asked twice. Files are kept on disk, as the
+//! provider keeps them on its side: a load test's process holds only what
+//! the client holds, and what a batch being run holds.
 #![allow(dead_code)] // the load test uses a subset
 
 use std::collections::{HashMap, VecDeque};
@@ -38,7 +40,7 @@ pub type Answer = fn(&Value) -> String;
 
 #[derive(Default)]
 struct Emulated {
-    files: HashMap<String, Vec<u8>>,
+    files: Files,
     batches: HashMap<String, Batch>,
     created: usize,
     uploads: usize,
@@ -47,6 +49,55 @@ struct Emulated {
     /// emulator holds little) and how often it was asked.
     asked: HashMap<u64, u32>,
     lines: usize,
+}
+
+/// The uploaded and written files, by id, in a directory of their own
+/// (removed with the emulator).
+struct Files {
+    dir: std::path::PathBuf,
+    ids: std::collections::HashSet<String>,
+}
+
+impl Default for Files {
+    fn default() -> Self {
+        static SERVERS: AtomicUsize = AtomicUsize::new(0);
+        let n = SERVERS.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("twr-openai-batch-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Files {
+            dir,
+            ids: Default::default(),
+        }
+    }
+}
+
+impl Files {
+    fn insert(&mut self, id: String, bytes: &[u8]) {
+        std::fs::write(self.dir.join(&id), bytes).unwrap();
+        self.ids.insert(id);
+    }
+
+    fn contains_key(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    fn get(&self, id: &str) -> Option<Vec<u8>> {
+        self.contains_key(id)
+            .then(|| std::fs::read(self.dir.join(id)).unwrap())
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Vec<u8>> {
+        let bytes = self.get(id)?;
+        self.ids.remove(id);
+        std::fs::remove_file(self.dir.join(id)).unwrap();
+        Some(bytes)
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 struct Batch {
@@ -117,6 +168,17 @@ impl OpenAiBatchServer {
         self.state.lock().unwrap().lines
     }
 
+    /// The most lines any batch held.
+    pub fn largest_batch(&self) -> usize {
+        let state = self.state.lock().unwrap();
+        state
+            .batches
+            .values()
+            .map(|b| b.counts.0)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The requests asked more than once, with their counts.
     pub fn asked_twice(&self) -> Vec<(u64, u32)> {
         let state = self.state.lock().unwrap();
@@ -161,7 +223,7 @@ async fn upload(
     state.uploads += 1;
     let id = format!("file-in-{}", state.uploads);
     let size = bytes.len();
-    state.files.insert(id.clone(), bytes);
+    state.files.insert(id.clone(), &bytes);
     Ok(Json(
         json!({"id": id, "object": "file", "bytes": size, "purpose": "batch",
                    "filename": "batch.jsonl", "status": "processed"}),
@@ -173,7 +235,7 @@ async fn content(
     Path(id): Path<String>,
 ) -> Result<Vec<u8>, StatusCode> {
     let state = server.state.lock().unwrap();
-    state.files.get(&id).cloned().ok_or(StatusCode::NOT_FOUND)
+    state.files.get(&id).ok_or(StatusCode::NOT_FOUND)
 }
 
 async fn create(
@@ -242,7 +304,7 @@ async fn retrieve(
 /// Runs a batch's lines at once, as its fault says, and writes its files.
 fn run(
     batch: &mut Batch,
-    files: &mut HashMap<String, Vec<u8>>,
+    files: &mut Files,
     asked: &mut HashMap<u64, u32>,
     lines_seen: &mut usize,
     answer: Answer,
@@ -307,12 +369,12 @@ fn run(
     };
     if !output.is_empty() {
         let id = format!("file-out-{}", batch.id);
-        files.insert(id.clone(), jsonl(&output));
+        files.insert(id.clone(), &jsonl(&output));
         batch.output_file_id = Some(id);
     }
     if !errors.is_empty() {
         let id = format!("file-err-{}", batch.id);
-        files.insert(id.clone(), jsonl(&errors));
+        files.insert(id.clone(), &jsonl(&errors));
         batch.error_file_id = Some(id);
     }
     batch.status = match batch.fault {

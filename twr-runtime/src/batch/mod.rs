@@ -30,6 +30,39 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # A job larger than memory
+//!
+//! `run_many` keeps every run alive until its batch answers and returns
+//! every outcome at the end: what it holds grows with the prompts (about
+//! 25 KiB each in a debug build). [`Think::run_each`](crate::Think::run_each)
+//! keeps it flat: a window of [`concurrency`](crate::Think::concurrency)
+//! prompts in flight, each taken from its iterator only when its run
+//! starts, and each outcome handed out as it ends (and recorded in the
+//! journal). Give the model the same number as
+//! [`max_lines`](BatchModel::max_lines): round one is the first window;
+//! as its batch answers, the typed runs end, the next prompts start, and
+//! their first calls join the re-asks of the others in the next batch.
+//!
+//! ```no_run
+//! use futures_util::StreamExt;
+//! # use std::time::Duration;
+//! # use twr_runtime::batch::BatchModel;
+//! # use twr_runtime::journal::Journal;
+//! # use twr_runtime::{OpenAiCompatible, Think};
+//! # #[derive(Debug, twr_runtime::Sections)] struct Invoice { total: f64 }
+//! # async fn demo(prompts: impl Iterator<Item = String>) -> Result<(), Box<dyn std::error::Error>> {
+//! # let job = Journal::open("invoices.twr")?.job("invoices-2026-11");
+//! # let client = OpenAiCompatible::from_env()?;
+//! let window = 5_000;
+//! let batch = BatchModel::openai(client).journal(job.clone()).max_lines(window);
+//! let think = Think::new(&batch).journal(job).concurrency(window);
+//! let mut ended = Box::pin(think.run_each::<Invoice>(prompts));
+//! while let Some((index, result)) = ended.next().await {
+//!     println!("{index}: {:?}", result.map(|outcome| outcome.value));
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! # Providers
 //!
 //! One machinery, and a small [`BatchApi`] per provider that writes a
@@ -56,7 +89,7 @@
 //! batch; a round larger than one batch may hold goes up as several.
 //! So give `run_many` a [`concurrency`](crate::Think::concurrency) of at
 //! least the number of prompts: a run waiting for a slot would only join a
-//! later round.
+//! later round (or use `run_each` with a window, above).
 //!
 //! No task is spawned: the waiting calls take turns driving the rounds
 //! (submitting, polling every [`poll_interval`](BatchModel::poll_interval),
@@ -147,8 +180,10 @@ struct State {
     running: Vec<Running>,
     /// The calls waiting for a line's result, by custom id.
     waiters: HashMap<String, Waiter>,
-    /// Lines of journaled batches claimed by a call of this process.
-    claimed: HashSet<(String, String)>,
+    /// Lines of journaled batches claimed by a call of this process, by
+    /// batch id, until their replies are recorded (then the journal itself
+    /// says they are no longer owed): only lines in flight are held.
+    claimed: HashMap<String, HashSet<String>>,
     rounds: u32,
     lines: u64,
 }
@@ -313,7 +348,8 @@ impl<A: BatchApi> Shared<A> {
             .map_err(|e| ModelError::Other(Box::new(e)))?;
         let mut state = self.lock();
         for (batch_id, custom_id) in pending {
-            if state.claimed.insert((batch_id.clone(), custom_id.clone())) {
+            let claimed = state.claimed.entry(batch_id.clone()).or_default();
+            if claimed.insert(custom_id.clone()) {
                 match state.running.iter_mut().find(|r| r.batch_id == batch_id) {
                     Some(running) => running.custom_ids.push(custom_id.clone()),
                     None => state.running.push(Running {
@@ -394,6 +430,7 @@ impl<A: BatchApi> Shared<A> {
             .collect();
         let submitted = self.api.submit(&requests).await;
         drop(requests);
+        self.settle();
         let batch_id = match submitted {
             Ok(batch_id) => batch_id,
             Err(error) => return self.fail_all(&lines, &error),
@@ -413,15 +450,53 @@ impl<A: BatchApi> Shared<A> {
         }
         tracing::info!(%batch_id, round, lines = lines.len(), "twr batch submitted");
         let mut state = self.lock();
-        for line in &lines {
-            state
-                .claimed
-                .insert((batch_id.clone(), line.custom_id.clone()));
+        if self.job.is_some() {
+            let claimed = state.claimed.entry(batch_id.clone()).or_default();
+            claimed.extend(lines.iter().map(|line| line.custom_id.clone()));
         }
         state.running.push(Running {
             batch_id,
             custom_ids: lines.into_iter().map(|line| line.custom_id).collect(),
         });
+    }
+
+    /// Lets go of the claims on lines of ended batches whose replies the
+    /// journal has recorded since (their runs recorded them after their
+    /// calls returned), so that the claims held stay as many as the lines
+    /// in flight, however long the job. A line whose run was dropped before
+    /// recording stays claimed: this process handed its result out once.
+    fn settle(&self) {
+        let Some(job) = &self.job else {
+            return;
+        };
+        let ended: Vec<String> = {
+            let state = self.lock();
+            let running = |id: &String| state.running.iter().any(|r| &r.batch_id == id);
+            state
+                .claimed
+                .keys()
+                .filter(|id| !running(id))
+                .cloned()
+                .collect()
+        };
+        for batch_id in ended {
+            let answered = match job.answered_lines(&batch_id) {
+                Ok(answered) => answered,
+                Err(error) => {
+                    tracing::warn!(%batch_id, %error, "twr could not read a batch's recorded lines");
+                    continue;
+                }
+            };
+            let mut state = self.lock();
+            if let Some(claimed) = state.claimed.get_mut(&batch_id) {
+                for custom_id in &answered {
+                    claimed.remove(custom_id);
+                }
+                if claimed.is_empty() {
+                    state.claimed.remove(&batch_id);
+                }
+            }
+        }
     }
 
     /// Every line of a batch that could not be submitted gets its error.
@@ -646,6 +721,40 @@ mod tests {
             .into_iter()
             .map(|reply| reply.unwrap().content)
             .collect()
+    }
+
+    /// The lines claimed by `model`'s process, all batches together.
+    fn claims(model: &BatchModel<Arc<InProcess>>) -> usize {
+        model.shared.lock().claimed.values().map(HashSet::len).sum()
+    }
+
+    #[tokio::test]
+    async fn claims_are_let_go_once_their_replies_are_recorded() {
+        let dir = std::env::temp_dir().join(format!("twr-claims-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let journal = crate::journal::Journal::open(dir.join("claims.twr")).unwrap();
+        let job = journal.job("claims");
+        let api = Arc::new(InProcess::default());
+        let model = model(&api).journal(job.clone());
+        let think = crate::Think::new(&model).journal(job.clone());
+        let wave = |items: std::ops::Range<u32>| {
+            let runs = items.map(|n| {
+                let parse = |raw: &str| Ok::<_, crate::Feedback>(raw.to_string());
+                think.run_with(format!("item {n}"), parse)
+            });
+            futures_util::future::join_all(runs)
+        };
+        let first = wave(0..5).await;
+        assert!(first.iter().all(Result::is_ok));
+        // The last batches' lines stay claimed until the next submission
+        // finds their replies recorded.
+        assert_eq!(claims(&model), 5);
+        let second = wave(5..10).await;
+        assert_eq!(second[4].as_ref().unwrap().value, "item 9");
+        assert_eq!((model.rounds(), job.replies().unwrap()), (6, 10));
+        assert_eq!(claims(&model), 5);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]

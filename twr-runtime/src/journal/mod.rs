@@ -288,6 +288,13 @@ impl Job {
         store::pending_lines(&self.journal, &self.name, key)
     }
 
+    /// The custom ids of batch `batch_id`'s lines whose replies are
+    /// recorded.
+    #[cfg(feature = "batch")]
+    pub(crate) fn answered_lines(&self, batch_id: &str) -> Result<Vec<String>, JournalError> {
+        store::answered_lines(&self.journal, &self.name, batch_id)
+    }
+
     /// How many replies the job has recorded.
     ///
     /// # Errors

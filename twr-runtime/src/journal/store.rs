@@ -345,3 +345,17 @@ pub(crate) fn pending_lines(
         rows.collect()
     })
 }
+
+#[cfg(feature = "batch")]
+pub(crate) fn answered_lines(
+    journal: &Journal,
+    job: &str,
+    batch_id: &str,
+) -> Result<Vec<String>, JournalError> {
+    journal.with_connection(|c| {
+        let mut statement =
+            c.prepare_cached("SELECT custom_id FROM replies WHERE job = ?1 AND batch_id = ?2")?;
+        let rows = statement.query_map(params![job, batch_id], |row| row.get(0))?;
+        rows.collect()
+    })
+}

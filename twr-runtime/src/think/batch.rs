@@ -1,7 +1,10 @@
 //! [`Think::run_many`](super::Think::run_many): many prompts with bounded
 //! concurrency, one result per prompt in input order, and a progress hook.
 
-use futures_util::stream::{self, StreamExt as _};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use futures_util::stream::{self, Stream, StreamExt as _};
 
 use super::error::ThinkError;
 use super::outcome::Outcome;
@@ -67,49 +70,129 @@ impl<M: ChatModel> Think<'_, M> {
         prompts: impl IntoIterator<Item = impl Into<Message>>,
     ) -> Vec<Result<Outcome<T>, ThinkError>> {
         let prompts: Vec<Message> = prompts.into_iter().map(Into::into).collect();
-        let total = prompts.len();
-        let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
         let mut results: Vec<Option<Result<Outcome<T>, ThinkError>>> =
-            (0..total).map(|_| None).collect();
-        let mut progress = BatchProgress {
-            done: 0,
-            total,
-            failed: 0,
-            usage: Usage::default(),
-            cost: None,
-        };
-        let mut runs = stream::iter(prompts.into_iter().enumerate())
-            .map(|(index, prompt)| async move { (index, self.run::<T>(prompt).await) })
-            .buffer_unordered(limit);
-        while let Some((index, result)) = runs.next().await {
-            progress.done += 1;
-            let cost = match &result {
-                Ok(outcome) => {
-                    progress.usage += outcome.usage;
-                    outcome.cost()
-                }
-                Err(error) => {
-                    progress.failed += 1;
-                    progress.usage += error.usage();
-                    error.cost()
-                }
-            };
-            progress.cost = crate::cost::sum_known([progress.cost, cost]);
-            #[cfg(feature = "journal")]
-            if let Some(job) = &self.stores.job {
-                let record = crate::journal::RecordedOutcome::of(index, &result);
-                if let Err(error) = job.record_outcome(&record) {
-                    // The replies are recorded already: a resumption still
-                    // replays this run, so the batch goes on.
-                    tracing::warn!(index, %error, "twr could not record a run's outcome");
-                }
-            }
-            if let Some(hook) = &self.progress {
-                hook(&progress);
-            }
+            (0..prompts.len()).map(|_| None).collect();
+        let mut ended = std::pin::pin!(self.run_each::<T>(prompts));
+        while let Some((index, result)) = ended.next().await {
             results[index] = Some(result);
         }
         // Every slot is filled: the stream yields each run once.
         results.into_iter().flatten().collect()
+    }
+
+    /// Runs [`run`](Self::run) for every prompt, as [`run_many`](Self::run_many)
+    /// does, and hands out each run's result as it ends, with its place in
+    /// `prompts`: a [`Stream`] in the order the runs end, not in input order.
+    /// This is the shape for a job too large to hold: at most
+    /// [`concurrency`](Self::concurrency) runs are alive at a time (a
+    /// window that moves on as runs end), a prompt is taken from `prompts`
+    /// only when its run starts (so they can be read lazily, say line by
+    /// line from a file), and a result handed out is the caller's to keep
+    /// or let go. What one run holds is all this holds, whatever the
+    /// number of prompts. The [`on_progress`](Self::on_progress) hook hears
+    /// of each run as it ends, and with a [`journal`](Self::journal) each
+    /// outcome is recorded there before it is handed out (see
+    /// [`Job::outcomes`](crate::journal::Job::outcomes)).
+    ///
+    /// [`BatchProgress::total`] is the number of prompts when their
+    /// iterator knows it exactly (its `size_hint`), else the number started
+    /// so far.
+    ///
+    /// Nothing runs until the stream is polled; every run is driven by the
+    /// stream itself, so dropping it stops them all and leaves no task
+    /// behind. Killed and run again over the same [`journal`](Self::journal),
+    /// the job replays what was recorded and asks only for the rest.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use twr_runtime::{ScriptedModel, Think};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # #[derive(Debug, twr_runtime::Sections)] struct Answer { number: u32 }
+    /// let model = ScriptedModel::new(["[Number]\n4"; 3]);
+    /// let think = Think::new(&model).concurrency(2);
+    /// let prompts = ["2 + 2?", "3 + 1?", "5 - 1?"];
+    /// let mut ended = Box::pin(think.run_each::<Answer>(prompts));
+    /// let mut seen = Vec::new();
+    /// while let Some((index, result)) = ended.next().await {
+    ///     // Write it out here and let it go: nothing keeps it.
+    ///     assert_eq!(result?.value.number, 4);
+    ///     seen.push(index);
+    /// }
+    /// seen.sort();
+    /// assert_eq!(seen, [0, 1, 2]);
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// [`Stream`]: futures_util::Stream
+    pub fn run_each<'s, T: Sections + 's>(
+        &'s self,
+        prompts: impl IntoIterator<Item = impl Into<Message>, IntoIter: 's>,
+    ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
+        let prompts = prompts.into_iter();
+        let (low, high) = prompts.size_hint();
+        let known_total = (Some(low) == high).then_some(low);
+        let started = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&started);
+        let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
+        let mut progress = BatchProgress {
+            done: 0,
+            total: known_total.unwrap_or(0),
+            failed: 0,
+            usage: Usage::default(),
+            cost: None,
+        };
+        stream::iter(prompts.enumerate())
+            .map(move |(index, prompt)| {
+                counted.fetch_add(1, Ordering::Relaxed);
+                let prompt: Message = prompt.into();
+                async move { (index, self.run::<T>(prompt).await) }
+            })
+            .buffer_unordered(limit)
+            .map(move |(index, result)| {
+                if known_total.is_none() {
+                    progress.total = started.load(Ordering::Relaxed);
+                }
+                self.run_ended(&mut progress, index, &result);
+                (index, result)
+            })
+    }
+
+    /// Counts run `index`, which ended with `result`, in `progress`,
+    /// records its outcome in the journal, and tells the progress hook.
+    fn run_ended<T>(
+        &self,
+        progress: &mut BatchProgress,
+        index: usize,
+        result: &Result<Outcome<T>, ThinkError>,
+    ) {
+        progress.done += 1;
+        let cost = match result {
+            Ok(outcome) => {
+                progress.usage += outcome.usage;
+                outcome.cost()
+            }
+            Err(error) => {
+                progress.failed += 1;
+                progress.usage += error.usage();
+                error.cost()
+            }
+        };
+        progress.cost = crate::cost::sum_known([progress.cost, cost]);
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.stores.job {
+            let record = crate::journal::RecordedOutcome::of(index, result);
+            if let Err(error) = job.record_outcome(&record) {
+                // The replies are recorded already: a resumption still
+                // replays this run, so the batch goes on.
+                tracing::warn!(index, %error, "twr could not record a run's outcome");
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = index;
+        if let Some(hook) = &self.progress {
+            hook(progress);
+        }
     }
 }

@@ -387,14 +387,16 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self.prices.as_ref()?.cost(model, usage, batch)
     }
 
-    /// How many runs of [`run_many`](Self::run_many) go at once (at least
-    /// 1; default [`DEFAULT_CONCURRENCY`]).
+    /// How many runs of [`run_many`](Self::run_many) and
+    /// [`run_each`](Self::run_each) go at once (at least 1; default
+    /// [`DEFAULT_CONCURRENCY`]).
     pub fn concurrency(mut self, runs: usize) -> Self {
         self.concurrency = Some(runs.max(1));
         self
     }
 
-    /// Calls `hook` each time a run of [`run_many`](Self::run_many) ends,
+    /// Calls `hook` each time a run of [`run_many`](Self::run_many) or
+    /// [`run_each`](Self::run_each) ends,
     /// with the runs done, the total, the failures and the tokens so far.
     pub fn on_progress(mut self, hook: impl Fn(&BatchProgress) + Send + Sync + 'a) -> Self {
         self.progress = Some(Arc::new(hook));
