@@ -50,9 +50,9 @@ use std::time::{Duration, Instant};
 use twr_runtime::model::BoxFuture;
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
-    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Message, ModelError, OpenAiCompatible,
-    Outcome, ProblemKind, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError,
-    ThinkErrorKind, Usage, ValueKind,
+    feedback::ProblemKind, sections::ValueKind, Attempt, AttemptKind, ChatModel, Choice,
+    FinishReason, Message, ModelError, OpenAiCompatible, Outcome, Reply, ScriptedModel,
+    SectionSpec, Sections, Think, ThinkError, ThinkErrorKind, Usage,
 };
 
 // ---------------------------------------------------------------------------

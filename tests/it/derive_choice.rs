@@ -2,7 +2,7 @@
 //! punctuation, and a Choice enum as the value of a section.
 
 use twr_runtime::parse::{SectionValue, ValueError};
-use twr_runtime::{Choice, ProblemKind, Sections, ValueKind};
+use twr_runtime::{feedback::ProblemKind, sections::ValueKind, Choice, Sections};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Choice)]
 enum Priority {

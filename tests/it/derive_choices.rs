@@ -3,7 +3,11 @@
 //! offers every way; a reply with no way, or with two, gets feedback naming
 //! the choice and each way's headers.
 
-use twr_runtime::{ChoiceSpec, Lang, ProblemKind, Sections, VariantSpec, Way};
+use twr_runtime::{
+    feedback::{ProblemKind, Way},
+    sections::{ChoiceSpec, Lang, VariantSpec},
+    Sections,
+};
 
 #[derive(Debug, PartialEq, Sections)]
 struct FinalAnswer {

@@ -5,7 +5,11 @@
 use std::str::FromStr;
 
 use serde::Deserialize;
-use twr_runtime::{Choice, Lang, Presence, ProblemKind, Sections, ValueKind};
+use twr_runtime::{
+    feedback::ProblemKind,
+    sections::{Lang, Presence, ValueKind},
+    Choice, Sections,
+};
 
 #[derive(Debug, PartialEq, Deserialize)]
 struct Budget {

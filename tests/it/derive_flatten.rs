@@ -3,7 +3,7 @@
 //! validators and table shapes.
 
 use serde::Deserialize;
-use twr_runtime::{Lang, ProblemKind, Sections};
+use twr_runtime::{feedback::ProblemKind, sections::Lang, Sections};
 
 fn plausible_email(email: &str) -> Result<(), String> {
     if email.contains('@') {
@@ -240,9 +240,9 @@ fn a_generic_struct_flattens_a_concrete_type() {
     assert_eq!(
         kinds,
         [
-            twr_runtime::ValueKind::Bool,
-            twr_runtime::ValueKind::Text,
-            twr_runtime::ValueKind::Text
+            twr_runtime::sections::ValueKind::Bool,
+            twr_runtime::sections::ValueKind::Text,
+            twr_runtime::sections::ValueKind::Text
         ]
     );
 }

@@ -4,7 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
-use twr_runtime::{Choice, Lang, Place, ProblemKind, Sections};
+use twr_runtime::{
+    feedback::{Place, ProblemKind},
+    sections::Lang,
+    Choice, Sections,
+};
 
 #[derive(Debug, PartialEq, Deserialize)]
 struct Item {

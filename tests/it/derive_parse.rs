@@ -5,7 +5,7 @@
 use std::str::FromStr;
 
 use serde::Deserialize;
-use twr_runtime::{Feedback, Lang, ProblemKind, Sections};
+use twr_runtime::{feedback::ProblemKind, sections::Lang, Feedback, Sections};
 
 /// S3: few-shot prompt, temperature 0.7, seed 1005; complete and clean.
 const S3: &str = "[Plan]

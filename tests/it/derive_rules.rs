@@ -2,7 +2,7 @@
 //! section has parsed; its error text goes to the model as written, and
 //! `concerns = [...]` names the sections a patch retry asks for again.
 
-use twr_runtime::{ProblemKind, ScriptedModel, Sections, Think};
+use twr_runtime::{feedback::ProblemKind, ScriptedModel, Sections, Think};
 
 #[derive(Debug, PartialEq, Sections)]
 #[sections(validate = known_email)]

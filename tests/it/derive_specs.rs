@@ -6,7 +6,10 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 use twr_runtime::parse::SectionValue;
-use twr_runtime::{Choice, Lang, Presence, SectionSpec, Sections, ValueKind};
+use twr_runtime::{
+    sections::{Lang, Presence, ValueKind},
+    Choice, SectionSpec, Sections,
+};
 
 /// A research plan.
 #[allow(dead_code)]

@@ -2,7 +2,7 @@
 //! tag pairs or markdown headings, and the parser reads every style, since
 //! models mix them.
 
-use twr_runtime::{Sections, Style};
+use twr_runtime::{sections::Style, Sections};
 
 /// A trip, answered in tags.
 #[derive(Debug, Clone, PartialEq, Sections)]

@@ -2,10 +2,10 @@
 
 use serde::Deserialize;
 use serde_json::json;
+use twr_runtime::feedback::ProblemKind;
 use twr_runtime::json::{
     extract, extract_value, extract_value_with_report, extract_with_report, Layer, Repair, Report,
 };
-use twr_runtime::ProblemKind;
 
 #[derive(Debug, Deserialize, PartialEq)]
 struct Meta {

@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode};
-use twr_runtime::{Choice, Feedback, ProblemKind, Sections};
+use twr_runtime::{feedback::ProblemKind, Choice, Feedback, Sections};
 
 #[derive(Debug, PartialEq, Choice)]
 enum Priority {
@@ -389,7 +389,10 @@ fn one_row_of_a_hundred_thousand_cells() {
     let feedback = Order::parse_sections(&raw).unwrap_err();
     let problems = feedback.problems();
     assert_eq!(problems.len(), 1);
-    assert_eq!(problems[0].place, Some(twr_runtime::Place::Row(1)));
+    assert_eq!(
+        problems[0].place,
+        Some(twr_runtime::feedback::Place::Row(1))
+    );
     assert!(
         matches!(&problems[0].kind, ProblemKind::ExtraCells { columns: 3, extra } if extra.starts_with("3 | 4 | 5")),
         "{:?}",

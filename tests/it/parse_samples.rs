@@ -2,7 +2,7 @@
 //! `/work/shared/samples`, copied verbatim into `tests/it/parse_samples/`:
 //! what the parser reads from each and what it tells the model.
 
-use twr_runtime::{Feedback, ProblemKind, Sections};
+use twr_runtime::{feedback::ProblemKind, Feedback, Sections};
 
 #[derive(Debug, PartialEq, Sections)]
 struct Trip {

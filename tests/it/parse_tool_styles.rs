@@ -6,7 +6,7 @@
 //! written in a style twr does not read.
 
 use twr_runtime::parse::{multi_section_parser, MatchMode, SectionStream, StreamEvent};
-use twr_runtime::{ProblemKind, Sections};
+use twr_runtime::{feedback::ProblemKind, Sections};
 
 /// A question answered with its reasoning, as a DSPy `ChainOfThought`
 /// signature with the outputs `reasoning`, `answer`, `confidence` asks.

@@ -5,7 +5,9 @@
 use std::collections::HashSet;
 
 use twr_runtime::run::Ending;
-use twr_runtime::{AttemptKind, ProblemKind, ScriptedModel, Sections, Think, ThinkErrorKind};
+use twr_runtime::{
+    feedback::ProblemKind, AttemptKind, ScriptedModel, Sections, Think, ThinkErrorKind,
+};
 
 #[derive(Debug, PartialEq, Sections)]
 struct Lookup {

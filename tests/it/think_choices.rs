@@ -8,7 +8,9 @@ use std::sync::Mutex;
 
 use futures_util::StreamExt as _;
 use twr_runtime::run::Ending;
-use twr_runtime::{AttemptKind, Message, ProblemKind, Progress, ScriptedModel, Sections, Think};
+use twr_runtime::{
+    feedback::ProblemKind, AttemptKind, Message, Progress, ScriptedModel, Sections, Think,
+};
 
 #[derive(Debug, Clone, PartialEq, Sections)]
 struct FinalAnswer {
@@ -282,12 +284,21 @@ async fn a_mixed_stream_is_stopped_at_the_first_header_of_its_second_way() {
         ProblemKind::MixedChoice {
             choice: "Step".into(),
             found: vec![
-                twr_runtime::Way::new("Search", vec!["[Query]".into(), "[Reason]".into()]),
-                twr_runtime::Way::new("Answer", vec!["[Answer]".into()]),
+                twr_runtime::feedback::Way::new(
+                    "Search",
+                    vec!["[Query]".into(), "[Reason]".into()]
+                ),
+                twr_runtime::feedback::Way::new("Answer", vec!["[Answer]".into()]),
             ],
             ways: vec![
-                twr_runtime::Way::new("Search", vec!["[Query]".into(), "[Reason]".into()]),
-                twr_runtime::Way::new("Answer", vec!["[Answer]".into(), "[Confidence]".into()]),
+                twr_runtime::feedback::Way::new(
+                    "Search",
+                    vec!["[Query]".into(), "[Reason]".into()]
+                ),
+                twr_runtime::feedback::Way::new(
+                    "Answer",
+                    vec!["[Answer]".into(), "[Confidence]".into()]
+                ),
             ],
         }
     );

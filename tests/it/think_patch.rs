@@ -346,15 +346,15 @@ impl twr_runtime::Sections for ZhTrip {
     }
     fn parse_sections(raw: &str) -> Result<Self, Feedback> {
         Trip::parse_sections(raw).map(ZhTrip).map_err(|english| {
-            let mut chinese = Feedback::new(twr_runtime::Lang::Zh);
+            let mut chinese = Feedback::new(twr_runtime::sections::Lang::Zh);
             for problem in english.into_problems() {
                 chinese.push(problem);
             }
             chinese
         })
     }
-    fn lang() -> twr_runtime::Lang {
-        twr_runtime::Lang::Zh
+    fn lang() -> twr_runtime::sections::Lang {
+        twr_runtime::sections::Lang::Zh
     }
 }
 

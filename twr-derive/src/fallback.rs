@@ -17,14 +17,14 @@ pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::__private::SectionSet for #ident #ty_generics #where_clause {
-            const SPECS: &'static [::twr_runtime::SectionSpec] = &[];
-            const CHOICES: &'static [::twr_runtime::ChoiceSpec] = &[];
+            const SPECS: &'static [::twr_runtime::sections::SectionSpec] = &[];
+            const CHOICES: &'static [::twr_runtime::sections::ChoiceSpec] = &[];
 
             fn shapes(
                 _: usize,
                 _: &mut ::twr_runtime::__private::std::vec::Vec<(
                     usize,
-                    fn(::twr_runtime::Lang) -> ::twr_runtime::__private::std::string::String,
+                    fn(::twr_runtime::sections::Lang) -> ::twr_runtime::__private::std::string::String,
                 )>,
             ) {
             }
@@ -39,7 +39,7 @@ pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::Sections for #ident #ty_generics #where_clause {
-            fn specs() -> &'static [::twr_runtime::SectionSpec] {
+            fn specs() -> &'static [::twr_runtime::sections::SectionSpec] {
                 &[]
             }
 
@@ -76,7 +76,7 @@ pub(crate) fn choice(input: &DeriveInput, error: syn::Error) -> TokenStream {
 
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::parse::SectionValue for #ident #ty_generics #where_clause {
-            const KIND: ::twr_runtime::ValueKind = ::twr_runtime::ValueKind::Choice(&[]);
+            const KIND: ::twr_runtime::sections::ValueKind = ::twr_runtime::sections::ValueKind::Choice(&[]);
 
             fn parse_section(
                 _: &str,

@@ -26,7 +26,7 @@ pub fn format_guide_styled(
     crate::prompt::format_guide_styled(specs, lang, style, shapes)
 }
 
-use crate::vocab::{Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::sections::{Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The [`SectionSpec`] of one derived section. Generated code calls this
 /// rather than writing a struct literal, so that fields can be added to
@@ -57,9 +57,9 @@ pub const fn spec(
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::parse::SectionMap;
-pub use crate::sections::SectionSet;
+pub use crate::sections::set::SectionSet;
 use crate::sections::Sections;
-use crate::vocab::{ChoiceSpec, VariantSpec};
+use crate::sections::{ChoiceSpec, VariantSpec};
 
 /// `T::parse_sections_with_report` of a derived type: splits `raw` into
 /// `T`'s sections and reads them.

@@ -12,8 +12,7 @@
 //! there:
 //!
 //! - the derives and their traits: [`Sections`] ([`macro@Sections`]),
-//!   [`Choice`], and what a spec is made of ([`SectionSpec`], [`ValueKind`],
-//!   [`Presence`], [`Lang`], [`Style`], [`ChoiceSpec`], [`VariantSpec`]);
+//!   [`Choice`], and the [`SectionSpec`] that [`Sections::specs`] returns;
 //! - the loop: [`think_with_retry`], [`Think`], [`RetryMode`],
 //!   [`RetryPolicy`], and what a run returns or reports: [`Outcome`],
 //!   [`Attempt`], [`AttemptKind`], [`ThinkError`], [`ThinkErrorKind`],
@@ -24,11 +23,19 @@
 //!   clients ([`OpenAiCompatible`], [`Gemini`], [`Anthropic`]), the wrappers
 //!   ([`Fallback`], [`CircuitBreaker`], [`Limited`]) and
 //!   [`ScriptedModel`] for tests;
-//! - feedback: [`Feedback`], [`Problem`], [`ProblemKind`], [`Place`],
-//!   [`Way`], [`ProblemList`].
+//! - the [`Feedback`] a failed parse returns.
 //!
 //! The modules hold what you reach for only now and then, and only there:
 //!
+//! - [`sections`]: what a section is made of ([`sections::ValueKind`],
+//!   [`sections::Presence`], [`sections::Lang`], [`sections::Style`]) and
+//!   the choices between sets of sections ([`sections::ChoiceSpec`],
+//!   [`sections::VariantSpec`]), for a hand-written [`Sections`] or a look
+//!   at the specs;
+//! - [`feedback`]: what a [`Feedback`] holds: each [`feedback::Problem`],
+//!   its [`feedback::ProblemKind`] and [`feedback::Place`], the ways of a
+//!   choice ([`feedback::Way`]) and the message without its closing request
+//!   ([`feedback::ProblemList`]);
 //! - [`run`]: the details of a run's ledger ([`run::Ending`],
 //!   [`run::SectionSource`], [`run::TransportRetry`], [`run::FailedCall`]),
 //!   [`run::BudgetLimit`], [`run::Completed`], [`run::BatchProgress`], and
@@ -95,13 +102,13 @@
 //! ```text
 //! twr-runtime/src/
 //! ├── lib.rs           the root: day-to-day names, these docs
-//! ├── sections.rs      the Sections trait
+//! ├── sections/        pub: the Sections trait; spec.rs: section specs, value kinds, language, style, choices
 //! ├── choice.rs        the Choice trait
-//! ├── vocab.rs         the shared words: section specs, value kinds, problems
-//! ├── parse/           pub: the section parser, the derive's section reader, value codecs, tables and records
+//! ├── parse/           pub: the section parser, the derive's section reader, value codecs and their errors, tables and records
+//! ├── scan.rs          the byte search of the stream parser and the reasoning lexer
 //! ├── json/            pub: layered JSON extraction and repair, and its report
 //! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
-//! ├── feedback/        problems and the message that tells the model what to fix
+//! ├── feedback/        pub: problem.rs: what is wrong and where; message.rs: Feedback, the message that tells the model what to fix
 //! ├── phrases/         every word twr writes for a model, one table per language
 //! ├── prompt.rs        pub: the soft-format guide
 //! ├── model/           pub: the ChatModel seam, messages, replies, errors
@@ -128,7 +135,7 @@ mod choice;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub mod client;
 pub mod cost;
-mod feedback;
+pub mod feedback;
 #[cfg(feature = "journal")]
 pub mod journal;
 pub mod json;
@@ -139,13 +146,13 @@ mod reasoning;
 pub mod resilience;
 mod retry;
 pub mod run;
+mod scan;
 mod scripted;
-mod sections;
+pub mod sections;
 mod text;
 mod think;
 
 mod phrases;
-mod vocab;
 
 #[doc(hidden)]
 pub mod __private;
@@ -160,7 +167,7 @@ pub use client::gemini::Gemini;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::openai::OpenAiCompatible;
-pub use feedback::{Feedback, Lang, Place, Problem, ProblemKind, ProblemList, Way};
+pub use feedback::Feedback;
 pub use model::chat::{BoxStream, ChatModel, Delta};
 pub use model::error::ModelError;
 pub use model::message::{FinishReason, Message, Reply, Role, Usage};
@@ -171,12 +178,11 @@ pub use resilience::fallback::Fallback;
 pub use resilience::limited::Limited;
 pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
-pub use sections::{ChoiceSpec, Presence, SectionSpec, Sections, Style, ValueKind};
+pub use sections::{SectionSpec, Sections};
 pub use think::{
     think_with_retry, Attempt, AttemptKind, Outcome, Progress, RetryMode, SectionEvent, Think,
     ThinkError, ThinkErrorKind,
 };
-pub use vocab::VariantSpec;
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields, or
 /// for an enum whose variants are ways to answer with sections of their own.

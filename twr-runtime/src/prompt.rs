@@ -4,14 +4,14 @@
 use std::fmt::Write as _;
 
 use crate::phrases::{fill, phrases};
-use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
 ///
 /// ```
 /// use twr_runtime::prompt::format_guide;
-/// use twr_runtime::{Lang, Presence, SectionSpec, ValueKind};
+/// use twr_runtime::sections::{Lang, Presence, SectionSpec, ValueKind};
 ///
 /// static SPECS: [SectionSpec; 2] = [
 ///     SectionSpec::new("plan", "[Plan]", "Plan", ValueKind::List(&ValueKind::Text))

@@ -2,9 +2,12 @@
 //! depend on the derive: `[Plan]` text, `[Days]` and `[Budget]` whole numbers.
 #![allow(dead_code)]
 
+use twr_runtime::feedback::ProblemKind;
 use twr_runtime::Feedback;
-use twr_runtime::ProblemKind;
-use twr_runtime::{FinishReason, Message, Problem, Reply, SectionSpec, Sections, Usage, ValueKind};
+use twr_runtime::{
+    feedback::Problem, sections::ValueKind, FinishReason, Message, Reply, SectionSpec, Sections,
+    Usage,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Trip {

@@ -4,9 +4,11 @@
 
 use std::fmt::{self, Write as _};
 
-use super::{Expected, Feedback, Place, Problem, ProblemKind};
+use super::{Feedback, Place, Problem, ProblemKind};
+
+use crate::parse::Expected;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
-use crate::vocab::Lang;
+use crate::sections::Lang;
 
 /// Writes every problem of `feedback`; `closing` adds the request that ends a
 /// message sent on its own.
@@ -367,7 +369,7 @@ fn is_slot(problem: &Problem, example: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::{Lang, ValueKind};
+    use crate::sections::{Lang, ValueKind};
 
     #[test]
     fn problem_list_is_the_message_without_its_closing_request() {

@@ -61,8 +61,10 @@ mod think_blocks;
 
 use serde::de::DeserializeOwned;
 
-use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
-use crate::vocab::ValueError;
+use crate::feedback::{Feedback, Problem, ProblemKind};
+
+use crate::parse::ValueError;
+use crate::sections::Lang;
 
 pub use provenance::JsonProvenance;
 pub use report::{Extracted, Layer, Repair, Report};

@@ -16,7 +16,8 @@ use std::fmt::Display;
 use serde::de::DeserializeOwned;
 
 use super::section_reader::CodecNotes;
-use crate::vocab::{Lang, ValueError};
+use crate::parse::ValueError;
+use crate::sections::Lang;
 
 /// A type read through serde: the field of `#[section(json)]` or
 /// `#[section(record)]`, the row of `#[section(table)]`. Every type that

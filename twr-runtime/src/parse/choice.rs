@@ -1,6 +1,6 @@
 //! Reading a [`Choice`] value: one of a fixed set of words.
 
-use super::value::{Expected, ValueError};
+use super::value_error::{Expected, ValueError};
 use crate::choice::Choice;
 
 /// Whether `text` names `variant`, ignoring case, surrounding punctuation and

@@ -193,7 +193,7 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
 }
 
 /// The name a line gives a section in a style that is not read as a header
-/// (see [`ProblemKind::UnreadHeader`](crate::ProblemKind::UnreadHeader)),
+/// (see [`ProblemKind::UnreadHeader`](crate::feedback::ProblemKind::UnreadHeader)),
 /// for the hint that says what to write instead: a header of any read
 /// style behind one more decoration. Models write these when another tool
 /// taught them a format, or when they turn the answer into a list:

@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::value::{excerpt, not_applicable_marker, Expected, SectionValue, ValueError};
-use crate::vocab::ValueKind;
+use super::value::{not_applicable_marker, SectionValue};
+use super::value_error::{excerpt, Expected, ValueError};
+use crate::sections::ValueKind;
 
 /// One line of a list section.
 struct Line<'a> {

@@ -33,6 +33,7 @@ pub(crate) mod section_reader;
 mod split;
 mod stream;
 mod value;
+mod value_error;
 
 pub use checks::{Rule, SerdeValue, Validator, ValidatorError};
 pub use choice::{choice, choice_matches};
@@ -41,7 +42,8 @@ pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
 pub(crate) use stream::StreamReader;
 pub use stream::{ClosedSection, OpenedSection, SectionStream, StreamEvent};
-pub use value::{Expected, SectionValue, ValueError};
+pub use value::SectionValue;
+pub use value_error::{Expected, ValueError};
 
 pub(crate) use reply::without_reasoning;
-pub(crate) use value::excerpt;
+pub(crate) use value_error::excerpt;

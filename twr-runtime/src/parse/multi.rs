@@ -2,7 +2,8 @@
 
 use super::reply::without_reasoning;
 use super::split::{split_plain, SectionMap};
-use crate::feedback::{Feedback, Lang, Problem, ProblemKind};
+use crate::feedback::{Feedback, Problem, ProblemKind};
+use crate::sections::Lang;
 
 /// How many of the headers given to [`multi_section_parser`] the reply must
 /// have.

@@ -20,8 +20,9 @@
 //! string, while a section holds prose around it; this reader finds the
 //! number in one pass and keeps it as decimal digits, so scaling is exact.
 
-use super::value::{excerpt, Expected, SectionValue, ValueError};
-use crate::vocab::ValueKind;
+use super::value::SectionValue;
+use super::value_error::{excerpt, Expected, ValueError};
+use crate::sections::ValueKind;
 
 /// One number written in the text: `negative × digits × 10^exp`, exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]

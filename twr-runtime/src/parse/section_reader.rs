@@ -14,9 +14,11 @@ use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
 use super::value::{not_applicable_marker, strip_decoration};
 use crate::feedback::Feedback;
+use crate::feedback::{Problem, ProblemKind, Way};
 use crate::json::{JsonProvenance, Report};
+use crate::parse::ValueError;
 use crate::prompt::Shape;
-use crate::vocab::{ChoiceSpec, Lang, Problem, ProblemKind, SectionSpec, ValueError, Way};
+use crate::sections::{ChoiceSpec, Lang, SectionSpec};
 
 /// Reads the sections of one reply field by field, collecting every problem.
 ///
@@ -442,8 +444,9 @@ pub(crate) fn json<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::Expected;
     use crate::parse::SectionValue;
-    use crate::vocab::{Expected, Presence, ValueKind};
+    use crate::sections::{Presence, ValueKind};
 
     /// The codec of a plain section value, as the derive passes it.
     fn value<T: SectionValue>(content: &str) -> Result<T, ValueError> {

@@ -43,8 +43,8 @@ use super::reply::Offsets;
 use super::split::{content_range, Keys, LineEvent, LineScan, Scan, SectionMap};
 use crate::feedback::Feedback;
 use crate::reasoning::{Event, Lexer, Policy};
+use crate::scan::find_byte;
 use crate::sections::{SectionSpec, Sections};
-use crate::vocab::find_byte;
 
 /// What the stream can tell after a chunk (or at the end).
 #[derive(Debug, Clone, PartialEq, Eq)]

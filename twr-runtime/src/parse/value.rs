@@ -1,8 +1,7 @@
 //! [`SectionValue`]: how the content of one section becomes a typed value.
 
-pub(crate) use crate::vocab::excerpt;
-use crate::vocab::ValueKind;
-pub use crate::vocab::{Expected, ValueError};
+use super::value_error::{Expected, ValueError};
+use crate::sections::ValueKind;
 
 /// A type that can be the value of a section.
 ///

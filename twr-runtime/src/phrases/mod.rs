@@ -13,7 +13,9 @@ mod zh;
 
 use std::fmt;
 
-use crate::vocab::{Expected, Lang, ValueError, ValueKind};
+use crate::parse::{Expected, ValueError};
+
+use crate::sections::{Lang, ValueKind};
 
 /// The phrases of one language.
 pub(crate) struct Phrases {

@@ -8,7 +8,7 @@
 //! anything) is the answer.
 
 use crate::parse::{split_sections, without_reasoning};
-use crate::vocab::SectionSpec;
+use crate::sections::SectionSpec;
 
 /// Openings of a sentence that only acknowledges a request, in lower case.
 /// A sentence starting with one of these (as whole words) says nothing about

@@ -8,7 +8,7 @@
 
 use crate::model::Message;
 use crate::phrases::{fill, phrases};
-use crate::vocab::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{ChoiceSpec, Lang, SectionSpec};
 
 /// The opening messages of a run: the demonstrations, then the prompt.
 pub(crate) struct Opening {

@@ -6,7 +6,7 @@ use crate::feedback::{Feedback, ProblemKind};
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
 use crate::prompt::{example_answer, first_example, placeholder};
-use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
+use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
 
 /// What the last message asked the model for, to read the next reply and
 /// to restate the request if the reply only acknowledges it.

@@ -4,8 +4,10 @@
 //! messages only frame it and say what to send next. Their words are in the
 //! language tables of `phrases/`.
 
-use crate::feedback::{Feedback, Lang};
+use crate::feedback::Feedback;
+
 use crate::phrases::{fill, phrases, Phrases};
+use crate::sections::Lang;
 
 /// What the model is asked to send after a rejected reply.
 pub(crate) enum Request<'h> {

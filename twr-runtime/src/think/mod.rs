@@ -93,7 +93,7 @@ pub enum RetryMode {
 ///
 /// ```
 /// use twr_runtime::{think_with_retry, Feedback, ScriptedModel, SectionSpec, Sections};
-/// # use twr_runtime::ValueKind;
+/// # use twr_runtime::sections::ValueKind;
 ///
 /// /// A hand-written `Sections` type (usually derived).
 /// struct Answer(String);

@@ -39,7 +39,7 @@ pub enum AttemptKind {
     /// The reply parsed, but the loop's check
     /// ([`Think::check`](crate::Think::check)) refused the value: its text
     /// went back to the model as written ([`Attempt::problems`] holds it as
-    /// a [`ProblemKind::Check`](crate::ProblemKind::Check)).
+    /// a [`ProblemKind::Check`](crate::feedback::ProblemKind::Check)).
     CheckFailed,
 }
 

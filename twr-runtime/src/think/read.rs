@@ -8,12 +8,13 @@ use super::conversation::{single_way, SectionStore};
 use super::focus::{self, Asked};
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
-use crate::feedback::{Feedback, Lang, ProblemKind};
+use crate::feedback::{Feedback, ProblemKind};
 use crate::json::JsonProvenance;
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases};
+use crate::sections::Lang;
 use crate::sections::{ChoiceSpec, SectionSpec};
-use crate::vocab::{Presence, ValueKind};
+use crate::sections::{Presence, ValueKind};
 
 /// How a reply is read: the parser (which returns, beside its result, how
 /// the JSON it read was obtained), and for `Sections` types the guide and the

@@ -13,8 +13,9 @@ use serde::de::{
 
 use crate::parse::choice::choice_matches;
 use crate::parse::list::items;
-use crate::parse::value::{excerpt, Expected, SectionValue, ValueError};
-use crate::vocab::ValueKind;
+use crate::parse::value::SectionValue;
+use crate::parse::value_error::{excerpt, Expected, ValueError};
+use crate::sections::ValueKind;
 
 /// What a row deserializer hands a field.
 #[derive(Debug, Clone, Copy)]

@@ -23,10 +23,12 @@ use std::hash::BuildHasher;
 use self::de::{read_entries, Cell, DeError, Entry, Failure, Row};
 use self::fields::{display_name, field_names, FieldMatcher};
 use self::table::find_table;
-use super::value::{excerpt, Expected, SectionValue, ValueError};
+use super::value::SectionValue;
+use super::value_error::{excerpt, Expected, ValueError};
+use crate::feedback::{Place, Problem, ProblemKind};
 use crate::phrases::phrases;
 use crate::prompt::placeholder;
-use crate::vocab::{Lang, Place, Problem, ProblemKind, ValueKind};
+use crate::sections::{Lang, ValueKind};
 
 /// At most this many problems are reported for one section; the rest are
 /// counted. A reply with ten thousand bad rows gets a readable message.

@@ -1,11 +1,15 @@
-//! The [`Sections`] trait.
+//! The [`Sections`] trait, and what a section is made of ([`SectionSpec`],
+//! [`ValueKind`], [`Presence`], [`Lang`], [`Style`]) and a choice between
+//! sets of sections ([`ChoiceSpec`], [`VariantSpec`]).
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::parse::section_reader::SectionReader;
 use crate::parse::SectionMap;
-use crate::prompt::Shape;
-pub use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
+
+pub(crate) mod set;
+mod spec;
+
+pub use spec::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind, VariantSpec};
 
 /// A type that can be read from a reply with loose section headers.
 ///
@@ -15,7 +19,8 @@ pub use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind
 /// specs (the derive also generates field-specific feedback for you).
 ///
 /// ```
-/// use twr_runtime::{Feedback, SectionSpec, Sections, ValueKind};
+/// use twr_runtime::sections::{SectionSpec, ValueKind};
+/// use twr_runtime::{Feedback, Sections};
 ///
 /// struct Answer(String);
 ///
@@ -33,7 +38,7 @@ pub use crate::vocab::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind
 /// // The provided guide: the one `prompt::format_guide` builds from the specs.
 /// assert_eq!(
 ///     Answer::format_guide(),
-///     twr_runtime::prompt::format_guide(&SPECS, twr_runtime::Lang::En)
+///     twr_runtime::prompt::format_guide(&SPECS, twr_runtime::sections::Lang::En)
 /// );
 /// ```
 pub trait Sections: Sized {
@@ -101,30 +106,4 @@ pub trait Sections: Sized {
         let _ = sections;
         Self::parse_sections_with_report(raw)
     }
-}
-
-/// What `#[derive(Sections)]` knows of a type at compile time, so that
-/// another type can flatten it (`#[section(flatten)]`): its sections and
-/// choices as constants, and the reading of its sections at any position
-/// of the flattening type's specs. Implemented by the derive only.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be flattened: it does not derive `Sections`",
-    label = "#[section(flatten)] needs a type with #[derive(Sections)]",
-    note = "a flattened field's sections become the parent's, so its type must derive Sections (a hand-written `impl Sections` cannot be flattened)"
-)]
-pub trait SectionSet: Sized {
-    /// The sections, as [`Sections::specs`] returns them.
-    const SPECS: &'static [SectionSpec];
-    /// The choices, as [`Sections::choices`] returns them.
-    const CHOICES: &'static [ChoiceSpec];
-
-    /// Adds to `shapes` the examples built from the type of each table or
-    /// record section without an example of its own, at its position plus
-    /// `offset`.
-    fn shapes(offset: usize, shapes: &mut Vec<(usize, Shape)>);
-
-    /// Reads the type's sections, which start at position `offset` of the
-    /// collector's specs; `None` when a problem was recorded.
-    fn read(collector: &mut SectionReader<'_>, offset: usize) -> Option<Self>;
 }
