@@ -536,13 +536,15 @@ impl Repairer<'_> {
         if self.pos == start {
             return self.error("expected a key in double quotes");
         }
+        // Written even when the input ends here: a key left without a
+        // value is dropped and named as written out.
+        self.out.push(b'"');
+        self.out.extend_from_slice(&self.src[start..self.pos]);
+        self.out.push(b'"');
         if self.pos == self.src.len() {
             return Ok(Ended::Truncated);
         }
         self.repairs.insert(Repair::UnquotedKey);
-        self.out.push(b'"');
-        self.out.extend_from_slice(&self.src[start..self.pos]);
-        self.out.push(b'"');
         Ok(Ended::Complete)
     }
 

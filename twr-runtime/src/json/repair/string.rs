@@ -159,7 +159,10 @@ impl Repairer<'_> {
                     .iter()
                     .rev()
                     .find(|b| !b.is_ascii_whitespace());
-                let closed = closers.is_some() || (last.is_some() && last == outer.as_ref());
+                let closed = closers.is_some()
+                    || (last.is_some()
+                        && last == outer.as_ref()
+                        && closer_then_comma(&src[content..]));
                 if closed && !(plain && role == Role::Key) {
                     return self.error_from(
                         opened,
@@ -515,10 +518,19 @@ impl Repairer<'_> {
     /// 2]]`); so has a comma in a list (`["x, y]` may be two items).
     fn plain_text(&self, content: usize, end: usize) -> bool {
         let in_object = self.stack.last() == Some(&Frame::Object);
-        !self.src[content..end].iter().any(|&b| {
-            matches!(b, b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b'\n')
-                || (b == b',' && !in_object)
-        })
+        let text = &self.src[content..end];
+        let mut i = 0;
+        while i < text.len() {
+            match text[i] {
+                // An escaped character is text (`\"`).
+                b'\\' => i += 1,
+                b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b'\n' => return false,
+                b',' if !in_object => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        true
     }
 
     /// Ends the current string at `end`: what was
@@ -657,4 +669,11 @@ impl Repairer<'_> {
             }
         }
     }
+}
+
+/// True when `text` holds a closing bracket and then a comma (`null},
+/// -4]`): structure, where a string cut off holds text.
+fn closer_then_comma(text: &[u8]) -> bool {
+    text.windows(2)
+        .any(|pair| matches!(pair[0], b'}' | b']') && pair[1] == b',')
 }

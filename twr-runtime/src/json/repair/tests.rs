@@ -371,6 +371,13 @@ fn deep_nesting_uses_no_call_stack() {
 }
 
 #[test]
+fn a_bare_key_cut_off_is_named_in_what_was_dropped() {
+    let r = repair("{\"a\": 1, oops", 0, false).unwrap();
+    assert_eq!(r.text, r#"{"a":1}"#);
+    assert_eq!(r.dropped, ["\"oops\""]);
+}
+
+#[test]
 fn plain_words_as_values() {
     assert_eq!(
         fix("{\"city\": New York, \"tags\": [red, dark-blue], \"x\": 東京,\n \"y\": a/b // c\n}"),
@@ -506,4 +513,19 @@ fn python_tuples() {
     assert_eq!(fails("{\"p\": (1)}").at, 8);
     assert_eq!(fails("{\"p\": (1, 2]}").at, 11);
     assert_eq!(fails("{\"p\": [1, 2)}").at, 11);
+}
+
+#[test]
+fn a_string_cut_off_after_an_escaped_quote_keeps_its_text() {
+    // An escaped quote is text: the bracket after it closes the list.
+    assert_eq!(
+        fix(r#"["\"]"#),
+        (r#"["\""]"#.to_owned(), vec![Repair::MissingQuote])
+    );
+    // A string running over a closer and a comma to the reply's last
+    // bracket holds structure: where it ends is not said.
+    assert_eq!(
+        fails("[{\"a\": 1, \"b\": \u{201C}null}, -4.5]").message,
+        "this string is never closed; close it with its quote"
+    );
 }
