@@ -56,9 +56,22 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
         .unwrap();
     let line = serde_json::to_string(&outcome).unwrap();
     assert!(!line.contains('\n'), "one line: {line}");
-    let feedback = outcome.attempts[0].problems.as_ref().unwrap().to_string();
-    let sent_back = outcome.attempts[0].sent_back.clone().unwrap();
     let value = without_timings(serde_json::from_str(&line).unwrap());
+    // What was wrong, once in the attempt's problems; what was sent back
+    // is that list and the one request the loop made.
+    let problems = "Thank you. A few parts of your answer need fixing:\n\n\
+        1. The [Answer] section should be a single whole number; it says 'forty-two'.\n\n\
+        2. The [Reason] section is missing. Please add it: the header [Reason] on a line of its \
+        own, then its content.\n   For example:\n   [Reason]\n   <free text>";
+    let sent_back = format!(
+        "{problems}\n\nReply with your whole answer again, every section included and each \
+         header on a line of its own, with these fixes made."
+    );
+    let prompt = "What is the answer?\n\nThink it through freely first. Then give your final \
+        answer in the sections below, each header on a line of its own followed by its \
+        content.\n\n[Answer]\nThe number.\n\n[Reason]\nWhy.\n\nExample answer:\n\n\
+        [Answer]\n<a single whole number>\n[Reason]\n<free text>\n\nAfter any thinking, \
+        begin your final answer with [Answer] on a line of its own.";
     assert_eq!(
         value,
         json!({
@@ -72,12 +85,12 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "model": "small-model",
                     "raw": "[Answer]\nforty-two",
                     "reasoning": null,
-                    "problems": {"message": feedback, "headers": ["[Answer]", "[Reason]"]},
+                    "problems": {"message": problems, "headers": ["[Answer]", "[Reason]"]},
                     "sent_back": sent_back,
                     "latency_ms": 0,
                     "usage": {"prompt_tokens": 40, "completion_tokens": 6, "total_tokens": 46, "cache_read_tokens": 0, "cache_write_tokens": 0},
                     "usage_reported": true,
-                    "finish_reason": "Stop",
+                    "finish_reason": "stop",
                     "transport_retries": [],
                     "json": [],
                     "served": "live",
@@ -94,7 +107,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "latency_ms": 0,
                     "usage": {"prompt_tokens": 90, "completion_tokens": 8, "total_tokens": 98, "cache_read_tokens": 0, "cache_write_tokens": 0},
                     "usage_reported": true,
-                    "finish_reason": "Stop",
+                    "finish_reason": "stop",
                     "transport_retries": [],
                     "json": [],
                     "served": "live",
@@ -103,12 +116,21 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
             ],
             "usage": {"prompt_tokens": 130, "completion_tokens": 14, "total_tokens": 144, "cache_read_tokens": 0, "cache_write_tokens": 0},
             "cost": null,
-            "transcript": serde_json::to_value(&outcome.transcript).unwrap(),
+            // Each reply once: the transcript points at the attempts.
+            "transcript": [
+                {"role": "user", "content": prompt},
+                {"role": "assistant", "attempt": 1},
+                {"role": "user", "attempt": 1},
+                {"role": "assistant", "attempt": 2},
+            ],
             "sources": [],
             "elapsed_ms": 0,
         })
     );
     assert_eq!(outcome.transcript.len(), 4);
+    // The accepted reply is in the line once (it was twice: in `attempts`
+    // and in `transcript`).
+    assert_eq!(line.matches(r"[Answer]\n42\n[Reason]").count(), 1, "{line}");
 }
 
 #[tokio::test]

@@ -82,12 +82,7 @@ fn count(n: u64) -> i64 {
 }
 
 fn finish_name(reason: &Option<FinishReason>) -> Option<&str> {
-    reason.as_ref().map(|reason| match reason {
-        FinishReason::Stop => "stop",
-        FinishReason::Length => "length",
-        FinishReason::ContentFilter => "content_filter",
-        FinishReason::Other(word) => word.as_str(),
-    })
+    reason.as_ref().map(FinishReason::as_str)
 }
 
 /// A reply from the columns `content, reasoning, prompt_tokens,

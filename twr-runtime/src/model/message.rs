@@ -295,7 +295,11 @@ impl AddAssign for Usage {
 }
 
 /// Why the model stopped writing.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// Serialized as its [name](FinishReason::as_str) (`"stop"`, `"length"`,
+/// `"content_filter"`, or the server's own word), snake_case like every
+/// other kind in the ledger; read back with [`FinishReason::from_server`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FinishReason {
     /// A natural end.
@@ -317,6 +321,34 @@ impl FinishReason {
             "content_filter" | "safety" => FinishReason::ContentFilter,
             _ => FinishReason::Other(reason.to_string()),
         }
+    }
+
+    /// The reason as twr writes it in a serialized ledger and a journal:
+    /// `stop`, `length`, `content_filter`, or for
+    /// [`Other`](FinishReason::Other) the server's word as it sent it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::Length => "length",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other(word) => word,
+        }
+    }
+}
+
+impl Serialize for FinishReason {
+    /// [`FinishReason::as_str`].
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for FinishReason {
+    /// A name as [`FinishReason::as_str`] writes it, or any server's word
+    /// ([`FinishReason::from_server`]).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(FinishReason::from_server(&word))
     }
 }
 

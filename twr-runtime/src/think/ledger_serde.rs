@@ -3,14 +3,16 @@
 //! JSON line.
 //!
 //! Written by hand rather than derived: the shape is chosen for logs
-//! (durations as `*_ms` numbers, feedback as its text and headers, kinds as
-//! snake_case names) and stays stable while the Rust types grow. Nothing
+//! (durations as `*_ms` numbers, kinds and finish reasons as snake_case
+//! names, problems as what was wrong and the headers, each reply once: the
+//! transcript refers to the attempts' `raw` and `sent_back` as
+//! `{"role", "attempt"}`) and stays stable while the Rust types grow. Nothing
 //! secret is in a ledger: server text was scrubbed of keys before it was
 //! stored, and no client option is part of it.
 
 use std::time::Duration;
 
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
 use super::error::{ThinkError, ThinkErrorKind};
 use super::outcome::{
@@ -18,8 +20,7 @@ use super::outcome::{
 };
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-use crate::model::Reply;
-use crate::model::Served;
+use crate::model::{Message, Reply, Role, Served};
 
 fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
@@ -38,13 +39,17 @@ fn attempt_kind(kind: AttemptKind) -> String {
     snake
 }
 
-/// Feedback as the message the model was sent and the headers it names.
+/// Feedback as what was wrong and the headers it names. The message is
+/// the problem list alone ([`Feedback::problem_list`]), without a closing
+/// request: what the model was asked to write is the attempt's `sent_back`
+/// (which opens with this list when the loop sent one), so the ledger says
+/// it once and the two never disagree.
 struct FeedbackData<'a>(&'a Feedback);
 
 impl Serialize for FeedbackData<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("Feedback", 2)?;
-        s.serialize_field("message", &self.0.to_string())?;
+        s.serialize_field("message", &self.0.problem_list().to_string())?;
         s.serialize_field("headers", &self.0.headers())?;
         s.end()
     }
@@ -146,9 +151,91 @@ impl Serialize for SectionSource {
     }
 }
 
+/// The transcript with each message the ledger already holds written as a
+/// reference to its attempt: `{"role": "assistant", "attempt": n}` is
+/// attempt `n`'s `raw`, `{"role": "user", "attempt": n}` its `sent_back`.
+/// The messages before the first reply (the caller's and the prompt with
+/// its format guide) are written whole, as `{role, content}`.
+///
+/// The run writes the transcript as those messages followed by, per
+/// attempt, its reply and the message sent back about it; a transcript
+/// changed since (the field is public) is written whole rather than
+/// pointing at text it does not hold.
+struct TranscriptData<'a> {
+    transcript: &'a [Message],
+    attempts: &'a [Attempt],
+}
+
+/// A transcript message that is an attempt's text.
+struct AttemptRef {
+    role: Role,
+    attempt: usize,
+}
+
+impl Serialize for AttemptRef {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Message", 2)?;
+        s.serialize_field("role", &self.role)?;
+        s.serialize_field("attempt", &self.attempt)?;
+        s.end()
+    }
+}
+
+impl TranscriptData<'_> {
+    /// The messages the attempts account for, in the run's order: each
+    /// reply, then what was sent back about it.
+    fn ledger_messages(&self) -> Vec<(Role, &str, usize)> {
+        let mut messages = Vec::with_capacity(self.attempts.len() * 2);
+        for attempt in self.attempts {
+            messages.push((Role::Assistant, attempt.raw.as_str(), attempt.number));
+            if let Some(sent_back) = &attempt.sent_back {
+                messages.push((Role::User, sent_back.as_str(), attempt.number));
+            }
+        }
+        messages
+    }
+}
+
+impl Serialize for TranscriptData<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let known = self.ledger_messages();
+        let base = self.transcript.len().checked_sub(known.len());
+        let matches = base.is_some_and(|base| {
+            self.transcript[base..]
+                .iter()
+                .zip(&known)
+                .all(|(message, (role, text, _))| {
+                    message.role == *role
+                        && message.content.attachments().is_empty()
+                        && message.content.as_str() == *text
+                })
+        });
+        let mut seq = serializer.serialize_seq(Some(self.transcript.len()))?;
+        match base.filter(|_| matches) {
+            Some(base) => {
+                for message in &self.transcript[..base] {
+                    seq.serialize_element(message)?;
+                }
+                for &(role, _, attempt) in &known {
+                    seq.serialize_element(&AttemptRef { role, attempt })?;
+                }
+            }
+            None => {
+                for message in self.transcript {
+                    seq.serialize_element(message)?;
+                }
+            }
+        }
+        seq.end()
+    }
+}
+
 impl<T: Serialize> Serialize for Outcome<T> {
     /// `{value, ending: "first_try" | "reasked" | "repaired", reasks,
-    /// attempts, usage, cost, transcript, sources, elapsed_ms}`.
+    /// attempts, usage, cost, transcript, sources, elapsed_ms}`. Each reply
+    /// is written once, as its attempt's `raw`: the transcript refers to it
+    /// (see `TranscriptData`), `{"role": "assistant", "attempt": n}`, and
+    /// to a message sent back as `{"role": "user", "attempt": n}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (ending, reasks) = match self.ending {
             Ending::FirstTry => ("first_try", 0),
@@ -162,7 +249,13 @@ impl<T: Serialize> Serialize for Outcome<T> {
         s.serialize_field("attempts", &self.attempts)?;
         s.serialize_field("usage", &self.usage)?;
         s.serialize_field("cost", &self.cost())?;
-        s.serialize_field("transcript", &self.transcript)?;
+        s.serialize_field(
+            "transcript",
+            &TranscriptData {
+                transcript: &self.transcript,
+                attempts: &self.attempts,
+            },
+        )?;
         s.serialize_field("sources", &self.sources)?;
         s.serialize_field("elapsed_ms", &millis(self.elapsed))?;
         s.end()
@@ -208,6 +301,89 @@ impl Serialize for ThinkError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn attempt(number: usize, raw: &str, sent_back: Option<&str>) -> Attempt {
+        Attempt {
+            number,
+            kind: AttemptKind::Rejected,
+            model: "m".into(),
+            raw: raw.into(),
+            reasoning: None,
+            problems: None,
+            sent_back: sent_back.map(str::to_owned),
+            latency: Duration::ZERO,
+            usage: Default::default(),
+            usage_reported: false,
+            finish_reason: None,
+            transport_retries: Vec::new(),
+            served: Served::Live,
+            cost: None,
+            json: Vec::new(),
+        }
+    }
+
+    fn transcript(transcript: &[Message], attempts: &[Attempt]) -> serde_json::Value {
+        serde_json::to_value(TranscriptData {
+            transcript,
+            attempts,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_transcript_points_at_the_replies_it_shares_and_holds_what_it_does_not() {
+        let attempts = [
+            attempt(1, "no sections", Some("Write [A].")),
+            attempt(2, "[A]\nx", None),
+        ];
+        let run = vec![
+            Message::system("Be brief."),
+            Message::user("Say x."),
+            Message::assistant("no sections"),
+            Message::user("Write [A]."),
+            Message::assistant("[A]\nx"),
+        ];
+        assert_eq!(
+            transcript(&run, &attempts),
+            serde_json::json!([
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Say x."},
+                {"role": "assistant", "attempt": 1},
+                {"role": "user", "attempt": 1},
+                {"role": "assistant", "attempt": 2},
+            ])
+        );
+        // A transcript edited after the run no longer matches its
+        // attempts: it is written whole, never pointing at other text.
+        let mut edited = run.clone();
+        edited[4] = Message::assistant("[A]\ny");
+        assert_eq!(
+            transcript(&edited, &attempts),
+            serde_json::to_value(&edited).unwrap()
+        );
+        assert_eq!(
+            transcript(&run[..2], &attempts),
+            serde_json::to_value(&run[..2]).unwrap()
+        );
+    }
+
+    #[test]
+    fn finish_reasons_are_snake_case_and_read_back() {
+        use crate::model::FinishReason;
+        let reasons = [
+            FinishReason::Stop,
+            FinishReason::Length,
+            FinishReason::ContentFilter,
+            FinishReason::Other("tool_calls".into()),
+        ];
+        let json = serde_json::to_value(&reasons).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!(["stop", "length", "content_filter", "tool_calls"])
+        );
+        let back: Vec<FinishReason> = serde_json::from_value(json).unwrap();
+        assert_eq!(back, reasons);
+    }
 
     #[test]
     fn attempt_kinds_are_snake_case() {
