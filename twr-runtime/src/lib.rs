@@ -115,7 +115,9 @@
 //! ├── text.rs          SharedText: a reply held once, shared by the ledger
 //! ├── scripted.rs      ScriptedModel, for tests and demos
 //! ├── retry.rs         the transport retry policy: whether to ask again, how long to wait
-//! ├── think/           the loop: builder, attempts, patch merging, streaming, ledger
+//! ├── think/           the loop: builder, attempts, patch merging, ledger
+//! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
+//! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
 //! ├── run.rs           pub: the ledger's details and the loop's defaults
 //! ├── cost.rs          pub: prices per model, cost per attempt
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
