@@ -52,6 +52,7 @@ mod parse_linear;
 mod parse_props;
 mod parse_samples;
 mod parse_tool_styles;
+mod phrases_custom;
 mod providers;
 mod readme_examples;
 mod resilience_breaker;

@@ -86,3 +86,8 @@ fn streaming_prints_what_the_readme_shows() {
 fn agent_prints_what_the_readme_shows() {
     assert_eq!(run_example("agent"), readme_output("agent"));
 }
+
+#[test]
+fn german_prints_what_the_readme_shows() {
+    assert_eq!(run_example("german"), readme_output("german"));
+}

@@ -23,8 +23,11 @@ pub(crate) const STYLE: &str = "style";
 /// `#[sections(validate = check_refund, concerns = [refund, items])]`: the
 /// fields the rule of the same attribute is about.
 pub(crate) const CONCERNS: &str = "concerns";
+/// `#[sections(phrases = GERMAN)]`: a `twr_runtime::phrases::Phrases` of
+/// the user's own.
+pub(crate) const PHRASES: &str = "phrases";
 /// Every key of `#[sections(...)]`.
-pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG, STYLE, VALIDATE, CONCERNS];
+pub(crate) const CONTAINER_KEYS: &[&str] = &[LANG, STYLE, VALIDATE, CONCERNS, PHRASES];
 
 /// `#[section(header = "[Research Plan]")]`.
 pub(crate) const HEADER: &str = "header";
@@ -86,6 +89,8 @@ pub(crate) enum Style {
 pub(crate) struct Container {
     pub(crate) lang: Option<Spanned<Lang>>,
     pub(crate) style: Option<Spanned<Style>>,
+    /// The path of a `static` phrase table of the user's own.
+    pub(crate) phrases: Option<Spanned<ExprPath>>,
     /// The rules across sections, one per `#[sections(validate = ...)]`
     /// attribute, in order.
     pub(crate) rules: Vec<Rule>,
@@ -168,6 +173,11 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
                         set(cx, &mut rule, &meta, VALIDATE, path);
                     }
                 }
+                PHRASES => {
+                    if let Some(path) = path_value(cx, &meta) {
+                        set(cx, &mut out.phrases, &meta, PHRASES, path);
+                    }
+                }
                 CONCERNS => {
                     if let Some(fields) = ident_list_value(cx, &meta) {
                         set(cx, &mut concerns, &meta, CONCERNS, fields);
@@ -198,6 +208,12 @@ pub(crate) fn container(cx: &Ctxt, attrs: &[Attribute]) -> Container {
             ),
             (None, None) => {}
         }
+    }
+    if let (Some(_), Some(phrases)) = (&out.lang, &out.phrases) {
+        cx.error_at(
+            phrases.key,
+            "`phrases` gives the words of a language of your own, so it replaces `lang`: keep one of them",
+        );
     }
     out
 }
@@ -542,22 +558,31 @@ fn string_list_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
     }
 }
 
-/// `validate = path::to::function`.
+/// `validate = path::to::function`, `phrases = path::TO_TABLE`.
 fn path_value(cx: &Ctxt, meta: &Meta) -> Option<ExprPath> {
-    const USAGE: &str = "validate = check_summary";
+    let name = meta
+        .path()
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    let (usage, what) = if name == PHRASES {
+        ("phrases = GERMAN", "a static phrase table")
+    } else {
+        ("validate = check_summary", "a function")
+    };
     match meta {
         Meta::NameValue(nv) => match &nv.value {
             Expr::Path(path) => Some(path.clone()),
             other => {
                 cx.error_spanned_by(
                     other,
-                    format!("`{VALIDATE}` expects the path of a function: {USAGE}"),
+                    format!("`{name}` expects the path of {what}: {usage}"),
                 );
                 None
             }
         },
         _ => {
-            cx.error_spanned_by(meta, format!("`{VALIDATE}` needs a function: {USAGE}"));
+            cx.error_spanned_by(meta, format!("`{name}` needs {what}: {usage}"));
             None
         }
     }

@@ -35,9 +35,18 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     };
     let read = with_rules(cont, &layout, &fields, read);
 
-    let lang = match cont.attrs.lang.as_ref().map(|l| l.value) {
-        Some(Lang::Zh) => quote!(::twr_runtime::sections::Lang::Zh),
-        Some(Lang::En) | None => quote!(::twr_runtime::sections::Lang::En),
+    let lang = match (
+        &cont.attrs.phrases,
+        cont.attrs.lang.as_ref().map(|l| l.value),
+    ) {
+        (Some(phrases), _) => {
+            let path = &phrases.value;
+            // Spanned at the path: a value that is not a `Phrases` is
+            // reported there.
+            quote_spanned!(path.span()=> ::twr_runtime::sections::Lang::Custom(&#path))
+        }
+        (None, Some(Lang::Zh)) => quote!(::twr_runtime::sections::Lang::Zh),
+        (None, Some(Lang::En) | None) => quote!(::twr_runtime::sections::Lang::En),
     };
     let style = match cont.attrs.style.as_ref().map(|s| s.value) {
         Some(Style::Xml) => Some(quote!(::twr_runtime::sections::Style::Xml)),

@@ -40,6 +40,10 @@ use crate::ctxt::Ctxt;
 ///
 /// - `lang = "en"` (the default) or `lang = "zh"`: the language of the
 ///   format guide and the feedback.
+/// - `phrases = PATH`: the words of the guide and the feedback from a
+///   `static` `twr_runtime::phrases::Phrases` of your own (instead of
+///   `lang`), such as a table in a third language or English with single
+///   phrases changed.
 /// - `validate = path::to::rule`: a rule across sections, a function
 ///   `fn(&Self) -> Result<(), E>` with `E: Display`, run once every section
 ///   has parsed (also when the type is flattened into another); its `Err`

@@ -154,7 +154,7 @@ pub mod sections;
 mod text;
 mod think;
 
-mod phrases;
+pub mod phrases;
 
 #[doc(hidden)]
 pub mod __private;

@@ -35,10 +35,10 @@ pub(super) fn render(
         } else {
             ""
         };
-        let such_as = inline_example(problem);
+        let such_as = inline_example(words, problem);
         out.push_str(&sentence(words, problem, such_as));
         if such_as.is_none() {
-            if let Some(example) = example_block(problem) {
+            if let Some(example) = example_block(words, problem) {
                 let _ = write!(out, "\n{indent}{}", words.for_example);
                 for line in example.lines() {
                     let _ = write!(out, "\n{indent}{line}");
@@ -68,7 +68,8 @@ pub(super) fn render(
 /// One problem's sentence as a message in `lang` says it, without its
 /// example block: the `Display` of a [`Problem`].
 pub(super) fn problem(problem: &Problem, lang: Lang, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    f.write_str(&sentence(phrases(lang), problem, inline_example(problem)))
+    let words = phrases(lang);
+    f.write_str(&sentence(words, problem, inline_example(words, problem)))
 }
 
 /// The sentence naming one problem. `such_as` is the example when it is
@@ -289,9 +290,9 @@ fn in_place(
 
 /// The example, when it is a short single line and the problem is about a
 /// scalar: "a single whole number such as 6".
-fn inline_example(problem: &Problem) -> Option<&str> {
+fn inline_example<'p>(words: &Phrases, problem: &'p Problem) -> Option<&'p str> {
     let example = problem.example.as_deref()?.trim();
-    if is_slot(problem, example) {
+    if is_slot(words, problem, example) {
         return None;
     }
     let scalar = matches!(
@@ -306,7 +307,7 @@ fn inline_example(problem: &Problem) -> Option<&str> {
 }
 
 /// The header and example content shown after a problem, when there is one.
-fn example_block(problem: &Problem) -> Option<String> {
+fn example_block(words: &Phrases, problem: &Problem) -> Option<String> {
     let example = problem.example.as_deref()?.trim();
     let shows_example = matches!(
         problem.kind,
@@ -346,7 +347,7 @@ fn example_block(problem: &Problem) -> Option<String> {
             | ProblemKind::UnreadHeader { .. }
             | ProblemKind::NotOnOwnLine { .. }
     );
-    let slot_adds_nothing = !layout && is_slot(problem, example);
+    let slot_adds_nothing = !layout && is_slot(words, problem, example);
     (shows_example
         && !choice
         && !in_place
@@ -358,11 +359,13 @@ fn example_block(problem: &Problem) -> Option<String> {
 
 /// True when `example` is the guide's slot for the problem's kind of value
 /// rather than an example of the section's own.
-fn is_slot(problem: &Problem, example: &str) -> bool {
+fn is_slot(words: &Phrases, problem: &Problem, example: &str) -> bool {
+    // The slots of the feedback's own table, and of the shipped ones (a
+    // feedback may be rendered in another language than its guide's).
     problem.value_kind.as_ref().is_some_and(|kind| {
-        [Lang::En, Lang::Zh]
+        [phrases(Lang::En), phrases(Lang::Zh), words]
             .into_iter()
-            .any(|lang| phrases(lang).slot(kind) == example)
+            .any(|table| table.slot(kind) == example)
     })
 }
 

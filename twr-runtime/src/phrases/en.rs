@@ -2,7 +2,7 @@
 
 use super::Phrases;
 
-pub(crate) static EN: Phrases = Phrases {
+pub(crate) const EN: Phrases = Phrases {
     stop: '.',
     sentence_gap: " ",
     comma: ", ",

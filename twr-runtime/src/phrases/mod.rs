@@ -4,9 +4,10 @@
 //! words from the [`Phrases`] of the run's [`Lang`]; the code that assembles
 //! them (`feedback/render.rs`, `prompt.rs`, `think/messages.rs`) holds no
 //! words of its own. Templates name their blanks (`{h}`, `{found}`, ...) and
-//! are filled by [`fill`], so a translation may put them in any order.
-//! Adding a language is a new table beside `en.rs` and `zh.rs`, a [`Lang`]
-//! variant, and its arm in [`phrases`].
+//! are filled by twr, so a translation may put them in any order.
+//! A user's own table is a [`Phrases`] value ([`Lang::Custom`]); a language
+//! twr ships is a table beside `en.rs` and `zh.rs`, a [`Lang`] variant, and
+//! its arm in `phrases()`.
 
 mod en;
 mod zh;
@@ -17,247 +18,283 @@ use crate::parse::{Expected, ValueError};
 
 use crate::sections::{Lang, ValueKind};
 
-/// The phrases of one language.
-pub(crate) struct Phrases {
+/// Every sentence and word twr writes for a model in one language: the
+/// format guide, each problem, the retry requests and the focused
+/// questions. Templates name their blanks (`{h}`, `{found}`, ...), which
+/// twr fills; a table may put them in any order.
+///
+/// Two tables come with twr, [`Phrases::ENGLISH`] and [`Phrases::CHINESE`].
+/// A table of your own is a `static` built from one of them, changing
+/// single phrases or all of them, and a type uses it with
+/// `#[sections(phrases = PATH)]` (or any [`Feedback`](crate::Feedback)
+/// with [`Lang::Custom`]):
+///
+/// ```
+/// use twr_runtime::phrases::Phrases;
+/// use twr_runtime::Sections;
+///
+/// static PLAIN: Phrases = Phrases {
+///     missing: "Add the {h} section: {h} on a line of its own, then {kind}.",
+///     ..Phrases::ENGLISH
+/// };
+///
+/// #[derive(Debug, Sections)]
+/// #[sections(phrases = PLAIN)]
+/// struct Trip {
+///     days: u32,
+/// }
+///
+/// assert_eq!(PLAIN.check(), Ok(()));
+/// let feedback = Trip::parse_sections("Three days.").unwrap_err();
+/// assert!(feedback.to_string().starts_with("Add the [Days] section: [Days] on a line of its own"));
+/// ```
+///
+/// Build a table with `..Phrases::ENGLISH` (or `CHINESE`) at its end, even
+/// when you set every phrase: the phrases of later versions then come from
+/// it. (That is why the struct is not `#[non_exhaustive]`: that attribute
+/// would forbid this syntax outside twr.) `examples/german.rs` holds a
+/// complete table in a third language.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Phrases {
     /// Ends a sentence: `.` or `。`.
-    pub(crate) stop: char,
+    pub stop: char,
     /// Between two sentences of one paragraph: a space, or nothing.
-    pub(crate) sentence_gap: &'static str,
+    pub sentence_gap: &'static str,
     /// Between the items of a list written inline: `, ` or `、`.
-    pub(crate) comma: &'static str,
+    pub comma: &'static str,
     /// Before the last item of a list written inline: ` and ` or `和`.
-    pub(crate) and: &'static str,
+    pub and: &'static str,
     /// Before the last item of a list of alternatives: ` or ` or `或`.
-    pub(crate) or: &'static str,
+    pub or: &'static str,
 
     // What a value should be: "The [Weeks] section should be {expected}".
     /// [`Expected::Text`].
-    pub(crate) some_text: &'static str,
+    pub some_text: &'static str,
     /// [`Expected::WholeNumber`], [`ValueKind::Integer`].
-    pub(crate) whole_number: &'static str,
+    pub whole_number: &'static str,
     /// [`Expected::WholeNumberBetween`]: `{whole_number}`, `{min}`, `{max}`.
-    pub(crate) whole_number_between: &'static str,
+    pub whole_number_between: &'static str,
     /// [`Expected::Number`], [`ValueKind::Float`].
-    pub(crate) number: &'static str,
+    pub number: &'static str,
     /// [`Expected::YesNo`], [`ValueKind::Bool`].
-    pub(crate) yes_no: &'static str,
+    pub yes_no: &'static str,
     /// [`Expected::OneCharacter`], [`ValueKind::Char`].
-    pub(crate) one_character: &'static str,
+    pub one_character: &'static str,
     /// [`Expected::OneOf`], [`ValueKind::Choice`]: `{values}`.
-    pub(crate) one_of: &'static str,
+    pub one_of: &'static str,
     /// [`ValueKind::List`].
-    pub(crate) list: &'static str,
+    pub list: &'static str,
     /// After a scalar's noun, its example said inline: `{example}`.
-    pub(crate) such_as: &'static str,
+    pub such_as: &'static str,
     /// [`ValueKind::Table`].
-    pub(crate) table: &'static str,
+    pub table: &'static str,
     /// [`ValueKind::Record`].
-    pub(crate) record: &'static str,
+    pub record: &'static str,
     /// [`ValueKind::Map`].
-    pub(crate) map: &'static str,
+    pub map: &'static str,
     /// The name of an entry in a map section's placeholder: `Name: 3`.
-    pub(crate) map_key: &'static str,
+    pub map_key: &'static str,
 
     // What to write under a missing or empty section, where it differs from
     // the nouns above.
     /// A text section, or a section of unknown kind.
-    pub(crate) its_content: &'static str,
+    pub its_content: &'static str,
     /// A JSON section.
-    pub(crate) the_json_value: &'static str,
+    pub the_json_value: &'static str,
     /// A `from_str` section.
-    pub(crate) its_value: &'static str,
+    pub its_value: &'static str,
 
     // The format guide's line for a kind, where it differs from the nouns
     // above.
     /// A text section without a description.
-    pub(crate) free_text: &'static str,
+    pub free_text: &'static str,
     /// A JSON section.
-    pub(crate) a_json_value: &'static str,
+    pub a_json_value: &'static str,
     /// A `from_str` section.
-    pub(crate) a_single_value: &'static str,
+    pub a_single_value: &'static str,
     /// A placeholder in the example answer: `{what}`.
-    pub(crate) slot: &'static str,
+    pub slot: &'static str,
     /// What a slot of a list of text holds.
-    pub(crate) item: &'static str,
+    pub item: &'static str,
     /// What a table's header cells of a slot hold.
-    pub(crate) column: &'static str,
+    pub column: &'static str,
     /// What a record's labels of a slot hold.
-    pub(crate) label: &'static str,
+    pub label: &'static str,
     /// What the values of a table, record or map slot hold.
-    pub(crate) value: &'static str,
+    pub value: &'static str,
     /// A description that says this (lower case) needs no "a list, one
     /// item per line" after it.
-    pub(crate) per_line: &'static str,
+    pub per_line: &'static str,
 
     // The format guide.
     /// Opens the guide.
-    pub(crate) guide_intro: &'static str,
+    pub guide_intro: &'static str,
     /// Opens the guide of the XML style (`#[sections(style = "xml")]`).
-    pub(crate) guide_intro_xml: &'static str,
+    pub guide_intro_xml: &'static str,
     /// After the header of an `Option` section.
-    pub(crate) guide_optional: &'static str,
+    pub guide_optional: &'static str,
     /// After the header of a `#[section(default)]` section.
-    pub(crate) guide_may_omit: &'static str,
+    pub guide_may_omit: &'static str,
     /// Introduces the complete example answer.
-    pub(crate) guide_example: &'static str,
+    pub guide_example: &'static str,
     /// Ends the guide: where the final answer starts, `{h}` (the first
     /// section's header).
-    pub(crate) guide_begin: &'static str,
+    pub guide_begin: &'static str,
     /// Opens the list of the ways of a choice (an enum of section sets).
-    pub(crate) guide_ways: &'static str,
+    pub guide_ways: &'static str,
     /// Heads one way of a choice: `{n}` (its number), `{name}`.
-    pub(crate) guide_way: &'static str,
+    pub guide_way: &'static str,
     /// Introduces the example answer of one way: `{n}`, `{name}`.
-    pub(crate) guide_example_way: &'static str,
+    pub guide_example_way: &'static str,
 
     // Feedback: the frame of the message.
     /// Opens a message with several problems.
-    pub(crate) intro: &'static str,
+    pub intro: &'static str,
     /// Introduces an example block.
-    pub(crate) for_example: &'static str,
+    pub for_example: &'static str,
     /// Ends a message about one section.
-    pub(crate) closing_one: &'static str,
+    pub closing_one: &'static str,
     /// Ends a message about several sections.
-    pub(crate) closing_many: &'static str,
+    pub closing_many: &'static str,
 
     // Feedback: one sentence per problem. `{h}` is the section's header.
     /// `{h}`, `{kind}`: what to write.
-    pub(crate) missing: &'static str,
+    pub missing: &'static str,
     /// `{h}`, `{kind}`.
-    pub(crate) empty: &'static str,
+    pub empty: &'static str,
     /// `{h}`, `{expected}`, `{found}`.
-    pub(crate) bad_value: &'static str,
+    pub bad_value: &'static str,
     /// `{h}`, `{index}`, `{expected}`, `{item}`.
-    pub(crate) bad_item: &'static str,
+    pub bad_item: &'static str,
     /// JSON of the wrong shape at its root: `{h}`, `{message}`.
-    pub(crate) json_shape: &'static str,
+    pub json_shape: &'static str,
     /// JSON wrong at a field: `{h}`, `{path}`, `{message}`.
-    pub(crate) json_at: &'static str,
+    pub json_at: &'static str,
     /// As `json_shape`, for a whole reply read as JSON: `{message}`.
-    pub(crate) reply_json_shape: &'static str,
+    pub reply_json_shape: &'static str,
     /// As `json_at`, for a whole reply read as JSON: `{path}`, `{message}`.
-    pub(crate) reply_json_at: &'static str,
+    pub reply_json_at: &'static str,
     /// `{h}`, `{message}`, `{found}`.
-    pub(crate) unreadable: &'static str,
+    pub unreadable: &'static str,
     /// `{h}`, `{message}`.
-    pub(crate) invalid: &'static str,
+    pub invalid: &'static str,
     /// `{h}`, `{wrote}`.
-    pub(crate) near_miss: &'static str,
+    pub near_miss: &'static str,
     /// `{h}`, `{wrote}`.
-    pub(crate) unread_header: &'static str,
+    pub unread_header: &'static str,
     /// `{h}`, `{line}`.
-    pub(crate) not_on_own_line: &'static str,
+    pub not_on_own_line: &'static str,
     /// `{headers}`.
-    pub(crate) none_of: &'static str,
+    pub none_of: &'static str,
     /// A reply with no section of a choice: `{choice}`, `{ways}`.
-    pub(crate) no_choice: &'static str,
+    pub no_choice: &'static str,
     /// A reply with sections of several ways of a choice: `{choice}`,
     /// `{found}` (the ways written), `{ways}` (every way).
-    pub(crate) mixed_choice: &'static str,
+    pub mixed_choice: &'static str,
     /// One way and its headers, in `no_choice` and `mixed_choice`:
     /// `{name}`, `{headers}`.
-    pub(crate) way_headers: &'static str,
+    pub way_headers: &'static str,
     /// No blanks.
-    pub(crate) missing_divider: &'static str,
+    pub missing_divider: &'static str,
 
     // Feedback inside a table, record or map section. `{at}` is one of the
     // places below.
     /// A cell: `{row}`, `{column}`.
-    pub(crate) at_cell: &'static str,
+    pub at_cell: &'static str,
     /// A whole row: `{row}`.
-    pub(crate) at_row: &'static str,
+    pub at_row: &'static str,
     /// A record line: `{label}`.
-    pub(crate) at_label: &'static str,
+    pub at_label: &'static str,
     /// `{h}`, `{at}`.
-    pub(crate) cell_empty: &'static str,
+    pub cell_empty: &'static str,
     /// `{h}`, `{at}`, `{found}`, `{expected}`.
-    pub(crate) cell_bad: &'static str,
+    pub cell_bad: &'static str,
     /// `{h}`, `{at}`, `{index}`, `{expected}`, `{item}`.
-    pub(crate) cell_bad_item: &'static str,
+    pub cell_bad_item: &'static str,
     /// `{h}`, `{at}`, `{found}`, `{message}`.
-    pub(crate) cell_unreadable: &'static str,
+    pub cell_unreadable: &'static str,
     /// A record field with no line: `{h}`, `{label}`.
-    pub(crate) no_line: &'static str,
+    pub no_line: &'static str,
     /// `{h}`, `{columns}`.
-    pub(crate) no_table: &'static str,
+    pub no_table: &'static str,
     /// `{h}`, `{labels}`.
-    pub(crate) no_record: &'static str,
+    pub no_record: &'static str,
     /// `{h}`, `{column}`, `{columns}`.
-    pub(crate) no_column: &'static str,
+    pub no_column: &'static str,
     /// `{h}`, `{label}`, `{labels}`.
-    pub(crate) unknown_label: &'static str,
+    pub unknown_label: &'static str,
     /// `{h}`, `{at}`, `{columns}`, `{extra}`.
-    pub(crate) extra_cells: &'static str,
+    pub extra_cells: &'static str,
     /// `{h}`, `{count}`.
-    pub(crate) omitted: &'static str,
+    pub omitted: &'static str,
 
     // The loop's requests after a rejected or cut-off reply.
     /// One section asked for again: `{headers}`.
-    pub(crate) sections_one: &'static str,
+    pub sections_one: &'static str,
     /// Several sections asked for again: `{headers}`.
-    pub(crate) sections_many: &'static str,
+    pub sections_many: &'static str,
     /// Only some sections again: `{sections}`.
-    pub(crate) ask_sections: &'static str,
+    pub ask_sections: &'static str,
     /// After a streamed reply stopped at an invalid section: the rest of
     /// the answer, from that section on: `{sections}`.
-    pub(crate) ask_after_stop: &'static str,
+    pub ask_after_stop: &'static str,
     /// The whole answer again.
-    pub(crate) ask_whole: &'static str,
+    pub ask_whole: &'static str,
     /// As `ask_whole`, for a type with a choice of ways.
-    pub(crate) ask_whole_way: &'static str,
+    pub ask_whole_way: &'static str,
     /// A new answer, for a parser of the caller's own.
-    pub(crate) ask_free: &'static str,
+    pub ask_free: &'static str,
     /// The same problems as last time.
-    pub(crate) same_problems: &'static str,
+    pub same_problems: &'static str,
     /// Escalation with the format guide following: `{same}`.
-    pub(crate) escalate_with_guide: &'static str,
+    pub escalate_with_guide: &'static str,
     /// Escalation without a guide: `{same}`.
-    pub(crate) escalate: &'static str,
+    pub escalate: &'static str,
     /// The reply was cut off by the token limit.
-    pub(crate) cut_off: &'static str,
+    pub cut_off: &'static str,
     /// One complete section of a cut reply kept: `{headers}`.
-    pub(crate) kept_one: &'static str,
+    pub kept_one: &'static str,
     /// Several complete sections of a cut reply kept: `{headers}`.
-    pub(crate) kept_many: &'static str,
+    pub kept_many: &'static str,
     /// Only the rest of a cut reply, short: `{sections}`.
-    pub(crate) write_only: &'static str,
+    pub write_only: &'static str,
     /// The whole of a cut reply again, shorter.
-    pub(crate) rewrite_shorter: &'static str,
+    pub rewrite_shorter: &'static str,
     /// In the excerpt of a huge failed reply sent back: `{bytes}` bytes of
     /// it are left out here.
-    pub(crate) left_out: &'static str,
+    pub left_out: &'static str,
 
     // Demonstrations (`Think::demonstration`, `Think::auto_demonstration`).
     /// The question of the demonstration built from the sections' examples.
-    pub(crate) demo_question: &'static str,
+    pub demo_question: &'static str,
     /// After the real prompt, when a demonstration showed the format:
     /// `{headers}`.
-    pub(crate) same_format: &'static str,
+    pub same_format: &'static str,
     /// As `same_format`, for a type with a choice of ways: `{ways}`.
-    pub(crate) same_format_ways: &'static str,
+    pub same_format_ways: &'static str,
 
     // The last resorts (`think/focus.rs`).
     /// A focused question about a section without a description: `{name}`.
-    pub(crate) focused_nameless: &'static str,
+    pub focused_nameless: &'static str,
     /// Ends a focused question: `{what}`.
-    pub(crate) focused_reply: &'static str,
+    pub focused_reply: &'static str,
     /// Ends a focused question, with the section's example: `{what}`,
     /// `{example}`.
-    pub(crate) focused_reply_example: &'static str,
+    pub focused_reply_example: &'static str,
     /// Follows the focused question about an optional section.
-    pub(crate) focused_optional: &'static str,
+    pub focused_optional: &'static str,
     /// What to reply with for a number.
-    pub(crate) the_number: &'static str,
+    pub the_number: &'static str,
     /// What to reply with for a list.
-    pub(crate) the_list: &'static str,
+    pub the_list: &'static str,
     /// What to reply with for text.
-    pub(crate) the_answer: &'static str,
+    pub the_answer: &'static str,
     /// Restates a request that was only acknowledged; the example answer
     /// of the sections asked for follows.
-    pub(crate) write_now: &'static str,
+    pub write_now: &'static str,
     /// Ends a request after a cut-off reply: `{h}`, the first header to
     /// write.
-    pub(crate) start_with: &'static str,
+    pub start_with: &'static str,
 }
 
 /// The phrases of `lang`.
@@ -265,6 +302,7 @@ pub(crate) fn phrases(lang: Lang) -> &'static Phrases {
     match lang {
         Lang::En => &en::EN,
         Lang::Zh => &zh::ZH,
+        Lang::Custom(table) => table,
     }
 }
 
@@ -300,6 +338,143 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+impl Phrases {
+    /// The English table.
+    pub const ENGLISH: Phrases = en::EN;
+    /// The Chinese table.
+    pub const CHINESE: Phrases = zh::ZH;
+
+    /// Every template, by field name, with the blanks twr fills in it.
+    fn templates(&self) -> [(&'static str, &'static str, &'static [&'static str]); 65] {
+        [
+            ("at_cell", self.at_cell, &["row", "column"]),
+            ("at_row", self.at_row, &["row"]),
+            ("at_label", self.at_label, &["label"]),
+            ("cell_empty", self.cell_empty, &["h", "at"]),
+            ("cell_bad", self.cell_bad, &["h", "at", "found", "expected"]),
+            (
+                "cell_bad_item",
+                self.cell_bad_item,
+                &["h", "at", "index", "expected", "item"],
+            ),
+            (
+                "cell_unreadable",
+                self.cell_unreadable,
+                &["h", "at", "found", "message"],
+            ),
+            ("no_line", self.no_line, &["h", "label"]),
+            ("no_table", self.no_table, &["h", "columns"]),
+            ("no_record", self.no_record, &["h", "labels"]),
+            ("no_column", self.no_column, &["h", "column", "columns"]),
+            (
+                "unknown_label",
+                self.unknown_label,
+                &["h", "label", "labels"],
+            ),
+            (
+                "extra_cells",
+                self.extra_cells,
+                &["h", "at", "columns", "extra"],
+            ),
+            ("omitted", self.omitted, &["h", "count"]),
+            (
+                "whole_number_between",
+                self.whole_number_between,
+                &["whole_number", "min", "max"],
+            ),
+            ("one_of", self.one_of, &["values"]),
+            ("such_as", self.such_as, &["example"]),
+            ("missing", self.missing, &["h", "kind"]),
+            ("empty", self.empty, &["h", "kind"]),
+            ("bad_value", self.bad_value, &["h", "expected", "found"]),
+            (
+                "bad_item",
+                self.bad_item,
+                &["h", "index", "expected", "item"],
+            ),
+            ("json_shape", self.json_shape, &["h", "message"]),
+            ("json_at", self.json_at, &["h", "path", "message"]),
+            ("reply_json_shape", self.reply_json_shape, &["message"]),
+            ("reply_json_at", self.reply_json_at, &["path", "message"]),
+            ("unreadable", self.unreadable, &["h", "message", "found"]),
+            ("invalid", self.invalid, &["h", "message"]),
+            ("near_miss", self.near_miss, &["h", "wrote"]),
+            ("unread_header", self.unread_header, &["h", "wrote"]),
+            ("not_on_own_line", self.not_on_own_line, &["h", "line"]),
+            ("none_of", self.none_of, &["headers"]),
+            ("no_choice", self.no_choice, &["choice", "ways"]),
+            (
+                "mixed_choice",
+                self.mixed_choice,
+                &["choice", "found", "ways"],
+            ),
+            ("way_headers", self.way_headers, &["name", "headers"]),
+            ("guide_ways", self.guide_ways, &[]),
+            ("guide_way", self.guide_way, &["n", "name"]),
+            ("guide_example_way", self.guide_example_way, &["n", "name"]),
+            ("missing_divider", self.missing_divider, &[]),
+            ("sections_one", self.sections_one, &["headers"]),
+            ("sections_many", self.sections_many, &["headers"]),
+            ("ask_sections", self.ask_sections, &["sections"]),
+            ("ask_after_stop", self.ask_after_stop, &["sections"]),
+            ("ask_whole", self.ask_whole, &[]),
+            ("ask_free", self.ask_free, &[]),
+            ("escalate_with_guide", self.escalate_with_guide, &["same"]),
+            ("escalate", self.escalate, &["same"]),
+            ("cut_off", self.cut_off, &[]),
+            ("kept_one", self.kept_one, &["headers"]),
+            ("kept_many", self.kept_many, &["headers"]),
+            ("write_only", self.write_only, &["sections"]),
+            ("rewrite_shorter", self.rewrite_shorter, &[]),
+            ("left_out", self.left_out, &["bytes"]),
+            ("guide_intro", self.guide_intro, &[]),
+            ("guide_begin", self.guide_begin, &["h"]),
+            ("guide_intro_xml", self.guide_intro_xml, &[]),
+            ("demo_question", self.demo_question, &[]),
+            ("slot", self.slot, &["what"]),
+            ("focused_nameless", self.focused_nameless, &["name"]),
+            ("focused_reply", self.focused_reply, &["what"]),
+            (
+                "focused_reply_example",
+                self.focused_reply_example,
+                &["what", "example"],
+            ),
+            ("focused_optional", self.focused_optional, &[]),
+            ("write_now", self.write_now, &[]),
+            ("start_with", self.start_with, &["h"]),
+            ("same_format", self.same_format, &["headers"]),
+            ("same_format_ways", self.same_format_ways, &["ways"]),
+        ]
+    }
+
+    /// Checks that each template names only blanks twr fills: a misspelt
+    /// `{hh}` would reach the model as written. The error lists each
+    /// template (by field name) with the blank it does not know.
+    pub fn check(&self) -> Result<(), Vec<String>> {
+        let mut unknown = Vec::new();
+        for (name, template, blanks) in self.templates() {
+            let values: Vec<(&str, &str)> = blanks.iter().map(|blank| (*blank, "")).collect();
+            let filled = fill(template, &values);
+            let mut rest = filled.as_str();
+            while let Some(open) = rest.find('{') {
+                let after = &rest[open + 1..];
+                let close = after.find('}').unwrap_or(after.len());
+                let blank = &after[..close];
+                if !blank.is_empty() && blank.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    unknown.push(format!("{name}: {{{blank}}}"));
+                }
+                rest = after;
+            }
+        }
+        if unknown.is_empty() {
+            Ok(())
+        } else {
+            Err(unknown)
+        }
+    }
 }
 
 impl Phrases {
@@ -546,73 +721,10 @@ mod tests {
     fn every_template_blank_is_known() {
         for lang in [Lang::En, Lang::Zh] {
             let p = phrases(lang);
-            let templates: [(&str, &[&str]); 65] = [
-                (p.at_cell, &["row", "column"]),
-                (p.at_row, &["row"]),
-                (p.at_label, &["label"]),
-                (p.cell_empty, &["h", "at"]),
-                (p.cell_bad, &["h", "at", "found", "expected"]),
-                (p.cell_bad_item, &["h", "at", "index", "expected", "item"]),
-                (p.cell_unreadable, &["h", "at", "found", "message"]),
-                (p.no_line, &["h", "label"]),
-                (p.no_table, &["h", "columns"]),
-                (p.no_record, &["h", "labels"]),
-                (p.no_column, &["h", "column", "columns"]),
-                (p.unknown_label, &["h", "label", "labels"]),
-                (p.extra_cells, &["h", "at", "columns", "extra"]),
-                (p.omitted, &["h", "count"]),
-                (p.whole_number_between, &["whole_number", "min", "max"]),
-                (p.one_of, &["values"]),
-                (p.such_as, &["example"]),
-                (p.missing, &["h", "kind"]),
-                (p.empty, &["h", "kind"]),
-                (p.bad_value, &["h", "expected", "found"]),
-                (p.bad_item, &["h", "index", "expected", "item"]),
-                (p.json_shape, &["h", "message"]),
-                (p.json_at, &["h", "path", "message"]),
-                (p.reply_json_shape, &["message"]),
-                (p.reply_json_at, &["path", "message"]),
-                (p.unreadable, &["h", "message", "found"]),
-                (p.invalid, &["h", "message"]),
-                (p.near_miss, &["h", "wrote"]),
-                (p.unread_header, &["h", "wrote"]),
-                (p.not_on_own_line, &["h", "line"]),
-                (p.none_of, &["headers"]),
-                (p.no_choice, &["choice", "ways"]),
-                (p.mixed_choice, &["choice", "found", "ways"]),
-                (p.way_headers, &["name", "headers"]),
-                (p.guide_ways, &[]),
-                (p.guide_way, &["n", "name"]),
-                (p.guide_example_way, &["n", "name"]),
-                (p.missing_divider, &[]),
-                (p.sections_one, &["headers"]),
-                (p.sections_many, &["headers"]),
-                (p.ask_sections, &["sections"]),
-                (p.ask_after_stop, &["sections"]),
-                (p.ask_whole, &[]),
-                (p.ask_free, &[]),
-                (p.escalate_with_guide, &["same"]),
-                (p.escalate, &["same"]),
-                (p.cut_off, &[]),
-                (p.kept_one, &["headers"]),
-                (p.kept_many, &["headers"]),
-                (p.write_only, &["sections"]),
-                (p.rewrite_shorter, &[]),
-                (p.left_out, &["bytes"]),
-                (p.guide_intro, &[]),
-                (p.guide_begin, &["h"]),
-                (p.guide_intro_xml, &[]),
-                (p.demo_question, &[]),
-                (p.slot, &["what"]),
-                (p.focused_nameless, &["name"]),
-                (p.focused_reply, &["what"]),
-                (p.focused_reply_example, &["what", "example"]),
-                (p.focused_optional, &[]),
-                (p.write_now, &[]),
-                (p.start_with, &["h"]),
-                (p.same_format, &["headers"]),
-                (p.same_format_ways, &["ways"]),
-            ];
+            assert_eq!(p.check(), Ok(()), "{lang:?}");
+            let templates = p
+                .templates()
+                .map(|(_, template, blanks)| (template, blanks));
             for (template, blanks) in templates {
                 let values: Vec<(&str, &str)> = blanks.iter().map(|b| (*b, "")).collect();
                 let filled = fill(template, &values);

@@ -2,7 +2,7 @@
 
 use super::Phrases;
 
-pub(crate) static ZH: Phrases = Phrases {
+pub(crate) const ZH: Phrases = Phrases {
     stop: '。',
     sentence_gap: "",
     comma: "、",

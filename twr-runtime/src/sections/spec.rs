@@ -12,6 +12,9 @@ pub enum Lang {
     En,
     /// Chinese.
     Zh,
+    /// A table of your own ([`Phrases`](crate::phrases::Phrases)):
+    /// `#[sections(phrases = PATH)]` on a type.
+    Custom(&'static crate::phrases::Phrases),
 }
 
 /// How the format guide asks for section boundaries
