@@ -119,6 +119,27 @@ fn is_cut_of(repaired: &Value, original: &Value) -> bool {
     }
 }
 
+/// True when `prefix` (of valid JSON) ends inside a string whose text so
+/// far holds a `}` or a `]`.
+fn cut_in_a_string_holding_a_closer(prefix: &str) -> bool {
+    let (mut in_string, mut escaped, mut holds) = (false, false, false);
+    for ch in prefix.chars() {
+        if !in_string {
+            in_string = ch == '"';
+            holds = false;
+        } else if escaped {
+            escaped = false;
+        } else if ch == '\\' {
+            escaped = true;
+        } else if ch == '"' {
+            in_string = false;
+        } else {
+            holds |= matches!(ch, '}' | ']');
+        }
+    }
+    in_string && holds
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 struct Target {
@@ -163,6 +184,12 @@ proptest! {
         prop_assume!(!boundaries.is_empty());
         let prefix = &text[..boundaries[cut.index(boundaries.len())]];
         let repaired = extract_value(prefix);
+        // Cut inside a string whose text ends with closers (`{"a": "x}`),
+        // the reply may also be whole with the string's quote left out:
+        // two readings, so feedback, never a guess.
+        if repaired.is_err() && cut_in_a_string_holding_a_closer(prefix) {
+            return Ok(());
+        }
         prop_assert!(repaired.is_ok(), "{:?}: {:?}", prefix, repaired);
         let repaired = repaired.unwrap();
         prop_assert_eq!(repaired.is_array(), value.is_array(), "{:?} gave {}", prefix, repaired);

@@ -72,10 +72,27 @@ pub(crate) fn scan(text: &str) -> Candidates {
     // Every closed pair, in the order of its end.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     let mut last_stray = [None; 2];
+    // A value closed at the top level, and the last byte that was not
+    // white space: after `[1, 2], ` a string is an item of the same list
+    // closed early (`[1, 2], "{"]`), and the brackets in it are text, so
+    // the last `]` is seen as the stray closer it is.
+    let mut top_closed = false;
+    let mut last_seen = 0u8;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
         match CLASS[b as usize] {
+            QUOTE if stack.is_empty() && top_closed && last_seen == b',' => {
+                // Skip it when it ends on its line; an unmatched quote in
+                // prose hides nothing.
+                let mut j = i + 1;
+                while j < bytes.len() && !matches!(bytes[j], b'"' | b'\n') {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                if bytes.get(j) == Some(&b'"') {
+                    i = j;
+                }
+            }
             QUOTE if !stack.is_empty() => {
                 // Skip the string: to the next unescaped quote.
                 i += 1;
@@ -117,9 +134,13 @@ pub(crate) fn scan(text: &str) -> Candidates {
                             break;
                         }
                     }
+                    top_closed |= stack.is_empty();
                 }
             }
             _ => {}
+        }
+        if let Some(&seen) = bytes.get(i).filter(|b| !b.is_ascii_whitespace()) {
+            last_seen = seen;
         }
         i += 1;
     }

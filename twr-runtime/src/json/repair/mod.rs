@@ -75,6 +75,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         inserted_separator: false,
         tuple_commas: Vec::new(),
         commas_read: 0,
+        structure_in_last_comment: None,
     };
     if let Err(mut e) = r.run() {
         e.json_like = input.as_bytes()[start] == b'{' || r.commas_read > 0;
@@ -193,6 +194,11 @@ struct Repairer<'a> {
     arrays: Vec<usize>,
     repairs: RepairSet,
     dropped: Vec<String>,
+    /// Where a line comment that runs to the end of the input starts, when
+    /// its text holds a quote or a closer (`{"a": [1, #"], "b": 2}`): the
+    /// "comment" may be the rest of the value, so a value cut off there
+    /// is two guesses (a comment, then a cut) and is refused.
+    structure_in_last_comment: Option<usize>,
     /// The pass put in the `,` or `:` before the coming value: a value
     /// of bare words is then refused (`[1 apples]` is not two items).
     inserted_separator: bool,
@@ -275,7 +281,12 @@ impl Repairer<'_> {
         let start = self.pos;
         let (end, next) = match memchr(b'\n', self.rest()) {
             Some(i) => (self.pos + i, self.pos + i + 1),
-            None => (self.src.len(), self.src.len()),
+            None => {
+                if memchr::memchr3(b'"', b'}', b']', self.rest()).is_some() {
+                    self.structure_in_last_comment = Some(start);
+                }
+                (self.src.len(), self.src.len())
+            }
         };
         self.drop_text(start, end);
         self.pos = next;
@@ -644,6 +655,12 @@ impl Repairer<'_> {
     /// The input ended in state `expect`: drop a member without a value,
     /// then close every open container.
     fn finish_truncated(&mut self, expect: Expect) -> Result<(), RepairError> {
+        if let (Some(at), false) = (self.structure_in_last_comment, self.stack.is_empty()) {
+            return self.error_from(
+                at,
+                "this comment runs to the end and holds more of the value; close the value before it, or end the comment on its line",
+            );
+        }
         match expect {
             Expect::Top => return self.error("expected a JSON value"),
             Expect::Colon { item_out } | Expect::MemberValue { item_out } => {

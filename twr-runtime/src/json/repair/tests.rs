@@ -529,3 +529,31 @@ fn a_string_cut_off_after_an_escaped_quote_keeps_its_text() {
         "this string is never closed; close it with its quote"
     );
 }
+
+#[test]
+fn a_list_closed_early_before_a_string_with_a_bracket_is_refused() {
+    // The `{` of the last item is text: the final `]` is the stray closer
+    // of the list closed early, so neither `[[1, null], 2]` nor `[]` is
+    // the answer.
+    for text in ["[[1, null], 2], [3], \"{\"]", "[[1, null], 2,] [3], \"{\"]"] {
+        assert!(crate::json::extract_value(text).is_err(), "{text}");
+    }
+    // A string after a value in prose still hides nothing.
+    assert_eq!(
+        crate::json::extract_value("[1, 2], \"so {it} goes\"").unwrap(),
+        serde_json::json!([1, 2])
+    );
+}
+
+#[test]
+fn a_comment_that_swallows_the_rest_of_the_value_is_refused() {
+    // `#` after a single-quoted string ending `'`: all the rest would be a
+    // comment, and the value cut off at it: `{}`, losing every member.
+    let text = r#"{'"":[10000000,1000000,null,null,"'#"],"A":null}"#;
+    assert!(crate::json::extract_value(text).is_err());
+    assert!(fails(r#"{"a": [1, 2 // ], "b": 3}"#)
+        .message
+        .contains("comment"));
+    // A comment of words at the end of a reply cut off is still a comment.
+    assert_eq!(fix("{\"a\": 1 // cut").0, compact("{\"a\": 1}"));
+}
