@@ -255,7 +255,7 @@ async fn a_thousand_runs_under_faults_keep_an_exact_ledger() {
         .threshold(12)
         .cooldown(Duration::from_millis(150));
     let policy = RetryPolicy::default()
-        .max_retries(5)
+        .max_retries(8)
         .base_delay(Duration::from_millis(5))
         .max_delay(Duration::from_millis(300));
     let think = Think::new(&stack).max_attempts(3).retry_policy(policy);
