@@ -39,6 +39,10 @@ async fn debug_tracing_and_the_serialized_ledger_show_media_type_and_size() {
         .with_writer(move || writer.clone())
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Another test thread may have cached this binary's call sites as
+    // unwanted while no subscriber of theirs wanted TRACE: ask again, so
+    // this thread's subscriber sees the run's span.
+    tracing::callsite::rebuild_interest_cache();
 
     let model = ScriptedModel::new(["[Plan]\nTemples\n[Days]\nthree\n[Budget]\n500", "[Days]\n3"]);
     let sent = Message::user("Plan a trip from this map.").with_image(image(), "image/png");
