@@ -236,7 +236,7 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// A transport failure the breaker refused without sending a request.
 fn refused(error: &str) -> bool {
-    error.starts_with("the circuit breaker of ")
+    error.starts_with("the call was held back and not sent: the circuit breaker of ")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

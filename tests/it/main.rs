@@ -38,6 +38,7 @@ pub mod derive_hygiene;
 mod derive_parse;
 mod derive_specs;
 mod derive_styles;
+mod error_chains;
 mod journal_resume;
 mod json_exact_numbers;
 mod json_fragments;

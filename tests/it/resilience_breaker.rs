@@ -132,9 +132,11 @@ async fn an_open_breaker_sends_200_concurrent_runs_to_the_next_model_then_probes
     );
     assert!(error.is_transient());
     assert_eq!(error.retry_after(), Some(open.retry_in));
+    // Held back, and the breaker's own error says why.
     assert!(
-        error.to_string().starts_with(
-            "the circuit breaker of primary-model is open after repeated failures: no calls until "
+        crate::support::report(&error).starts_with(
+            "the call was held back and not sent: \
+             the circuit breaker of primary-model is open after repeated failures: no calls until "
         ),
         "{error}"
     );
@@ -265,7 +267,7 @@ async fn a_streaming_model_streams_through_the_breaker_which_counts_each_stream(
         async move {
             let items: Vec<Result<Delta, String>> = breaker
                 .chat_stream(&[Message::user("hi")])
-                .map(|item| item.map_err(|e| e.to_string()))
+                .map(|item| item.map_err(|e| crate::support::report(&e)))
                 .collect()
                 .await;
             items
@@ -292,10 +294,9 @@ async fn a_streaming_model_streams_through_the_breaker_which_counts_each_stream(
     let refused = deltas(&breaker).await;
     assert_eq!(refused.len(), 1);
     assert!(
-        refused[0]
-            .as_ref()
-            .unwrap_err()
-            .starts_with("the circuit breaker of scripted is open"),
+        refused[0].as_ref().unwrap_err().starts_with(
+            "the call was held back and not sent: the circuit breaker of scripted is open"
+        ),
         "{refused:?}"
     );
     assert_eq!(breaker.inner().calls(), 3);
@@ -307,10 +308,10 @@ async fn a_streaming_model_streams_through_the_breaker_which_counts_each_stream(
     // While the probe streams, other calls fail fast.
     let during = deltas(&breaker).await;
     assert!(
-        during[0]
-            .as_ref()
-            .unwrap_err()
-            .starts_with("the circuit breaker of scripted is testing the model"),
+        during[0].as_ref().unwrap_err().starts_with(
+            "the call was held back and not sent: \
+                 the circuit breaker of scripted is testing the model"
+        ),
         "{during:?}"
     );
     drop(probe);

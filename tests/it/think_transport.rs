@@ -135,7 +135,13 @@ async fn non_transient_errors_fail_at_once_with_the_servers_message() {
             error.to_string(),
             format!("the model call failed: the model server answered HTTP {code}: {message}")
         );
-        assert!(std::error::Error::source(&error).is_some());
+        // The model error is said in the text and read with `model_error`;
+        // a status holds no lower error, so the chain ends here.
+        assert!(matches!(
+            error.model_error(),
+            Some(ModelError::Status { .. })
+        ));
+        assert!(std::error::Error::source(&error).is_none());
     }
 }
 

@@ -7,7 +7,7 @@ use reqwest::Response;
 
 use super::http::{transport_error, Deadline};
 use super::secret::Secrets;
-use crate::model::{ErrorDetail, ModelError};
+use crate::model::ModelError;
 
 /// Reads a reply body piece by piece under the call's deadline, failing once
 /// it passes the cap, and checking that it is UTF-8.
@@ -66,17 +66,10 @@ impl BodyReader {
         let response = &mut self.response;
         let chunk = deadline
             .run(async {
-                response.chunk().await.map_err(|e| {
-                    match transport_error(e, deadline.limit, secrets) {
-                        ModelError::Interrupted(detail) | ModelError::Connect(detail) => {
-                            ModelError::Interrupted(prefixed(
-                                "the connection failed while reading the response: ",
-                                detail,
-                            ))
-                        }
-                        other => other,
-                    }
-                })
+                response
+                    .chunk()
+                    .await
+                    .map_err(|e| transport_error(e, true, deadline.limit, secrets))
             })
             .await?;
         let Some(chunk) = chunk else {
@@ -115,14 +108,6 @@ impl BodyReader {
             body.extend_from_slice(&chunk);
         }
         Ok(body)
-    }
-}
-
-fn prefixed(prefix: &str, detail: ErrorDetail) -> ErrorDetail {
-    let message = format!("{prefix}{detail}");
-    match detail.into_source() {
-        Some(source) => ErrorDetail::with_source(message, source),
-        None => message.into(),
     }
 }
 

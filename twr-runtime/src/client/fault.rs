@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::http::retry_after;
 use super::provider::{Fault, Piece};
 use super::secret::Secrets;
-use crate::model::{ErrorDetail, FinishReason, ModelError};
+use crate::model::{FinishReason, ModelError};
 
 /// How much of an error body is read, and how much of its message is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -68,20 +68,17 @@ pub(crate) fn from_fault(
             )
         }
         Fault::NotJson { expected, error } => {
-            // serde quotes values it did not expect: scrub its words too, and
-            // keep it as the source only when it quoted no secret.
-            let said = error.to_string();
-            let complaint = secrets.scrub(&said);
+            // serde's words go into the message, before the excerpt they
+            // are about, and scrubbed, as serde quotes values it did not
+            // expect; so its error is not kept as the source, which would
+            // say them again, unscrubbed.
+            let complaint = secrets.scrub(&error.to_string());
             let message = format!(
                 "{} is not {expected} ({complaint}): {}",
                 subject.as_str(),
                 excerpt()
             );
-            ModelError::Decode(if complaint == said {
-                ErrorDetail::with_source(message, error)
-            } else {
-                message.into()
-            })
+            ModelError::Decode(message.into())
         }
         Fault::Missing(what) => {
             ModelError::Decode(format!("{} has no {what}: {}", subject.as_str(), excerpt()).into())

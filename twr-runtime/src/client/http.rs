@@ -48,7 +48,7 @@ pub(crate) fn endpoint(base_url: &str, path: &str) -> Result<reqwest::Url, Model
     let shown = redact_url(base_url);
     let parsed = reqwest::Url::parse(&url).map_err(|e| {
         ModelError::Config(ErrorDetail::with_source(
-            format!("the base URL {shown:?} is not a valid URL ({e})"),
+            format!("the base URL {shown:?} is not a valid URL"),
             e,
         ))
     })?;
@@ -113,7 +113,7 @@ pub(crate) async fn send(
             request
                 .send()
                 .await
-                .map_err(|e| transport_error(e, deadline.limit, secrets))
+                .map_err(|e| transport_error(e, false, deadline.limit, secrets))
         })
         .await?;
     if response.status().is_success() {
@@ -126,10 +126,12 @@ pub(crate) async fn send(
     }
 }
 
-/// Maps a reqwest failure (before or while reading the body); the reqwest
-/// error, without its URL (which may carry credentials), is the source.
+/// Maps a reqwest failure (before the response, or while `reading_body`);
+/// the reqwest error, without its URL (which may carry credentials), is the
+/// source.
 pub(crate) fn transport_error(
     error: reqwest::Error,
+    reading_body: bool,
     timeout: Duration,
     secrets: &Secrets,
 ) -> ModelError {
@@ -145,40 +147,47 @@ pub(crate) fn transport_error(
         })
     });
     let error = error.without_url();
-    let message = secrets.scrub(&error_chain(&error));
-    if error.is_builder() {
+    enum Kind {
+        Config,
+        Connect,
+        Interrupted,
+    }
+    let (kind, message) = if reading_body {
+        // Whatever broke, the response had begun: the reply broke off.
+        (
+            Kind::Interrupted,
+            "the connection failed while reading the response".to_string(),
+        )
+    } else if error.is_builder() {
         // The request could not even be built: retrying cannot help.
-        ModelError::Config(ErrorDetail::with_source(
-            format!("the request could not be built: {message}"),
-            error,
-        ))
+        (Kind::Config, "the request could not be built".to_string())
     } else if error.is_connect() {
-        let message = match host {
-            Some(host) => format!("{host} ({message})"),
-            None => message,
-        };
-        ModelError::Connect(ErrorDetail::with_source(message, error))
+        (
+            Kind::Connect,
+            host.unwrap_or_else(|| "the server".to_string()),
+        )
     } else {
         // The request went out but the connection failed before a whole
         // response arrived (reset, closed early): retrying may well work.
-        ModelError::Interrupted(ErrorDetail::with_source(message, error))
+        (Kind::Interrupted, "the connection failed".to_string())
+    };
+    // The message says what reqwest's error does not (the host, what was
+    // under way) and the error is the source, which a chain prints next:
+    // reqwest's own text holds no URL once `without_url` dropped it. Should
+    // it quote a secret all the same, its scrubbed text goes into the
+    // message instead and the error is dropped.
+    let said = crate::model::error::report(&error);
+    let scrubbed = secrets.scrub(&said);
+    let detail = if scrubbed == said {
+        ErrorDetail::with_source(message, error)
+    } else {
+        format!("{message} ({scrubbed})").into()
+    };
+    match kind {
+        Kind::Config => ModelError::Config(detail),
+        Kind::Connect => ModelError::Connect(detail),
+        Kind::Interrupted => ModelError::Interrupted(detail),
     }
-}
-
-/// An error with its sources: reqwest's top-level message alone ("error
-/// sending request") does not say what went wrong.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
 }
 
 /// The pause a server asked for, read from the response's headers by the

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::http::{error_chain, same_origin_redirects};
+use super::http::same_origin_redirects;
 use crate::model::ModelError;
 
 /// Default time limit for one whole request, body included. Generous because
@@ -111,7 +111,7 @@ impl Options {
                 // rustls; asking for `native-tls` means the platform's TLS.
                 #[cfg(feature = "native-tls")]
                 let builder = builder.tls_backend_native();
-                builder.build().map_err(|e| error_chain(&e))
+                builder.build().map_err(|e| crate::model::error::report(&e))
             })
             .clone()
             .map_err(|e| ModelError::Config(format!("could not build the HTTP client: {e}").into()))

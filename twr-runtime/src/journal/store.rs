@@ -64,7 +64,7 @@ impl RecordedOutcome {
                 usage: error.usage(),
                 cost: error.cost(),
                 final_reply: None,
-                error: Some(error.to_string()),
+                error: Some(crate::model::error::report(&error)),
             },
         }
     }

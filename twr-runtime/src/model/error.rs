@@ -14,6 +14,17 @@ use super::message::Reply;
 /// [`source()`](std::error::Error::source) through their [`ErrorDetail`];
 /// build one yourself from text: `ModelError::Connect("refused".into())`.
 /// Server text in every message has the API key replaced by `[redacted]`.
+///
+/// Each cause is said once along the chain, so a report that prints an
+/// error and then each [`source()`](std::error::Error::source) (anyhow's
+/// `{:#}`, or a loop over `source()`) repeats nothing: a variant that holds
+/// one of twr's own errors ([`Incomplete`](Self::Incomplete),
+/// [`Named`](Self::Named), [`Attachment`](Self::Attachment)) says it in its
+/// own text and its `source()` is what that error holds; a variant that
+/// holds an error of another type (the wrapper's error of
+/// [`Unavailable`](Self::Unavailable), a reqwest error in an
+/// [`ErrorDetail`]) does not say it and returns it as `source()`. `Display`
+/// alone is then the short form: print the chain for the whole story.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -149,7 +160,8 @@ impl fmt::Display for ModelError {
                 "{source} ({} bytes of the reply had arrived and are kept)",
                 partial.content.len()
             ),
-            ModelError::Unavailable { source, .. } => fmt::Display::fmt(source, f),
+            // The wrapper's error is the source: a chain prints it next.
+            ModelError::Unavailable { .. } => f.write_str("the call was held back and not sent"),
             ModelError::Attachment(error) => {
                 write!(f, "an attachment cannot be sent: {error}")
             }
@@ -167,11 +179,14 @@ impl std::error::Error for ModelError {
             | ModelError::Config(detail) => detail.source(),
             // Transparent, as `#[error(transparent)]` would be.
             ModelError::Other(error) => error.source(),
+            // These say their inner error in their own text (it is one of
+            // twr's errors, a field the caller reads directly), so the
+            // chain goes on with what that error does not say.
             ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
-                Some(&**source)
+                source.source()
             }
+            ModelError::Attachment(error) => error.source(),
             ModelError::Unavailable { source, .. } => Some(&**source),
-            ModelError::Attachment(error) => Some(error),
             ModelError::Timeout(_)
             | ModelError::Status { .. }
             | ModelError::EmptyReply
@@ -255,6 +270,10 @@ impl ModelError {
 pub struct ErrorDetail {
     message: String,
     source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    /// True when `message` is `source`'s own text (a detail made from an
+    /// error): the chain then goes on with `source`'s source, so that
+    /// text is not said twice.
+    says_source: bool,
 }
 
 impl ErrorDetail {
@@ -263,10 +282,13 @@ impl ErrorDetail {
         ErrorDetail {
             message: message.into(),
             source: None,
+            says_source: false,
         }
     }
 
-    /// A message and the error it comes from.
+    /// A message and the error it comes from. The message says what the
+    /// source does not (where, doing what): the source's text follows it
+    /// in a chain, so the message should not repeat it.
     pub fn with_source(
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -274,6 +296,7 @@ impl ErrorDetail {
         ErrorDetail {
             message: message.into(),
             source: Some(source.into()),
+            says_source: false,
         }
     }
 
@@ -282,16 +305,27 @@ impl ErrorDetail {
         &self.message
     }
 
-    /// The underlying error, taken out.
+    /// The underlying error, taken out: the one given to
+    /// [`with_source`](Self::with_source), or the error the detail was made
+    /// from.
     pub fn into_source(self) -> Option<Box<dyn std::error::Error + Send + Sync>> {
         self.source
     }
 
-    /// The underlying error, if any.
+    /// The next error of the chain, if any: the one given to
+    /// [`with_source`](Self::with_source); for a detail made from an error
+    /// (`From<Box<dyn Error>>`), whose message is that error's text, that
+    /// error's own source.
     pub fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
+        let source = self
+            .source
             .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+            .map(|e| e as &(dyn std::error::Error + 'static))?;
+        if self.says_source {
+            source.source()
+        } else {
+            Some(source)
+        }
     }
 }
 
@@ -334,13 +368,35 @@ impl From<String> for ErrorDetail {
 }
 
 impl From<Box<dyn std::error::Error + Send + Sync>> for ErrorDetail {
-    /// The error's text as the message, the error as the source.
+    /// The error's text as the message; the error's own source continues
+    /// the chain ([`source`](ErrorDetail::source)), and
+    /// [`into_source`](ErrorDetail::into_source) gives the error back.
     fn from(error: Box<dyn std::error::Error + Send + Sync>) -> Self {
         ErrorDetail {
             message: error.to_string(),
             source: Some(error),
+            says_source: true,
         }
     }
+}
+
+/// `error` and each error of its [`source()`](std::error::Error::source)
+/// chain, joined by `": "`, each text once (a cause whose text is already
+/// said is skipped): what the ledger keeps of a failed request, and the
+/// message of a lower error whose top-level text says too little
+/// (reqwest's "error sending request").
+pub(crate) fn report(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 impl PartialEq<str> for ErrorDetail {

@@ -273,8 +273,10 @@ impl fmt::Display for ThinkError {
 }
 
 impl std::error::Error for ThinkError {
+    /// For [`ThinkErrorKind::Model`], what the model error holds: its text
+    /// is already said in this error's (read the error itself with
+    /// [`ThinkError::model_error`]), so a chain says each cause once.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.model_error()
-            .map(|source| source as &(dyn std::error::Error + 'static))
+        self.model_error()?.source()
     }
 }

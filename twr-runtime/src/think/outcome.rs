@@ -49,7 +49,8 @@ pub enum AttemptKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TransportRetry {
-    /// The error, as text (`ModelError`'s message; never a key).
+    /// The error, as text: the `ModelError`'s message and each cause of
+    /// its source chain, once each (never a key).
     pub error: String,
     /// The pause taken before the next request (zero when there was none:
     /// the run ended after this request).

@@ -214,7 +214,7 @@ impl RequestLog {
     /// Records a failed request and the pause taken after it; a partial
     /// reply moves from the error into the record.
     fn failed(&mut self, error: ModelError, delay: Duration) {
-        let text = error.to_string();
+        let text = crate::model::error::report(&error);
         let partial = match error {
             ModelError::Incomplete { partial, .. } => Some(*partial),
             _ => None,
@@ -230,7 +230,7 @@ impl RequestLog {
     /// `ThinkError`, so the record gets a copy of its partial reply.
     fn last_failed(&mut self, error: &ModelError) {
         self.failures.push(TransportRetry {
-            error: error.to_string(),
+            error: crate::model::error::report(error),
             delay: Duration::ZERO,
             partial: error.partial().cloned(),
         });

@@ -1,0 +1,213 @@
+//! Error chains say each cause once: a report that prints an error and then
+//! each `source()` (anyhow's `{:#}`, a logger's loop) never repeats a text.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::support::client::refused_origin;
+use twr_runtime::model::ErrorDetail;
+use twr_runtime::{
+    ChatModel, Message, ModelError, OpenAiCompatible, Reply, RetryPolicy, ScriptedModel, Think,
+};
+
+/// The error's text and each of its sources', in order.
+fn chain(error: &(dyn Error + 'static)) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut current = Some(error);
+    while let Some(e) = current {
+        texts.push(e.to_string());
+        current = e.source();
+    }
+    texts
+}
+
+/// Fails when a text of the chain holds a later one: that cause would be
+/// printed twice.
+fn assert_said_once(texts: &[String]) {
+    for (i, earlier) in texts.iter().enumerate() {
+        for later in &texts[i + 1..] {
+            assert!(
+                !earlier.contains(later.as_str()),
+                "{later:?} is said twice in {texts:#?}"
+            );
+        }
+    }
+}
+
+/// An error with a cause of its own, as a user's or a library's would be.
+#[derive(Debug)]
+struct Outer(std::io::Error);
+
+impl fmt::Display for Outer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the proxy gave up")
+    }
+}
+
+impl Error for Outer {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+fn reset() -> std::io::Error {
+    std::io::Error::other("reset by peer")
+}
+
+fn cut_off() -> ModelError {
+    ModelError::Incomplete {
+        partial: Box::new(Reply::text("[Plan]")),
+        source: Box::new(ModelError::Interrupted(ErrorDetail::with_source(
+            "the connection failed",
+            reset(),
+        ))),
+    }
+}
+
+#[test]
+fn an_incomplete_reply_says_its_cause_once() {
+    let texts = chain(&cut_off());
+    assert_eq!(
+        texts,
+        [
+            "the reply broke off: the connection failed \
+             (6 bytes of the reply had arrived and are kept)",
+            "reset by peer",
+        ]
+    );
+    assert_said_once(&texts);
+}
+
+#[test]
+fn a_named_model_error_says_its_cause_once() {
+    let error = ModelError::Named {
+        model: "backup".to_string(),
+        source: Box::new(cut_off()),
+    };
+    let texts = chain(&error);
+    assert_eq!(
+        texts,
+        [
+            "backup: the reply broke off: the connection failed \
+             (6 bytes of the reply had arrived and are kept)",
+            "reset by peer",
+        ]
+    );
+    assert_said_once(&texts);
+}
+
+#[test]
+fn an_attachment_error_is_said_once() {
+    let refused = Message::user("Read this.")
+        .with_image(Vec::<u8>::new(), "image/png")
+        .check_attachments()
+        .unwrap_err();
+    let texts = chain(&ModelError::Attachment(refused));
+    assert_eq!(
+        texts,
+        ["an attachment cannot be sent: the image/png attachment has no bytes"]
+    );
+}
+
+#[test]
+fn a_held_back_call_leaves_the_reason_to_its_source() {
+    let error = ModelError::Unavailable {
+        retry_after: None,
+        source: "the queue is full".into(),
+    };
+    let texts = chain(&error);
+    assert_eq!(
+        texts,
+        ["the call was held back and not sent", "the queue is full"]
+    );
+}
+
+#[test]
+fn a_detail_made_from_an_error_goes_on_with_that_errors_source() {
+    let boxed: Box<dyn Error + Send + Sync> = Box::new(Outer(reset()));
+    let error = ModelError::Connect(boxed.into());
+    let texts = chain(&error);
+    assert_eq!(
+        texts,
+        [
+            "could not connect to the model server: the proxy gave up",
+            "reset by peer",
+        ]
+    );
+    // The error it was made from is still there to take out.
+    let ModelError::Connect(detail) = error else {
+        unreachable!()
+    };
+    assert!(detail
+        .into_source()
+        .unwrap()
+        .downcast_ref::<Outer>()
+        .is_some());
+}
+
+#[tokio::test]
+async fn a_failed_run_says_the_model_error_once() {
+    let model = ScriptedModel::from_results([Err(ModelError::Config(ErrorDetail::with_source(
+        "no model name",
+        reset(),
+    )))]);
+    let error = Think::new(&model)
+        .run_with("Hi", |raw: &str| {
+            Ok::<_, twr_runtime::Feedback>(raw.to_string())
+        })
+        .await
+        .unwrap_err();
+    let texts = chain(&error);
+    assert_eq!(
+        texts,
+        [
+            "the model call failed: invalid model configuration: no model name",
+            "reset by peer",
+        ]
+    );
+    // The ledger keeps the whole chain as one text.
+    let failures = &error.failed_call().unwrap().failures;
+    assert_eq!(
+        failures[0].error,
+        "invalid model configuration: no model name: reset by peer"
+    );
+}
+
+#[tokio::test]
+async fn a_refused_connection_names_the_host_and_leaves_the_reason_to_reqwest() {
+    let origin = refused_origin();
+    let host = origin.trim_start_matches("http://").to_string();
+    let model = OpenAiCompatible::new(format!("{origin}/v1"), "m");
+    let error = model.chat(&[Message::user("Hi")]).await.unwrap_err();
+    let texts = chain(&error);
+    assert_eq!(
+        texts[0],
+        format!("could not connect to the model server: {host}")
+    );
+    assert!(texts.len() > 2, "{texts:#?}");
+    assert!(
+        texts[1..].iter().any(|t| t.contains("onnection refused")),
+        "{texts:#?}"
+    );
+    assert_said_once(&texts);
+
+    // Through the loop too, and its ledger keeps every cause once.
+    let error = Think::new(&model)
+        .retry_policy(RetryPolicy::default().max_retries(0))
+        .run_with("Hi", |raw: &str| {
+            Ok::<_, twr_runtime::Feedback>(raw.to_string())
+        })
+        .await
+        .unwrap_err();
+    let texts = chain(&error);
+    assert_eq!(
+        texts[0],
+        format!("the model call failed: could not connect to the model server: {host}")
+    );
+    assert_said_once(&texts);
+    let recorded = &error.failed_call().unwrap().failures[0].error;
+    assert_eq!(
+        *recorded,
+        texts.join(": ")["the model call failed: ".len()..]
+    );
+}
