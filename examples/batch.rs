@@ -16,7 +16,7 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::Ending;
 use twr_runtime::{
     ChatModel, Message, ModelError, OpenAiCompatible, Reply, Role, Sections, Think, ThinkErrorKind,
@@ -98,7 +98,8 @@ impl OfflineClerk {
 }
 
 impl ChatModel for OfflineClerk {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let messages = request.messages;
         Box::pin(async move {
             // A little latency, as a model has.
             tokio::time::sleep(std::time::Duration::from_millis(40)).await;
@@ -107,7 +108,7 @@ impl ChatModel for OfflineClerk {
             let mut reply = Reply::text(text);
             // Token counts as a tokenizer of ~4 bytes a token would give.
             reply.usage = Usage::new((read / 4) as u64, (reply.content.len() / 4) as u64);
-            Ok(reply)
+            Ok(Response::from_reply(reply))
         })
     }
 

@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
     feedback::ProblemKind, sections::ValueKind, Attempt, AttemptKind, ChatModel, Choice,
@@ -640,13 +640,14 @@ struct SeedPerCall {
 }
 
 impl ChatModel for SeedPerCall {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let client = self
             .client
             .clone()
             .seed(self.seed.wrapping_add(call.wrapping_mul(1_000_003)));
-        Box::pin(async move { client.chat(messages).await })
+        // The client is this call's own: the reply is read whole here.
+        Box::pin(async move { Ok(Response::from_reply(client.chat(request.messages).await?)) })
     }
 
     fn name(&self) -> &str {

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::Ending;
 use twr_runtime::{
     Attempt, AttemptKind, ChatModel, Feedback, FinishReason, Message, ModelError, OpenAiCompatible,
@@ -173,9 +173,12 @@ struct Recording<M> {
 }
 
 impl<M: ChatModel> ChatModel for Recording<M> {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        self.requests.lock().unwrap().push(messages.to_vec());
-        self.inner.chat(messages)
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        self.requests
+            .lock()
+            .unwrap()
+            .push(request.messages.to_vec());
+        self.inner.call(request)
     }
     fn name(&self) -> &str {
         self.inner.name()

@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::think_support::*;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::{ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Think};
 
 /// The system allocator, counting the bytes live.
@@ -58,14 +58,14 @@ struct Huge {
 }
 
 impl ChatModel for Huge {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
             let line = "Walk the Philosopher's Path and stop at every temple gate.\n";
             let mut text = String::with_capacity(self.size);
             while text.len() + line.len() <= self.size {
                 text.push_str(line);
             }
-            Ok(Reply::text(text))
+            Ok(Response::from_reply(Reply::text(text)))
         })
     }
 }

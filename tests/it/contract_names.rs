@@ -7,7 +7,7 @@
 use futures_util::StreamExt;
 use serde::Deserialize;
 use twr_runtime::json;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::parse::{divider_parser, multi_section_parser, MatchMode, SectionMap};
 use twr_runtime::{
     think_with_retry, Anthropic, AttemptKind, ChatModel, Choice, CircuitBreaker, Delta, Fallback,
@@ -415,13 +415,14 @@ async fn models_and_wrappers() {
 struct Echo;
 
 impl ChatModel for Echo {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        let last = messages
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let last = request
+            .messages
             .last()
             .map(|m| m.content.to_string())
             .unwrap_or_default();
         Box::pin(async move {
-            Ok(Reply {
+            Ok(Response::from_reply(Reply {
                 content: format!("[Answer]\n{}", last.len()),
                 reasoning: None,
                 usage: Usage {
@@ -431,7 +432,7 @@ impl ChatModel for Echo {
                     ..Usage::default()
                 },
                 finish_reason: Some(FinishReason::Stop),
-            })
+            }))
         })
     }
 }
@@ -446,4 +447,24 @@ async fn a_model_of_your_own() {
         content: "hi".into(),
     };
     assert_eq!(message, Message::user("hi"));
+
+    // The same model as an async function of the conversation; `chat` and
+    // `chat_stream` work on it, and on `Echo`, with only `ChatModel` in scope.
+    let echo = twr_runtime::model::from_fn(|messages: Vec<Message>| async move {
+        let last = messages.last().map_or(0, |m| m.content.len());
+        Ok(Reply::text(format!("[Answer]\n{last}")).with_usage(Usage::new(3, 2)))
+    })
+    .with_name("echo");
+    let outcome = Think::new(&echo).run::<Tagged>("abc").await.unwrap();
+    let by_trait = Think::new(&Echo).run::<Tagged>("abc").await.unwrap();
+    assert_eq!(outcome.value.answer, by_trait.value.answer);
+    let reply = Echo.chat(&[Message::user("abcd")]).await.unwrap();
+    assert_eq!(reply.content, "[Answer]\n4");
+    assert_eq!(outcome.attempts[0].model, "echo");
+    let streamed: Vec<Delta> = echo
+        .chat_stream(&[Message::user("abcd")])
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(streamed[0], Delta::Content("[Answer]\n4".into()));
 }

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 use tokio::time::Instant;
-use twr_runtime::model::{BoxFuture, RateLimits, Request};
+use twr_runtime::model::{self, BoxFuture, RateLimits, Request};
 use twr_runtime::{
     ChatModel, CircuitBreaker, Delta, FinishReason, Limited, Message, ModelError, OpenAiCompatible,
     Reply, Usage,
@@ -263,12 +263,15 @@ struct Counting {
 }
 
 impl ChatModel for Counting {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(
+        &'a self,
+        _: Request<'a>,
+    ) -> BoxFuture<'a, Result<model::Response<'a>, ModelError>> {
         self.starts.lock().unwrap().push(Instant::now());
         Box::pin(async {
             let mut reply = Reply::text("ok");
             reply.usage = Usage::new(60, 40);
-            Ok(reply)
+            Ok(model::Response::from_reply(reply))
         })
     }
 }

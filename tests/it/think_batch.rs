@@ -9,9 +9,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::BatchProgress;
-use twr_runtime::{ChatModel, Message, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage};
+use twr_runtime::{ChatModel, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage};
 
 /// Twice the item's number.
 #[derive(Debug, PartialEq, Sections)]
@@ -40,7 +40,8 @@ impl Drop for InFlight<'_> {
 }
 
 impl ChatModel for Doubler {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let messages = request.messages;
         Box::pin(async move {
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             let _guard = InFlight(&self.in_flight);
@@ -57,7 +58,7 @@ impl ChatModel for Doubler {
             }
             let mut reply = Reply::text(format!("[Number]\n{}", 2 * n));
             reply.usage = Usage::new(10, 2);
-            Ok(reply)
+            Ok(Response::from_reply(reply))
         })
     }
 }

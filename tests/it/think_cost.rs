@@ -1,13 +1,17 @@
 //! Cost from prices the user supplies (issue 22.5): each attempt's tokens
 //! at its own model's price (cache reads and writes at theirs), summed per
 //! run, in the failed call of an error, in run_many's progress, and in the
-//! serialized ledger; a model without a price has no cost.
+//! serialized ledger; a model without a price has no cost; the backup of a
+//! `Fallback` at the backup's price.
 
 use std::sync::Mutex;
 
 use twr_runtime::cost::{Price, Prices};
+use twr_runtime::model::ErrorDetail;
 use twr_runtime::run::BatchProgress;
-use twr_runtime::{Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage};
+use twr_runtime::{
+    ChatModel, Fallback, ModelError, Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage,
+};
 
 #[derive(Debug, PartialEq, Sections, serde::Serialize)]
 struct Count {
@@ -63,6 +67,46 @@ async fn each_attempt_is_priced_at_the_model_that_answered_it() {
         .await
         .unwrap();
     assert_eq!(outcome.cost(), None);
+}
+
+#[tokio::test]
+async fn a_backup_of_a_fallback_is_named_and_priced_as_itself() {
+    for chunks in [None, Some(3)] {
+        // cheap is down for the first attempt; strong answers it.
+        let cheap = ScriptedModel::from_results([
+            Err(ModelError::Connect(ErrorDetail::new("connection refused"))),
+            Ok(Reply::text("[Number]\n8").with_usage(Usage::new(1_000, 10))),
+        ])
+        .with_name("cheap");
+        let strong = ScriptedModel::from_replies([
+            Reply::text("[Number]\nlots").with_usage(Usage::new(1_000, 100))
+        ])
+        .with_name("strong");
+        let (cheap, strong) = match chunks {
+            Some(chars) => (cheap.chunk_size(chars), strong.chunk_size(chars)),
+            None => (cheap, strong),
+        };
+        let model = Fallback::new(vec![
+            Box::new(cheap) as Box<dyn ChatModel>,
+            Box::new(strong),
+        ]);
+        assert_eq!(model.streams(), chunks.is_some());
+        let outcome = Think::new(&model)
+            .prices(prices())
+            .run::<Count>("How many legs has a spider?")
+            .await
+            .unwrap();
+        assert_eq!(outcome.value, Count { number: 8 });
+        let models: Vec<&str> = outcome.attempts.iter().map(|a| a.model.as_str()).collect();
+        assert_eq!(models, ["strong", "cheap"], "streamed in {chunks:?}");
+        let costs: Vec<Option<f64>> = outcome.attempts.iter().map(|a| a.cost).collect();
+        // strong: 1,000 x 10 + 100 x 40; cheap: 1,000 x 1 + 10 x 2.
+        assert_eq!(
+            costs,
+            [Some(0.014), Some(0.00102)],
+            "streamed in {chunks:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use crate::support::think::*;
 use tokio::time::Instant;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::{BudgetLimit, DEFAULT_MAX_DURATION};
-use twr_runtime::{ChatModel, Message, ModelError, Reply, Think, ThinkErrorKind};
+use twr_runtime::{ChatModel, ModelError, Reply, Think, ThinkErrorKind};
 
 /// The client's default timeout.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -23,7 +23,7 @@ struct StreamsForever {
 }
 
 impl ChatModel for StreamsForever {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             tokio::time::sleep(CLIENT_TIMEOUT).await;
@@ -39,7 +39,7 @@ impl ChatModel for StreamsForever {
 struct Silent;
 
 impl ChatModel for Silent {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(std::future::pending())
     }
 }

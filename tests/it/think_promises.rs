@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::think::*;
 use serde::Deserialize;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::Ending;
 use twr_runtime::{
     ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Sections, Think,
@@ -155,9 +155,9 @@ async fn the_attempt_event_names_the_json_layer_and_repairs() {
     assert_eq!(
         captured.attempt_fields(),
         [
-            "attempt=1 kind=Rejected latency_ms=N prompt_tokens=0 completion_tokens=0 problems=1 \
+            "attempt=1 kind=Rejected model=scripted latency_ms=N prompt_tokens=0 completion_tokens=0 problems=1 \
              transport_retries=0 json=",
-            "attempt=2 kind=Merged latency_ms=N prompt_tokens=0 completion_tokens=0 problems=0 \
+            "attempt=2 kind=Merged model=scripted latency_ms=N prompt_tokens=0 completion_tokens=0 problems=0 \
              transport_retries=0 json=[Budget]=repair(trailing_comma,single_quotes) [Meta]=as_is",
         ]
     );
@@ -182,7 +182,7 @@ async fn json_read_by_a_custom_parser_is_in_the_event_too() {
     assert_eq!(
         captured.attempt_fields(),
         [
-            "attempt=1 kind=Accepted latency_ms=N prompt_tokens=0 completion_tokens=0 problems=0 \
+            "attempt=1 kind=Accepted model=scripted latency_ms=N prompt_tokens=0 completion_tokens=0 problems=0 \
           transport_retries=0 json=reply=repair(unquoted_key,single_quotes)"
         ]
     );
@@ -260,10 +260,10 @@ struct Delayed {
 }
 
 impl ChatModel for Delayed {
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
             tokio::time::sleep(self.delay).await;
-            self.inner.chat(messages).await
+            self.inner.call(request).await
         })
     }
 }

@@ -65,12 +65,12 @@ async fn a_run_has_a_span_and_an_event_per_attempt_and_retry() {
         );
     }
     assert!(
-        attempts[0].contains("attempt=1 kind=Rejected"),
+        attempts[0].contains("attempt=1 kind=Rejected model=kyoto-planner-7b"),
         "{}",
         attempts[0]
     );
     assert!(
-        attempts[1].contains("attempt=2 kind=Accepted"),
+        attempts[1].contains("attempt=2 kind=Accepted model=kyoto-planner-7b"),
         "{}",
         attempts[1]
     );

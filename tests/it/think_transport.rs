@@ -4,12 +4,12 @@
 use std::time::{Duration, Instant};
 
 use crate::support::think::*;
-use twr_runtime::model::BoxFuture;
+use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::run::{BudgetLimit, Ending};
 
 use twr_runtime::{
-    ChatModel, Message, ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think,
-    ThinkErrorKind, Usage,
+    ChatModel, ModelError, Reply, RetryMode, RetryPolicy, ScriptedModel, Think, ThinkErrorKind,
+    Usage,
 };
 
 const PROMPT: &str = "Plan a 3-day trip to Kyoto";
@@ -261,10 +261,10 @@ async fn a_reply_that_parses_is_kept_even_past_the_token_budget() {
 struct Slow(Duration);
 
 impl ChatModel for Slow {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
             tokio::time::sleep(self.0).await;
-            Ok(Reply::text(GOOD))
+            Ok(Response::from_reply(Reply::text(GOOD)))
         })
     }
 }

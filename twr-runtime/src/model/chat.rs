@@ -23,51 +23,59 @@ pub use futures_util::stream::BoxStream;
 /// Object safe: use it as `&dyn ChatModel`, `Box<dyn ChatModel>` or
 /// `Arc<dyn ChatModel>`.
 ///
-/// **A model implements one of two methods**, and gets the rest:
-///
-/// - [`chat`](ChatModel::chat): the conversation in, the whole [`Reply`]
-///   out. The simplest, for a model of your own that answers at once:
+/// **A model implements one method, [`call`](ChatModel::call)**: the seam,
+/// a [`Request`](crate::model::Request) in and a
+/// [`Response`](crate::model::Response) out (the reply as a stream of
+/// [`Delta`]s, what the server said about its rate limits, where the reply
+/// came from). Every other method is provided: [`chat`](ChatModel::chat)
+/// and [`chat_stream`](ChatModel::chat_stream) are built on `call`, and
+/// the loop itself calls only `call`, so a model answers every kind of
+/// call, whole or streamed, the same way. A model that answers at once
+/// gives its whole [`Reply`] as the response
+/// ([`Response::from_reply`](crate::model::Response::from_reply)):
 ///
 /// ```
-/// use twr_runtime::model::BoxFuture;
+/// use twr_runtime::model::{BoxFuture, Request, Response};
 /// use twr_runtime::{ChatModel, Message, ModelError, Reply};
 ///
 /// struct Echo;
 ///
 /// impl ChatModel for Echo {
-///     fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-///         Box::pin(async move {
-///             let last = messages.last().map(|m| m.content.clone()).unwrap_or_default();
-///             Ok(Reply::text(last))
-///         })
+///     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+///         let last = request.messages.last().map(|m| m.content.to_string()).unwrap_or_default();
+///         Box::pin(async move { Ok(Response::from_reply(Reply::text(last))) })
+///     }
+///
+///     fn name(&self) -> &str {
+///         "echo"
 ///     }
 /// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let reply = Echo.chat(&[Message::user("hello")]).await?;
+/// assert_eq!(reply.content, "hello");
+/// # Ok::<(), ModelError>(())
+/// # }).unwrap();
 /// ```
 ///
-/// - [`call`](ChatModel::call): the seam itself, a
-///   [`Request`](crate::model::Request) in and a
-///   [`Response`](crate::model::Response) out (the reply as a stream of
-///   [`Delta`]s, and what the server said about its rate limits). A model
-///   that streams implements it (and [`streams`](ChatModel::streams)), and
-///   so does a wrapper (a limiter, a breaker, a fallback): one method sees
-///   every call, whole or streamed. See [`crate::model`] for an example.
+/// `call` is the one method without a default, so a model that forgets
+/// it is a compile error, not a failure at run time:
 ///
-/// Each is provided in terms of the other, so a model that implements
-/// neither has no way to answer: its calls fail at once with a
-/// [`ModelError::Config`] that says so (never an endless recursion).
-/// [`chat_stream`](ChatModel::chat_stream) is provided in terms of `call`
-/// for every model; the loop itself calls only `call`.
+/// ```compile_fail,E0046
+/// use twr_runtime::ChatModel;
+///
+/// struct Silent;
+///
+/// impl ChatModel for Silent {} // error[E0046]: not all trait items implemented: `call`
+/// ```
+///
+/// Shorter still, [`model::from_fn`](crate::model::from_fn) makes a model
+/// of an async function of the conversation, with no trait to implement. A
+/// model that streams implements `call` with a stream of pieces (and
+/// [`streams`](ChatModel::streams)), and so does a wrapper (a limiter, a
+/// breaker, a fallback), passing the request on and watching the response:
+/// see [`crate::model`] for an example.
 pub trait ChatModel: Send + Sync {
-    /// Sends `messages` and returns the model's whole reply.
-    ///
-    /// Provided: [`call`](ChatModel::call)'s response read to its end
-    /// ([`Response::into_reply`](crate::model::Response::into_reply)).
-    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        let request = Request::from_provided_chat::<Self>(messages);
-        let response = self.call(request);
-        Box::pin(async move { response.await?.into_reply().await })
-    }
-
     /// The seam: sends `request` and returns the [`Response`] once the
     /// model has started answering, its reply as a stream of [`Delta`]s
     /// (pieces of [`Delta::Content`] and [`Delta::Reasoning`], then one
@@ -80,28 +88,7 @@ pub trait ChatModel: Send + Sync {
     /// after that is the stream's last item (text already sent is part of
     /// the reply that broke off). Dropping the stream must stop the request
     /// (a client closes the connection, so the server stops generating).
-    ///
-    /// Provided: [`chat`](ChatModel::chat)'s whole reply as one piece
-    /// ([`Response::from_reply`](crate::model::Response::from_reply)), and
-    /// no rate limits.
-    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
-        if request.is_from_provided_chat::<Self>() {
-            // This type's `chat` is the provided one, which called here:
-            // neither method is implemented. Calling `chat` again would
-            // recurse until the stack overflows.
-            let error = ModelError::Config(
-                format!(
-                    "the model {} implements neither ChatModel::chat nor ChatModel::call; \
-                     implement one of them",
-                    std::any::type_name::<Self>()
-                )
-                .into(),
-            );
-            return Box::pin(std::future::ready(Err(error)));
-        }
-        let reply = self.chat(request.messages);
-        Box::pin(async move { Ok(Response::from_reply(reply.await?)) })
-    }
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>>;
 
     /// A short name for logs and tracing (the model id).
     fn name(&self) -> &str {
@@ -121,13 +108,30 @@ pub trait ChatModel: Send + Sync {
         None
     }
 
+    /// Whether [`call`](ChatModel::call) with a request to stream delivers
+    /// a reply piece by piece as the model writes it (default `false`: the
+    /// whole reply as one piece). The loop streams, and stops a reply early
+    /// when a section is already invalid, only for a model that says so.
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// Sends `messages` and returns the model's whole reply.
+    ///
+    /// Provided for every model, and nothing to implement:
+    /// [`call`](ChatModel::call)'s response read to its end
+    /// ([`Response::into_reply`](crate::model::Response::into_reply)).
+    fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let response = self.call(Request::new(messages));
+        Box::pin(async move { response.await?.into_reply().await })
+    }
+
     /// Sends `messages` and returns the reply as it is written: pieces of
     /// [`Delta::Content`] and [`Delta::Reasoning`], then one [`Delta::Done`].
     ///
-    /// Provided for every model: [`call`](ChatModel::call) with a request
-    /// to stream, a failure to start given as the stream's one item. (A
-    /// model that streams implements `call`, which the loop uses; there is
-    /// nothing to gain by overriding this.)
+    /// Provided for every model, and nothing to implement:
+    /// [`call`](ChatModel::call) with a request to stream, a failure to
+    /// start given as the stream's one item.
     ///
     /// An `Err` item ends the stream; text already sent is part of the reply
     /// that broke off. Dropping the stream stops the request.
@@ -136,14 +140,6 @@ pub trait ChatModel: Send + Sync {
         messages: &'a [Message],
     ) -> BoxStream<'a, Result<Delta, ModelError>> {
         opened(self.call(Request::new(messages).with_stream(true)))
-    }
-
-    /// Whether [`call`](ChatModel::call) with a request to stream delivers
-    /// a reply piece by piece as the model writes it (default `false`: the
-    /// whole reply as one piece). The loop streams, and stops a reply early
-    /// when a section is already invalid, only for a model that says so.
-    fn streams(&self) -> bool {
-        false
     }
 }
 
@@ -195,16 +191,14 @@ fn opened<'a>(
     )
 }
 
-/// A reference or smart pointer to a model is that model: every method,
-/// provided ones included, goes to the model itself (so a wrapper's own
-/// `call` or `name` is never replaced by the trait's default). One list for
-/// the three pointer types, so a new method is forwarded once.
+/// A reference or smart pointer to a model is that model: every method it
+/// may implement goes to the model itself (so a wrapper's own `name` or
+/// `streams` is never replaced by the trait's default; `chat` and
+/// `chat_stream` are built on the forwarded `call`). One list for the three
+/// pointer types, so a new method is forwarded once.
 macro_rules! forward_chat_model {
     ($($pointer:ty),+ $(,)?) => {$(
         impl<M: ChatModel + ?Sized> ChatModel for $pointer {
-            fn chat<'a>(&'a self, messages: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
-                (**self).chat(messages)
-            }
             fn call<'a>(
                 &'a self,
                 request: Request<'a>,
@@ -216,12 +210,6 @@ macro_rules! forward_chat_model {
             }
             fn request_options(&self) -> Option<serde_json::Value> {
                 (**self).request_options()
-            }
-            fn chat_stream<'a>(
-                &'a self,
-                messages: &'a [Message],
-            ) -> BoxStream<'a, Result<Delta, ModelError>> {
-                (**self).chat_stream(messages)
             }
             fn streams(&self) -> bool {
                 (**self).streams()
@@ -242,18 +230,19 @@ mod tests {
     use crate::model::{ErrorDetail, Request, Response};
     use crate::ScriptedModel;
 
-    /// A model with only `chat`, as users write them.
+    /// A model that answers at once with a whole reply (or fails to
+    /// start), as users write them.
     struct Fixed(Result<Reply, fn() -> ModelError>);
 
     impl ChatModel for Fixed {
-        fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
             let result = self.0.clone().map_err(|make| make());
-            Box::pin(async move { result })
+            Box::pin(async move { result.map(Response::from_reply) })
         }
     }
 
-    /// A model with only `call`, streaming its pieces, as a model that
-    /// streams (or a wrapper) writes it.
+    /// A model streaming its pieces, as a model that streams (or a
+    /// wrapper) writes it.
     struct Pieces(Vec<Result<Delta, fn() -> ModelError>>);
 
     impl ChatModel for Pieces {
@@ -267,11 +256,6 @@ mod tests {
             Box::pin(async move { Ok(Response::new(deltas)) })
         }
     }
-
-    /// A model that implements neither method.
-    struct Neither;
-
-    impl ChatModel for Neither {}
 
     fn block_on<F: std::future::Future>(future: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
@@ -315,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn a_model_of_chat_alone_answers_calls_with_its_reply_unchanged() {
+    fn a_model_of_whole_replies_answers_calls_with_its_reply_unchanged() {
         let reply = Reply {
             content: "[Plan]\nGo".into(),
             reasoning: Some(String::new()),
@@ -335,7 +319,7 @@ mod tests {
     }
 
     #[test]
-    fn a_model_of_call_alone_answers_chat_with_the_pieces_gathered() {
+    fn a_model_of_pieces_answers_chat_with_the_pieces_gathered() {
         let model = Pieces(vec![
             Ok(Delta::Reasoning("hm".into())),
             Ok(Delta::Content("[Plan]\n".into())),
@@ -380,33 +364,7 @@ mod tests {
     }
 
     #[test]
-    fn a_model_that_implements_neither_method_fails_at_once() {
-        let expected = "invalid model configuration: the model \
-                        twr_runtime::model::chat::tests::Neither implements neither \
-                        ChatModel::chat nor ChatModel::call; implement one of them";
-        let messages = [Message::user("q")];
-        let error = block_on(Neither.chat(&messages)).unwrap_err();
-        assert_eq!(error.to_string(), expected);
-        assert!(!error.is_transient());
-        let error = block_on(Neither.call(Request::new(&messages)))
-            .err()
-            .unwrap();
-        assert_eq!(error.to_string(), expected);
-        assert_eq!(
-            collect(Neither.chat_stream(&messages)),
-            [Err(expected.to_string())]
-        );
-        // Through a reference to a box, the same.
-        async fn chat_through<M: ChatModel>(model: M, messages: &[Message]) -> ModelError {
-            model.chat(messages).await.unwrap_err()
-        }
-        let boxed: Box<dyn ChatModel> = Box::new(Neither);
-        let error = block_on(chat_through(&boxed, &messages));
-        assert_eq!(error.to_string(), expected);
-    }
-
-    #[test]
-    fn a_wrapper_of_call_alone_around_a_model_of_chat_alone_answers_both_ways() {
+    fn a_wrapper_around_a_model_of_whole_replies_answers_both_ways() {
         /// Forwards the request it gets, unchanged, as a wrapper does.
         struct Wrapper<M>(M);
         impl<M: ChatModel> ChatModel for Wrapper<M> {

@@ -5,16 +5,17 @@
 //! [`Message`], [`Reply`], [`Delta`], [`ModelError`], ...) are at the crate
 //! root. This module holds what only the author of a model or of a wrapper
 //! names: the two types of the seam ([`Request`], [`Response`]), the future
-//! a model returns ([`BoxFuture`]), the detail of an error
+//! a model returns ([`BoxFuture`]), a model made of an async function
+//! ([`from_fn`]), the detail of an error
 //! ([`ErrorDetail`]), where a reply came from ([`Served`]), what a response
 //! said about rate limits ([`RateLimits`]), the text type of a message
 //! ([`SharedText`]) and the error of a [`ScriptedModel`](crate::ScriptedModel)
 //! whose script ran out ([`ScriptExhausted`]).
 //!
-//! A model that implements `call` answers every kind of call with one
-//! method: whole replies ([`ChatModel::chat`]) and streamed ones
-//! ([`ChatModel::chat_stream`], the loop's streamed runs) alike. A wrapper does the same, passing the
-//! request on and watching the response:
+//! A model implements one method, `call`, and answers every kind of call
+//! with it: the loop's, whole replies ([`ChatModel::chat`]) and streamed
+//! ones ([`ChatModel::chat_stream`]) alike. A wrapper does the same,
+//! passing the request on and watching the response:
 //!
 //! ```
 //! use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,6 +67,7 @@
 
 pub(crate) mod chat;
 pub(crate) mod error;
+mod from_fn;
 pub(crate) mod limits;
 pub(crate) mod message;
 mod seam;
@@ -76,6 +78,7 @@ pub use crate::scripted::ScriptExhausted;
 pub use crate::text::SharedText;
 pub use chat::BoxFuture;
 pub use error::ErrorDetail;
+pub use from_fn::{from_fn, FromFn};
 pub use limits::RateLimits;
 pub use seam::{Request, Response};
 pub use served::Served;

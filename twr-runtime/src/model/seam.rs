@@ -37,9 +37,6 @@ pub struct Request<'a> {
     /// waiting then anyway, and a model that ignores the deadline loses
     /// what it read with the dropped call.
     pub deadline: Option<Instant>,
-    /// The type whose provided `chat` made this request, if one did: see
-    /// [`Request::is_from_provided_chat`].
-    provided_chat_of: Option<&'static str>,
 }
 
 impl<'a> Request<'a> {
@@ -49,7 +46,6 @@ impl<'a> Request<'a> {
             messages,
             stream: false,
             deadline: None,
-            provided_chat_of: None,
         }
     }
 
@@ -64,26 +60,6 @@ impl<'a> Request<'a> {
     pub fn with_deadline(mut self, deadline: Instant) -> Self {
         self.deadline = Some(deadline);
         self
-    }
-
-    /// The request of `M`'s provided `chat`, marked as such.
-    pub(crate) fn from_provided_chat<M: ?Sized>(messages: &'a [Message]) -> Self {
-        Request {
-            provided_chat_of: Some(std::any::type_name::<M>()),
-            ..Request::new(messages)
-        }
-    }
-
-    /// True when `M`'s provided `chat` made this request: `M`'s provided
-    /// `call` then knows that `M` implements neither method.
-    ///
-    /// A type, not a model value: a wrapper that implements `call` and
-    /// passes its request on unchanged to a model that implements `chat`
-    /// hands on its own mark, which is not that model's type. (Type names
-    /// are not guaranteed unique, but two types of one name, one of them
-    /// wrapping the other, are not a case a program meets.)
-    pub(crate) fn is_from_provided_chat<M: ?Sized>(&self) -> bool {
-        self.provided_chat_of == Some(std::any::type_name::<M>())
     }
 }
 
@@ -106,6 +82,13 @@ pub struct Response<'a> {
     /// Where the reply comes from: [`Served::Live`] unless the model
     /// answers from elsewhere (a batch model names its batch and line).
     pub served: Served,
+    /// The name of the model that answered, when it is not the one called
+    /// (`None`: the model called answered, as its
+    /// [`name()`](crate::ChatModel::name) says). A wrapper that chooses
+    /// among models sets it to the one that answered
+    /// ([`Fallback`](crate::Fallback)), so that the ledger names it and
+    /// prices its tokens ([`Attempt::model`](crate::Attempt::model)).
+    pub model: Option<String>,
 }
 
 impl<'a> Response<'a> {
@@ -115,6 +98,7 @@ impl<'a> Response<'a> {
             deltas,
             rate_limits: RateLimits::default(),
             served: Served::Live,
+            model: None,
         }
     }
 
@@ -137,6 +121,13 @@ impl<'a> Response<'a> {
         self
     }
 
+    /// The same response, answered by the model named `model` (see
+    /// [`Response::model`]).
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
     /// The same response with its reply stream passed through `change`:
     /// how a wrapper watches or rewrites the pieces of the model it wraps,
     /// keeping everything else the response says.
@@ -150,6 +141,7 @@ impl<'a> Response<'a> {
             deltas: change(self.deltas),
             rate_limits: self.rate_limits,
             served: self.served,
+            model: self.model,
         }
     }
 
@@ -189,6 +181,7 @@ impl fmt::Debug for Response<'_> {
         f.debug_struct("Response")
             .field("rate_limits", &self.rate_limits)
             .field("served", &self.served)
+            .field("model", &self.model)
             .finish_non_exhaustive()
     }
 }

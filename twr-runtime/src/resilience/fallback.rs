@@ -15,7 +15,10 @@ use crate::model::{BoxFuture, ChatModel, ModelError, Request, Response};
 /// [`ModelError::Named`] naming the model. When every model failed
 /// transiently, the last failure is returned, named the same way.
 ///
-/// Its [`name()`](ChatModel::name) is the first model's.
+/// Its [`name()`](ChatModel::name) is the first model's; each
+/// [`Response`] names the model that answered
+/// ([`Response::model`]), so the ledger names the backup when it answers
+/// and its tokens are priced at the backup's price.
 ///
 /// ```
 /// use twr_runtime::{ChatModel, Fallback, ScriptedModel};
@@ -56,7 +59,7 @@ impl ChatModel for Fallback {
     /// before its first piece; once a piece has arrived the stream is that
     /// model's to the end (its text cannot be taken back), and an error
     /// after it is reported with that model's name. The rate limits are
-    /// those of the model that answered.
+    /// those of the model that answered, and the response names it.
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
             let mut last = None;
@@ -67,8 +70,11 @@ impl ChatModel for Fallback {
                     Err(error) => Err(error),
                 };
                 let error = match answered {
-                    Ok(response) => {
+                    Ok(mut response) => {
                         let name = model.name();
+                        // A model that chose among models of its own (a
+                        // fallback inside) has named the one that answered.
+                        response.model.get_or_insert_with(|| name.to_string());
                         return Ok(response.map_deltas(|deltas| {
                             deltas
                                 .map(move |item| item.map_err(|e| named(name, e)))
@@ -127,11 +133,17 @@ async fn first_piece(mut response: Response<'_>) -> Result<Response<'_>, ModelEr
 
 /// `response` read whole, as one piece again; its failure is the error.
 async fn whole(response: Response<'_>) -> Result<Response<'_>, ModelError> {
-    let (rate_limits, served) = (response.rate_limits, response.served.clone());
+    let (rate_limits, served, model) = (
+        response.rate_limits,
+        response.served.clone(),
+        response.model.clone(),
+    );
     let reply = response.into_reply().await?;
-    Ok(Response::from_reply(reply)
+    let mut whole = Response::from_reply(reply)
         .with_rate_limits(rate_limits)
-        .with_served(served))
+        .with_served(served);
+    whole.model = model;
+    Ok(whole)
 }
 
 /// `error`, said to come from the model named `model`.

@@ -840,6 +840,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         tracing::info!(
             attempt = attempt.number,
             kind = ?attempt.kind,
+            model = %attempt.model,
             latency_ms = attempt.latency.as_millis() as u64,
             prompt_tokens = attempt.usage.prompt_tokens,
             completion_tokens = attempt.usage.completion_tokens,

@@ -288,8 +288,11 @@ where
         }
     }
 
-    /// The ledger entry of a reply, not yet judged.
-    fn open_attempt(&mut self, number: usize, model: &str, call: Call) -> Attempt {
+    /// The ledger entry of a reply, not yet judged, from `called` or the
+    /// model its response names ([`Response::model`](crate::model::Response::model)):
+    /// the entry names and prices the model that answered.
+    fn open_attempt(&mut self, number: usize, called: &str, call: Call) -> Attempt {
+        let model = call.model.as_deref().unwrap_or(called);
         // The failed requests' tokens are already in the budget.
         self.budget.add_usage(call.reply.usage);
         let raw = SharedText::from(call.reply.content);

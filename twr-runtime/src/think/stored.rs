@@ -7,7 +7,7 @@ use crate::journal::{Job, JournalError, RequestKey, ResponseCache};
 #[cfg(feature = "journal")]
 use crate::model::Served;
 #[cfg(feature = "journal")]
-use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply};
+use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply, Request, Response};
 
 /// Where a [`Think`](super::Think) keeps replies: a job of a journal and
 /// the response cache, each optional.
@@ -166,14 +166,14 @@ pub(super) struct Replayed<'n> {
 
 #[cfg(feature = "journal")]
 impl ChatModel for Replayed<'_> {
-    fn chat<'a>(&'a self, _: &'a [Message]) -> BoxFuture<'a, Result<Reply, ModelError>> {
+    fn call<'a>(&'a self, _: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let reply = self
             .reply
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .ok_or(ModelError::EmptyReply);
-        Box::pin(std::future::ready(reply))
+        Box::pin(std::future::ready(reply.map(Response::from_reply)))
     }
 
     fn name(&self) -> &str {

@@ -31,6 +31,8 @@ pub(crate) struct Call {
     pub(crate) aborted: Option<Problem>,
     /// Where the reply came from.
     pub(crate) served: Served,
+    /// The model that answered, when not the one called.
+    pub(crate) model: Option<String>,
 }
 
 /// A call that got no reply: why, and every request it made.
@@ -93,7 +95,8 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 reply,
                 aborted: Some(problem),
                 served,
-            }) => return Ok(log.reply(reply, Some(problem), served)),
+                model,
+            }) => return Ok(log.reply(reply, Some(problem), served, model)),
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
@@ -104,7 +107,12 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 budget.add_usage(reply.usage);
                 ModelError::EmptyReply
             }
-            Ok(Received { reply, served, .. }) => return Ok(log.reply(reply, None, served)),
+            Ok(Received {
+                reply,
+                served,
+                model,
+                ..
+            }) => return Ok(log.reply(reply, None, served, model)),
             Err(error) => error,
         };
         let done = log.failures.len() as u32;
@@ -164,11 +172,13 @@ async fn send<M: ChatModel + ?Sized>(
             None => {
                 let response = model.call(request).await?;
                 let served = response.served.clone();
+                let answered = response.model.clone();
                 let reply = response.into_reply().await?;
                 Ok(Received {
                     reply,
                     aborted: None,
                     served,
+                    model: answered,
                 })
             }
         }
@@ -237,9 +247,16 @@ impl RequestLog {
     }
 
     /// The call succeeded with `reply` (stopped early at `aborted`).
-    fn reply(self, reply: Reply, aborted: Option<Problem>, served: Served) -> Call {
+    fn reply(
+        self,
+        reply: Reply,
+        aborted: Option<Problem>,
+        served: Served,
+        model: Option<String>,
+    ) -> Call {
         Call {
             served,
+            model,
             reply,
             retries: self.failures,
             latency: self.started.elapsed(),

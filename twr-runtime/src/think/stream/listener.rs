@@ -17,8 +17,11 @@ pub(crate) struct Received {
     pub(crate) reply: Reply,
     /// Why it was stopped, when it was.
     pub(crate) aborted: Option<Problem>,
-    /// Where it came from (a streamed reply is always live).
+    /// Where it came from.
     pub(crate) served: Served,
+    /// The model that answered, when not the one called
+    /// ([`Response::model`](crate::model::Response::model)).
+    pub(crate) model: Option<String>,
 }
 
 /// Reads the streamed replies of one run, attempt by attempt.
@@ -87,7 +90,7 @@ impl<'r> Listener<'r> {
         let mut reply = Reply::default();
         let mut reasoning = String::new();
         let response = model.call(request.with_stream(true)).await?;
-        let served = response.served;
+        let (served, model) = (response.served, response.model);
         let mut stream = response.deltas;
         let mut done = false;
         while let Some(item) = stream.next().await {
@@ -109,6 +112,7 @@ impl<'r> Listener<'r> {
                             reply,
                             aborted: Some(problem),
                             served,
+                            model,
                         });
                     }
                 }
@@ -142,6 +146,7 @@ impl<'r> Listener<'r> {
             reply,
             aborted: None,
             served,
+            model,
         })
     }
 
