@@ -3,7 +3,7 @@
 //! and a ```json fence, and broken (single quotes, `True`/`False`/`None`,
 //! trailing commas).
 //!
-//! Run with `cargo bench --bench json`. After criterion's report, a summary
+//! Run with `cargo bench -p twr-tests --bench json`. After criterion's report, a summary
 //! table (MB/s, ratio to `serde_json::from_str::<Value>` on the valid form,
 //! and whether each library returned the right value) is printed in Markdown.
 

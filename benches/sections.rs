@@ -6,7 +6,7 @@
 //! - `lines_trim_to_string`: the same, collecting each trimmed line as an
 //!   owned `String`, what a naive line-based parser does.
 //!
-//! `cargo bench --bench sections` runs criterion on each, then prints a
+//! `cargo bench -p twr-tests --bench sections` runs criterion on each, then prints a
 //! Markdown table: the input's real size, and for each the fastest of many
 //! interleaved rounds (load from other processes falls on all of them
 //! alike), its throughput, its ratio to the floor and to owned lines. The
@@ -16,7 +16,7 @@
 //! prints its own table of the fastest interleaved rounds with the ratio to
 //! the `csv` crate.
 //! On a shared machine keep the run short:
-//! `cargo bench --bench sections -- --sample-size 10 --warm-up-time 1 --measurement-time 2`.
+//! `cargo bench -p twr-tests --bench sections -- --sample-size 10 --warm-up-time 1 --measurement-time 2`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

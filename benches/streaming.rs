@@ -11,11 +11,11 @@
 //!   (each re-parse reads on average half the reply, so the time grows
 //!   with N).
 //!
-//! `cargo bench --bench streaming` runs criterion on the measured cases,
+//! `cargo bench -p twr-tests --bench streaming` runs criterion on the measured cases,
 //! then prints a Markdown table: for each chunk count the fastest of several
 //! interleaved rounds and its ratio to one whole parse. The target is
 //! `stream/100000` within 1.5x of `whole`. On a shared machine keep the run
-//! short: `cargo bench --bench streaming -- --sample-size 10 --warm-up-time 1
+//! short: `cargo bench -p twr-tests --bench streaming -- --sample-size 10 --warm-up-time 1
 //! --measurement-time 2`.
 
 use std::hint::black_box;

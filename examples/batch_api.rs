@@ -6,7 +6,7 @@
 //! tokens and cost per typed value for both.
 //!
 //! ```text
-//! cargo run --example batch_api
+//! cargo run -p twr-tests --example batch_api
 //! ```
 
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
-//! The workspace root package: it owns the examples, the integration tests
-//! and the benches of twr. Depend on `twr-runtime`.
+//! The workspace root package: it owns the examples of twr (the tests and
+//! benches are the `twr-tests` package, in tests/). Depend on `twr-runtime`.
 
 /// The README's code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

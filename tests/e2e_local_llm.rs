@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! bash scripts/local-llm.sh start
-//! TWR_E2E_BASE_URL=http://127.0.0.1:8088/v1 cargo test --test e2e_local_llm -- --ignored --nocapture
+//! TWR_E2E_BASE_URL=http://127.0.0.1:8088/v1 \
+//!     cargo test -p twr-tests --test e2e_local_llm -- --ignored --nocapture
 //! ```
 //!
 //! `.ci/run` does exactly this and fails when the server cannot start.

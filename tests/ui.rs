@@ -3,10 +3,11 @@
 //! errors, so a change in wording or span shows up in review.
 //!
 //! Regenerate after an intended change with
-//! `TRYBUILD=overwrite cargo test --test ui`, then read the diff.
+//! `TRYBUILD=overwrite cargo test -p twr-tests --test ui`, then read the diff.
 
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
-    cases.compile_fail("tests/ui/*.rs");
+    // The working directory is this package's, tests/.
+    cases.compile_fail("ui/*.rs");
 }

@@ -2,7 +2,7 @@
 //! an adapter written outside twr (`cohere.rs`, beside this file), streamed.
 //!
 //! ```text
-//! cargo run --example custom_provider
+//! cargo run -p twr-tests --example custom_provider
 //! ```
 //!
 //! With `COHERE_API_KEY` set it asks Cohere itself (the model from

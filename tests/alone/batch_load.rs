@@ -8,7 +8,7 @@
 //!
 //! In this binary, not `tests/it/`: the peak resident set is the whole
 //! process's, so no other test may run meanwhile (it holds [`crate::ALONE`]).
-//! `cargo test --test alone batch_load -- --nocapture` prints the figures.
+//! `cargo test -p twr-tests --test alone batch_load -- --nocapture` prints the figures.
 
 use std::time::{Duration, Instant};
 

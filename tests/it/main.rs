@@ -6,7 +6,7 @@
 //! Standing apart in `tests/`, each for a reason of its own process:
 //! `ui.rs` (trybuild compiles each case in `tests/ui/` as a crate of its
 //! own), `e2e_local_llm.rs` (needs a real model server, run on its own as
-//! `cargo test --test e2e_local_llm -- --ignored`) and `alone/` (tests that
+//! `cargo test -p twr-tests --test e2e_local_llm -- --ignored`) and `alone/` (tests that
 //! set process environment variables, which every thread of a binary shares
 //! and every `Think` reads, or count the whole heap with a global
 //! allocator).

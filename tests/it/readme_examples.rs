@@ -1,17 +1,22 @@
 //! The README's example outputs are golden: each example is run offline, the
-//! way a reader runs it (`cargo run --example NAME`), and its whole output
-//! must equal the block that follows `<!-- output of: cargo run --example
-//! NAME -->` in README.md. The README is the one source of the expected
-//! text, so the two cannot drift apart.
+//! way a reader runs it (`cargo run --example NAME` at the workspace root, or
+//! `cargo run -p twr-tests --example NAME` for the two that serve a local
+//! API), and its whole output must equal the block that follows
+//! `<!-- output of: cargo run ... -->` in README.md. The README is the one
+//! source of the expected text, so the two cannot drift apart.
 
 use std::process::Command;
 
-const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+/// The workspace root, where the README's commands are typed (this package
+/// is tests/).
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
 
 /// The text of the fenced block that follows the README's marker line for
-/// `example`.
-fn readme_output(example: &str) -> String {
-    let marker = format!("<!-- output of: cargo run --example {example} -->");
+/// `cargo run {command}`.
+fn readme_output(command: &str) -> String {
+    let marker = format!("<!-- output of: cargo run {command} -->");
     let mut lines = README
         .lines()
         .skip_while(|line| line.trim() != marker)
@@ -32,12 +37,13 @@ fn readme_output(example: &str) -> String {
     panic!("the block after {marker:?} in README.md is not closed");
 }
 
-/// The example's standard output, run offline through cargo with none of
-/// the environment that changes it.
-fn run_example(example: &str) -> String {
+/// The standard output of `cargo run {command}` (an example), run offline
+/// at the workspace root with none of the environment that changes it.
+fn run_example(command: &str) -> String {
     let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--example", example])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "--quiet"])
+        .args(command.split(' '))
+        .current_dir(WORKSPACE)
         .env_remove("TWR_BASE_URL")
         .env_remove("LLM_MAX_RETRIES")
         .env_remove("TWR_MAX_ATTEMPTS")
@@ -45,7 +51,7 @@ fn run_example(example: &str) -> String {
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "cargo run --example {example} failed: {}\n{}",
+        "cargo run {command} failed: {}\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
@@ -54,40 +60,48 @@ fn run_example(example: &str) -> String {
 
 #[test]
 fn quickstart_prints_what_the_readme_shows() {
-    assert_eq!(run_example("quickstart"), readme_output("quickstart"));
+    let command = "--example quickstart";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn invoice_prints_what_the_readme_shows() {
-    assert_eq!(run_example("invoice"), readme_output("invoice"));
+    let command = "--example invoice";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn research_plan_prints_what_the_readme_shows() {
-    assert_eq!(run_example("research_plan"), readme_output("research_plan"));
+    let command = "--example research_plan";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn batch_api_prints_what_the_readme_shows() {
-    assert_eq!(run_example("batch_api"), readme_output("batch_api"));
+    let command = "-p twr-tests --example batch_api";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn receipt_prints_what_the_readme_shows() {
-    assert_eq!(run_example("receipt"), readme_output("receipt"));
+    let command = "--example receipt";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn streaming_prints_what_the_readme_shows() {
-    assert_eq!(run_example("streaming"), readme_output("streaming"));
+    let command = "--example streaming";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn agent_prints_what_the_readme_shows() {
-    assert_eq!(run_example("agent"), readme_output("agent"));
+    let command = "--example agent";
+    assert_eq!(run_example(command), readme_output(command));
 }
 
 #[test]
 fn german_prints_what_the_readme_shows() {
-    assert_eq!(run_example("german"), readme_output("german"));
+    let command = "--example german";
+    assert_eq!(run_example(command), readme_output(command));
 }

@@ -282,7 +282,7 @@ async fn the_bytes_sent_are_the_bytes_given() {
     use base64::Engine as _;
     let png = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/examples/assets/receipt.png"
+        "/../examples/assets/receipt.png"
     ))
     .unwrap();
     let message = Message::user("Read this receipt.").with_image(png.clone(), "image/png");
