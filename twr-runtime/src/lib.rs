@@ -153,6 +153,7 @@ mod scripted;
 pub mod sections;
 mod text;
 mod think;
+mod vocab;
 
 pub mod phrases;
 

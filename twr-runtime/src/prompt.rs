@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::phrases::{fill, phrases};
-use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::phrases::{fill, phrases, Lang};
+use crate::vocab::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
@@ -122,7 +122,7 @@ pub(crate) fn guide(
             .sections
             .first()
             .and_then(|&index| specs.get(index))
-            .map(|spec| style.markers(spec.header, spec.name).0);
+            .map(|spec| markers(style, spec.header, spec.name).0);
         if let Some(first) = first.filter(|first| !first_headers.contains(first)) {
             first_headers.push(first);
         }
@@ -196,7 +196,7 @@ fn list(
 fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Style) {
     let words = phrases(lang);
     guide.push_str("\n\n");
-    guide.push_str(&style.markers(spec.header, spec.name).0);
+    guide.push_str(&markers(style, spec.header, spec.name).0);
     match spec.presence {
         Presence::Required => {}
         Presence::Optional => guide.push_str(words.guide_optional),
@@ -329,7 +329,7 @@ fn example_answer_styled(
         if !answer.is_empty() {
             answer.push('\n');
         }
-        let (open, close) = style.markers(spec.header, spec.name);
+        let (open, close) = markers(style, spec.header, spec.name);
         let _ = write!(answer, "{open}\n{example}");
         if let Some(close) = close {
             let _ = write!(answer, "\n{close}");
@@ -343,6 +343,19 @@ fn example_answer_styled(
 /// a list.
 pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
     phrases(lang).slot(kind)
+}
+
+/// How a section named `name`, shown as `header` in the bracket style,
+/// opens in `style`, and how it closes (only XML closes).
+fn markers(style: Style, header: &str, name: &str) -> (String, Option<String>) {
+    match style {
+        Style::Brackets => (header.to_owned(), None),
+        Style::Markdown => (format!("## {name}"), None),
+        Style::Xml => {
+            let tag = Style::tag_name(name);
+            (format!("<{tag}>"), Some(format!("</{tag}>")))
+        }
+    }
 }
 
 #[cfg(test)]

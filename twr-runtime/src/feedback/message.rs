@@ -6,7 +6,7 @@ use std::fmt;
 use super::render;
 use super::Problem;
 use super::ProblemKind;
-use crate::sections::Lang;
+use crate::phrases::Lang;
 
 /// Everything wrong with one reply; `Display` is the message for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]

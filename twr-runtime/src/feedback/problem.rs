@@ -4,8 +4,9 @@
 use std::fmt;
 
 use super::render;
-use crate::parse::Expected;
-use crate::sections::{Lang, ValueKind};
+use crate::phrases::Lang;
+use crate::vocab::Expected;
+use crate::vocab::ValueKind;
 
 /// Where inside a table, record or map section a problem is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,9 +6,9 @@ use std::fmt::{self, Write as _};
 
 use super::{Feedback, Place, Problem, ProblemKind};
 
-use crate::parse::Expected;
+use crate::phrases::Lang;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
-use crate::sections::Lang;
+use crate::vocab::Expected;
 
 /// Writes every problem of `feedback`; `closing` adds the request that ends a
 /// message sent on its own.
@@ -372,7 +372,8 @@ fn is_slot(words: &Phrases, problem: &Problem, example: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sections::{Lang, ValueKind};
+    use crate::phrases::Lang;
+    use crate::vocab::ValueKind;
 
     #[test]
     fn problem_list_is_the_message_without_its_closing_request() {

@@ -64,7 +64,7 @@ use serde::de::DeserializeOwned;
 use crate::feedback::{Feedback, Problem, ProblemKind};
 
 use crate::parse::ValueError;
-use crate::sections::Lang;
+use crate::phrases::Lang;
 
 pub use provenance::JsonProvenance;
 pub use report::{Extracted, Layer, Repair, Report};

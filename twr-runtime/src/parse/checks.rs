@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 
 use super::section_reader::CodecNotes;
 use crate::parse::ValueError;
-use crate::sections::Lang;
+use crate::phrases::Lang;
 
 /// A type read through serde: the field of `#[section(json)]` or
 /// `#[section(record)]`, the row of `#[section(table)]`. Every type that

@@ -4,7 +4,7 @@ use memchr::memchr;
 
 use super::reply::without_reasoning;
 use crate::feedback::{Feedback, Problem, ProblemKind};
-use crate::sections::Lang;
+use crate::phrases::Lang;
 
 /// The text between the last two lines made of five or more `=`, or after
 /// the only one (or after the last, when nothing is between the last two);

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::value::{not_applicable_marker, SectionValue};
 use super::value_error::{excerpt, Expected, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// One line of a list section.
 struct Line<'a> {

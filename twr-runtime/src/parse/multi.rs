@@ -3,7 +3,7 @@
 use super::reply::without_reasoning;
 use super::split::{split_plain, SectionMap};
 use crate::feedback::{Feedback, Problem, ProblemKind};
-use crate::sections::Lang;
+use crate::phrases::Lang;
 
 /// How many of the headers given to [`multi_section_parser`] the reply must
 /// have.

@@ -22,7 +22,7 @@
 
 use super::value::SectionValue;
 use super::value_error::{excerpt, Expected, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// One number written in the text: `negative × digits × 10^exp`, exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,8 +17,9 @@ use crate::feedback::Feedback;
 use crate::feedback::{Problem, ProblemKind, Way};
 use crate::json::{JsonProvenance, Report};
 use crate::parse::ValueError;
+use crate::phrases::Lang;
 use crate::prompt::Shape;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::vocab::{ChoiceSpec, SectionSpec};
 
 /// Reads the sections of one reply field by field, collecting every problem.
 ///
@@ -444,9 +445,9 @@ pub(crate) fn json<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::Expected;
     use crate::parse::SectionValue;
-    use crate::sections::{Presence, ValueKind};
+    use crate::vocab::Expected;
+    use crate::vocab::{Presence, ValueKind};
 
     /// The codec of a plain section value, as the derive passes it.
     fn value<T: SectionValue>(content: &str) -> Result<T, ValueError> {

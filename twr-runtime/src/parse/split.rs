@@ -9,7 +9,7 @@ use super::header::{
     closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets, Tag,
 };
 use super::reply::{is_fence, visible, Offsets};
-use crate::sections::{SectionSpec, ValueKind};
+use crate::vocab::{SectionSpec, ValueKind};
 
 /// The sections found in a reply, in the order they were asked for.
 ///
@@ -716,7 +716,7 @@ pub(crate) fn content_range(text: &str, start: usize, end: usize) -> std::ops::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sections::{Presence, ValueKind};
+    use crate::vocab::{Presence, ValueKind};
 
     const fn spec(
         header: &'static str,

@@ -44,7 +44,8 @@ use super::split::{content_range, Keys, LineEvent, LineScan, Scan, SectionMap};
 use crate::feedback::Feedback;
 use crate::reasoning::{Event, Lexer, Policy};
 use crate::scan::find_byte;
-use crate::sections::{SectionSpec, Sections};
+use crate::sections::Sections;
+use crate::vocab::SectionSpec;
 
 /// What the stream can tell after a chunk (or at the end).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! [`SectionValue`]: how the content of one section becomes a typed value.
 
 use super::value_error::{Expected, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// A type that can be the value of a section.
 ///

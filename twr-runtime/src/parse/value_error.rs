@@ -1,69 +1,11 @@
 //! Why a section's content is not a value of its type ([`ValueError`]),
-//! what it should have been ([`Expected`]), and the short quote of the
-//! content both carry.
+//! with what it should have been ([`Expected`], from the vocabulary), and
+//! the short quote of the content it carries.
+
+use std::fmt;
 
 use crate::feedback::{Problem, ProblemKind};
-use crate::sections::ValueKind;
-
-/// What a section (or list item) should hold; rendered in the feedback's
-/// language.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Expected {
-    /// Some text.
-    Text,
-    /// A single whole number.
-    WholeNumber,
-    /// A single whole number within bounds (the type's range).
-    WholeNumberBetween {
-        /// The smallest allowed value.
-        min: String,
-        /// The largest allowed value.
-        max: String,
-    },
-    /// A single number, possibly with a fraction.
-    Number,
-    /// yes or no.
-    YesNo,
-    /// A single character.
-    OneCharacter,
-    /// One of these values.
-    OneOf(&'static [&'static str]),
-    /// Anything else, in words (English).
-    Described(String),
-}
-
-impl Expected {
-    /// What a value of `kind` should be.
-    pub fn of_kind(kind: &ValueKind) -> Expected {
-        match kind {
-            ValueKind::Text
-            | ValueKind::Json
-            | ValueKind::Custom
-            | ValueKind::List(_)
-            | ValueKind::Table
-            | ValueKind::Record
-            | ValueKind::Map(_) => Expected::Text,
-            ValueKind::Integer => Expected::WholeNumber,
-            ValueKind::Float => Expected::Number,
-            ValueKind::Bool => Expected::YesNo,
-            ValueKind::Char => Expected::OneCharacter,
-            ValueKind::Choice(values) => Expected::OneOf(values),
-        }
-    }
-}
-
-impl From<String> for Expected {
-    fn from(text: String) -> Self {
-        Expected::Described(text)
-    }
-}
-
-impl From<&str> for Expected {
-    fn from(text: &str) -> Self {
-        Expected::Described(text.to_owned())
-    }
-}
+pub use crate::vocab::Expected;
 
 /// Why a section's content is not a value of the expected type: what a
 /// [`SectionValue`](crate::parse::SectionValue) reader returns. The section
@@ -141,6 +83,28 @@ impl ValueError {
                 .into_iter()
                 .next()
                 .map_or(ProblemKind::Empty, |problem| problem.kind),
+        }
+    }
+}
+
+/// English, for developers: "expected a single whole number, found 'about
+/// six'".
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::Empty => f.write_str("the section is empty"),
+            ValueError::Invalid { expected, found } => {
+                write!(f, "expected {expected}, found '{found}'")
+            }
+            ValueError::BadItem {
+                index,
+                item,
+                expected,
+            } => write!(f, "item {index} should be {expected}, found '{item}'"),
+            ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
+            ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
+            ValueError::Message(message) => f.write_str(message),
+            ValueError::Rows(problems) => write!(f, "{} problems in the rows", problems.len()),
         }
     }
 }

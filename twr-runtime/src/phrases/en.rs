@@ -1,6 +1,7 @@
 //! English.
 
 use super::Phrases;
+use crate::vocab::english;
 
 pub(crate) const EN: Phrases = Phrases {
     stop: '.',
@@ -9,12 +10,12 @@ pub(crate) const EN: Phrases = Phrases {
     and: " and ",
     or: " or ",
 
-    some_text: "some text",
-    whole_number: "a single whole number",
+    some_text: english::SOME_TEXT,
+    whole_number: english::WHOLE_NUMBER,
     whole_number_between: "{whole_number} from {min} to {max}",
-    number: "a single number",
-    yes_no: "yes or no",
-    one_character: "a single character",
+    number: english::NUMBER,
+    yes_no: english::YES_NO,
+    one_character: english::ONE_CHARACTER,
     one_of: "one of: {values}",
     list: "a list, one item per line",
     such_as: " such as {example}",

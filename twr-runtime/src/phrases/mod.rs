@@ -10,13 +10,12 @@
 //! its arm in `phrases()`.
 
 mod en;
+pub(crate) mod lang;
 mod zh;
 
-use std::fmt;
+pub(crate) use lang::Lang;
 
-use crate::parse::{Expected, ValueError};
-
-use crate::sections::{Lang, ValueKind};
+use crate::vocab::{Expected, ValueKind};
 
 /// Every sentence and word twr writes for a model in one language: the
 /// format guide, each problem, the retry requests and the focused
@@ -660,35 +659,6 @@ pub(crate) fn without_stop(text: &str) -> &str {
     text.trim().trim_end_matches(['.', '。'])
 }
 
-/// English wording, as in the feedback: "a single whole number".
-impl fmt::Display for Expected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&en::EN.expected(self, None))
-    }
-}
-
-/// English, for developers: "expected a single whole number, found 'about
-/// six'".
-impl fmt::Display for ValueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValueError::Empty => f.write_str("the section is empty"),
-            ValueError::Invalid { expected, found } => {
-                write!(f, "expected {expected}, found '{found}'")
-            }
-            ValueError::BadItem {
-                index,
-                item,
-                expected,
-            } => write!(f, "item {index} should be {expected}, found '{item}'"),
-            ValueError::Json { path, message } if path.is_empty() => f.write_str(message),
-            ValueError::Json { path, message } => write!(f, "at `{path}`: {message}"),
-            ValueError::Message(message) => f.write_str(message),
-            ValueError::Rows(problems) => write!(f, "{} problems in the rows", problems.len()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,6 +707,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `Expected`'s `Display` (English, beside the type) says what the
+    /// English table says.
+    #[test]
+    fn expected_displays_as_the_english_table_words_it() {
+        let all = [
+            Expected::Text,
+            Expected::WholeNumber,
+            Expected::WholeNumberBetween {
+                min: "-3".into(),
+                max: "9".into(),
+            },
+            Expected::Number,
+            Expected::YesNo,
+            Expected::OneCharacter,
+            Expected::OneOf(&["low", "high"]),
+            Expected::Described("a date like 2024-05-01.".into()),
+        ];
+        for expected in all {
+            assert_eq!(expected.to_string(), en::EN.expected(&expected, None));
+        }
+        assert_eq!(
+            Expected::OneOf(&["low", "high"]).to_string(),
+            "one of: low, high"
+        );
     }
 
     #[test]

@@ -7,9 +7,9 @@ use crate::json::JsonProvenance;
 use crate::parse::SectionMap;
 
 pub(crate) mod set;
-mod spec;
 
-pub use spec::{ChoiceSpec, Lang, Presence, SectionSpec, Style, ValueKind, VariantSpec};
+pub use crate::phrases::lang::Lang;
+pub use crate::vocab::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
 
 /// A type that can be read from a reply with loose section headers.
 ///

@@ -15,7 +15,7 @@ use crate::parse::choice::choice_matches;
 use crate::parse::list::items;
 use crate::parse::value::SectionValue;
 use crate::parse::value_error::{excerpt, Expected, ValueError};
-use crate::sections::ValueKind;
+use crate::vocab::ValueKind;
 
 /// What a row deserializer hands a field.
 #[derive(Debug, Clone, Copy)]

@@ -27,8 +27,9 @@ use super::value::SectionValue;
 use super::value_error::{excerpt, Expected, ValueError};
 use crate::feedback::{Place, Problem, ProblemKind};
 use crate::phrases::phrases;
+use crate::phrases::Lang;
 use crate::prompt::placeholder;
-use crate::sections::{Lang, ValueKind};
+use crate::vocab::ValueKind;
 
 /// At most this many problems are reported for one section; the rest are
 /// counted. A reply with ten thousand bad rows gets a readable message.

@@ -1,0 +1,102 @@
+//! What a section (or list item) should hold: [`Expected`].
+
+use std::fmt;
+
+use super::ValueKind;
+
+/// What a section (or list item) should hold; rendered in the feedback's
+/// language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Expected {
+    /// Some text.
+    Text,
+    /// A single whole number.
+    WholeNumber,
+    /// A single whole number within bounds (the type's range).
+    WholeNumberBetween {
+        /// The smallest allowed value.
+        min: String,
+        /// The largest allowed value.
+        max: String,
+    },
+    /// A single number, possibly with a fraction.
+    Number,
+    /// yes or no.
+    YesNo,
+    /// A single character.
+    OneCharacter,
+    /// One of these values.
+    OneOf(&'static [&'static str]),
+    /// Anything else, in words (English).
+    Described(String),
+}
+
+impl Expected {
+    /// What a value of `kind` should be.
+    pub fn of_kind(kind: &ValueKind) -> Expected {
+        match kind {
+            ValueKind::Text
+            | ValueKind::Json
+            | ValueKind::Custom
+            | ValueKind::List(_)
+            | ValueKind::Table
+            | ValueKind::Record
+            | ValueKind::Map(_) => Expected::Text,
+            ValueKind::Integer => Expected::WholeNumber,
+            ValueKind::Float => Expected::Number,
+            ValueKind::Bool => Expected::YesNo,
+            ValueKind::Char => Expected::OneCharacter,
+            ValueKind::Choice(values) => Expected::OneOf(values),
+        }
+    }
+}
+
+impl From<String> for Expected {
+    fn from(text: String) -> Self {
+        Expected::Described(text)
+    }
+}
+
+impl From<&str> for Expected {
+    fn from(text: &str) -> Self {
+        Expected::Described(text.to_owned())
+    }
+}
+
+/// The English words of [`Expected`]: its `Display` writes them, and the
+/// English phrase table takes them from here. (The two templates,
+/// `{whole_number} from {min} to {max}` and `one of: {values}`, are the
+/// table's; a test holds the `Display` to them.)
+pub(crate) mod english {
+    /// [`Expected::Text`](super::Expected::Text).
+    pub(crate) const SOME_TEXT: &str = "some text";
+    /// [`Expected::WholeNumber`](super::Expected::WholeNumber).
+    pub(crate) const WHOLE_NUMBER: &str = "a single whole number";
+    /// [`Expected::Number`](super::Expected::Number).
+    pub(crate) const NUMBER: &str = "a single number";
+    /// [`Expected::YesNo`](super::Expected::YesNo).
+    pub(crate) const YES_NO: &str = "yes or no";
+    /// [`Expected::OneCharacter`](super::Expected::OneCharacter).
+    pub(crate) const ONE_CHARACTER: &str = "a single character";
+}
+
+/// English wording, as in the feedback: "a single whole number".
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use english::*;
+        match self {
+            Expected::Text => f.write_str(SOME_TEXT),
+            Expected::WholeNumber => f.write_str(WHOLE_NUMBER),
+            Expected::WholeNumberBetween { min, max } => {
+                write!(f, "{WHOLE_NUMBER} from {min} to {max}")
+            }
+            Expected::Number => f.write_str(NUMBER),
+            Expected::YesNo => f.write_str(YES_NO),
+            Expected::OneCharacter => f.write_str(ONE_CHARACTER),
+            Expected::OneOf(values) => write!(f, "one of: {}", values.join(", ")),
+            // A phrase set inside a sentence: without its own full stop.
+            Expected::Described(text) => f.write_str(text.trim().trim_end_matches(['.', '。'])),
+        }
+    }
+}
