@@ -5,10 +5,9 @@
 //!   (`LLM_MAX_RETRIES`, `TWR_MAX_ATTEMPTS`); the environment is one for the
 //!   whole process, and every `Think` without an explicit number of attempts
 //!   reads it;
-//! - `batch_load` measures the peak resident set of a 10,000-prompt batch
-//!   job, which is the whole process's;
-//! - `think_memory` counts live heap bytes with the counting global allocator
-//!   it installs, so any other test allocating meanwhile would be counted.
+//! - `batch_load` and `think_memory` count live heap bytes with the counting
+//!   global allocator of this binary ([`heap`]), so any other test
+//!   allocating meanwhile would be counted.
 //!
 //! Here they take turns: each holds [`ALONE`] from start to end.
 
@@ -18,6 +17,7 @@ mod openai_batch;
 mod think_support;
 
 mod batch_load;
+mod heap;
 mod think_env;
 mod think_env_twr;
 mod think_memory;

@@ -4,50 +4,12 @@
 //! over a run of three attempts (the requests, the ledger and the scripted
 //! model's record share its bytes; a client encodes it for one request at a
 //! time). Live heap bytes are counted by a counting allocator in this test
-//! binary.
+//! binary ([`crate::heap`]).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use crate::heap::{live, peak, reset_peak};
 use crate::think_support::*;
 use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::{ChatModel, Message, ModelError, Reply, RetryMode, ScriptedModel, Think};
-
-/// The system allocator, counting the bytes live.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-/// The most bytes live at once since the last [`reset_peak`].
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(size: usize) {
-    let live = LIVE.fetch_add(size, Ordering::SeqCst) + size;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
-/// Starts a new peak from the bytes live now.
-fn reset_peak() {
-    PEAK.store(LIVE.load(Ordering::SeqCst), Ordering::SeqCst);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        grew(new_size);
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const MB: usize = 1024 * 1024;
 
@@ -79,11 +41,11 @@ fn a_huge_reply_is_held_once_in_the_outcome() {
         .build()
         .unwrap();
     let model = Huge { size: 50 * MB };
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     let outcome = runtime
         .block_on(Think::new(&model).run_with("Plan a long walk.", |raw: &str| Ok(raw.len())))
         .unwrap();
-    let retained = LIVE.load(Ordering::SeqCst) - before;
+    let retained = live() - before;
     let reply = outcome.value;
     eprintln!(
         "reply {reply} bytes; outcome retains {retained} bytes ({:.2}x the reply)",
@@ -181,7 +143,7 @@ fn a_5_mb_image_over_three_attempts_is_held_once() {
         .unwrap();
     let message = five_mb_image();
     let model = ScriptedModel::new(THREE_ATTEMPTS);
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     reset_peak();
     let outcome = runtime
         .block_on(
@@ -190,8 +152,8 @@ fn a_5_mb_image_over_three_attempts_is_held_once() {
                 .run::<Trip>(&message),
         )
         .unwrap();
-    let peak = PEAK.load(Ordering::SeqCst) - before;
-    let retained = LIVE.load(Ordering::SeqCst) - before;
+    let peak = peak() - before;
+    let retained = live() - before;
     assert_eq!(outcome.attempts.len(), 3);
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
@@ -208,7 +170,7 @@ fn a_5_mb_image_over_three_attempts_is_held_once() {
 #[test]
 fn a_client_encodes_a_5_mb_image_for_one_request_at_a_time() {
     use axum::body::Body;
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 
     let _alone = crate::ALONE.blocking_lock();
@@ -249,7 +211,7 @@ fn a_client_encodes_a_5_mb_image_for_one_request_at_a_time() {
     });
     let client = twr_runtime::OpenAiCompatible::new(format!("{origin}/v1"), "vision-test");
     let message = five_mb_image();
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     reset_peak();
     let outcome = runtime
         .block_on(
@@ -258,8 +220,8 @@ fn a_client_encodes_a_5_mb_image_for_one_request_at_a_time() {
                 .run::<Trip>(&message),
         )
         .unwrap();
-    let peak = PEAK.load(Ordering::SeqCst) - before;
-    let retained = LIVE.load(Ordering::SeqCst) - before;
+    let peak = peak() - before;
+    let retained = live() - before;
     assert_eq!(outcome.attempts.len(), 3);
     let received = received.lock().unwrap().clone();
     assert_eq!(received.len(), 3);

@@ -136,7 +136,9 @@ async fn a_stream_that_stalls_after_28_kb_leaves_its_text_in_the_error() {
         .run::<Trip>(PROMPT)
         .await
         .unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // The stream never ends: without the 400 ms timeout nothing would. The
+    // bound leaves room for a machine under a load of 10.
+    assert!(started.elapsed() < Duration::from_secs(30));
     assert_eq!(server.requests().len(), 2);
     assert_eq!(error.requests(), 2);
     assert!(
@@ -193,7 +195,9 @@ async fn the_runs_deadline_keeps_the_text_streamed_so_far() {
             think.run::<Trip>(PROMPT).await.unwrap_err()
         };
         let elapsed = started.elapsed();
-        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+        // Without the 700 ms budget the client's 10-minute timeout would end
+        // it; the bound leaves room for a machine under a load of 10.
+        assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
         assert_eq!(
             error.budget_limit(),
             Some(BudgetLimit::Duration(Duration::from_millis(700))),

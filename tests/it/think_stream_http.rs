@@ -23,7 +23,7 @@ struct Trip {
 
 const HEAD_EVENTS: usize = 4;
 const TAIL_EVENTS: usize = 200;
-const TAIL_PAUSE: Duration = Duration::from_millis(10);
+const TAIL_PAUSE: Duration = Duration::from_millis(50);
 
 fn event(content: &str) -> String {
     let chunk =

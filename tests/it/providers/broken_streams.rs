@@ -145,7 +145,9 @@ async fn a_stream_that_stalls_keeps_its_text_in_the_timeout() {
             .chat(&hi())
             .await
             .unwrap_err();
-        assert!(started.elapsed() < Duration::from_secs(3), "{api:?}");
+        // The stream stalls for ever: only the timeout ends it. The bound
+        // leaves room for a machine under a load of 10.
+        assert!(started.elapsed() < Duration::from_secs(30), "{api:?}");
         assert_eq!(error.partial(), Some(&partial), "{api:?}");
         assert!(
             matches!(&error, ModelError::Incomplete { source, .. }
