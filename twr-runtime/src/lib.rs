@@ -111,6 +111,7 @@
 //! ├── feedback/        pub: problem.rs: what is wrong and where; message.rs: Feedback, the message that tells the model what to fix
 //! ├── phrases/         every word twr writes for a model, one table per language
 //! ├── prompt.rs        pub: the soft-format guide
+//! ├── grammar/         pub: the sections as a grammar a server enforces (GBNF, Lark, JSON schema)
 //! ├── model/           pub: the ChatModel seam, messages, replies, errors
 //! ├── text.rs          SharedText: a reply held once, shared by the ledger
 //! ├── scripted.rs      ScriptedModel, for tests and demos
@@ -138,6 +139,7 @@ mod choice;
 pub mod client;
 pub mod cost;
 pub mod feedback;
+pub mod grammar;
 #[cfg(feature = "journal")]
 pub mod journal;
 pub mod json;

@@ -1,0 +1,163 @@
+//! Derived types of every kind, style and shape a grammar describes: the
+//! corpus the grammar tests render, sample and send to the engines.
+
+// The corpus types are parsed, never read: their fields exist to be sections.
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+
+use twr_runtime::grammar::Grammar;
+use twr_runtime::{Choice, Feedback, Sections};
+
+#[derive(Debug, PartialEq, Clone, Copy, Choice)]
+pub enum Pace {
+    Relaxed,
+    Packed,
+}
+
+/// Scalars and text: whole and decimal numbers, bool, char, a choice, text.
+#[derive(Debug, Sections)]
+pub struct Scalars {
+    pub days: u32,
+    pub budget: f64,
+    pub refundable: bool,
+    pub grade: char,
+    pub pace: Pace,
+    #[section(header = "[Research Plan]", aliases = ["Plan"])]
+    pub plan: String,
+}
+
+/// Lists of each element kind, an optional and a defaulted section.
+#[derive(Debug, Sections)]
+pub struct Lists {
+    pub stops: Vec<String>,
+    pub counts: Vec<u64>,
+    pub prices: Vec<f32>,
+    pub flags: Vec<bool>,
+    pub paces: Vec<Pace>,
+    pub notes: Option<String>,
+    pub nights: Option<u32>,
+    #[section(default)]
+    pub tags: Vec<String>,
+}
+
+/// Maps of numbers and choices, and any JSON.
+#[derive(Debug, Sections)]
+pub struct Maps {
+    pub hours: BTreeMap<String, u32>,
+    pub moods: HashMap<String, Pace>,
+    #[section(json)]
+    pub extra: serde_json::Value,
+}
+
+/// A value read through `FromStr`: any text of one line.
+#[derive(Debug, PartialEq)]
+pub struct Code(pub String);
+
+impl FromStr for Code {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(Code(s.to_owned()))
+    }
+}
+
+#[derive(Debug, Sections)]
+pub struct Custom {
+    #[section(from_str)]
+    pub code: Code,
+    pub summary: String,
+}
+
+/// The same sections in the XML style.
+#[derive(Debug, Sections)]
+#[sections(style = "xml")]
+pub struct Tagged {
+    #[section(header = "[Research Plan]")]
+    pub plan: String,
+    pub days: u32,
+    pub stops: Vec<String>,
+}
+
+/// And in the markdown style, in Chinese.
+#[derive(Debug, Sections)]
+#[sections(style = "markdown", lang = "zh")]
+pub struct Headed {
+    #[section(header = "[计划]")]
+    pub plan: String,
+    pub ok: bool,
+    pub note: Option<String>,
+}
+
+/// A choice of ways: one alternative per way.
+#[derive(Debug, Sections)]
+pub enum Step {
+    Search { query: String, reason: String },
+    Answer(Final),
+}
+
+#[derive(Debug, Sections)]
+pub struct Final {
+    pub answer: String,
+    pub confidence: u32,
+}
+
+/// Flattened sections and a flattened choice.
+#[derive(Debug, Sections)]
+pub struct Agent {
+    pub thought: String,
+    #[section(flatten)]
+    pub next: Step,
+    #[section(flatten)]
+    pub extra: Custom,
+}
+
+/// Every grammar of the corpus, named: each type's whole grammar, a patch
+/// and a focused value.
+pub fn grammars() -> Vec<(String, Grammar)> {
+    let mut out = vec![
+        ("scalars".to_owned(), Grammar::of::<Scalars>()),
+        ("lists".to_owned(), Grammar::of::<Lists>()),
+        ("maps".to_owned(), Grammar::of::<Maps>()),
+        ("custom".to_owned(), Grammar::of::<Custom>()),
+        ("tagged".to_owned(), Grammar::of::<Tagged>()),
+        ("headed".to_owned(), Grammar::of::<Headed>()),
+        ("step".to_owned(), Grammar::of::<Step>()),
+        ("agent".to_owned(), Grammar::of::<Agent>()),
+        (
+            "scalars-plain".to_owned(),
+            Grammar::of::<Scalars>().reasoning(false),
+        ),
+        (
+            "lists-patch".to_owned(),
+            Grammar::of::<Lists>().only(|spec| ["counts", "notes"].contains(&spec.field)),
+        ),
+        (
+            "agent-patch".to_owned(),
+            Grammar::of::<Agent>().only(|spec| spec.field == "query"),
+        ),
+    ];
+    for spec in Scalars::specs() {
+        let grammar = Grammar::of::<Scalars>().value_of(spec.field).unwrap();
+        out.push((format!("scalars-value-{}", spec.field), grammar));
+    }
+    out
+}
+
+/// Whether `reply` parses as the type the corpus grammar `name` is of.
+pub fn parses(name: &str, reply: &str) -> Result<(), Feedback> {
+    fn ok<T>(result: Result<T, Feedback>) -> Result<(), Feedback> {
+        result.map(|_| ())
+    }
+    match name {
+        "scalars" | "scalars-plain" => ok(Scalars::parse_sections(reply)),
+        "lists" => ok(Lists::parse_sections(reply)),
+        "maps" => ok(Maps::parse_sections(reply)),
+        "custom" => ok(Custom::parse_sections(reply)),
+        "tagged" => ok(Tagged::parse_sections(reply)),
+        "headed" => ok(Headed::parse_sections(reply)),
+        "step" => ok(Step::parse_sections(reply)),
+        "agent" => ok(Agent::parse_sections(reply)),
+        other => panic!("no parser for {other}"),
+    }
+}

@@ -1,0 +1,75 @@
+//! Every string of a grammar's language parses into the type it was built
+//! from: random replies sampled from each grammar of the corpus.
+
+use twr_runtime::parse::SectionValue;
+
+use super::corpus::{self, Pace, Scalars};
+use twr_runtime::Sections;
+
+/// Replies sampled per grammar.
+const SAMPLES: u64 = 400;
+
+#[test]
+fn every_sampled_reply_parses_into_its_type() {
+    let mut checked = 0;
+    for (name, grammar) in corpus::grammars() {
+        if name.contains("-value-") || name.contains("-patch") {
+            continue;
+        }
+        for seed in 0..SAMPLES {
+            let reply = grammar.sample(seed);
+            if let Err(feedback) = corpus::parses(&name, &reply) {
+                panic!("{name}, seed {seed}: the sample does not parse:\n{reply}\n---\n{feedback}");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9 * SAMPLES);
+}
+
+#[test]
+fn a_focused_value_parses_as_the_section_value() {
+    let grammar = twr_runtime::grammar::Grammar::of::<Scalars>();
+    for spec in Scalars::specs() {
+        let focused = grammar.value_of(spec.field).unwrap();
+        for seed in 0..SAMPLES {
+            let value = focused.sample(seed);
+            let ok = match spec.field {
+                "days" => u32::parse_section(value.trim()).is_ok(),
+                "budget" => f64::parse_section(value.trim()).is_ok(),
+                "refundable" => bool::parse_section(value.trim()).is_ok(),
+                "grade" => char::parse_section(value.trim()).is_ok(),
+                "pace" => Pace::parse_section(value.trim()).is_ok(),
+                "plan" => String::parse_section(value.trim()).is_ok(),
+                other => panic!("{other}"),
+            };
+            assert!(ok, "{}: {value:?}", spec.field);
+        }
+    }
+}
+
+#[test]
+fn a_patch_holds_only_its_sections_and_they_parse() {
+    use twr_runtime::parse::split_sections;
+    for (name, grammar) in corpus::grammars() {
+        if !name.ends_with("-patch") {
+            continue;
+        }
+        for seed in 0..SAMPLES {
+            let reply = grammar.sample(seed);
+            let map = split_sections(&reply, grammar.specs());
+            let found: Vec<&str> = grammar
+                .specs()
+                .iter()
+                .filter(|spec| map.get(spec.name).is_some())
+                .map(|spec| spec.field)
+                .collect();
+            let expected: &[&str] = match name.as_str() {
+                "lists-patch" => &["counts", "notes"],
+                "agent-patch" => &["query"],
+                other => panic!("{other}"),
+            };
+            assert_eq!(found, expected, "{name}, seed {seed}:\n{reply}");
+        }
+    }
+}

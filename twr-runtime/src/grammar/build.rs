@@ -1,0 +1,505 @@
+//! From the specs to the rules: the shape of a reply (reasoning, then the
+//! sections in order, one way of each choice) and of each kind of value.
+//!
+//! Why these shapes (issue 26.2): engines run a grammar slowly when one
+//! bounded repetition holds another (`{0,3}` lines of `[^\n]{0,200}`
+//! sampled at a quarter of the speed), while a single bound costs nothing
+//! measurable; and a repetition without bound lets a small model write
+//! until the token limit. So each free value is one bounded loop over
+//! characters, where a line break followed by the start of a line is one
+//! more character: the whole value is bounded, with no bound inside a
+//! bound, and the reply always reaches its last section. Lists of scalars
+//! bound their items and the scalars' few digits only.
+//!
+//! Every value lexeme ends with its line break and an optional blank line,
+//! and what may follow it (a header, a closing tag, the end) starts with a
+//! character the value cannot continue with: a greedy lexer such as
+//! llguidance's never has to guess where a value ends.
+
+use super::expr::{Class, Expr, Rules};
+use super::lines::{label_start, line_start, NEVER, SPACES};
+use super::{Columns, Grammar, Scope};
+use crate::sections::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
+
+/// The rules of `grammar`, its start rule `root` first.
+pub(crate) fn rules(grammar: &Grammar) -> Rules {
+    let mut names: Vec<&'static str> = Vec::new();
+    for spec in grammar.specs {
+        names.push(spec.name);
+        names.extend(spec.aliases);
+    }
+    let mut builder = Builder {
+        grammar,
+        names,
+        rules: Rules::default(),
+    };
+    let root = match &grammar.scope {
+        Scope::Value(index) => builder.value(*index),
+        Scope::Reply { only, reasoning } => {
+            let body = builder.range(0..grammar.specs.len(), only.as_deref(), &mut Vec::new());
+            let mut items = Vec::new();
+            if *reasoning {
+                let limit = grammar.limits.reasoning;
+                let text = builder.free_text(limit);
+                items.push(builder.rules.add("reasoning", text, true).optional());
+            }
+            items.push(body);
+            Expr::seq(items)
+        }
+    };
+    builder.rules.add("root", root, false);
+    builder.rules.start_with("root");
+    builder.rules
+}
+
+struct Builder<'g> {
+    grammar: &'g Grammar,
+    /// Every name and alias of every section of the type, whatever part of
+    /// the reply the grammar describes: the parser looks for them all.
+    names: Vec<&'static str>,
+    rules: Rules,
+}
+
+/// A line break, then maybe one blank line: how every value ends.
+fn line_end() -> Expr {
+    Expr::seq(vec![Expr::lit("\n"), Expr::lit("\n").optional()])
+}
+
+/// Any character of a line but those that never appear in content.
+fn line_char() -> Expr {
+    let mut excluded = vec!['\n'];
+    excluded.extend(NEVER);
+    Expr::Class(Class::not(excluded))
+}
+
+/// A character that starts an item's text: no white space, no list
+/// marker (the item would read as nested), never `<`.
+fn item_start() -> Expr {
+    let mut excluded: Vec<char> = SPACES.to_vec();
+    excluded.extend(NEVER);
+    excluded.extend(['-', '*', '+', '•']);
+    Expr::Class(Class::not(excluded))
+}
+
+fn digits() -> Expr {
+    Expr::Class(Class::of([]).with_range('0', '9'))
+}
+
+impl Builder<'_> {
+    /// The start of a line that is no header (`lines.rs`).
+    fn line_start(&mut self) -> Expr {
+        let expr = line_start(&self.names);
+        self.rules.add("line-start", expr, true)
+    }
+
+    /// The start of a label whose line is no header (`lines.rs`).
+    fn label_start(&mut self) -> Expr {
+        let expr = label_start(&self.names);
+        self.rules.add("label-start", expr, true)
+    }
+
+    /// The sections at positions `range` of the specs, in order, each way
+    /// of a choice among them one alternative; only those `only` keeps.
+    /// `open` holds the choices being expanded (by position in the
+    /// choices), so a way is not offered its own choice again.
+    fn range(
+        &mut self,
+        range: std::ops::Range<usize>,
+        only: Option<&[bool]>,
+        open: &mut Vec<usize>,
+    ) -> Expr {
+        let mut items = Vec::new();
+        let mut index = range.start;
+        while index < range.end {
+            if let Some(choice) = self.outermost_choice(index, &range, open) {
+                let end = self.grammar.choices[choice].range().end;
+                open.push(choice);
+                items.push(self.choice(choice, only, open));
+                open.pop();
+                index = end;
+                continue;
+            }
+            if only.is_none_or(|only| only.get(index).copied().unwrap_or(false)) {
+                items.push(self.section(index, only.is_some()));
+            }
+            index += 1;
+        }
+        Expr::seq(items)
+    }
+
+    /// The widest choice starting at `index` within `range`, not yet open.
+    fn outermost_choice(
+        &self,
+        index: usize,
+        range: &std::ops::Range<usize>,
+        open: &[usize],
+    ) -> Option<usize> {
+        self.grammar
+            .choices
+            .iter()
+            .enumerate()
+            .filter(|(position, choice)| {
+                choice.start == index && choice.range().end <= range.end && !open.contains(position)
+            })
+            .max_by_key(|(_, choice)| choice.range().len())
+            .map(|(position, _)| position)
+    }
+
+    /// One alternative per way of the choice at `choice` (per way with a
+    /// kept section).
+    fn choice(&mut self, choice: usize, only: Option<&[bool]>, open: &mut Vec<usize>) -> Expr {
+        let spec: &ChoiceSpec = &self.grammar.choices[choice];
+        let mut ways = Vec::new();
+        for position in 0..spec.variants.len() {
+            let Some(range) = spec.variant_range(position) else {
+                continue;
+            };
+            let kept = only.is_none_or(|only| range.clone().any(|i| only.get(i) == Some(&true)));
+            if kept && !range.is_empty() {
+                ways.push(self.range(range, only, open));
+            }
+        }
+        if ways.is_empty() {
+            return Expr::lit("");
+        }
+        Expr::alt(ways)
+    }
+
+    /// The section at `index`: its header, its value; optional unless it
+    /// is required or asked for in a patch.
+    fn section(&mut self, index: usize, asked: bool) -> Expr {
+        let spec = &self.grammar.specs[index];
+        let (open, close) = markers(self.grammar.style, spec);
+        let value = self.value(index);
+        let mut items = vec![Expr::lit(open), value];
+        if let Some(close) = close {
+            items.push(Expr::lit(close));
+            items.push(Expr::lit("\n").optional());
+        }
+        let section = Expr::seq(items);
+        let name = format!("section-{index}");
+        let rule = self.rules.add(&name, section, false);
+        match spec.presence {
+            Presence::Required => rule,
+            _ if asked => rule,
+            _ => rule.optional(),
+        }
+    }
+
+    /// The value of the section at `index`, with its line end: for an
+    /// `Option`, its value or a word that says none.
+    fn value(&mut self, index: usize) -> Expr {
+        let spec = &self.grammar.specs[index];
+        let value = self.kind(&spec.kind, index);
+        match spec.presence {
+            Presence::Optional => {
+                let none = self.none_words();
+                Expr::alt(vec![value, none])
+            }
+            _ => value,
+        }
+    }
+
+    /// The words of the run's language that say a section has no value,
+    /// on their line.
+    fn none_words(&mut self) -> Expr {
+        let words = super::words::none_words(self.grammar.lang);
+        let expr = Expr::seq(vec![
+            Expr::alt(words.iter().map(|w| Expr::lit(*w)).collect()),
+            line_end(),
+        ]);
+        self.rules.add("none", expr, true)
+    }
+
+    /// The value of `kind`, ending with its line end.
+    fn kind(&mut self, kind: &ValueKind, index: usize) -> Expr {
+        let limits = self.grammar.limits;
+        match kind {
+            ValueKind::Text => {
+                let text = self.free_text(limits.text);
+                self.rules.add("text", text, true)
+            }
+            ValueKind::Integer => {
+                let expr = Expr::seq(vec![integer(), line_end()]);
+                self.rules.add("integer", expr, true)
+            }
+            ValueKind::Float => {
+                let expr = Expr::seq(vec![float(), line_end()]);
+                self.rules.add("number", expr, true)
+            }
+            ValueKind::Bool => {
+                let expr = Expr::seq(vec![self.bool_words(), line_end()]);
+                self.rules.add("bool", expr, true)
+            }
+            ValueKind::Char => {
+                let expr = Expr::seq(vec![self.one_char(), line_end()]);
+                self.rules.add("char", expr, true)
+            }
+            ValueKind::Choice(variants) => {
+                let expr = Expr::seq(vec![words(variants.iter()), line_end()]);
+                self.rules.add(&format!("choice-{index}"), expr, true)
+            }
+            ValueKind::List(inner) => self.list(inner, index),
+            ValueKind::Json => {
+                let expr = Expr::seq(vec![Expr::Json, line_end()]);
+                self.rules.add("json", expr, false)
+            }
+            ValueKind::Custom => {
+                let expr = Expr::seq(vec![
+                    self.line_start(),
+                    line_char().repeat(0, None),
+                    line_end(),
+                ]);
+                self.rules.add("line", expr, true)
+            }
+            ValueKind::Map(inner) => self.map(inner, index),
+            ValueKind::Table => match self.columns(index) {
+                Some(columns) => self.table(&columns, index),
+                None => {
+                    let text = self.free_text(limits.text);
+                    self.rules.add("text", text, true)
+                }
+            },
+            ValueKind::Record => match self.columns(index) {
+                Some(columns) => self.record(&columns, index),
+                None => {
+                    let text = self.free_text(limits.text);
+                    self.rules.add("text", text, true)
+                }
+            },
+            // A kind added later: free text, which the parser reads as
+            // whatever that kind reads.
+            #[allow(unreachable_patterns)]
+            _ => {
+                let text = self.free_text(limits.text);
+                self.rules.add("text", text, true)
+            }
+        }
+    }
+
+    fn columns(&self, index: usize) -> Option<Columns> {
+        self.grammar
+            .columns
+            .iter()
+            .find(|(at, _)| *at == index)
+            .map(|(_, columns)| columns.clone())
+    }
+
+    /// Lines of free text, at most `limit` characters: a bounded loop over
+    /// characters where a line break and the next line's start count as
+    /// one.
+    fn free_text(&mut self, limit: u32) -> Expr {
+        let start = self.line_start();
+        let step = Expr::alt(vec![
+            line_char(),
+            Expr::seq(vec![
+                Expr::lit("\n"),
+                Expr::lit("\n").optional(),
+                start.clone(),
+            ]),
+        ]);
+        Expr::seq(vec![start, step.repeat(0, Some(limit)), line_end()])
+    }
+
+    /// The words a bool is read from, in the run's language.
+    fn bool_words(&self) -> Expr {
+        let (yes, no) = super::words::bool_words(self.grammar.lang);
+        words(yes.iter().chain(no))
+    }
+
+    /// One character that is no header, no quote and no space.
+    fn one_char(&self) -> Expr {
+        let mut excluded: Vec<char> = SPACES.to_vec();
+        excluded.extend(NEVER);
+        excluded.extend(['\'', '"', '`', '‘', '’', '“', '”', '[', '【', '#', '*', '_']);
+        // A letter that starts a section's name might, alone on its line,
+        // be that section's header: leave every letter out.
+        Expr::Class(
+            Class::not(excluded)
+                .with_range('a', 'z')
+                .with_range('A', 'Z'),
+        )
+    }
+
+    /// `- item` lines: free text items share one bounded loop; scalar
+    /// items are bounded in number.
+    fn list(&mut self, inner: &ValueKind, index: usize) -> Expr {
+        let limits = self.grammar.limits;
+        let item = match inner {
+            ValueKind::Integer => integer(),
+            ValueKind::Float => float(),
+            ValueKind::Bool => self.bool_words(),
+            ValueKind::Char => self.one_char(),
+            ValueKind::Choice(variants) => words(variants.iter()),
+            _ => {
+                let step = Expr::alt(vec![
+                    line_char(),
+                    Expr::seq(vec![Expr::lit("\n- "), item_start()]),
+                ]);
+                let expr = Expr::seq(vec![
+                    Expr::lit("- "),
+                    item_start(),
+                    step.repeat(0, Some(limits.list)),
+                    line_end(),
+                ]);
+                return self.rules.add("list", expr, true);
+            }
+        };
+        let expr = Expr::seq(vec![
+            Expr::lit("- "),
+            item.clone(),
+            Expr::seq(vec![Expr::lit("\n- "), item])
+                .repeat(0, Some(limits.items.saturating_sub(1))),
+            line_end(),
+        ]);
+        self.rules.add(&format!("list-{index}"), expr, true)
+    }
+
+    /// `Name: value` lines, each value of `inner` on its line.
+    fn map(&mut self, inner: &ValueKind, index: usize) -> Expr {
+        let limits = self.grammar.limits;
+        let value = self.cell(inner);
+        // A label: one word of letters and digits (the parser reads a
+        // label only when it holds a letter, in at most six words).
+        let word = Class::of([])
+            .with_range('a', 'z')
+            .with_range('A', 'Z')
+            .with_range('0', '9');
+        let entry = Expr::seq(vec![
+            self.label_start(),
+            Expr::Class(word).repeat(0, None),
+            Expr::lit(": "),
+            value,
+        ]);
+        let expr = Expr::seq(vec![
+            entry.clone(),
+            Expr::seq(vec![Expr::lit("\n"), entry]).repeat(0, Some(limits.items.saturating_sub(1))),
+            line_end(),
+        ]);
+        self.rules.add(&format!("map-{index}"), expr, true)
+    }
+
+    /// A value written inside a line (a cell, a map's or record's value).
+    fn cell(&self, kind: &ValueKind) -> Expr {
+        match kind {
+            ValueKind::Integer => integer(),
+            ValueKind::Float => float(),
+            ValueKind::Bool => self.bool_words(),
+            ValueKind::Char => self.one_char(),
+            ValueKind::Choice(variants) => words(variants.iter()),
+            _ => {
+                let mut excluded: Vec<char> = SPACES.to_vec();
+                excluded.extend(NEVER);
+                excluded.push('|');
+                let mut inside = vec!['\n', '|'];
+                inside.extend(NEVER);
+                Expr::seq(vec![
+                    Expr::Class(Class::not(excluded)),
+                    Expr::Class(Class::not(inside)).repeat(0, None),
+                ])
+            }
+        }
+    }
+
+    /// A markdown table: the columns' header row, its rule, then rows.
+    fn table(&mut self, columns: &Columns, index: usize) -> Expr {
+        let limits = self.grammar.limits;
+        let header = format!(
+            "| {} |\n|{}|\n",
+            columns
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            vec!["---"; columns.len()].join("|")
+        );
+        let mut row = vec![Expr::lit("| ")];
+        for (position, (_, kind)) in columns.iter().enumerate() {
+            if position > 0 {
+                row.push(Expr::lit(" | "));
+            }
+            row.push(self.table_cell(kind));
+        }
+        row.push(Expr::lit(" |"));
+        let row = Expr::seq(row);
+        let expr = Expr::seq(vec![
+            Expr::lit(header),
+            row.clone(),
+            Expr::seq(vec![Expr::lit("\n"), row]).repeat(0, Some(limits.rows.saturating_sub(1))),
+            line_end(),
+        ]);
+        self.rules.add(&format!("table-{index}"), expr, true)
+    }
+
+    /// A table cell: a scalar, or text without `|` that ends in no space.
+    fn table_cell(&self, kind: &ValueKind) -> Expr {
+        match kind {
+            ValueKind::Integer
+            | ValueKind::Float
+            | ValueKind::Bool
+            | ValueKind::Char
+            | ValueKind::Choice(_) => self.cell(kind),
+            _ => {
+                let mut excluded: Vec<char> = SPACES.to_vec();
+                excluded.extend(NEVER);
+                excluded.push('|');
+                let word = Expr::Class(Class::not(excluded)).repeat(1, None);
+                Expr::seq(vec![
+                    word.clone(),
+                    Expr::seq(vec![Expr::lit(" "), word]).repeat(0, None),
+                ])
+            }
+        }
+    }
+
+    /// `Label: value` lines, one per column, in order.
+    fn record(&mut self, columns: &Columns, index: usize) -> Expr {
+        let mut items = Vec::new();
+        for (name, kind) in columns.iter() {
+            items.push(Expr::lit(format!("{name}: ")));
+            items.push(self.cell(kind));
+            items.push(Expr::lit("\n"));
+        }
+        items.push(Expr::lit("\n").optional());
+        self.rules
+            .add(&format!("record-{index}"), Expr::seq(items), true)
+    }
+}
+
+/// How a section opens and closes in `style`.
+fn markers(style: Style, spec: &SectionSpec) -> (String, Option<String>) {
+    match style {
+        Style::Xml => {
+            let tag = Style::tag_name(spec.name);
+            (format!("<{tag}>\n"), Some(format!("</{tag}>\n")))
+        }
+        Style::Markdown => (format!("## {}\n", spec.name), None),
+        _ => (format!("{}\n", spec.header), None),
+    }
+}
+
+/// One of `words`, as written.
+fn words<'a>(words: impl IntoIterator<Item = &'a &'a str>) -> Expr {
+    Expr::alt(words.into_iter().map(|word| Expr::lit(*word)).collect())
+}
+
+/// A whole number that fits every integer type from `u32` and `i32` up:
+/// at most nine digits, no sign.
+fn integer() -> Expr {
+    Expr::alt(vec![
+        Expr::lit("0"),
+        Expr::seq(vec![
+            Expr::Class(Class::of([]).with_range('1', '9')),
+            digits().repeat(0, Some(8)),
+        ]),
+    ])
+}
+
+/// A decimal number: a sign, nine digits at most, six decimals at most.
+fn float() -> Expr {
+    Expr::seq(vec![
+        Expr::lit("-").optional(),
+        integer(),
+        Expr::seq(vec![Expr::lit("."), digits().repeat(1, Some(6))]).optional(),
+    ])
+}
