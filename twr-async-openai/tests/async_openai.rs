@@ -1,0 +1,365 @@
+//! The adapter through the real async-openai client against an axum server
+//! on 127.0.0.1 (the workspace's scripted test server): a typed extraction
+//! whose first reply needs a patch, whole and streamed; a rate limit; a
+//! bad request; a refusal.
+
+#[path = "../../tests/it/support/client.rs"]
+mod server;
+
+use std::time::Duration;
+
+use async_openai::config::OpenAIConfig;
+use async_openai::types::chat::CreateChatCompletionRequestArgs;
+use async_openai::Client;
+use serde_json::{json, Value};
+use server::{Scripted, TestServer};
+use twr_async_openai::AsyncOpenAi;
+use twr_runtime::{
+    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Sections, Think,
+    ThinkErrorKind, Usage,
+};
+
+/// What the extraction asks for.
+#[derive(Debug, PartialEq, Sections)]
+struct Trip {
+    /// What to see.
+    plan: String,
+    /// How many days.
+    days: u32,
+}
+
+fn client(server: &TestServer) -> Client<OpenAIConfig> {
+    let config = OpenAIConfig::new()
+        .with_api_base(server.url("/v1"))
+        .with_api_key("sk-test-key");
+    Client::with_config(config)
+}
+
+fn completion(content: &str, reasoning: Option<&str>, usage: (u64, u64)) -> Scripted {
+    let mut message = json!({"role": "assistant", "content": content});
+    if let Some(reasoning) = reasoning {
+        message["reasoning_content"] = json!(reasoning);
+    }
+    Scripted::json(
+        200,
+        json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1,
+                      "total_tokens": usage.0 + usage.1,
+                      "prompt_tokens_details": {"cached_tokens": 4}}
+        }),
+    )
+}
+
+fn chunk(delta: Value, finish_reason: Option<&str>) -> String {
+    json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+           "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+    .to_string()
+}
+
+fn streamed(pieces: &[&str], reasoning: &str, usage: (u64, u64)) -> Scripted {
+    let mut events = vec![chunk(
+        json!({"role": "assistant", "reasoning_content": reasoning}),
+        None,
+    )];
+    events.extend(pieces.iter().map(|p| chunk(json!({"content": p}), None)));
+    events.push(chunk(json!({}), Some("stop")));
+    events.push(
+        json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [], "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1,
+                                        "total_tokens": usage.0 + usage.1}})
+        .to_string(),
+    );
+    events.push("[DONE]".to_string());
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    Scripted::sse(&events)
+}
+
+fn roles(request: &server::Recorded) -> Vec<String> {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_whole_reply_is_patched_into_the_typed_value() {
+    let server = TestServer::start(vec![
+        completion(
+            "[Plan]\nSee the temples\n[Days]\nabout a week",
+            Some("Kyoto..."),
+            (30, 10),
+        ),
+        completion("[Days]\n7", None, (50, 3)),
+    ])
+    .await;
+    let template = CreateChatCompletionRequestArgs::default()
+        .model("gpt-test")
+        .temperature(0.25)
+        .build()
+        .unwrap();
+    let model = AsyncOpenAi::with_request(client(&server), template);
+    assert!(!model.streams());
+    assert_eq!(model.name(), "gpt-test");
+    assert_eq!(model.request_options(), Some(json!({"temperature": 0.25})));
+
+    let history = [Message::user("Hi"), Message::assistant("Hello! Where to?")];
+    let outcome = Think::new(&model)
+        .system("You plan trips.")
+        .history(&history)
+        .run::<Trip>("Plan a week in Kyoto")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "See the temples".into(),
+            days: 7
+        }
+    );
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AttemptKind::Rejected, AttemptKind::Merged]);
+    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("Kyoto..."));
+    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
+    assert_eq!(
+        outcome.attempts[0].usage,
+        Usage::new(30, 10).with_cache(4, 0)
+    );
+    assert_eq!(outcome.usage, Usage::new(80, 13).with_cache(8, 0));
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.path_and_query, "/v1/chat/completions");
+        assert_eq!(request.header("authorization"), Some("Bearer sk-test-key"));
+        assert_eq!(request.body["model"], "gpt-test");
+        assert_eq!(request.body["temperature"], 0.25);
+        assert_eq!(request.body.get("stream"), None);
+    }
+    assert_eq!(roles(&requests[0]), ["system", "user", "assistant", "user"]);
+    assert_eq!(
+        requests[0].body["messages"][2]["content"],
+        "Hello! Where to?"
+    );
+    // The patch request: the conversation so far, the reply, and what to fix.
+    assert_eq!(
+        roles(&requests[1]),
+        ["system", "user", "assistant", "user", "assistant", "user"]
+    );
+    assert_eq!(
+        requests[1].body["messages"][4]["content"],
+        "[Plan]\nSee the temples\n[Days]\nabout a week"
+    );
+    let fix = requests[1].body["messages"][5]["content"].as_str().unwrap();
+    assert!(fix.contains("[Days]"), "{fix}");
+}
+
+#[tokio::test]
+async fn a_streamed_reply_is_patched_into_the_typed_value() {
+    let server = TestServer::start(vec![
+        streamed(
+            &["[Plan]\nSee the ", "temples\n[Days]\nabout a ", "week"],
+            "hmm",
+            (30, 10),
+        ),
+        streamed(&["[Days]\n", "7"], "ok", (50, 3)),
+    ])
+    .await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test").stream(true);
+    assert!(model.streams());
+    let outcome = Think::new(&model)
+        .run::<Trip>("Plan a week in Kyoto")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "See the temples".into(),
+            days: 7
+        }
+    );
+    assert_eq!(outcome.attempts.len(), 2);
+    assert_eq!(
+        outcome.attempts[0].raw.as_str(),
+        "[Plan]\nSee the temples\n[Days]\nabout a week"
+    );
+    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("hmm"));
+    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
+    assert_eq!(outcome.usage, Usage::new(80, 13));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.body["stream"], true);
+        assert_eq!(
+            request.body["stream_options"],
+            json!({"include_usage": true})
+        );
+    }
+    assert_eq!(roles(&requests[1]), ["user", "assistant", "user"]);
+}
+
+/// A 429 as OpenAI sends it, asking for no pause (`retry-after: 0`), so
+/// async-openai's own retries (which honour it) take no time.
+fn limited() -> Scripted {
+    Scripted::json(
+        429,
+        json!({"error": {"message": "Rate limit reached", "type": "requests",
+                         "param": null, "code": "rate_limit_exceeded"}}),
+    )
+    .header("retry-after", "0")
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_transient_after_the_clients_own_retries() {
+    // async-openai's default client retries a 429 three times itself,
+    // honouring `Retry-After`, before the adapter sees the error: four
+    // requests. The header itself is not handed on.
+    let server = TestServer::start(vec![limited(), limited(), limited(), limited()]).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    match &error {
+        ModelError::Status {
+            status,
+            message,
+            retry_after,
+        } => {
+            assert_eq!(*status, 429);
+            assert_eq!(
+                message,
+                "requests: Rate limit reached (code: rate_limit_exceeded)"
+            );
+            assert_eq!(*retry_after, None);
+        }
+        other => panic!("expected a 429 status, got {other:?}"),
+    }
+    assert!(error.is_transient());
+    assert_eq!(server.requests().len(), 4);
+
+    // In a run, the loop asks again after its own pause, and the next
+    // reply is parsed.
+    let mut script = vec![limited(), limited(), limited(), limited()];
+    script.push(completion("[Plan]\nGo\n[Days]\n2", None, (5, 5)));
+    let server = TestServer::start(script).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let policy = RetryPolicy::default().base_delay(Duration::from_millis(10));
+    let outcome = Think::new(&model)
+        .retry_policy(policy)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "Go".into(),
+            days: 2
+        }
+    );
+    assert_eq!(outcome.attempts[0].transport_retries.len(), 1);
+    assert_eq!(server.requests().len(), 5);
+
+    // A 5xx is transient too (and retried by async-openai first).
+    let overloaded = || Scripted::text(503, "upstream overloaded").header("retry-after", "0");
+    let server =
+        TestServer::start(vec![overloaded(), overloaded(), overloaded(), overloaded()]).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Status { status: 503, message, .. } if message == "upstream overloaded"),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    assert_eq!(server.requests().len(), 4);
+
+    // A 429 for a quota that is used up is no rate limit: waiting does not
+    // help, so it is not transient (async-openai does not retry it either).
+    let server = TestServer::start(vec![Scripted::json(
+        429,
+        json!({"error": {"message": "You exceeded your current quota.",
+                         "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}),
+    )])
+    .await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 402: HTTP 429, insufficient_quota: You exceeded \
+         your current quota. (code: insufficient_quota)"
+    );
+    assert!(!error.is_transient());
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_request_ends_the_run_at_once_and_a_content_policy_is_a_refusal() {
+    let server = TestServer::start(vec![Scripted::json(
+        400,
+        json!({"error": {"message": "Unrecognized request argument supplied: foo",
+                         "type": "invalid_request_error", "param": "foo", "code": null}}),
+    )])
+    .await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = Think::new(&model)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap_err();
+    match error.kind() {
+        ThinkErrorKind::Model { source, retries } => {
+            assert_eq!(*retries, 0);
+            assert_eq!(
+                source.to_string(),
+                "the model server answered HTTP 400: invalid_request_error: Unrecognized \
+                 request argument supplied: foo (param: foo)"
+            );
+            assert!(!source.is_transient());
+        }
+        other => panic!("expected a model error, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 1);
+
+    let server = TestServer::start(vec![Scripted::json(
+        400,
+        json!({"error": {"message": "Your request was rejected by the safety system.",
+                         "type": "invalid_request_error", "param": null,
+                         "code": "content_policy_violation"}}),
+    )])
+    .await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Refused(m) if m == "Your request was rejected by the safety system."),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn images_and_documents_go_as_parts_before_the_text() {
+    let server = TestServer::start(vec![completion("[Plan]\nGo\n[Days]\n1", None, (1, 1))]).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let png = b"\x89PNG\r\n\x1a\nrest".to_vec();
+    let pdf = b"%PDF-1.7 rest".to_vec();
+    let message = Message::user("Read these.")
+        .with_image(png, "image/png")
+        .with_image_url("https://example.com/a.jpg")
+        .with_document(pdf, "application/pdf");
+    let reply = model.chat(&[message]).await.unwrap();
+    assert_eq!(reply.content, "[Plan]\nGo\n[Days]\n1");
+    assert_eq!(
+        server.only_request().body["messages"][0]["content"],
+        json!([
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgpyZXN0"}},
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.jpg"}},
+            {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcgcmVzdA==",
+                                      "filename": "document-1.pdf"}},
+            {"type": "text", "text": "Read these."}
+        ])
+    );
+    // Bytes that are not what their media type says never leave.
+    let jpeg_as_png = Message::user("x").with_image(b"\xff\xd8\xff\xe0rest".to_vec(), "image/png");
+    let error = model.chat(&[jpeg_as_png]).await.unwrap_err();
+    assert!(matches!(error, ModelError::Attachment(_)), "{error:?}");
+    assert_eq!(server.requests().len(), 1);
+}
