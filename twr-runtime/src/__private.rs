@@ -56,8 +56,8 @@ pub const fn spec(
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
+pub use crate::parse::set::SectionSet;
 use crate::parse::SectionMap;
-pub use crate::sections::set::SectionSet;
 use crate::sections::Sections;
 use crate::sections::{ChoiceSpec, VariantSpec};
 

@@ -97,40 +97,64 @@
 //! ## Layout of the source
 //!
 //! One module per concern; `pub` ones are paths a program names, the rest
-//! are the crate's own.
+//! are the crate's own. In layer order, from the leaves up:
 //!
 //! ```text
 //! twr-runtime/src/
 //! ├── lib.rs           the root: day-to-day names, these docs
-//! ├── sections/        pub: the Sections trait; spec.rs: section specs, value kinds, language, style, choices
-//! ├── choice.rs        the Choice trait
-//! ├── parse/           pub: the section parser, the derive's section reader, value codecs and their errors, tables and records
+//! ├── vocab/           the leaf vocabulary: spec.rs (section specs, value kinds, presence, style, the ways of an enum), expected.rs
 //! ├── scan.rs          the byte search of the stream parser and the reasoning lexer
-//! ├── json/            pub: layered JSON extraction and repair, and its report
-//! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
-//! ├── feedback/        pub: problem.rs: what is wrong and where; message.rs: Feedback, the message that tells the model what to fix
-//! ├── phrases/         every word twr writes for a model, one table per language
-//! ├── prompt.rs        pub: the soft-format guide
-//! ├── grammar/         pub: the sections as a grammar a server enforces (GBNF, Lark, JSON schema)
-//! ├── model/           pub: the ChatModel seam, messages, replies, errors
 //! ├── text.rs          SharedText: a reply held once, shared by the ledger
-//! ├── scripted.rs      ScriptedModel, for tests and demos
+//! ├── choice.rs        the Choice trait
+//! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
+//! ├── phrases/         pub: every word twr writes for a model, one table per language; lang.rs: Lang, which table
+//! ├── feedback/        pub: problem.rs: what is wrong and where; message.rs: Feedback, the message that tells the model what to fix
+//! ├── prompt.rs        pub: the soft-format guide
+//! ├── json/            pub: layered JSON extraction and repair, and its report
+//! ├── parse/           pub: the section parser, the derive's section reader, value codecs and their errors, tables and records;
+//! │                    sections.rs: the Sections trait; set.rs: what a flattened type knows of its sections
+//! ├── sections/        pub: paths only, the vocabulary, Lang and the Sections trait where a program names them
+//! ├── grammar/         pub: the sections as a grammar a server enforces (GBNF, Lark, JSON schema)
+//! ├── model/           pub: the ChatModel seam, messages and their attachments (attachment/), replies, errors
 //! ├── retry.rs         the transport retry policy: whether to ask again, how long to wait
-//! ├── think/           the loop: builder, attempts, patch merging, ledger
-//! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
-//! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
-//! ├── run.rs           pub: the ledger's details and the loop's defaults
+//! ├── scripted.rs      ScriptedModel, for tests and demos
 //! ├── cost.rs          pub: prices per model, cost per attempt
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
 //! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
 //! ├── journal/         pub: the durable journal and the response cache (feature journal)
+//! ├── think/           the loop: builder, attempts, patch merging, ledger
+//! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
+//! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
+//! ├── run.rs           pub: the ledger's details and the loop's defaults
 //! ├── batch/           pub: typed re-ask rounds over batch APIs (feature batch)
 //! └── __private.rs     what derived code calls; not an API
 //! ```
+//!
+//! ## Layers
+//!
+//! The modules stand in layers, listed from the leaves up. A module names
+//! (in a `use` or a path) only modules of the layers below its own: never
+//! one above it, nor one beside it on its line. Its own tests may name any.
+//! A test of this crate (`layers.rs`) reads this list and checks every
+//! `crate::` path of the source against it, so the list is the rule, and a
+//! new module joins a line before it builds.
+//!
+//! 1. `vocab`, `scan`, `text`, `choice`: the leaves, importing nothing of the crate
+//! 2. `reasoning`: the lexer of `<think>` blocks
+//! 3. `phrases`: the phrase tables, and `Lang`, the choice of one
+//! 4. `feedback`, `prompt`: what is wrong with a reply and the message saying it; the format guide
+//! 5. `json`: layered extraction and repair
+//! 6. `parse`: the section parser, the value codecs and the `Sections` trait
+//! 7. `sections`: paths only, where a program names the vocabulary and the trait
+//! 8. `grammar`: the sections as a grammar a server enforces
+//! 9. `model`: the `ChatModel` seam, messages and their attachments, replies, errors
+//! 10. `retry`, `scripted`, `cost`, `resilience`: about one model: when to call again, a scripted one, prices, wrappers
+//! 11. `client`, `journal`: the HTTP clients; the journal and the response cache
+//! 12. `think`: the loop
+//! 13. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod attachment;
 #[cfg(feature = "batch")]
 pub mod batch;
 mod choice;
@@ -161,6 +185,9 @@ pub mod phrases;
 
 #[doc(hidden)]
 pub mod __private;
+
+#[cfg(test)]
+mod layers;
 
 pub use choice::Choice;
 #[cfg(feature = "__client")]

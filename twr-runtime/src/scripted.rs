@@ -9,6 +9,7 @@ use futures_util::stream::{self, StreamExt as _};
 
 use crate::model::{
     BoxFuture, ChatModel, Delta, FinishReason, Message, ModelError, Reply, Request, Response,
+    ScriptExhausted,
 };
 
 /// A model that replays a script of replies in order and records every
@@ -215,18 +216,6 @@ impl fmt::Debug for ScriptedModel {
         }
         out.finish()
     }
-}
-
-/// The error of a [`ScriptedModel`] asked for more replies than it was given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the ScriptedModel ran out of replies: it was given {scripted} and all were used; \
-     script more replies or expect fewer calls"
-)]
-#[non_exhaustive]
-pub struct ScriptExhausted {
-    /// How many results the script held.
-    pub scripted: usize,
 }
 
 /// Locks a mutex, ignoring poisoning: the guarded data (a queue and a log)

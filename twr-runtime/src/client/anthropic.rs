@@ -10,7 +10,7 @@ use super::http_model::{required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::attachment::{Attachment, AttachmentKind};
+use crate::model::{Attachment, AttachmentKind};
 use crate::model::{FinishReason, Message, ModelError, Role, Usage};
 
 /// The public endpoint; `/v1/messages` is appended.

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::attachment::{Attachment, AttachmentError, AttachmentKind, LimitScope};
+use crate::model::{Attachment, AttachmentError, AttachmentKind, LimitScope};
 use crate::model::{Message, Role};
 
 /// A JSON object of `fields`, their values moved in. For the parts of a

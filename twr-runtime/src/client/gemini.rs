@@ -11,7 +11,8 @@ use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::attachment::{media, AttachmentKind};
+use crate::model::attachment::media;
+use crate::model::AttachmentKind;
 use crate::model::{FinishReason, Message, ModelError, Role, Usage};
 
 /// The public endpoint.

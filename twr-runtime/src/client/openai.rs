@@ -11,7 +11,7 @@ use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::attachment::{Attachment, AttachmentError, AttachmentKind};
+use crate::model::{Attachment, AttachmentError, AttachmentKind};
 use crate::model::{FinishReason, Message, ModelError, Usage};
 
 /// A client for any OpenAI-compatible chat completions server.

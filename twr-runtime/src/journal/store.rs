@@ -41,35 +41,6 @@ pub struct RecordedOutcome {
     pub error: Option<String>,
 }
 
-impl RecordedOutcome {
-    /// The record of a run at `index` that ended with `result`.
-    pub(crate) fn of<T>(
-        index: usize,
-        result: &Result<crate::Outcome<T>, crate::ThinkError>,
-    ) -> Self {
-        match result {
-            Ok(outcome) => RecordedOutcome {
-                index,
-                ok: true,
-                attempts: outcome.attempts.len(),
-                usage: outcome.usage,
-                cost: outcome.cost(),
-                final_reply: Some(outcome.final_reply().to_string()),
-                error: None,
-            },
-            Err(error) => RecordedOutcome {
-                index,
-                ok: false,
-                attempts: error.attempts().len(),
-                usage: error.usage(),
-                cost: error.cost(),
-                final_reply: None,
-                error: Some(crate::model::error::report(&error)),
-            },
-        }
-    }
-}
-
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -63,7 +63,6 @@ use serde::de::DeserializeOwned;
 
 use crate::feedback::{Feedback, Problem, ProblemKind};
 
-use crate::parse::ValueError;
 use crate::phrases::Lang;
 
 pub use provenance::JsonProvenance;
@@ -110,8 +109,7 @@ pub fn extract_value(raw: &str) -> Result<serde_json::Value, Feedback> {
 ///
 /// As [`extract`].
 pub fn extract_with_report<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Feedback> {
-    layers::extract(raw).map_err(|failure| {
-        let (path, message) = failure.into_parts();
+    extract_parts(raw).map_err(|(path, message)| {
         let mut feedback = Feedback::new(Lang::En);
         feedback.push(Problem::new(
             String::new(),
@@ -130,13 +128,12 @@ pub fn extract_value_with_report(raw: &str) -> Result<Extracted<serde_json::Valu
     extract_with_report(raw)
 }
 
-/// The codec of `#[section(json)]`: the section's content through the same
-/// layers, with the failure as a [`ValueError::Json`].
-pub(crate) fn section_value<T: DeserializeOwned>(
-    content: &str,
-) -> Result<Extracted<T>, ValueError> {
-    layers::extract(content).map_err(|failure| {
-        let (path, message) = failure.into_parts();
-        ValueError::Json { path, message }
-    })
+/// The layers alone: the value with its report, or where the JSON is
+/// wrong (the field path, empty for the root) and the message for the
+/// model. The section reader's `#[section(json)]` codec reads a section
+/// through it.
+pub(crate) fn extract_parts<T: DeserializeOwned>(
+    raw: &str,
+) -> Result<Extracted<T>, (String, String)> {
+    layers::extract(raw).map_err(layers::Failure::into_parts)
 }

@@ -416,3 +416,15 @@ impl PartialEq<String> for ErrorDetail {
         &self.message == other
     }
 }
+
+/// The error of a [`ScriptedModel`](crate::ScriptedModel) asked for more replies than it was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the ScriptedModel ran out of replies: it was given {scripted} and all were used; \
+     script more replies or expect fewer calls"
+)]
+#[non_exhaustive]
+pub struct ScriptExhausted {
+    /// How many results the script held.
+    pub scripted: usize,
+}

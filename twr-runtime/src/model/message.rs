@@ -6,7 +6,7 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::attachment::{Attachment, AttachmentError, Content};
+use super::attachment::{Attachment, AttachmentError, Content};
 use crate::text::SharedText;
 
 /// Who wrote a message.

@@ -65,6 +65,7 @@
 //! # }).unwrap();
 //! ```
 
+pub(crate) mod attachment;
 pub(crate) mod chat;
 pub(crate) mod error;
 mod from_fn;
@@ -73,11 +74,10 @@ pub(crate) mod message;
 mod seam;
 pub(crate) mod served;
 
-pub use crate::attachment::{Attachment, AttachmentError, AttachmentKind, Content, LimitScope};
-pub use crate::scripted::ScriptExhausted;
 pub use crate::text::SharedText;
+pub use attachment::{Attachment, AttachmentError, AttachmentKind, Content, LimitScope};
 pub use chat::BoxFuture;
-pub use error::ErrorDetail;
+pub use error::{ErrorDetail, ScriptExhausted};
 pub use from_fn::{from_fn, FromFn};
 pub use limits::RateLimits;
 pub use seam::{Request, Response};

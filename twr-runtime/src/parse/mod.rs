@@ -30,6 +30,8 @@ mod number;
 mod reply;
 pub(crate) mod rows;
 pub(crate) mod section_reader;
+pub(crate) mod sections;
+pub(crate) mod set;
 mod split;
 mod stream;
 mod value;

@@ -437,7 +437,8 @@ pub(crate) fn json<T: DeserializeOwned>(
     content: &str,
     notes: &mut CodecNotes,
 ) -> Result<T, ValueError> {
-    let extracted = crate::json::section_value::<T>(content)?;
+    let extracted = crate::json::extract_parts::<T>(content)
+        .map_err(|(path, message)| ValueError::Json { path, message })?;
     notes.json = Some(extracted.report);
     Ok(extracted.value)
 }

@@ -1,109 +1,12 @@
-//! The [`Sections`] trait, and what a section is made of ([`SectionSpec`],
-//! [`ValueKind`], [`Presence`], [`Lang`], [`Style`]) and a choice between
-//! sets of sections ([`ChoiceSpec`], [`VariantSpec`]).
+//! What a section is made of ([`SectionSpec`], [`ValueKind`],
+//! [`Presence`], [`Lang`], [`Style`]) and a choice between sets of
+//! sections ([`ChoiceSpec`], [`VariantSpec`]), for a hand-written
+//! [`Sections`] or a look at the specs; and the [`Sections`] trait itself.
+//!
+//! Only paths: the types are defined in the crate's leaf vocabulary, the
+//! language with the phrase tables and the trait with the parser, so that
+//! none of them needs this module.
 
-use crate::feedback::Feedback;
-use crate::json::JsonProvenance;
-use crate::parse::SectionMap;
-
-pub(crate) mod set;
-
+pub use crate::parse::sections::Sections;
 pub use crate::phrases::lang::Lang;
 pub use crate::vocab::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
-
-/// A type that can be read from a reply with loose section headers.
-///
-/// Usually derived with `#[derive(Sections)]`. By hand, two functions are
-/// needed, [`specs`](Sections::specs) and
-/// [`parse_sections`](Sections::parse_sections); the guide is built from the
-/// specs (the derive also generates field-specific feedback for you).
-///
-/// ```
-/// use twr_runtime::sections::{SectionSpec, ValueKind};
-/// use twr_runtime::{Feedback, Sections};
-///
-/// struct Answer(String);
-///
-/// static SPECS: [SectionSpec; 1] = [SectionSpec::new("answer", "[Answer]", "Answer", ValueKind::Text)];
-///
-/// impl Sections for Answer {
-///     fn specs() -> &'static [SectionSpec] {
-///         &SPECS
-///     }
-///     fn parse_sections(raw: &str) -> Result<Self, Feedback> {
-///         Ok(Answer(raw.trim().to_string()))
-///     }
-/// }
-///
-/// // The provided guide: the one `prompt::format_guide` builds from the specs.
-/// assert_eq!(
-///     Answer::format_guide(),
-///     twr_runtime::prompt::format_guide(&SPECS, twr_runtime::sections::Lang::En)
-/// );
-/// ```
-pub trait Sections: Sized {
-    /// One entry per section, in declaration order.
-    fn specs() -> &'static [SectionSpec];
-
-    /// The soft-format instructions with a complete example answer, appended
-    /// to the prompt. By default, the guide of [`specs`](Sections::specs)
-    /// and [`choices`](Sections::choices) in [`lang`](Sections::lang) and
-    /// [`style`](Sections::style) (for the default style and no choices,
-    /// [`prompt::format_guide`](crate::prompt::format_guide)).
-    fn format_guide() -> String {
-        crate::prompt::guide(
-            Self::specs(),
-            Self::choices(),
-            Self::lang(),
-            Self::style(),
-            &[],
-        )
-    }
-
-    /// Parses a raw model reply. On failure, the [`Feedback`] lists every
-    /// problem of the reply and renders as the message for the model.
-    fn parse_sections(raw: &str) -> Result<Self, Feedback>;
-
-    /// The choices between sets of sections among the
-    /// [`specs`](Sections::specs): one per enum deriving `Sections` (the
-    /// type itself, or a `#[section(flatten)]` field of such an enum), each
-    /// saying which sections belong to which variant. Empty for a type
-    /// without one (the default).
-    fn choices() -> &'static [ChoiceSpec] {
-        &[]
-    }
-
-    /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
-    fn lang() -> Lang {
-        Lang::En
-    }
-
-    /// How the guide asks for section boundaries
-    /// (`#[sections(style = "xml")]`); the parser accepts every style.
-    fn style() -> Style {
-        Style::Brackets
-    }
-
-    /// Parses like [`Sections::parse_sections`], and says beside the result
-    /// how each `#[section(json)]` section was read (its layer and repairs),
-    /// for the loop's ledger. The derive implements it; by default nothing
-    /// is reported.
-    #[doc(hidden)]
-    fn parse_sections_with_report(raw: &str) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
-        (Self::parse_sections(raw), Vec::new())
-    }
-
-    /// Parses like [`Sections::parse_sections_with_report`] from sections
-    /// already found in `raw` (by [`split_sections`](crate::parse::split_sections)
-    /// or by a [`SectionStream`](crate::parse::SectionStream) as the reply
-    /// streamed), so the reply is not split again. The derive implements
-    /// it; by default `raw` is parsed again.
-    #[doc(hidden)]
-    fn parse_sections_split<'a>(
-        raw: &'a str,
-        sections: SectionMap<'a>,
-    ) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
-        let _ = sections;
-        Self::parse_sections_with_report(raw)
-    }
-}

@@ -182,7 +182,7 @@ impl<M: ChatModel> Think<'_, M> {
         progress.cost = crate::cost::sum_known([progress.cost, cost]);
         #[cfg(feature = "journal")]
         if let Some(job) = &self.stores.job {
-            let record = crate::journal::RecordedOutcome::of(index, result);
+            let record = recorded_outcome(index, result);
             if let Err(error) = job.record_outcome(&record) {
                 // The replies are recorded already: a resumption still
                 // replays this run, so the batch goes on.
@@ -194,5 +194,33 @@ impl<M: ChatModel> Think<'_, M> {
         if let Some(hook) = &self.progress {
             hook(progress);
         }
+    }
+}
+
+/// The journal's record of the run at `index` that ended with `result`.
+#[cfg(feature = "journal")]
+fn recorded_outcome<T>(
+    index: usize,
+    result: &Result<crate::Outcome<T>, crate::ThinkError>,
+) -> crate::journal::RecordedOutcome {
+    match result {
+        Ok(outcome) => crate::journal::RecordedOutcome {
+            index,
+            ok: true,
+            attempts: outcome.attempts.len(),
+            usage: outcome.usage,
+            cost: outcome.cost(),
+            final_reply: Some(outcome.final_reply().to_string()),
+            error: None,
+        },
+        Err(error) => crate::journal::RecordedOutcome {
+            index,
+            ok: false,
+            attempts: error.attempts().len(),
+            usage: error.usage(),
+            cost: error.cost(),
+            final_reply: None,
+            error: Some(crate::model::error::report(&error)),
+        },
     }
 }

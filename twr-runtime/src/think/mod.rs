@@ -826,7 +826,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             attachments = tracing::field::Empty,
         );
         if !prompt.attachments().is_empty() {
-            let shown = crate::attachment::Summary(prompt.attachments());
+            let shown = crate::model::attachment::Summary(prompt.attachments());
             span.record("attachments", tracing::field::display(shown));
         }
         Run::new(self, prompt, format, max_attempts, watch, notes, check)

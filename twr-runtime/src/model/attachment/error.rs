@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::AttachmentKind;
-use crate::model::Role;
+use crate::model::message::Role;
 
 /// Why an attachment cannot be sent: found before any request, so a server
 /// never sees it. It names the media type or the limit, never the bytes.

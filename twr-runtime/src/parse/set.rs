@@ -2,9 +2,9 @@
 //! another type can flatten it. Not an API: derived code reaches it at
 //! `__private`, and only there, so compiler messages name it by that path.
 
-use super::{ChoiceSpec, SectionSpec};
-use crate::parse::section_reader::SectionReader;
+use super::section_reader::SectionReader;
 use crate::prompt::Shape;
+use crate::vocab::{ChoiceSpec, SectionSpec};
 
 /// What `#[derive(Sections)]` knows of a type at compile time, so that
 /// another type can flatten it (`#[section(flatten)]`): its sections and
@@ -17,9 +17,9 @@ use crate::prompt::Shape;
     note = "a flattened field's sections become the parent's, so its type must derive Sections (a hand-written `impl Sections` cannot be flattened)"
 )]
 pub trait SectionSet: Sized {
-    /// The sections, as [`Sections::specs`](super::Sections::specs) returns them.
+    /// The sections, as [`Sections::specs`](crate::Sections::specs) returns them.
     const SPECS: &'static [SectionSpec];
-    /// The choices, as [`Sections::choices`](super::Sections::choices) returns them.
+    /// The choices, as [`Sections::choices`](crate::Sections::choices) returns them.
     const CHOICES: &'static [ChoiceSpec];
 
     /// Adds to `shapes` the examples built from the type of each table or
