@@ -12,11 +12,17 @@
 //! number of days in words, so the loop stops reading it right there (a
 //! real server stops generating the rest), keeps the plan, and asks only for
 //! what is still missing.
+//!
+//! On a terminal, a progress bar on stderr follows the run: its position
+//! counts the sections done (a section written again replaces the earlier
+//! one and is not counted twice), and between sections its message counts
+//! the bytes received so far.
 
 use std::error::Error;
 use std::process::ExitCode;
 
 use futures_util::StreamExt as _;
+use indicatif::{ProgressBar, ProgressStyle};
 use twr_runtime::{ChatModel, OpenAiCompatible, Progress, ScriptedModel, Sections, Think};
 
 /// A trip plan, streamed.
@@ -85,9 +91,29 @@ async fn run() -> Result<(), Box<dyn Error>> {
         .system("You are a careful travel planner.")
         .max_attempts(3);
     let mut progress = Box::pin(think.stream::<TripPlan>("Plan a 3-day trip to Kyoto."));
+    // Drawn on stderr, and only on a terminal; the lines below go to stdout
+    // through `suspend`, which clears the bar while they are written.
+    let bar = ProgressBar::new(TripPlan::specs().len() as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{spinner} sections {pos}/{len} [{bar:20}] {msg}",
+    )?);
+    let say = |line: String| bar.suspend(|| println!("{line}"));
+    let (mut events, mut replaced) = (0, 0);
     while let Some(event) = progress.next().await {
+        if let Progress::SectionComplete(section) | Progress::SectionInvalid(section) = &event {
+            events += 1;
+            // A section written again replaces the earlier text: counting
+            // only the others, the bar never passes the number of sections.
+            match section.replaces {
+                Some(_) => replaced += 1,
+                None => bar.inc(1),
+            }
+        }
         match event {
-            Progress::AttemptStarted { attempt } => println!("\n--- attempt {attempt} ---"),
+            Progress::Receiving {
+                attempt, received, ..
+            } => bar.set_message(format!("attempt {attempt}: {received} bytes")),
+            Progress::AttemptStarted { attempt } => say(format!("\n--- attempt {attempt} ---")),
             Progress::SectionComplete(section) => {
                 // Typed as soon as it is complete, before the reply ends.
                 let typed = match section.field {
@@ -96,22 +122,30 @@ async fn run() -> Result<(), Box<dyn Error>> {
                     "budget" => format!("${}", section.value::<u32>()?),
                     _ => format!("{} characters", section.text.chars().count()),
                 };
-                println!("{} complete: {typed}", section.header);
+                say(format!("{} complete: {typed}", section.header));
             }
             Progress::SectionInvalid(section) => {
-                println!(
+                say(format!(
                     "{} complete but invalid: {:?}",
                     section.header, section.text
-                );
+                ));
             }
             Progress::Aborted {
                 header, received, ..
-            } => println!("stopped reading at {header}, after {received} bytes"),
-            Progress::TransportRetry { error, .. } => println!("transport retry: {error}"),
+            } => say(format!(
+                "stopped reading at {header}, after {received} bytes"
+            )),
+            Progress::TransportRetry { error, .. } => say(format!("transport retry: {error}")),
             Progress::Retry { feedback, .. } => {
-                println!("\n>>> feedback sent to the model:\n{feedback}")
+                say(format!("\n>>> feedback sent to the model:\n{feedback}"))
             }
             Progress::Finished(result) => {
+                bar.finish_and_clear();
+                println!(
+                    "\n{} of {} sections done ({events} section events, {replaced} written again)",
+                    events - replaced,
+                    TripPlan::specs().len()
+                );
                 let outcome = result?;
                 let trip = &outcome.value;
                 println!("\n=== typed result ({:?}) ===", outcome.ending);

@@ -81,6 +81,7 @@ mod think_service;
 mod think_small_models;
 mod think_stream;
 mod think_stream_http;
+mod think_stream_progress;
 mod think_tracing;
 mod think_transport;
 mod values_exact;

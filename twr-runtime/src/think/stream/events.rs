@@ -71,6 +71,18 @@ pub struct SectionEvent {
     /// What is wrong with the section's value, when something is; `None`
     /// for a valid section.
     pub problem: Option<Problem>,
+    /// The attempt whose text of this section this event replaces, when
+    /// the section was complete before in the run: written twice in one
+    /// reply, written again by a retry, kept from an earlier reply, or read
+    /// again after a transport retry or a closing `</think>` started the
+    /// reply over. `None` the first time the section completes.
+    ///
+    /// Counting the events with no `replaces` counts the sections done so
+    /// far, which never passes the number of sections (`T::specs().len()`):
+    /// what a progress bar between sections shows. ([`Completed::len`]
+    /// counts the sections of the merged state instead, which a reply
+    /// started over empties of that reply's sections.)
+    pub replaces: Option<usize>,
     /// Every section completed so far in the run, this one included: the
     /// merged state a patch retry builds on.
     pub completed: Completed,
@@ -195,6 +207,11 @@ impl Completed {
             .collect();
         let way = single_way(choice, &complete)?;
         Some(choice.variants[way].name)
+    }
+
+    /// The attempt the section at `index` came from, when it is complete.
+    pub(super) fn attempt_at(&self, index: usize) -> Option<usize> {
+        Some(self.slots.get(index)?.as_ref()?.attempt)
     }
 
     pub(super) fn set(&mut self, index: usize, text: &str, attempt: usize) {
@@ -355,7 +372,27 @@ pub enum Progress<T> {
         /// The way's name (the variant's).
         variant: &'static str,
     },
+    /// Text of the reply is arriving: how much so far, for a spinner, or a
+    /// bar that moves between sections. Sent as the model streams, before
+    /// the sections a piece completes; pieces that arrive while the stream
+    /// is not polled are reported together, by the newest counts. The
+    /// counts are those of the current request: after a
+    /// [`TransportRetry`](Self::TransportRetry) they start again from zero.
+    Receiving {
+        /// The attempt's number.
+        attempt: usize,
+        /// Bytes of the reply's text so far.
+        received: usize,
+        /// Bytes of the model's reasoning so far (zero when the server
+        /// sends none).
+        reasoning: usize,
+        /// Pieces streamed so far, text and reasoning: most servers send
+        /// about one per token.
+        pieces: usize,
+    },
     /// A section of the reply is complete and its value is valid.
+    /// [`SectionEvent::replaces`] says when it replaces an earlier text of
+    /// the same section.
     SectionComplete(SectionEvent),
     /// A section of the reply is complete and its value is invalid
     /// ([`SectionEvent::problem`] says why).

@@ -37,6 +37,9 @@ pub(crate) struct Listener<'r> {
     /// Per choice, the way this reply took, with the headers it opened in
     /// that way.
     ways: Vec<Option<(usize, Vec<&'static str>)>>,
+    /// Per section, the attempt it was last reported complete in, over the
+    /// whole run: what a section written again replaces.
+    reported: Vec<Option<usize>>,
 }
 
 impl<'r> Listener<'r> {
@@ -50,6 +53,7 @@ impl<'r> Listener<'r> {
             kept: Completed::new(specs, choices),
             attempt: 0,
             ways: vec![None; choices.len()],
+            reported: vec![None; specs.len()],
         }
     }
 
@@ -74,7 +78,7 @@ impl<'r> Listener<'r> {
     pub(crate) fn transport_retry(&self, error: &ModelError) {
         self.notes.send(Note::TransportRetry {
             attempt: self.attempt,
-            error: error.to_string(),
+            error: crate::model::error::report(error),
         });
     }
 
@@ -93,10 +97,15 @@ impl<'r> Listener<'r> {
         let (served, model) = (response.served, response.model);
         let mut stream = response.deltas;
         let mut done = false;
+        let mut pieces = 0;
         while let Some(item) = stream.next().await {
+            if matches!(item, Ok(Delta::Content(_) | Delta::Reasoning(_))) {
+                pieces += 1;
+            }
             match item {
                 Ok(Delta::Content(text)) => {
                     reply.content.push_str(&text);
+                    self.receiving(reply.content.len(), reasoning.len(), pieces);
                     let found = self.watch.push(&text);
                     if let Some((problem, header)) = self.report(found) {
                         // Dropping the stream closes the connection: the
@@ -116,7 +125,10 @@ impl<'r> Listener<'r> {
                         });
                     }
                 }
-                Ok(Delta::Reasoning(text)) => reasoning.push_str(&text),
+                Ok(Delta::Reasoning(text)) => {
+                    reasoning.push_str(&text);
+                    self.receiving(reply.content.len(), reasoning.len(), pieces);
+                }
                 Ok(Delta::Done {
                     usage,
                     finish_reason,
@@ -150,6 +162,16 @@ impl<'r> Listener<'r> {
         })
     }
 
+    /// Reports how much of the reply has arrived.
+    fn receiving(&self, received: usize, reasoning: usize, pieces: usize) {
+        self.notes.send(Note::Receiving {
+            attempt: self.attempt,
+            received,
+            reasoning,
+            pieces,
+        });
+    }
+
     /// Reports what a chunk completed; the problem to stop at, if any, with
     /// the header it was found at.
     fn report(&mut self, found: Vec<Found>) -> Option<(Problem, &'static str)> {
@@ -174,6 +196,8 @@ impl<'r> Listener<'r> {
                 }
             };
             let spec = &self.watch.specs()[index];
+            let replaces = self.reported[index].or_else(|| self.kept.attempt_at(index));
+            self.reported[index] = Some(self.attempt);
             self.completed.set(index, &text, self.attempt);
             let stop = self.early_abort && problem.is_some();
             self.notes.send(Note::Section(Box::new(SectionEvent {
@@ -184,6 +208,7 @@ impl<'r> Listener<'r> {
                 variant: innermost_way(self.watch.choices(), index),
                 text,
                 problem: problem.clone(),
+                replaces,
                 completed: self.completed.clone(),
             })));
             if stop {

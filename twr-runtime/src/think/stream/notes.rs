@@ -16,6 +16,12 @@ pub(crate) enum Note {
         choice: &'static str,
         variant: &'static str,
     },
+    Receiving {
+        attempt: usize,
+        received: usize,
+        reasoning: usize,
+        pieces: usize,
+    },
     Section(Box<SectionEvent>),
     Aborted {
         attempt: usize,
@@ -45,6 +51,17 @@ impl<T> From<Note> for Progress<T> {
                 attempt,
                 choice,
                 variant,
+            },
+            Note::Receiving {
+                attempt,
+                received,
+                reasoning,
+                pieces,
+            } => Progress::Receiving {
+                attempt,
+                received,
+                reasoning,
+                pieces,
             },
             Note::Section(event) if event.is_valid() => Progress::SectionComplete(*event),
             Note::Section(event) => Progress::SectionInvalid(*event),
@@ -96,10 +113,18 @@ impl NoteSinks<'_> {
             hook(event);
         }
         if let Some(queue) = self.queue {
-            queue
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push_back(note);
+            let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+            // A count of text received replaces the one still waiting right
+            // before it: the queue does not grow with every token while the
+            // stream is not polled.
+            if let (Note::Receiving { attempt, .. }, Some(Note::Receiving { attempt: last, .. })) =
+                (&note, queue.back())
+            {
+                if attempt == last {
+                    queue.pop_back();
+                }
+            }
+            queue.push_back(note);
         }
     }
 }
