@@ -81,7 +81,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             }
 
             fn read(
-                __twr_collector: &mut ::twr_runtime::__private::SectionReader<'_>,
+                __twr_reader: &mut ::twr_runtime::__private::SectionReader<'_>,
                 __twr_offset: usize,
             ) -> ::core::option::Option<Self> {
                 #read
@@ -173,7 +173,7 @@ fn with_rules(
                 })
         };
         quote! {
-            __twr_kept &= __twr_collector.rule(__twr_offset, &[#(#concerns),*], #check);
+            __twr_kept &= __twr_reader.rule(__twr_offset, &[#(#concerns),*], #check);
         }
     });
     quote! {
@@ -214,7 +214,7 @@ fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
     let own = quote!(::twr_runtime::__private::choice_spec(#name, &[#(#variants),*]));
     // The enum's own choice is the first of its choices.
     let read = quote! {
-        match __twr_collector.choose(
+        match __twr_reader.choose(
             &<Self as ::twr_runtime::__private::SectionSet>::CHOICES[0],
             __twr_offset,
         ) {
@@ -410,7 +410,7 @@ impl<'f, 'a> Layout<'f, 'a> {
             reads.push(if field.is_flatten() {
                 let ty = field.ty;
                 quote_spanned! {ty_span(ty)=>
-                    let #local = <#ty as ::twr_runtime::__private::SectionSet>::read(__twr_collector, #index);
+                    let #local = <#ty as ::twr_runtime::__private::SectionSet>::read(__twr_reader, #index);
                 }
             } else {
                 read(field, &index, &local)
@@ -419,7 +419,7 @@ impl<'f, 'a> Layout<'f, 'a> {
             locals.push(local);
         }
         let value = quote! {
-            // Every section gave a value, or the collector recorded why not.
+            // Every section gave a value, or the reader recorded why not.
             match (#(#locals,)*) {
                 (#(::core::option::Option::Some(#locals),)*) => {
                     ::core::option::Option::Some(#build { #(#inits),* })
@@ -594,7 +594,7 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
         quote!(required)
     };
     let read = quote! {
-        let #local = __twr_collector.#method(#index, #codec);
+        let #local = __twr_reader.#method(#index, #codec);
     };
     let Some(validate) = &field.attrs.validate else {
         return read;
@@ -611,7 +611,7 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
     // Vec), and `ValidatorError` for the error's text: spanned at the path,
     // a function that does not fit is reported there in twr's words.
     let call = quote_spanned! {check.span()=>
-        __twr_collector.validate(
+        __twr_reader.validate(
             #index,
             #value.map(|__twr_value| {
                 <_ as ::twr_runtime::parse::Validator<#ty, _, _>>::check(&#check, __twr_value)

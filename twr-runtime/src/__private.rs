@@ -73,14 +73,14 @@ pub fn parse_split<'a, T: Sections + SectionSet>(
     raw: &'a str,
     sections: SectionMap<'a>,
 ) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    let mut collector = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
+    let mut reader = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
     let mut shapes = Vec::new();
     T::shapes(0, &mut shapes);
     for (index, shape) in shapes {
-        collector.shape(index, shape);
+        reader.shape(index, shape);
     }
-    let value = T::read(&mut collector, 0);
-    collector.finish(value)
+    let value = T::read(&mut reader, 0);
+    reader.finish(value)
 }
 
 /// `T::format_guide` of a derived type: the guide of its specs and choices

@@ -27,6 +27,10 @@ pub enum Place {
 }
 
 /// What is wrong with one section.
+///
+/// A value that could not be read arrives here from its reader's
+/// [`ValueError`](crate::parse::ValueError), which knows only the content;
+/// the rest (missing, misnamed, mixed ways) only the whole reply shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ProblemKind {

@@ -28,6 +28,6 @@ pub trait SectionSet: Sized {
     fn shapes(offset: usize, shapes: &mut Vec<(usize, Shape)>);
 
     /// Reads the type's sections, which start at position `offset` of the
-    /// collector's specs; `None` when a problem was recorded.
-    fn read(collector: &mut SectionReader<'_>, offset: usize) -> Option<Self>;
+    /// reader's specs; `None` when a problem was recorded.
+    fn read(reader: &mut SectionReader<'_>, offset: usize) -> Option<Self>;
 }

@@ -11,6 +11,12 @@ pub use crate::vocab::Expected;
 /// [`SectionValue`](crate::parse::SectionValue) reader returns. The section
 /// reader turns it into the [`ProblemKind`] of the section: `Invalid` into
 /// `BadValue`, `Json` into `BadJson`, `Message` into `Unreadable`.
+///
+/// Not a [`ProblemKind`]: a `ValueError` is what a reader finds in one
+/// content, knowing neither its header nor the reply (so a reader written
+/// outside twr can return it); a `ProblemKind` is what is wrong with a
+/// section of a reply, which also covers what only the whole reply shows (a
+/// missing or misnamed header, mixed ways of an enum).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ValueError {

@@ -6,6 +6,10 @@ use super::ValueKind;
 
 /// What a section (or list item) should hold; rendered in the feedback's
 /// language.
+///
+/// Not [`ValueKind`](crate::sections::ValueKind), the shape of a section:
+/// this is what one value should have been, as the feedback words it
+/// ([`Expected::of_kind`] gives it for a kind).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Expected {

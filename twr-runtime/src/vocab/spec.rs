@@ -58,6 +58,11 @@ pub enum Presence {
 
 /// What kind of value a section holds; drives the placeholders of the
 /// format guide and the wording of feedback.
+///
+/// Not [`Expected`](crate::parse::Expected): a kind is the shape of a
+/// section, fixed by its type (a list of whole numbers, a table); `Expected`
+/// is what one value should have been, as feedback says it, and may say
+/// more than the kind (the bounds of a `u8`, the words of a `FromStr` type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ValueKind {
