@@ -15,8 +15,10 @@ use crate::support::client::{refused_origin, Scripted, TestServer};
 use cohere::{cohere, Cohere, CohereApi};
 use serde_json::{json, Value};
 use twr_runtime::client::{
-    ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, SseEvent,
+    ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, ResponseHeaders,
+    SseEvent,
 };
+use twr_runtime::model::{RateLimits, Request};
 use twr_runtime::{
     ChatModel, Message, ModelError, RetryPolicy, ScriptedModel, Sections, Think, ThinkErrorKind,
     Usage,
@@ -341,8 +343,10 @@ fn debug_shows_the_adapter_and_never_the_key() {
 }
 
 /// Cohere's API behind a gateway that takes the key in the query and wants
-/// a version header: only `head` differs, the rest is Cohere's adapter.
-/// It keeps the trait's defaults (`TYPE_NAME`, `debug_fields`).
+/// a version header, embeds its own errors in a 200 body with text codes of
+/// its own, and announces its quota in headers of its own: the rest is
+/// Cohere's adapter. It keeps the trait's other defaults (`TYPE_NAME`,
+/// `debug_fields`).
 #[derive(Debug, Clone, Default)]
 struct Gateway(CohereApi);
 
@@ -369,6 +373,11 @@ impl Provider for Gateway {
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+        if let Ok(Value::Object(mut reply)) = serde_json::from_slice::<Value>(body) {
+            if let Some(error) = reply.remove("gateway_error") {
+                return Err(Fault::Embedded(error));
+            }
+        }
         self.0.decode_reply(body, out)
     }
 
@@ -380,6 +389,64 @@ impl Provider for Gateway {
     ) -> Result<Flow, Fault> {
         self.0.decode_event(&mut (), event, out)
     }
+
+    fn rate_limits(&self, headers: &ResponseHeaders<'_>) -> RateLimits {
+        let mut limits = RateLimits::default();
+        limits.remaining_requests = headers.count("x-gateway-quota-left");
+        limits.requests_reset = headers.duration("x-gateway-quota-reset");
+        limits.retry_after = headers.retry_after();
+        limits
+    }
+
+    fn error_status(&self, code: &str) -> Option<u16> {
+        match code {
+            "quota_spent" => Some(429),
+            "key_revoked" => Some(401),
+            _ => None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_gateway_says_its_own_rate_limits_and_error_codes() {
+    let gateway_error = |code: &str| json!({"gateway_error": {"code": code, "message": "no"}});
+    let server = TestServer::start(vec![
+        Scripted::json(200, gateway_error("Quota_Spent")),
+        Scripted::json(200, gateway_error("key_revoked")),
+        Scripted::json(200, gateway_error("hiccup")),
+        Scripted::json(
+            200,
+            json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+                   "finish_reason": "COMPLETE"}),
+        )
+        .header("x-gateway-quota-left", "0")
+        .header("x-gateway-quota-reset", "1m30s")
+        .header("x-ratelimit-remaining-requests", "7")
+        .header("retry-after", "4"),
+    ])
+    .await;
+    let model = HttpModel::with_provider(Gateway::default(), server.url("/"), "m").api_key(KEY);
+    let hi = [Message::user("Hi")];
+    let status = |error: ModelError| match error {
+        ModelError::Status { status, .. } => Some(status),
+        _ => None,
+    };
+    let spent = model.chat(&hi).await.unwrap_err();
+    assert!(spent.is_transient());
+    assert_eq!(status(spent), Some(429));
+    let revoked = model.chat(&hi).await.unwrap_err();
+    assert!(!revoked.is_transient());
+    assert_eq!(status(revoked), Some(401));
+    // A code the gateway does not name is a reply that broke off.
+    let hiccup = model.chat(&hi).await.unwrap_err();
+    assert!(matches!(hiccup, ModelError::Interrupted(_)), "{hiccup:?}");
+    let response = model.call(Request::new(&hi)).await.unwrap();
+    let mut expected = RateLimits::default();
+    expected.remaining_requests = Some(0);
+    expected.requests_reset = Some(Duration::from_secs(90));
+    expected.retry_after = Some(Duration::from_secs(4));
+    assert_eq!(response.rate_limits, expected);
+    assert_eq!(response.into_reply().await.unwrap().content, "ok");
 }
 
 #[tokio::test]

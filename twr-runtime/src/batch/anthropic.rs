@@ -82,7 +82,7 @@ impl ResultLine {
                     Some(inner) if inner.is_object() => inner,
                     _ => &error,
                 };
-                Err(api.endpoint.line_error(inner))
+                Err(api.endpoint.line_error(&api.client, inner))
             }
             "expired" => Err(ModelError::Interrupted(
                 format!("the batch expired before request {custom_id} ran").into(),

@@ -127,7 +127,7 @@ impl InlinedResponse {
             })?
             .to_string();
         let result = match (self.response, self.error) {
-            (_, Some(error)) => Err(api.endpoint.line_error(&error)),
+            (_, Some(error)) => Err(api.endpoint.line_error(&api.client, &error)),
             (Some(response), None) => {
                 let body = response.to_string();
                 batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint)

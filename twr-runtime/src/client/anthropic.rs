@@ -5,13 +5,14 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::attachments::{self, AttachmentRules};
+use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::model::{Attachment, AttachmentKind};
-use crate::model::{FinishReason, Message, ModelError, Role, Usage};
+use crate::model::{FinishReason, Message, ModelError, RateLimits, Role, Usage};
 
 /// The public endpoint; `/v1/messages` is appended.
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -22,6 +23,61 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// `max_tokens` when none is set: the Messages API requires the field, and
 /// this is enough for any structured answer twr asks for.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Anthropic's Messages API: JPEG, PNG, GIF and WebP images up to 5 MiB
+/// each once base64-encoded (as the API counts), PDFs, either by URL too,
+/// and 32 MiB per request.
+pub(crate) const ATTACHMENTS: AttachmentRules = AttachmentRules::new("Anthropic")
+    .images(&["image/jpeg", "image/png", "image/gif", "image/webp"])
+    .image_urls(true)
+    .max_image(SizeLimit::base64(5 * MIB))
+    .documents(&["application/pdf"])
+    .document_urls(true)
+    .max_request(SizeLimit::base64(32 * MIB));
+
+/// Anthropic's error types that say what an HTTP status would (also read
+/// by the OpenAI-compatible adapter, for gateways that relay them).
+pub(crate) fn error_status(code: &str) -> Option<u16> {
+    Some(match code {
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" => 429,
+        _ => return None,
+    })
+}
+
+/// Anthropic's rate-limit headers: `anthropic-ratelimit-requests-remaining`,
+/// `anthropic-ratelimit-tokens-remaining` (else the smaller of its
+/// `input-tokens` and `output-tokens` counts), the matching `-reset` times
+/// (RFC 3339), and `retry-after`. Also read by the OpenAI-compatible
+/// adapter, for Anthropic's OpenAI-compatible endpoint.
+pub(crate) fn rate_limits(headers: &ResponseHeaders<'_>) -> RateLimits {
+    let tokens = headers
+        .count("anthropic-ratelimit-tokens-remaining")
+        .or_else(|| {
+            let input = headers.count("anthropic-ratelimit-input-tokens-remaining");
+            let output = headers.count("anthropic-ratelimit-output-tokens-remaining");
+            input.into_iter().chain(output).min()
+        });
+    let tokens_reset = headers
+        .until("anthropic-ratelimit-tokens-reset")
+        .or_else(|| {
+            let input = headers.until("anthropic-ratelimit-input-tokens-reset");
+            let output = headers.until("anthropic-ratelimit-output-tokens-reset");
+            input.into_iter().chain(output).max()
+        });
+    RateLimits {
+        remaining_requests: headers.count("anthropic-ratelimit-requests-remaining"),
+        remaining_tokens: tokens,
+        requests_reset: headers.until("anthropic-ratelimit-requests-reset"),
+        tokens_reset,
+        retry_after: headers.retry_after(),
+    }
+}
 
 /// A client for Claude models over Anthropic's Messages API.
 ///
@@ -282,7 +338,18 @@ impl Provider for AnthropicApi {
     /// JPEG, PNG, GIF and WebP images and PDFs, by bytes or URL, within
     /// Anthropic's documented limits (see [`AttachmentRules`]).
     fn attachment_rules(&self) -> AttachmentRules {
-        attachments::ANTHROPIC
+        ATTACHMENTS
+    }
+
+    /// `anthropic-ratelimit-*` and `retry-after`.
+    fn rate_limits(&self, headers: &ResponseHeaders<'_>) -> RateLimits {
+        rate_limits(headers)
+    }
+
+    /// Anthropic's error types (`authentication_error`,
+    /// `rate_limit_error`, `request_too_large`, ...).
+    fn error_status(&self, code: &str) -> Option<u16> {
+        error_status(code)
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
@@ -522,9 +589,10 @@ impl TokenCounts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::Message;
+    use std::time::Duration;
 
     fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {
@@ -596,5 +664,57 @@ mod tests {
             "invalid model configuration: the environment variable ANTHROPIC_API_KEY is not \
              set (the Anthropic API key)"
         );
+    }
+
+    fn limits_of(provider: &impl Provider, pairs: &[(&'static str, &str)]) -> RateLimits {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        // 2023-11-14T22:13:20Z
+        let now = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        provider.rate_limits(&ResponseHeaders::new(&map, now))
+    }
+
+    /// What [`ANTHROPIC_HEADERS`] say.
+    pub(crate) fn anthropic_limits() -> RateLimits {
+        RateLimits {
+            remaining_requests: Some(49),
+            remaining_tokens: Some(0),
+            requests_reset: Some(Duration::from_secs(10)),
+            tokens_reset: Some(Duration::from_millis(2500)),
+            retry_after: Some(Duration::from_secs(1)),
+        }
+    }
+
+    #[test]
+    fn anthropic_rate_limit_headers() {
+        let client = Anthropic::new("k", "m");
+        let limits = limits_of(
+            client.provider(),
+            &[
+                ("anthropic-ratelimit-requests-remaining", "49"),
+                ("anthropic-ratelimit-requests-reset", "2023-11-14T22:13:30Z"),
+                ("anthropic-ratelimit-input-tokens-remaining", "0"),
+                (
+                    "anthropic-ratelimit-input-tokens-reset",
+                    "2023-11-14T22:13:22.5Z",
+                ),
+                ("anthropic-ratelimit-output-tokens-remaining", "8000"),
+                (
+                    "anthropic-ratelimit-output-tokens-reset",
+                    "2023-11-14T22:13:21Z",
+                ),
+                ("retry-after", "1"),
+            ],
+        );
+        assert_eq!(limits, anthropic_limits());
+        assert_eq!(limits.pause(), Some(Duration::from_millis(2500)));
+        // OpenAI's headers are not Anthropic's.
+        let limits = limits_of(
+            client.provider(),
+            &[("x-ratelimit-remaining-requests", "0")],
+        );
+        assert!(limits.is_empty());
     }
 }

@@ -18,7 +18,8 @@ pub(crate) fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(object)
 }
 
-const MIB: usize = 1024 * 1024;
+/// A mebibyte, the unit providers state their limits in.
+pub(crate) const MIB: usize = 1024 * 1024;
 
 /// A size limit of a provider: so many bytes, counted as the bytes
 /// themselves or as the base64 text sent (4 characters for every 3 bytes).
@@ -283,48 +284,12 @@ impl AttachmentRules {
     }
 }
 
-/// The OpenAI-compatible API (OpenAI's documented limits): PNG, JPEG,
-/// WebP and GIF images, by bytes or URL, up to 20 MiB each and 50 MiB per
-/// request; PDFs as bytes only, up to 32 MiB per request.
-pub(crate) const OPENAI: AttachmentRules = AttachmentRules::new("the OpenAI-compatible API")
-    .images(&["image/png", "image/jpeg", "image/webp", "image/gif"])
-    .image_urls(true)
-    .max_image(SizeLimit::bytes(20 * MIB))
-    .max_images_per_request(SizeLimit::bytes(50 * MIB))
-    .documents(&["application/pdf"])
-    .max_documents_per_request(SizeLimit::bytes(32 * MIB));
-
-/// Anthropic's Messages API: JPEG, PNG, GIF and WebP images up to 5 MiB
-/// each once base64-encoded (as the API counts), PDFs, either by URL too,
-/// and 32 MiB per request.
-pub(crate) const ANTHROPIC: AttachmentRules = AttachmentRules::new("Anthropic")
-    .images(&["image/jpeg", "image/png", "image/gif", "image/webp"])
-    .image_urls(true)
-    .max_image(SizeLimit::base64(5 * MIB))
-    .documents(&["application/pdf"])
-    .document_urls(true)
-    .max_request(SizeLimit::base64(32 * MIB));
-
-/// Gemini's generateContent: PNG, JPEG, WebP, HEIC and HEIF images, PDFs
-/// up to 50 MiB each, either by URL too (public or signed `https` URLs,
-/// which Gemini fetches), and 100 MiB of inline data per request.
-pub(crate) const GEMINI: AttachmentRules = AttachmentRules::new("Gemini")
-    .images(&[
-        "image/png",
-        "image/jpeg",
-        "image/webp",
-        "image/heic",
-        "image/heif",
-    ])
-    .image_urls(true)
-    .documents(&["application/pdf"])
-    .document_urls(true)
-    .max_document(SizeLimit::bytes(50 * MIB))
-    .max_request(SizeLimit::base64(100 * MIB));
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::anthropic::ATTACHMENTS as ANTHROPIC;
+    use crate::client::gemini::ATTACHMENTS as GEMINI;
+    use crate::client::openai::ATTACHMENTS as OPENAI;
 
     const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 

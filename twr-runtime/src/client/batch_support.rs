@@ -63,8 +63,12 @@ impl Endpoint {
     /// body is: a status when its code, type or status names one (so a 400
     /// ends the run and a 429 is retried), otherwise a reply the server
     /// broke off (a server error, an overload: transient).
-    pub(crate) fn line_error(&self, error: &Value) -> ModelError {
-        super::fault::embedded(error, &self.secrets)
+    pub(crate) fn line_error<P: Provider>(
+        &self,
+        client: &HttpModel<P>,
+        error: &Value,
+    ) -> ModelError {
+        super::fault::embedded(&client.provider, error, &self.secrets)
     }
 
     /// `text` with the key and any credentials of the base URL replaced.

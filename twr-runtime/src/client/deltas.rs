@@ -128,7 +128,12 @@ async fn step<'a, P: Provider>(
                 })) => Some((*usage, finish_reason.as_ref())),
                 _ => None,
             };
-            otel::record(&tracing::Span::current(), P::NAME, &model.model, reply);
+            otel::record(
+                &tracing::Span::current(),
+                P::GEN_AI_SYSTEM,
+                &model.model,
+                reply,
+            );
             Some((batch, State::Over))
         }
         Err(error) => {

@@ -14,7 +14,7 @@ use reqwest::{Response, StatusCode};
 use serde_json::{json, Value};
 
 use super::http::retry_after;
-use super::provider::{Fault, Piece};
+use super::provider::{Fault, Piece, Provider};
 use super::secret::Secrets;
 use crate::model::{FinishReason, ModelError};
 
@@ -46,7 +46,8 @@ impl Subject {
 }
 
 /// The error for an adapter's [`Fault`] found in `raw`.
-pub(crate) fn from_fault(
+pub(crate) fn from_fault<P: Provider>(
+    provider: &P,
     fault: Fault,
     raw: &[u8],
     subject: Subject,
@@ -83,9 +84,11 @@ pub(crate) fn from_fault(
         Fault::Missing(what) => {
             ModelError::Decode(format!("{} has no {what}: {}", subject.as_str(), excerpt()).into())
         }
-        Fault::Embedded(error) => embedded(&error, secrets),
+        Fault::Embedded(error) => embedded(provider, &error, secrets),
         Fault::ErrorEvent(data) => match serde_json::from_str::<Value>(&data) {
-            Ok(value) if value.get("error").is_some() => embedded(&value["error"], secrets),
+            Ok(value) if value.get("error").is_some() => {
+                embedded(provider, &value["error"], secrets)
+            }
             parsed => {
                 let message = parsed.ok().and_then(|v| message_in(&v)).unwrap_or(data);
                 interrupted_by_server(&message, secrets)
@@ -110,12 +113,12 @@ pub(crate) fn scrub_piece(piece: Piece, secrets: &Secrets) -> Piece {
 }
 
 /// An `error` member of a body or event: a status when its code names one
-/// (a number, or a text code such as `invalid_api_key`), so 401 fails at
-/// once and 429 is retried; otherwise a reply that broke off, with the
-/// server's message.
-pub(crate) fn embedded(error: &Value, secrets: &Secrets) -> ModelError {
+/// (a number, or a text code of `provider`'s such as `invalid_api_key`), so
+/// 401 fails at once and 429 is retried; otherwise a reply that broke off,
+/// with the server's message.
+pub(crate) fn embedded<P: Provider>(provider: &P, error: &Value, secrets: &Secrets) -> ModelError {
     let message = message_in(&json!({ "error": error })).unwrap_or_else(|| error.to_string());
-    match embedded_status(error) {
+    match embedded_status(provider, error) {
         Some(status) => ModelError::Status {
             status,
             message: secrets.excerpt(&message, ERROR_MESSAGE_CHARS),
@@ -137,8 +140,9 @@ fn interrupted_by_server(message: &str, secrets: &Secrets) -> ModelError {
 
 /// The HTTP status an embedded error stands for: its numeric `code` (also
 /// as text, `"429"`), else the first of `code`, `type` and `status` (OpenAI,
-/// Anthropic, Google) that is a known text code.
-fn embedded_status(error: &Value) -> Option<u16> {
+/// Anthropic, Google) that is a text code `provider` knows
+/// ([`Provider::error_status`]).
+fn embedded_status<P: Provider>(provider: &P, error: &Value) -> Option<u16> {
     let http = |n: u64| u16::try_from(n).ok().filter(|n| (400..600).contains(n));
     let code = error.get("code");
     if let Some(status) = code.and_then(|c| {
@@ -151,30 +155,7 @@ fn embedded_status(error: &Value) -> Option<u16> {
     ["code", "type", "status"]
         .iter()
         .filter_map(|field| error.get(field).and_then(Value::as_str))
-        .find_map(text_code_status)
-}
-
-/// Text error codes that say what an HTTP status would: those of a request
-/// that cannot succeed as sent (fail at once) and of rate limits (wait and
-/// retry). Server-side codes (`server_error`, `overloaded_error`) are left
-/// out: they stay a broken reply, which is retried.
-fn text_code_status(code: &str) -> Option<u16> {
-    Some(match code.trim().to_ascii_lowercase().as_str() {
-        "invalid_request_error"
-        | "invalid_argument"
-        | "context_length_exceeded"
-        | "failed_precondition" => 400,
-        "invalid_api_key"
-        | "authentication_error"
-        | "unauthenticated"
-        | "invalid_authentication" => 401,
-        "insufficient_quota" | "billing_error" => 402,
-        "permission_error" | "permission_denied" => 403,
-        "not_found_error" | "not_found" | "model_not_found" => 404,
-        "request_too_large" => 413,
-        "rate_limit_error" | "rate_limit_exceeded" | "resource_exhausted" => 429,
-        _ => return None,
-    })
+        .find_map(|code| provider.error_status(&code.trim().to_ascii_lowercase()))
 }
 
 /// Builds the error for a non-success response from its status, its
@@ -279,6 +260,7 @@ fn message_in(value: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::client::secret::ApiKey;
+    use crate::{Anthropic, Gemini, OpenAiCompatible};
 
     fn message(body: &[u8]) -> String {
         status_message(StatusCode::BAD_REQUEST, body, &Secrets::default())
@@ -316,10 +298,12 @@ mod tests {
 
     #[test]
     fn embedded_codes_number_text_or_neither() {
-        let status = |v: Value| embedded_status(&v);
+        let openai = OpenAiCompatible::new("http://h", "m");
+        let status = |v: Value| embedded_status(openai.provider(), &v);
         assert_eq!(status(json!({"code": 429})), Some(429));
         assert_eq!(status(json!({"code": "503"})), Some(503));
         assert_eq!(status(json!({"code": "invalid_api_key"})), Some(401));
+        // A compatible gateway relays the errors of the APIs behind it.
         assert_eq!(status(json!({"type": "authentication_error"})), Some(401));
         assert_eq!(
             status(json!({"code": 401, "status": "UNAUTHENTICATED"})),
@@ -333,5 +317,19 @@ mod tests {
         assert_eq!(status(json!({"type": "server_error"})), None);
         assert_eq!(status(json!({"code": 7, "type": "overloaded_error"})), None);
         assert_eq!(status(json!({"message": "x"})), None);
+        // Each API knows its own codes, and a provider of no codes knows
+        // only numbers.
+        let anthropic = Anthropic::new("k", "m");
+        let anthropic = anthropic.provider();
+        let gemini = Gemini::new("k", "m");
+        let gemini = gemini.provider();
+        let limited = |field: &str, code: &str| json!({ field: code });
+        let exceeded = limited("code", "rate_limit_exceeded");
+        assert_eq!(embedded_status(anthropic, &exceeded), None);
+        let exhausted = limited("status", " Resource_Exhausted ");
+        assert_eq!(embedded_status(gemini, &exhausted), Some(429));
+        let anthropic_limit = limited("type", "rate_limit_error");
+        assert_eq!(embedded_status(gemini, &anthropic_limit), None);
+        assert_eq!(embedded_status(anthropic, &anthropic_limit), Some(429));
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::attachments::{self, AttachmentRules};
+use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
@@ -40,6 +40,36 @@ const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta
 /// # Ok(()) }
 /// ```
 pub type Gemini = HttpModel<GeminiApi>;
+
+/// Gemini's generateContent: PNG, JPEG, WebP, HEIC and HEIF images, PDFs
+/// up to 50 MiB each, either by URL too (public or signed `https` URLs,
+/// which Gemini fetches), and 100 MiB of inline data per request.
+pub(crate) const ATTACHMENTS: AttachmentRules = AttachmentRules::new("Gemini")
+    .images(&[
+        "image/png",
+        "image/jpeg",
+        "image/webp",
+        "image/heic",
+        "image/heif",
+    ])
+    .image_urls(true)
+    .documents(&["application/pdf"])
+    .document_urls(true)
+    .max_document(SizeLimit::bytes(50 * MIB))
+    .max_request(SizeLimit::base64(100 * MIB));
+
+/// Google's status names that say what an HTTP status would (also read by
+/// the OpenAI-compatible adapter, for gateways that relay them).
+pub(crate) fn error_status(code: &str) -> Option<u16> {
+    Some(match code {
+        "invalid_argument" | "failed_precondition" => 400,
+        "unauthenticated" => 401,
+        "permission_denied" => 403,
+        "not_found" => 404,
+        "resource_exhausted" => 429,
+        _ => return None,
+    })
+}
 
 /// The Gemini part of [`Gemini`]: its own options.
 #[derive(Debug, Clone)]
@@ -108,6 +138,7 @@ impl HttpModel<GeminiApi> {
 
 impl Provider for GeminiApi {
     const NAME: &'static str = "gemini";
+    const GEN_AI_SYSTEM: &'static str = "gcp.gemini";
     const TYPE_NAME: &'static str = "Gemini";
     const UNFINISHED: &'static str = "no finishReason";
 
@@ -189,7 +220,13 @@ impl Provider for GeminiApi {
     /// PNG, JPEG, WebP, HEIC and HEIF images and PDFs, by bytes or URL,
     /// within Gemini's documented limits (see [`AttachmentRules`]).
     fn attachment_rules(&self) -> AttachmentRules {
-        attachments::GEMINI
+        ATTACHMENTS
+    }
+
+    /// Google's status names (`INVALID_ARGUMENT`, `UNAUTHENTICATED`,
+    /// `RESOURCE_EXHAUSTED`, ...).
+    fn error_status(&self, code: &str) -> Option<u16> {
+        error_status(code)
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
@@ -450,7 +487,10 @@ mod tests {
     use crate::client::http_model::decode_whole;
     use crate::client::reply::ReplyCollector;
     use crate::client::secret::Secrets;
+    use crate::client::ResponseHeaders;
     use crate::model::Message;
+    use crate::model::RateLimits;
+    use std::time::Duration;
 
     fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {
@@ -564,5 +604,32 @@ mod tests {
             "invalid model configuration: the environment variable TWR_MODEL is not set \
              (the model id to ask)"
         );
+    }
+
+    fn limits_of(provider: &impl Provider, pairs: &[(&'static str, &str)]) -> RateLimits {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        // 2023-11-14T22:13:20Z
+        let now = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        provider.rate_limits(&ResponseHeaders::new(&map, now))
+    }
+
+    #[test]
+    fn gemini_reads_only_the_pause_it_was_asked_for() {
+        let client = Gemini::new("k", "m");
+        let limits = limits_of(
+            client.provider(),
+            &[
+                ("x-ratelimit-remaining-requests", "0"),
+                ("retry-after", "3"),
+            ],
+        );
+        let expected = RateLimits {
+            retry_after: Some(Duration::from_secs(3)),
+            ..RateLimits::default()
+        };
+        assert_eq!(limits, expected);
     }
 }

@@ -16,7 +16,7 @@ use super::http::{self, Deadline};
 use super::options::Options;
 use super::otel;
 use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
-use super::rate_limits;
+use super::rate_limits::ResponseHeaders;
 use super::reply::ReplyCollector;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
@@ -242,7 +242,8 @@ impl<P: Provider> HttpModel<P> {
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout).until(until);
         let response = http::send(request, deadline, &secrets).await?;
-        let limits = rate_limits::from_headers(response.headers(), SystemTime::now());
+        let headers = ResponseHeaders::new(response.headers(), SystemTime::now());
+        let limits = self.provider.rate_limits(&headers);
         let streamed = http::is_event_stream(&response);
         let limit = self.options.max_response_bytes;
         let body = BodyReader::new(response, limit, deadline, secrets.clone())?;
@@ -378,7 +379,7 @@ pub(crate) fn decode_pieces<P: Provider>(
     let mut pieces = Vec::new();
     provider
         .decode_reply(bytes, &mut pieces)
-        .map_err(|f| fault::from_fault(f, bytes, Subject::Reply, secrets))?;
+        .map_err(|f| fault::from_fault(provider, f, bytes, Subject::Reply, secrets))?;
     out.extend(
         pieces
             .into_iter()
@@ -445,8 +446,10 @@ impl<'a, P: Provider> PieceStream<'a, P> {
             } else {
                 Subject::Event
             };
-            let flow = flow
-                .map_err(|f| fault::from_fault(f, event.data.as_bytes(), subject, &self.secrets))?;
+            let flow = flow.map_err(|f| {
+                let raw = event.data.as_bytes();
+                fault::from_fault(self.provider, f, raw, subject, &self.secrets)
+            })?;
             if flow == Flow::Done {
                 self.over = true;
                 return Ok(false);
@@ -486,7 +489,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     /// [`ModelError::Incomplete`], keeping the text that arrived).
     ///
     /// Either way with the rate limits read from the response's headers
-    /// (`x-ratelimit-*`, `anthropic-ratelimit-*`, `retry-after`).
+    /// by the provider ([`Provider::rate_limits`]).
     ///
     /// [`Delta::Reasoning`]: crate::Delta::Reasoning
     /// [`Delta::Content`]: crate::Delta::Content
@@ -518,7 +521,12 @@ impl<P: Provider> ChatModel for HttpModel<P> {
                 trace_result(&result, started);
                 let reply = result.as_ref().ok();
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
-                otel::record(&tracing::Span::current(), P::NAME, &self.model, reply);
+                otel::record(
+                    &tracing::Span::current(),
+                    P::GEN_AI_SYSTEM,
+                    &self.model,
+                    reply,
+                );
                 let (reply, limits) = result?;
                 Ok(Response::from_reply(reply).with_rate_limits(limits))
             }

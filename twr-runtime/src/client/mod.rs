@@ -122,10 +122,15 @@
 // redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
 // (server errors as `ModelError`s, scrubbed), `reply` (pieces into a
 // reply, or into deltas), `deltas` (`chat_stream`), `provider` (the adapter
-// trait and what it mentions), `attachments` (which images and documents
-// each provider takes, checked before sending), `secret` (keys and scrubbing), `sse` (event
-// framing), and one file per provider; inline `<think>` blocks are split off
-// by the crate's one reasoning-tag lexer.
+// trait and what it mentions), `attachments` (the rules of which images and
+// documents a provider takes, checked before sending), `rate_limits` (the
+// forms rate-limit headers take), `secret` (keys and scrubbing), `sse` (event
+// framing), and one file per provider, which holds everything twr knows of
+// that API (its body, its decoding, its attachment rules, its rate-limit
+// headers, its text error codes): adding a built-in provider is its file,
+// its `mod` and `pub use` lines here, and its client's re-export at the
+// crate root. Inline `<think>` blocks are split off by the crate's one
+// reasoning-tag lexer.
 
 pub(crate) mod anthropic;
 mod attachments;
@@ -155,6 +160,7 @@ pub use gemini::GeminiApi;
 pub use http_model::HttpModel;
 pub use openai::OpenAiApi;
 pub use provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+pub use rate_limits::ResponseHeaders;
 pub use secret::ApiKey;
 pub use sse::SseEvent;
 

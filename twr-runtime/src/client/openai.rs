@@ -6,13 +6,38 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::attachments::{self, AttachmentRules};
+use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
+use super::{anthropic, gemini};
 use crate::model::{Attachment, AttachmentError, AttachmentKind};
-use crate::model::{FinishReason, Message, ModelError, Usage};
+use crate::model::{FinishReason, Message, ModelError, RateLimits, Usage};
+
+/// The OpenAI-compatible API (OpenAI's documented limits): PNG, JPEG,
+/// WebP and GIF images, by bytes or URL, up to 20 MiB each and 50 MiB per
+/// request; PDFs as bytes only, up to 32 MiB per request.
+pub(crate) const ATTACHMENTS: AttachmentRules = AttachmentRules::new("the OpenAI-compatible API")
+    .images(&["image/png", "image/jpeg", "image/webp", "image/gif"])
+    .image_urls(true)
+    .max_image(SizeLimit::bytes(20 * MIB))
+    .max_images_per_request(SizeLimit::bytes(50 * MIB))
+    .documents(&["application/pdf"])
+    .max_documents_per_request(SizeLimit::bytes(32 * MIB));
+
+/// OpenAI's text error codes that say what an HTTP status would.
+fn openai_error_status(code: &str) -> Option<u16> {
+    Some(match code {
+        "invalid_request_error" | "context_length_exceeded" => 400,
+        "invalid_api_key" | "invalid_authentication" => 401,
+        "insufficient_quota" => 402,
+        "model_not_found" => 404,
+        "rate_limit_exceeded" => 429,
+        _ => return None,
+    })
+}
 
 /// A client for any OpenAI-compatible chat completions server.
 ///
@@ -105,6 +130,7 @@ impl Provider for OpenAiApi {
     const NAME: &'static str = "openai-compatible";
     const TYPE_NAME: &'static str = "OpenAiCompatible";
     const UNFINISHED: &'static str = "no finish_reason, no [DONE]";
+    const GEN_AI_SYSTEM: &'static str = "openai";
 
     type StreamState = ();
 
@@ -153,7 +179,42 @@ impl Provider for OpenAiApi {
     /// PNG, JPEG, WebP and GIF images, by bytes or URL, and PDFs by bytes,
     /// within OpenAI's documented limits (see [`AttachmentRules`]).
     fn attachment_rules(&self) -> AttachmentRules {
-        attachments::OPENAI
+        ATTACHMENTS
+    }
+
+    /// OpenAI's `x-ratelimit-remaining-requests`,
+    /// `x-ratelimit-remaining-tokens`, `x-ratelimit-reset-requests` and
+    /// `x-ratelimit-reset-tokens` (durations such as `6m0s` or `20ms`), and
+    /// `retry-after`; where those are absent, Anthropic's
+    /// `anthropic-ratelimit-*` (its OpenAI-compatible endpoint, and gateways
+    /// in front of it, send those).
+    fn rate_limits(&self, headers: &ResponseHeaders<'_>) -> RateLimits {
+        let relayed = anthropic::rate_limits(headers);
+        RateLimits {
+            remaining_requests: headers
+                .count("x-ratelimit-remaining-requests")
+                .or(relayed.remaining_requests),
+            remaining_tokens: headers
+                .count("x-ratelimit-remaining-tokens")
+                .or(relayed.remaining_tokens),
+            requests_reset: headers
+                .duration("x-ratelimit-reset-requests")
+                .or(relayed.requests_reset),
+            tokens_reset: headers
+                .duration("x-ratelimit-reset-tokens")
+                .or(relayed.tokens_reset),
+            retry_after: headers.retry_after(),
+        }
+    }
+
+    /// OpenAI's codes (`invalid_api_key`, `insufficient_quota`,
+    /// `context_length_exceeded`, `rate_limit_exceeded`, ...), then those of
+    /// the APIs a compatible gateway fronts and relays the errors of
+    /// (Anthropic's, Google's).
+    fn error_status(&self, code: &str) -> Option<u16> {
+        openai_error_status(code)
+            .or_else(|| anthropic::error_status(code))
+            .or_else(|| gemini::error_status(code))
     }
 
     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
@@ -251,7 +312,7 @@ fn part(attachment: &Attachment, documents: &mut usize) -> Result<Value, ModelEr
         // The rules let no other through; a direct call of `body` gets the
         // rules' own error rather than a part the API would refuse.
         _ => Err(ModelError::Attachment(AttachmentError::NoUrls {
-            provider: attachments::OPENAI.provider(),
+            provider: ATTACHMENTS.provider(),
             kind,
         })),
     }
@@ -440,6 +501,7 @@ mod tests {
     use crate::client::reply::ReplyCollector;
     use crate::client::secret::Secrets;
     use crate::model::{Message, Reply};
+    use std::time::Duration;
 
     fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |name| {
@@ -626,4 +688,73 @@ mod tests {
         api.head(&spec, None, &mut none).unwrap();
         assert!(none.headers.is_empty());
     }
+
+    fn limits_of(provider: &impl Provider, pairs: &[(&'static str, &str)]) -> RateLimits {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        // 2023-11-14T22:13:20Z
+        let now = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        provider.rate_limits(&ResponseHeaders::new(&map, now))
+    }
+
+    #[test]
+    fn openai_rate_limit_headers() {
+        let client = OpenAiCompatible::new("http://h/v1", "m");
+        let limits = limits_of(
+            client.provider(),
+            &[
+                ("x-ratelimit-remaining-requests", "0"),
+                ("x-ratelimit-remaining-tokens", "149984"),
+                ("x-ratelimit-reset-requests", "6m0s"),
+                ("x-ratelimit-reset-tokens", "1.5s"),
+            ],
+        );
+        let expected = RateLimits {
+            remaining_requests: Some(0),
+            remaining_tokens: Some(149_984),
+            requests_reset: Some(Duration::from_secs(360)),
+            tokens_reset: Some(Duration::from_millis(1500)),
+            ..RateLimits::default()
+        };
+        assert_eq!(limits, expected);
+        assert_eq!(limits.pause(), Some(Duration::from_secs(360)));
+        // Anthropic's headers, from its OpenAI-compatible endpoint, where
+        // OpenAI's are absent.
+        let limits = limits_of(client.provider(), ANTHROPIC_HEADERS);
+        assert_eq!(limits, crate::client::anthropic::tests::anthropic_limits());
+        // Junk is ignored; nothing used up is no pause.
+        let limits = limits_of(
+            client.provider(),
+            &[
+                ("x-ratelimit-remaining-requests", "many"),
+                ("x-ratelimit-remaining-tokens", "12"),
+                ("x-ratelimit-reset-tokens", "soon"),
+            ],
+        );
+        let expected = RateLimits {
+            remaining_tokens: Some(12),
+            ..RateLimits::default()
+        };
+        assert_eq!(limits, expected);
+        assert_eq!(limits.pause(), None);
+        assert!(limits_of(client.provider(), &[]).is_empty());
+    }
+
+    const ANTHROPIC_HEADERS: &[(&str, &str)] = &[
+        ("anthropic-ratelimit-requests-remaining", "49"),
+        ("anthropic-ratelimit-requests-reset", "2023-11-14T22:13:30Z"),
+        ("anthropic-ratelimit-input-tokens-remaining", "0"),
+        (
+            "anthropic-ratelimit-input-tokens-reset",
+            "2023-11-14T22:13:22.5Z",
+        ),
+        ("anthropic-ratelimit-output-tokens-remaining", "8000"),
+        (
+            "anthropic-ratelimit-output-tokens-reset",
+            "2023-11-14T22:13:21Z",
+        ),
+        ("retry-after", "1"),
+    ];
 }

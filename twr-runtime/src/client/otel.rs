@@ -10,15 +10,6 @@ use tracing::Span;
 
 use crate::model::{FinishReason, Usage};
 
-/// The `gen_ai.system` value of a provider adapter's name.
-fn system(provider: &str) -> &str {
-    match provider {
-        "openai-compatible" => "openai",
-        "gemini" => "gcp.gemini",
-        other => other,
-    }
-}
-
 /// A finish reason as the conventions write it (`"stop"`, `"length"`).
 fn finish_name(reason: &FinishReason) -> &str {
     match reason {
@@ -29,8 +20,8 @@ fn finish_name(reason: &FinishReason) -> &str {
     }
 }
 
-/// Records on `span` the GenAI attributes of a call to `model` of
-/// `provider`: always `gen_ai.operation.name`, `gen_ai.system` and
+/// Records on `span` the GenAI attributes of a call to `model` of the
+/// provider whose `gen_ai.system` is `system`: always `gen_ai.operation.name`, `gen_ai.system` and
 /// `gen_ai.request.model`; with a reply, `gen_ai.usage.input_tokens`,
 /// `gen_ai.usage.output_tokens` and `gen_ai.response.finish_reasons`, and
 /// when the server reported prompt-cache use,
@@ -39,12 +30,12 @@ fn finish_name(reason: &FinishReason) -> &str {
 /// tokens, as the conventions say).
 pub(crate) fn record(
     span: &Span,
-    provider: &str,
+    system: &str,
     model: &str,
     reply: Option<(Usage, Option<&FinishReason>)>,
 ) {
     span.record("gen_ai.operation.name", "chat");
-    span.record("gen_ai.system", system(provider));
+    span.record("gen_ai.system", system);
     span.record("gen_ai.request.model", model);
     if let Some((usage, finish)) = reply {
         span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);

@@ -16,9 +16,10 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use super::attachments::AttachmentRules;
+use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
-use crate::model::{ErrorDetail, FinishReason, Message, ModelError, Usage};
+use crate::model::{ErrorDetail, FinishReason, Message, ModelError, RateLimits, Usage};
 
 /// A model API: the adapter of one provider, for [`HttpModel`](super::HttpModel).
 ///
@@ -48,6 +49,11 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// stopped, for the error (default `"no finish reason"`; the
     /// OpenAI-compatible adapter says `"no finish_reason, no [DONE]"`).
     const UNFINISHED: &'static str = "no finish reason";
+
+    /// The OpenTelemetry `gen_ai.system` of the call spans (default
+    /// [`NAME`](Self::NAME); the OpenAI-compatible adapter says `"openai"`,
+    /// Gemini's `"gcp.gemini"`, as the GenAI semantic conventions name them).
+    const GEN_AI_SYSTEM: &'static str = Self::NAME;
 
     /// State kept across the events of one stream, for an API that spreads
     /// one fact over several events (Anthropic sends input tokens first and
@@ -109,6 +115,41 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// adapter that does not write attachments never drops one silently.
     fn attachment_rules(&self) -> AttachmentRules {
         AttachmentRules::new(Self::NAME)
+    }
+
+    /// What a response's headers say about the server's rate limits, for
+    /// the [`Response`](crate::model::Response) (and so for the `Limited`
+    /// wrapper, which pauses new calls when an allowance reaches zero).
+    /// Called once per response, error statuses included.
+    ///
+    /// Provided: only the pause the server asked for (`Retry-After`, the
+    /// HTTP standard, and `retry-after-ms`). An API that announces its
+    /// allowances reads its own headers through [`ResponseHeaders`]; the
+    /// OpenAI-compatible adapter reads `x-ratelimit-*`, Anthropic's
+    /// `anthropic-ratelimit-*`.
+    fn rate_limits(&self, headers: &ResponseHeaders<'_>) -> RateLimits {
+        RateLimits {
+            retry_after: headers.retry_after(),
+            ..RateLimits::default()
+        }
+    }
+
+    /// The HTTP status a text error code of this API stands for, when it
+    /// says what a status would (`"rate_limit_exceeded"` is 429,
+    /// `"invalid_api_key"` 401), so that an error embedded in a 200 body, a
+    /// stream event or a batch line is retried exactly when the same error
+    /// as a status would be. `code` is the text of the error object's
+    /// `code`, `type` or `status` member (tried in that order; a numeric
+    /// `code` wins over all of them), trimmed and in lower case.
+    ///
+    /// Provided: none, so such an error is a reply the server broke off
+    /// ([`ModelError::Interrupted`], retried). Give the codes of a request
+    /// that cannot succeed as sent (fail at once) and of rate limits (wait
+    /// and retry); leave server-side codes (`server_error`, an overload)
+    /// out, so they stay retried.
+    fn error_status(&self, code: &str) -> Option<u16> {
+        let _ = code;
+        None
     }
 
     /// Adds the adapter's own options to the client's `Debug` output; by

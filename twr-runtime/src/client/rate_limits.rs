@@ -1,48 +1,98 @@
-//! Reading [`RateLimits`] from a response's headers, once per response.
+//! [`ResponseHeaders`]: a response's headers as a [`Provider`] reads its
+//! rate limits from them, once per response.
 //!
-//! The type is plain data in the core ([`crate::model`]); reading it from
-//! HTTP headers is the clients' part, and lives with them.
+//! [`RateLimits`] is plain data in the core ([`crate::model`]); which
+//! headers carry it is each provider's knowledge
+//! ([`Provider::rate_limits`], in the provider's own file). What they
+//! share, the forms the values take (a count, a Go-style duration, an
+//! RFC 3339 time, `Retry-After`), is read here.
+//!
+//! [`Provider`]: super::Provider
+//! [`Provider::rate_limits`]: super::Provider::rate_limits
 
+use std::fmt;
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
+#[cfg(doc)]
 use crate::model::RateLimits;
 
-/// The limits in `headers`, reset times taken relative to `now`.
-pub(crate) fn from_headers(headers: &HeaderMap, now: SystemTime) -> RateLimits {
-    let text = |name: &str| {
-        headers
+/// The headers of one response, with the time it arrived, for
+/// [`Provider::rate_limits`](super::Provider::rate_limits): each reader
+/// takes a lower-case header name and gives `None` when the header is
+/// absent or its value is not of the form the reader expects (junk is
+/// ignored, never an error).
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use reqwest::header::HeaderMap;
+/// use twr_runtime::client::ResponseHeaders;
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("x-ratelimit-remaining-requests", "0".parse().unwrap());
+/// headers.insert("x-ratelimit-reset-requests", "6m0s".parse().unwrap());
+/// headers.insert("retry-after", "2".parse().unwrap());
+/// let read = ResponseHeaders::new(&headers, SystemTime::now());
+/// assert_eq!(read.count("x-ratelimit-remaining-requests"), Some(0));
+/// assert_eq!(read.duration("x-ratelimit-reset-requests"), Some(Duration::from_secs(360)));
+/// assert_eq!(read.retry_after(), Some(Duration::from_secs(2)));
+/// assert_eq!(read.count("x-ratelimit-remaining-tokens"), None);
+/// ```
+#[derive(Clone, Copy)]
+pub struct ResponseHeaders<'a> {
+    headers: &'a HeaderMap,
+    now: SystemTime,
+}
+
+impl<'a> ResponseHeaders<'a> {
+    /// `headers`, of a response that arrived at `now` (times in the headers
+    /// are read relative to it).
+    pub fn new(headers: &'a HeaderMap, now: SystemTime) -> Self {
+        ResponseHeaders { headers, now }
+    }
+
+    /// The header's text, trimmed.
+    pub fn text(&self, name: &str) -> Option<&'a str> {
+        self.headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
-    };
-    let count = |name: &str| text(name).and_then(|v| v.parse::<u64>().ok());
-    // OpenAI: a Go-style duration ("6m0s", "1.5s", "20ms").
-    let after = |name: &str| text(name).and_then(|v| humantime::parse_duration(v).ok());
-    // Anthropic: an RFC 3339 time.
-    let until = |name: &str| {
-        let at = humantime::parse_rfc3339_weak(text(name)?).ok()?;
-        Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-    };
-    let anthropic_tokens = count("anthropic-ratelimit-tokens-remaining").or_else(|| {
-        let input = count("anthropic-ratelimit-input-tokens-remaining");
-        let output = count("anthropic-ratelimit-output-tokens-remaining");
-        input.into_iter().chain(output).min()
-    });
-    let anthropic_tokens_reset = until("anthropic-ratelimit-tokens-reset").or_else(|| {
-        let input = until("anthropic-ratelimit-input-tokens-reset");
-        let output = until("anthropic-ratelimit-output-tokens-reset");
-        input.into_iter().chain(output).max()
-    });
-    RateLimits {
-        remaining_requests: count("x-ratelimit-remaining-requests")
-            .or_else(|| count("anthropic-ratelimit-requests-remaining")),
-        remaining_tokens: count("x-ratelimit-remaining-tokens").or(anthropic_tokens),
-        requests_reset: after("x-ratelimit-reset-requests")
-            .or_else(|| until("anthropic-ratelimit-requests-reset")),
-        tokens_reset: after("x-ratelimit-reset-tokens").or(anthropic_tokens_reset),
-        retry_after: crate::client::retry_after(headers, now),
+    }
+
+    /// The header as a count (`"149984"`).
+    pub fn count(&self, name: &str) -> Option<u64> {
+        self.text(name)?.parse().ok()
+    }
+
+    /// The header as a Go-style duration (`"6m0s"`, `"1.5s"`, `"20ms"`), as
+    /// OpenAI writes its resets.
+    pub fn duration(&self, name: &str) -> Option<Duration> {
+        humantime::parse_duration(self.text(name)?).ok()
+    }
+
+    /// The time from the response's arrival until the RFC 3339 time in the
+    /// header (`"2023-11-14T22:13:30Z"`), as Anthropic writes its resets;
+    /// zero for a time already past.
+    pub fn until(&self, name: &str) -> Option<Duration> {
+        let at = humantime::parse_rfc3339_weak(self.text(name)?).ok()?;
+        Some(at.duration_since(self.now).unwrap_or(Duration::ZERO))
+    }
+
+    /// The pause the server asked for: `retry-after-ms`, else `Retry-After`
+    /// as seconds or as an HTTP date (the rule every client and the retry
+    /// loop share).
+    pub fn retry_after(&self) -> Option<Duration> {
+        super::retry_after(self.headers, self.now)
+    }
+}
+
+impl fmt::Debug for ResponseHeaders<'_> {
+    // Only the names: a header's value may be a credential a server echoes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResponseHeaders")
+            .field("names", &self.headers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
     }
 }
 
@@ -50,98 +100,29 @@ pub(crate) fn from_headers(headers: &HeaderMap, now: SystemTime) -> RateLimits {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.insert(*name, value.parse().unwrap());
+    #[test]
+    fn junk_is_none_and_past_times_are_zero() {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [
+            ("a", "many"),
+            ("b", " 12 "),
+            ("c", "soon"),
+            ("d", "2023-11-14T22:13:10Z"),
+            ("e", "2023-11-14T22:13:22.5Z"),
+        ] {
+            headers.insert(name, value.parse().unwrap());
         }
-        map
-    }
-
-    #[test]
-    fn openai_headers() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let limits = from_headers(
-            &headers(&[
-                ("x-ratelimit-remaining-requests", "0"),
-                ("x-ratelimit-remaining-tokens", "149984"),
-                ("x-ratelimit-reset-requests", "6m0s"),
-                ("x-ratelimit-reset-tokens", "1.5s"),
-            ]),
-            now,
-        );
-        assert_eq!(
-            limits,
-            RateLimits {
-                remaining_requests: Some(0),
-                remaining_tokens: Some(149_984),
-                requests_reset: Some(Duration::from_secs(360)),
-                tokens_reset: Some(Duration::from_millis(1500)),
-                retry_after: None,
-            }
-        );
-        assert_eq!(limits.pause(), Some(Duration::from_secs(360)));
-    }
-
-    #[test]
-    fn anthropic_headers() {
         // 2023-11-14T22:13:20Z
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let limits = from_headers(
-            &headers(&[
-                ("anthropic-ratelimit-requests-remaining", "49"),
-                ("anthropic-ratelimit-requests-reset", "2023-11-14T22:13:30Z"),
-                ("anthropic-ratelimit-input-tokens-remaining", "0"),
-                (
-                    "anthropic-ratelimit-input-tokens-reset",
-                    "2023-11-14T22:13:22.5Z",
-                ),
-                ("anthropic-ratelimit-output-tokens-remaining", "8000"),
-                (
-                    "anthropic-ratelimit-output-tokens-reset",
-                    "2023-11-14T22:13:21Z",
-                ),
-                ("retry-after", "1"),
-            ]),
-            now,
-        );
-        assert_eq!(
-            limits,
-            RateLimits {
-                remaining_requests: Some(49),
-                remaining_tokens: Some(0),
-                requests_reset: Some(Duration::from_secs(10)),
-                tokens_reset: Some(Duration::from_millis(2500)),
-                retry_after: Some(Duration::from_secs(1)),
-            }
-        );
-        assert_eq!(limits.pause(), Some(Duration::from_millis(2500)));
-    }
-
-    #[test]
-    fn nothing_used_up_is_no_pause_and_junk_is_ignored() {
-        let now = SystemTime::UNIX_EPOCH;
-        let limits = from_headers(
-            &headers(&[
-                ("x-ratelimit-remaining-requests", "many"),
-                ("x-ratelimit-remaining-tokens", "12"),
-                ("x-ratelimit-reset-tokens", "soon"),
-            ]),
-            now,
-        );
-        assert_eq!(
-            limits,
-            RateLimits {
-                remaining_tokens: Some(12),
-                ..RateLimits::default()
-            }
-        );
-        assert_eq!(limits.pause(), None);
-        assert!(from_headers(&HeaderMap::new(), now).is_empty());
-        let zero = RateLimits {
-            remaining_requests: Some(0),
-            ..RateLimits::default()
-        };
-        assert_eq!(zero.pause(), Some(Duration::from_secs(1)));
+        let read = ResponseHeaders::new(&headers, now);
+        assert_eq!(read.count("a"), None);
+        assert_eq!(read.count("b"), Some(12));
+        assert_eq!(read.duration("c"), None);
+        assert_eq!(read.until("c"), None);
+        assert_eq!(read.until("d"), Some(Duration::ZERO));
+        assert_eq!(read.until("e"), Some(Duration::from_millis(2500)));
+        assert_eq!(read.count("absent"), None);
+        assert_eq!(read.retry_after(), None);
+        assert!(!format!("{read:?}").contains("many"));
     }
 }

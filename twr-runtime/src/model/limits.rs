@@ -8,13 +8,9 @@ use std::time::Duration;
 /// (feature `limits`) pauses new calls until a reset when a remaining count
 /// reaches zero.
 ///
-/// The HTTP clients read it from OpenAI's `x-ratelimit-remaining-requests`,
-/// `x-ratelimit-remaining-tokens`, `x-ratelimit-reset-requests` and
-/// `x-ratelimit-reset-tokens` (durations such as `6m0s` or `20ms`),
-/// Anthropic's `anthropic-ratelimit-requests-remaining`,
-/// `anthropic-ratelimit-tokens-remaining` (else the smaller of its
-/// `input-tokens` and `output-tokens` counts) and the matching `-reset`
-/// times (RFC 3339), and `retry-after` / `retry-after-ms`.
+/// The HTTP clients read it from the headers each provider sends (its
+/// adapter's `Provider::rate_limits`: OpenAI's `x-ratelimit-*`, Anthropic's
+/// `anthropic-ratelimit-*`), and from `retry-after` / `retry-after-ms`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RateLimits {
