@@ -260,7 +260,11 @@ fn lang_value(cx: &Ctxt, meta: &Meta) -> Option<Lang> {
         other => {
             cx.error_spanned_by(
                 &lit,
-                format!("unknown language `{other}`; expected \"en\" or \"zh\""),
+                format!(
+                    "unknown language `{other}`; the built-in ones are \"en\" and \"zh\": \
+                     for another language, write a phrase table (twr_runtime::phrases::Phrases) \
+                     and name it with #[sections(phrases = PATH)] instead of `lang`"
+                ),
             );
             None
         }
@@ -428,13 +432,27 @@ fn unknown_key(cx: &Ctxt, meta: &Meta, attr: &str, valid: &[&str]) {
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let hint = closest(&shown, valid)
-        .map(|key| format!(" did you mean `{key}`?"))
+    let hint = other_derives_key(&shown)
+        .map(str::to_owned)
+        .or_else(|| closest(&shown, valid).map(|key| format!(" did you mean `{key}`?")))
         .unwrap_or_default();
     cx.error_spanned_by(
         path,
         format!("unknown key `{shown}` in #[{attr}(...)];{hint} valid keys are {list}"),
     );
+}
+
+/// What twr writes for a key of another derive (serde's) that means
+/// something here: its own hint, in place of "did you mean".
+fn other_derives_key(wrote: &str) -> Option<&'static str> {
+    match wrote {
+        "rename" => Some(" a section's header is named with `header = \"[Name]\"`;"),
+        "rename_all" => Some(
+            " each header comes from its field's name (`due_date` is [Due Date]); \
+             name one with #[section(header = \"[Name]\")] on the field;",
+        ),
+        _ => None,
+    }
 }
 
 /// The valid key closest to a misspelt one, when it is close enough to be

@@ -421,14 +421,61 @@ fn not_applicable(content: &str) -> bool {
 }
 
 /// Codec: `#[section(from_str)]`; the error's text becomes the feedback.
+///
+/// The value is read as written first; when `FromStr` refuses it, it is
+/// read again without the decoration a model adds to any value (markdown
+/// emphasis, code or quote marks around it, a closing full stop), as other
+/// values are: `**2025-07-31**` and `2025-07-31.` are the date. A value
+/// that parses as written is never changed, and the error reported is the
+/// one of the value as written.
 pub fn from_str<T: FromStr>(content: &str) -> Result<T, ValueError>
 where
     T::Err: Display,
 {
-    content
-        .trim()
-        .parse::<T>()
-        .map_err(|e| ValueError::Message(e.to_string()))
+    let written = content.trim();
+    written.parse::<T>().or_else(|error| {
+        let bare = undecorated(written);
+        match bare.parse::<T>() {
+            Ok(value) if bare != written => Ok(value),
+            _ => Err(ValueError::Message(error.to_string())),
+        }
+    })
+}
+
+/// `value` without what a model wraps around a value: matching markdown
+/// emphasis or code marks and quotes around it, and a closing `.`, `!`,
+/// `,` or `;`, as often as they nest (`**2025-07-31**.`).
+fn undecorated(value: &str) -> &str {
+    const WRAPPERS: [(&str, &str); 9] = [
+        ("**", "**"),
+        ("__", "__"),
+        ("*", "*"),
+        ("_", "_"),
+        ("`", "`"),
+        ("\"", "\""),
+        ("'", "'"),
+        ("\u{201c}", "\u{201d}"),
+        ("\u{2018}", "\u{2019}"),
+    ];
+    let mut value = value.trim();
+    loop {
+        let before = value;
+        value = value.trim_end_matches(['.', '!', ',', ';']).trim_end();
+        for (open, close) in WRAPPERS {
+            if value.len() >= open.len() + close.len() {
+                if let Some(inner) = value
+                    .strip_prefix(open)
+                    .and_then(|rest| rest.strip_suffix(close))
+                {
+                    value = inner.trim();
+                    break;
+                }
+            }
+        }
+        if value == before {
+            return value;
+        }
+    }
 }
 
 /// Codec: `#[section(json)]`, through [`crate::json`]; notes the layer and
@@ -446,6 +493,33 @@ pub(crate) fn json<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_from_str_value_is_read_without_its_decoration() {
+        use std::net::Ipv4Addr;
+        let address = Ipv4Addr::new(10, 0, 0, 7);
+        for written in [
+            "10.0.0.7",
+            "**10.0.0.7**",
+            "10.0.0.7.",
+            "`10.0.0.7`",
+            " \"10.0.0.7\"! ",
+            "**10.0.0.7**.",
+            "_*10.0.0.7*_",
+        ] {
+            assert_eq!(from_str::<Ipv4Addr>(written), Ok(address), "{written}");
+        }
+        // The error is the one of the value as written.
+        assert_eq!(
+            from_str::<Ipv4Addr>("**10.0.0.x**"),
+            Err(ValueError::Message("invalid IPv4 address syntax".into()))
+        );
+        // A value that parses as written keeps what cleaning would remove.
+        assert_eq!(from_str::<String>("*a*."), Ok("*a*.".to_owned()));
+        assert_eq!(undecorated("**2025-07-31**."), "2025-07-31");
+        assert_eq!(undecorated("2025-07-31."), "2025-07-31");
+        assert_eq!(undecorated("*"), "*");
+    }
     use crate::parse::SectionValue;
     use crate::vocab::Expected;
     use crate::vocab::{Presence, ValueKind};

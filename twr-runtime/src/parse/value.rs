@@ -22,6 +22,7 @@ use crate::vocab::ValueKind;
     label = "this field's type is not a section value",
     note = "section values are String, numbers, bool, char, Vec of those, HashMap<String, _> or BTreeMap<String, _> of those, and #[derive(Choice)] enums",
     note = "for a serde type add #[section(json)] (or #[section(record)] for `Label: value` lines, #[section(table)] on a Vec of rows); for a FromStr type add #[section(from_str)]; to keep the field out of the reply add #[section(skip)]",
+    note = "for a type that derives Sections add #[section(flatten)]: its sections become this struct's",
     note = "a streamed table or record section is read with SectionEvent::table::<Row>() or SectionEvent::record::<T>()"
 )]
 pub trait SectionValue: Sized {
