@@ -597,7 +597,8 @@ fn failure_kind(error: &ThinkError) -> &'static str {
 /// Where replies come from.
 #[derive(Clone)]
 enum Source {
-    Server(OpenAiCompatible),
+    /// Boxed: a client is far larger than the offline variant.
+    Server(Box<OpenAiCompatible>),
     /// Recorded replies, one script per run.
     Offline,
 }
@@ -606,7 +607,7 @@ impl Source {
     fn model_for(&self, run: usize, seed: u64) -> Box<Model> {
         match self {
             Source::Server(client) => Box::new(SeedPerCall {
-                client: client.clone(),
+                client: (**client).clone(),
                 seed,
                 calls: AtomicU64::new(0),
             }),
@@ -986,7 +987,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                     if let Some(key) = &key {
                         client = client.api_key(key.clone());
                     }
-                    Source::Server(client)
+                    Source::Server(Box::new(client))
                 })
                 .collect();
             println!(
