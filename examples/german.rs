@@ -12,6 +12,10 @@
 //! what was sent. Offline, a `ScriptedModel` answers twice: first with the
 //! days in words and no budget, then with the fixes.
 //!
+//! The words the parser reads by meaning come from the same table: the
+//! `bool` is answered "Nein, noch nicht" and the `Option` "Keine.", and both
+//! read as German says (`false` and `None`).
+//!
 //! This table sets every phrase, so it stops compiling when twr adds one (a
 //! reminder to translate it). A table of your own that changes only some
 //! phrases ends with `..Phrases::ENGLISH` instead, and new phrases come
@@ -58,9 +62,16 @@ static DEUTSCH: Phrases = Phrases {
     value: "Wert",
     per_line: "pro Zeile",
 
+    // The words the parser reads by meaning: a German answer is read as it
+    // is asked for.
+    yes_words: &["ja", "jawohl", "wahr", "stimmt"],
+    no_words: &["nein", "falsch"],
+    none_words: &["keine", "keiner", "kein", "entfällt", "n/a"],
+    joining_words: &["und", "oder", "bzw"],
+
     guide_intro: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jede Überschrift in einer eigenen Zeile, gefolgt von ihrem Inhalt.",
     guide_intro_xml: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jeden zwischen seinem Tag-Paar: das öffnende Tag, der Inhalt, dann das schließende Tag.",
-    guide_optional: " (optional: schreibe N/A, wenn es nicht zutrifft)",
+    guide_optional: " (optional: schreibe „keine“, wenn es nicht zutrifft)",
     guide_may_omit: " (optional)",
     guide_example: "Beispielantwort:",
     guide_begin: "Beginne deine endgültige Antwort nach dem Nachdenken mit {h} in einer eigenen Zeile.",
@@ -131,7 +142,7 @@ static DEUTSCH: Phrases = Phrases {
     focused_nameless: "Bitte gib {name} für deine Antwort an.",
     focused_reply: "Antworte nur mit {what}.",
     focused_reply_example: "Antworte nur mit {what}, zum Beispiel: {example}.",
-    focused_optional: "Wenn es nicht zutrifft, antworte N/A.",
+    focused_optional: "Wenn es nicht zutrifft, antworte „keine“.",
     the_number: "der Zahl",
     the_list: "der Liste, ein Eintrag pro Zeile",
     the_answer: "der Antwort",
@@ -152,6 +163,15 @@ struct Reise {
     /// Das Budget pro Person in Euro.
     #[section(header = "[Budget]", example = "300 €")]
     budget: u32,
+    /// Ob das Hotel schon gebucht ist.
+    #[section(header = "[Hotel gebucht]", example = "ja")]
+    hotel_gebucht: bool,
+    /// Worauf man achten sollte.
+    #[section(
+        header = "[Hinweis]",
+        example = "Sonntags sind viele Geschäfte geschlossen."
+    )]
+    hinweis: Option<String>,
 }
 
 /// A validator's text is sent as written, in the user's own words.
@@ -170,7 +190,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
     println!("=== the guide ===\n{}\n", Reise::format_guide());
     let model = ScriptedModel::new([
-        "[Plan]\n1. Dom\n2. Altstadt\n[Tage]\nneun",
+        "[Plan]\n1. Dom\n2. Altstadt\n[Tage]\nneun\n[Hotel gebucht]\nNein, noch nicht.\n[Hinweis]\nKeine.",
         "[Tage]\n9",
         "[Tage]\n2\n[Budget]\n250 €",
     ]);
@@ -187,10 +207,16 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
     let reise = outcome.value;
     println!(
-        "=== typed ===\n{} Tage, {} € pro Person: {}",
+        "=== typed ===\n{} Tage, {} € pro Person: {}\nHotel gebucht: {}, Hinweis: {:?}",
         reise.tage,
         reise.budget,
-        reise.plan.join(", ")
+        reise.plan.join(", "),
+        reise.hotel_gebucht,
+        reise.hinweis,
     );
+    // "Nein" and "Keine." were read by meaning, from the table's words.
+    if reise.hotel_gebucht || reise.hinweis.is_some() {
+        return Err("the German answers were not read as German".into());
+    }
     Ok(())
 }

@@ -55,6 +55,7 @@ mod parse_props;
 mod parse_samples;
 mod parse_tool_styles;
 mod phrases_custom;
+mod phrases_words;
 mod providers;
 mod readme_examples;
 mod resilience_breaker;

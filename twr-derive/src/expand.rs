@@ -568,10 +568,10 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
     // reported there. JSON is `Noted`: it also tells how its JSON was read.
     let codec = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
         quote_spanned!(ty_span(row)=>
-            ::twr_runtime::__private::Codec::Plain(<#row as ::twr_runtime::parse::SerdeValue>::table))
+            ::twr_runtime::__private::Codec::Worded(<#row as ::twr_runtime::parse::SerdeValue>::table))
     } else if field.attrs.record.is_some() {
         quote_spanned!(ty_span(ty)=>
-            ::twr_runtime::__private::Codec::Plain(<#ty as ::twr_runtime::parse::SerdeValue>::record))
+            ::twr_runtime::__private::Codec::Worded(<#ty as ::twr_runtime::parse::SerdeValue>::record))
     } else if field.attrs.json.is_some() {
         quote_spanned!(ty_span(ty)=>
             ::twr_runtime::__private::Codec::Noted(<#ty as ::twr_runtime::parse::SerdeValue>::json))
@@ -582,8 +582,8 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
         // The same path as the `KIND` in `specs()`, so that a type that is not
         // a section value gets one error (rustc merges identical ones), not two.
         quote_spanned!(ty_span(ty)=>
-        ::twr_runtime::__private::Codec::Plain(
-            <#ty as ::twr_runtime::parse::SectionValue>::parse_section
+        ::twr_runtime::__private::Codec::Worded(
+            <#ty as ::twr_runtime::parse::SectionValue>::parse_section_with
         ))
     };
     let method = if field.option.is_some() {

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 
 use super::section_reader::CodecNotes;
 use crate::parse::ValueError;
-use crate::phrases::Lang;
+use crate::phrases::{Lang, Phrases};
 
 /// A type read through serde: the field of `#[section(json)]` or
 /// `#[section(record)]`, the row of `#[section(table)]`. Every type that
@@ -36,7 +36,7 @@ pub trait SerdeValue: Sized {
 
     /// Codec of `#[section(record)]`: the `Label: value` lines.
     #[doc(hidden)]
-    fn record(content: &str) -> Result<Self, ValueError>;
+    fn record(content: &str, phrases: &'static Phrases) -> Result<Self, ValueError>;
 
     /// The example lines of a record of this type.
     #[doc(hidden)]
@@ -44,7 +44,7 @@ pub trait SerdeValue: Sized {
 
     /// Codec of `#[section(table)]` with rows of this type.
     #[doc(hidden)]
-    fn table(content: &str) -> Result<Vec<Self>, ValueError>;
+    fn table(content: &str, phrases: &'static Phrases) -> Result<Vec<Self>, ValueError>;
 
     /// The example table with rows of this type.
     #[doc(hidden)]
@@ -59,16 +59,16 @@ impl<T: DeserializeOwned> SerdeValue for T {
         super::section_reader::json::<Self>(content, notes)
     }
 
-    fn record(content: &str) -> Result<Self, ValueError> {
-        super::rows::record::<Self>(content)
+    fn record(content: &str, phrases: &'static Phrases) -> Result<Self, ValueError> {
+        super::rows::record::<Self>(content, phrases)
     }
 
     fn record_example(lang: Lang) -> String {
         super::rows::record_example::<Self>(lang)
     }
 
-    fn table(content: &str) -> Result<Vec<Self>, ValueError> {
-        super::rows::table::<Self>(content)
+    fn table(content: &str, phrases: &'static Phrases) -> Result<Vec<Self>, ValueError> {
+        super::rows::table::<Self>(content, phrases)
     }
 
     fn table_example(lang: Lang) -> String {

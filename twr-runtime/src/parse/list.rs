@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::value::{not_applicable_marker, SectionValue};
+use super::value::{none_word, SectionValue};
 use super::value_error::{excerpt, Expected, ValueError};
+use crate::phrases::Phrases;
 use crate::vocab::ValueKind;
 
 /// One line of a list section.
@@ -126,13 +127,17 @@ fn join<'a>(lines: &[Line<'a>]) -> Cow<'a, str> {
 }
 
 /// A list: each item is read as `T`; a bad item is named by its position.
-/// A section that is only `N/A`, `None.` or `无` is the empty list, not a
-/// list of that one word.
+/// A section that is only one of the table's `none_words` (`N/A`, `None.`,
+/// `无`) is the empty list, not a list of that one word.
 impl<T: SectionValue> SectionValue for Vec<T> {
     const KIND: ValueKind = ValueKind::List(&T::KIND);
 
     fn parse_section(content: &str) -> Result<Self, ValueError> {
-        if not_applicable_marker(content) {
+        Self::parse_section_with(content, &Phrases::ENGLISH)
+    }
+
+    fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
+        if none_word(content, phrases) {
             return Ok(Vec::new());
         }
         let items = items(content);
@@ -143,7 +148,7 @@ impl<T: SectionValue> SectionValue for Vec<T> {
             .iter()
             .enumerate()
             .map(|(i, item)| {
-                T::parse_section(item).map_err(|error| ValueError::BadItem {
+                T::parse_section_with(item, phrases).map_err(|error| ValueError::BadItem {
                     index: i + 1,
                     item: excerpt(item),
                     expected: match error {

@@ -12,12 +12,12 @@ use serde::de::DeserializeOwned;
 use super::hints::{inline_mention, near_misses, unread_lines};
 use super::reply::without_reasoning;
 use super::split::{split_sections, SectionMap};
-use super::value::{not_applicable_marker, strip_decoration};
+use super::value::{none_word, strip_decoration};
 use crate::feedback::Feedback;
 use crate::feedback::{Problem, ProblemKind, Way};
 use crate::json::{JsonProvenance, Report};
 use crate::parse::ValueError;
-use crate::phrases::Lang;
+use crate::phrases::{phrases, Lang, Phrases};
 use crate::prompt::Shape;
 use crate::vocab::{ChoiceSpec, SectionSpec};
 
@@ -54,14 +54,23 @@ pub enum Codec<T> {
     Plain(fn(&str) -> Result<T, ValueError>),
     /// `fn(&str, &mut CodecNotes) -> Result<T, ValueError>`.
     Noted(fn(&str, &mut CodecNotes) -> Result<T, ValueError>),
+    /// `fn(&str, &Phrases) -> Result<T, ValueError>`: a reader of words by
+    /// meaning (yes, no, none), given the type's phrase table.
+    Worded(fn(&str, &'static Phrases) -> Result<T, ValueError>),
 }
 
 impl<T> Codec<T> {
-    /// Reads `content` (trimmed).
-    fn read(self, content: &str, notes: &mut CodecNotes) -> Result<T, ValueError> {
+    /// Reads `content` (trimmed), a section of a type worded by `phrases`.
+    fn read(
+        self,
+        content: &str,
+        phrases: &'static Phrases,
+        notes: &mut CodecNotes,
+    ) -> Result<T, ValueError> {
         match self {
             Codec::Plain(read) => read(content),
             Codec::Noted(read) => read(content, notes),
+            Codec::Worded(read) => read(content, phrases),
         }
     }
 }
@@ -282,11 +291,13 @@ impl<'a> SectionReader<'a> {
             Some(content) if content.trim().is_empty() => return Found::Empty,
             // The guide's slot copied as it is (`<free text>`) says nothing.
             Some(content) if self.is_slot(index, content) => return Found::Empty,
-            Some(content) if optional && not_applicable(content) => return Found::NotApplicable,
+            Some(content) if optional && not_applicable(content, phrases(self.lang)) => {
+                return Found::NotApplicable
+            }
             Some(content) => content,
         };
         let mut notes = CodecNotes::default();
-        match codec.read(content.trim(), &mut notes) {
+        match codec.read(content.trim(), phrases(self.lang), &mut notes) {
             Ok(value) => {
                 if let Some(report) = notes.json {
                     let header = self.specs.get(index).map_or("", |spec| spec.header);
@@ -415,9 +426,10 @@ impl<'a> SectionReader<'a> {
     }
 }
 
-/// `N/A`, `None`, `无`, `-`: the content says the section does not apply.
-fn not_applicable(content: &str) -> bool {
-    strip_decoration(content).is_empty() || not_applicable_marker(content)
+/// One of the table's `none_words` (`N/A`, `None`, `无`), or only
+/// decoration (`-`): the content says the section does not apply.
+fn not_applicable(content: &str, phrases: &Phrases) -> bool {
+    strip_decoration(content).is_empty() || none_word(content, phrases)
 }
 
 /// Codec: `#[section(from_str)]`; the error's text becomes the feedback.

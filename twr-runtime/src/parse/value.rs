@@ -1,6 +1,7 @@
 //! [`SectionValue`]: how the content of one section becomes a typed value.
 
 use super::value_error::{Expected, ValueError};
+use crate::phrases::Phrases;
 use crate::vocab::ValueKind;
 
 /// A type that can be the value of a section.
@@ -29,8 +30,19 @@ pub trait SectionValue: Sized {
     /// The kind of value, for the guide and the feedback.
     const KIND: ValueKind;
 
-    /// Reads the (already trimmed) content of a section.
+    /// Reads the (already trimmed) content of a section, with the words of
+    /// the built-in tables (English and Chinese).
     fn parse_section(content: &str) -> Result<Self, ValueError>;
+
+    /// Reads the (already trimmed) content of a section whose type words
+    /// its guide with `phrases`: a `bool` reads its `yes_words` and
+    /// `no_words`, a list its `none_words`, and so on. The derive calls
+    /// this one. By default it is [`SectionValue::parse_section`], for a
+    /// value that reads no words by meaning.
+    fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
+        let _ = phrases;
+        Self::parse_section(content)
+    }
 }
 
 /// The trimmed content, which must not be empty. Line breaks are `\n`.
@@ -72,108 +84,149 @@ impl SectionValue for char {
     }
 }
 
-const YES: &[&str] = &["yes", "true", "是", "是的", "对", "对的"];
-const NO: &[&str] = &["no", "false", "否", "不是", "不对"];
-
-/// yes/no, true/false, 是/否 (any case); the answer may be followed by a
-/// reason: `Yes, because ...`. Two contradicting answers (`Yes and no`,
-/// `Yes/No`, `是不是`) are an error, as is anything before the answer
-/// (`not true`, `I think yes`).
+/// The first word answers: one of the table's `yes_words` or `no_words`
+/// (built in: yes/no, true/false, 是/否, any case); the answer may be
+/// followed by a reason: `Yes, because ...`. Two contradicting answers
+/// (`Yes and no`, `Yes/No`, `是不是`) are an error, as is anything before the
+/// answer (`not true`, `I think yes`).
 impl SectionValue for bool {
     const KIND: ValueKind = ValueKind::Bool;
 
     fn parse_section(content: &str) -> Result<Self, ValueError> {
+        Self::parse_section_with(content, &Phrases::ENGLISH)
+    }
+
+    fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
         let content = content.trim();
         if content.is_empty() {
             return Err(ValueError::Empty);
         }
         let bare = strip_decoration(content);
-        // The first word: up to the first character that is not a letter.
-        let word_end = bare
-            .find(|c: char| !c.is_alphanumeric())
-            .unwrap_or(bare.len());
-        let word = bare[..word_end].to_lowercase();
-        // `是因为` has no separator after its first word: look at the first
-        // character alone for Chinese answers.
-        let first_char = bare.chars().next().map_or(0, char::len_utf8);
-        let (answer, end) = match yes_or_no(&word) {
-            Some(answer) => (answer, word_end),
-            None if first_char < word_end && bare.starts_with(['是', '否']) => {
-                (bare.starts_with('是'), first_char)
-            }
-            None => return Err(ValueError::invalid(Expected::YesNo, content)),
+        let Some((answer, end)) = answer_at(bare, phrases) else {
+            return Err(ValueError::invalid(Expected::YesNo, content));
         };
-        if contradicted(answer, &bare[end..]) {
+        if contradicted(answer, &bare[end..], phrases) {
             return Err(ValueError::invalid(Expected::YesNo, content));
         }
         Ok(answer)
     }
 }
 
-/// The answer a word gives, lowercase.
-fn yes_or_no(word: &str) -> Option<bool> {
-    if YES.contains(&word) {
-        Some(true)
-    } else if NO.contains(&word) {
-        Some(false)
-    } else {
-        None
+/// The answer `text` starts with and where it ends: the longest of the
+/// table's yes and no words that is a whole word there, else a
+/// one-character word of a script written without spaces running into what
+/// follows (`是因为便宜`).
+fn answer_at(text: &str, phrases: &Phrases) -> Option<(bool, usize)> {
+    answer_at_word(text, phrases).or_else(|| {
+        let first = text.chars().next().filter(|c| unspaced(*c))?;
+        let end = first.len_utf8();
+        let yes = phrases.yes_words.iter().map(|word| (true, *word));
+        let no = phrases.no_words.iter().map(|word| (false, *word));
+        yes.chain(no)
+            .find(|(_, word)| starts_ignoring_case(word, &text[..end]) == Some(word.len()))
+            .map(|(answer, _)| (answer, end))
+    })
+}
+
+/// The answer `text` starts with when a whole word of the table gives it.
+fn answer_at_word(text: &str, phrases: &Phrases) -> Option<(bool, usize)> {
+    let yes = phrases.yes_words.iter().map(|word| (true, *word));
+    let no = phrases.no_words.iter().map(|word| (false, *word));
+    yes.chain(no)
+        .filter_map(|(answer, word)| Some((answer, word_at(text, word, false)?)))
+        .max_by_key(|(_, end)| *end)
+}
+
+/// Where `word` ends when `text` starts with it (ignoring case) and it ends
+/// a word there: the text ends or a character that is no letter or digit
+/// follows; with `run_in`, also when the word ends in a script written
+/// without spaces.
+fn word_at(text: &str, word: &str, run_in: bool) -> Option<usize> {
+    let end = starts_ignoring_case(text, word)?;
+    let ends_word = match text[end..].chars().next() {
+        None => true,
+        Some(next) => {
+            !next.is_alphanumeric() || (run_in && word.chars().next_back().is_some_and(unspaced))
+        }
+    };
+    // An empty word matches nothing.
+    (end > 0 && ends_word).then_some(end)
+}
+
+/// The length in `text` of `prefix` when `text` starts with it, ignoring
+/// case.
+fn starts_ignoring_case(text: &str, prefix: &str) -> Option<usize> {
+    let mut rest = text.char_indices();
+    let mut end = 0;
+    for p in prefix.chars() {
+        let (at, t) = rest.next()?;
+        if t != p && !t.to_lowercase().eq(p.to_lowercase()) {
+            return None;
+        }
+        end = at + t.len_utf8();
     }
+    Some(end)
+}
+
+/// Whether `c` belongs to a script written without spaces between words
+/// (Chinese, Japanese, Thai), whose words run into each other.
+fn unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{0E00}'..='\u{0EFF}'      // Thai, Lao
+        | '\u{2E80}'..='\u{9FFF}'    // CJK radicals, kana, ideographs
+        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
+        | '\u{20000}'..='\u{3FFFF}') // CJK extensions
 }
 
 /// Whether `tail`, the text right after an answer, starts with the opposite
-/// answer, maybe after `and`/`or`/`/`: `Yes and no`, `True/False`, `是也不是`,
-/// `是否`. A reason after a comma (`Yes, no problem`) is no second answer.
-fn contradicted(answer: bool, tail: &str) -> bool {
+/// answer, maybe after a joining word or `/`: `Yes and no`, `True/False`,
+/// `是也不是`, `是否`. A reason after a comma (`Yes, no problem`) is no
+/// second answer.
+fn contradicted(answer: bool, tail: &str, phrases: &Phrases) -> bool {
+    let joining = [phrases.and.trim(), phrases.or.trim()];
     let mut rest = tail;
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_whitespace() || "/／|&+、".contains(c));
-        let end = rest
-            .find(|c: char| !c.is_alphanumeric())
-            .unwrap_or(rest.len());
-        let word = &rest[..end];
-        if ["and", "or"].iter().any(|c| word.eq_ignore_ascii_case(c)) {
-            rest = &rest[end..];
-        } else if let Some(after) = ["或者", "还是", "也", "或", "和", "与"]
+        let joined = joining
             .iter()
-            .find_map(|c| rest.strip_prefix(c))
-        {
-            rest = after;
-        } else {
-            break;
+            .chain(phrases.joining_words)
+            .filter_map(|word| word_at(rest, word, true))
+            .max();
+        match joined {
+            Some(end) => rest = &rest[end..],
+            None => break,
         }
     }
-    let end = rest
-        .find(|c: char| !c.is_alphanumeric())
-        .unwrap_or(rest.len());
-    match yes_or_no(&rest[..end].to_lowercase()) {
-        Some(other) => other != answer,
-        // Chinese runs words together: `是不是`.
-        None if answer => rest.starts_with(['否', '不']),
-        None => rest.starts_with(['是', '对']),
+    if let Some((other, _)) = answer_at_word(rest, phrases) {
+        return other != answer;
     }
+    // Scripts without spaces run words together: `是不是`, `对不起`. The
+    // opposite answer is known by its first character.
+    let opposite = if answer {
+        phrases.no_words
+    } else {
+        phrases.yes_words
+    };
+    rest.chars().next().is_some_and(|first| {
+        unspaced(first)
+            && opposite.iter().any(|word| {
+                word.chars()
+                    .next()
+                    .is_some_and(|c| c == first || c.to_lowercase().eq(first.to_lowercase()))
+            })
+    })
 }
 
-/// Whether `content` is only a marker saying the section does not apply:
-/// `N/A`, `None.`, `**n/a**`, `无`. Decoration alone (`-`) is no marker.
-pub(crate) fn not_applicable_marker(content: &str) -> bool {
+/// Whether `content` is only a word saying the section does not apply,
+/// one of the table's `none_words`: `N/A`, `None.`, `**n/a**`, `无`.
+/// Decoration alone (`-`) is no such word.
+pub(crate) fn none_word(content: &str, phrases: &Phrases) -> bool {
     let bare = strip_decoration(content);
-    // Every marker is short: a long section is never lowercased whole.
-    bare.len() <= 16
-        && matches!(
-            bare.to_lowercase().as_str(),
-            "n/a"
-                | "na"
-                | "n.a"
-                | "none"
-                | "null"
-                | "nil"
-                | "not applicable"
-                | "无"
-                | "没有"
-                | "暂无"
-                | "不适用"
-        )
+    !bare.is_empty()
+        && phrases.none_words.iter().any(|word| {
+            let word = strip_decoration(word);
+            starts_ignoring_case(bare, word) == Some(bare.len()) && !word.is_empty()
+        })
 }
 
 /// `content` without surrounding markdown emphasis, quotes and punctuation:

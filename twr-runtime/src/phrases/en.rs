@@ -38,6 +38,15 @@ pub(crate) const EN: Phrases = Phrases {
     value: "value",
     per_line: "per line",
 
+    // The built-in tables read the answers of both languages alike: a model
+    // asked in one language may answer in the other.
+    yes_words: &["yes", "true", "是", "是的", "对", "对的"],
+    no_words: &["no", "false", "否", "不是", "不对"],
+    none_words: &[
+        "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "无", "没有", "暂无", "不适用",
+    ],
+    joining_words: &["and", "or", "或者", "还是", "也", "或", "和", "与"],
+
     guide_intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
     guide_intro_xml: "Think it through freely first. Then give your final answer in the sections below, each inside its pair of tags: the opening tag, the content, then the closing tag.",
     guide_optional: " (optional: write N/A if it does not apply)",

@@ -125,6 +125,22 @@ pub struct Phrases {
     /// item per line" after it.
     pub per_line: &'static str,
 
+    // Words the parser reads by meaning, matched ignoring case. A word
+    // written in a script without spaces (Chinese) may run into the text
+    // after it when it is one character: `是因为便宜`.
+    /// A `bool`'s "true" answers, the first word of its section: `yes`,
+    /// `true`.
+    pub yes_words: &'static [&'static str],
+    /// A `bool`'s "false" answers: `no`, `false`.
+    pub no_words: &'static [&'static str],
+    /// What a section (or a table cell) says when it does not apply: the
+    /// "none" answers of an `Option`, an empty list, a `#[section(default)]`.
+    /// Decoration around them is ignored: `**N/A.**`.
+    pub none_words: &'static [&'static str],
+    /// Words that join two answers into no answer (`yes or no`,
+    /// `是也不是`), besides this table's `and` and `or`.
+    pub joining_words: &'static [&'static str],
+
     // The format guide.
     /// Opens the guide.
     pub guide_intro: &'static str,
@@ -450,9 +466,30 @@ impl Phrases {
 
     /// Checks that each template names only blanks twr fills: a misspelt
     /// `{hh}` would reach the model as written. The error lists each
-    /// template (by field name) with the blank it does not know.
+    /// template (by field name) with the blank it does not know, and each
+    /// word the parser could not read as meant: an empty one, or one that
+    /// is both a yes and a no.
     pub fn check(&self) -> Result<(), Vec<String>> {
         let mut unknown = Vec::new();
+        for (name, words) in [
+            ("yes_words", self.yes_words),
+            ("no_words", self.no_words),
+            ("none_words", self.none_words),
+            ("joining_words", self.joining_words),
+        ] {
+            if words.iter().any(|word| word.trim().is_empty()) {
+                unknown.push(format!("{name}: an empty word"));
+            }
+        }
+        for yes in self.yes_words {
+            if self
+                .no_words
+                .iter()
+                .any(|no| no.to_lowercase() == yes.to_lowercase())
+            {
+                unknown.push(format!("yes_words and no_words: '{yes}'"));
+            }
+        }
         for (name, template, blanks) in self.templates() {
             let values: Vec<(&str, &str)> = blanks.iter().map(|blank| (*blank, "")).collect();
             let filled = fill(template, &values);

@@ -37,6 +37,15 @@ pub(crate) const ZH: Phrases = Phrases {
     value: "值",
     per_line: "每行",
 
+    // The built-in tables read the answers of both languages alike: a model
+    // asked in one language may answer in the other.
+    yes_words: &["yes", "true", "是", "是的", "对", "对的"],
+    no_words: &["no", "false", "否", "不是", "不对"],
+    none_words: &[
+        "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "无", "没有", "暂无", "不适用",
+    ],
+    joining_words: &["and", "or", "或者", "还是", "也", "或", "和", "与"],
+
     guide_intro:
         "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
     guide_intro_xml: "请先自由地思考。然后按下面的部分给出最终答案：每个部分写在它的一对标签之间：先写开始标签，再写内容，最后写结束标签。",

@@ -13,8 +13,9 @@ use serde::de::{
 
 use crate::parse::choice::choice_matches;
 use crate::parse::list::items;
-use crate::parse::value::SectionValue;
+use crate::parse::value::{none_word, SectionValue};
 use crate::parse::value_error::{excerpt, Expected, ValueError};
+use crate::phrases::Phrases;
 use crate::vocab::ValueKind;
 
 /// What a row deserializer hands a field.
@@ -69,6 +70,7 @@ pub(super) enum Failure {
 pub(super) fn read_entries<T: DeserializeOwned>(
     mut entries: Vec<Entry<'_>>,
     room: usize,
+    phrases: &'static Phrases,
 ) -> Result<T, Vec<Failure>> {
     let mut failures = Vec::new();
     let mut added: Vec<&'static str> = Vec::new();
@@ -77,6 +79,7 @@ pub(super) fn read_entries<T: DeserializeOwned>(
         match T::deserialize(Row {
             entries: &entries,
             kinds: None,
+            phrases,
         }) {
             Ok(value) if failures.is_empty() => return Ok(value),
             Ok(_) => return Err(failures),
@@ -179,6 +182,8 @@ pub(super) struct Row<'e, 'r> {
     pub(super) entries: &'e [Entry<'r>],
     /// Where `Cell::Probe` entries note their kinds.
     pub(super) kinds: Option<&'e RefCell<Vec<ValueKind>>>,
+    /// The words its cells are read with (yes, no, none).
+    pub(super) phrases: &'static Phrases,
 }
 
 impl<'de> Deserializer<'de> for Row<'_, '_> {
@@ -188,6 +193,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
         visitor.visit_map(RowMap {
             entries: self.entries,
             kinds: self.kinds,
+            phrases: self.phrases,
             next: 0,
             value: None,
         })
@@ -215,6 +221,7 @@ impl<'de> Deserializer<'de> for Row<'_, '_> {
 struct RowMap<'e, 'r> {
     entries: &'e [Entry<'r>],
     kinds: Option<&'e RefCell<Vec<ValueKind>>>,
+    phrases: &'static Phrases,
     next: usize,
     /// The entry whose key was handed out last.
     value: Option<usize>,
@@ -246,7 +253,7 @@ impl<'de> MapAccess<'de> for RowMap<'_, '_> {
             .take()
             .ok_or_else(|| DeError::Message("a value was asked for before its key".into()))?;
         let result = match self.entries[index].cell {
-            Cell::Text(text) => seed.deserialize(CellText(text)),
+            Cell::Text(text) => seed.deserialize(CellText(text, self.phrases)),
             Cell::Placeholder | Cell::Gone => seed.deserialize(Placeholder),
             Cell::Probe(slot) => seed.deserialize(Noting {
                 kinds: self.kinds,
@@ -257,12 +264,13 @@ impl<'de> MapAccess<'de> for RowMap<'_, '_> {
     }
 }
 
-/// One cell's text, read the way a section value is.
-struct CellText<'r>(&'r str);
+/// One cell's text, read the way a section value is, with the words of a
+/// phrase table.
+struct CellText<'r>(&'r str, &'static Phrases);
 
 impl CellText<'_> {
     fn read<T: SectionValue>(&self) -> Result<T, DeError> {
-        T::parse_section(self.0).map_err(DeError::Value)
+        T::parse_section_with(self.0, self.1).map_err(DeError::Value)
     }
 }
 
@@ -336,10 +344,10 @@ impl<'de> Deserializer<'de> for CellText<'_> {
         visitor.visit_bytes(self.0.as_bytes())
     }
 
-    /// `N/A`, `None`, `无` give `None`; an empty cell never gets here (the
+    /// The table's `none_words` (`N/A`, `None`, `无`) give `None`; an empty cell never gets here (the
     /// field is absent, which serde reads as `None`).
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        if not_applicable(self.0) {
+        if none_word(self.0, self.1) {
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -383,6 +391,7 @@ impl<'de> Deserializer<'de> for CellText<'_> {
         visitor.visit_seq(Items {
             items: parts.into_iter(),
             index: 0,
+            phrases: self.1,
         })
     }
 
@@ -445,6 +454,7 @@ impl<'de> Deserializer<'de> for CellText<'_> {
 struct Items<'r> {
     items: std::vec::IntoIter<Cow<'r, str>>,
     index: usize,
+    phrases: &'static Phrases,
 }
 
 impl<'de> SeqAccess<'de> for Items<'_> {
@@ -458,7 +468,7 @@ impl<'de> SeqAccess<'de> for Items<'_> {
             return Ok(None);
         };
         self.index += 1;
-        seed.deserialize(CellText(&item))
+        seed.deserialize(CellText(&item, self.phrases))
             .map(Some)
             .map_err(|error| match error {
                 DeError::Value(ValueError::Invalid { expected, .. }) => {
@@ -529,6 +539,7 @@ impl<'de> Deserializer<'de> for Placeholder {
         visitor.visit_seq(Items {
             items: Vec::new().into_iter(),
             index: 0,
+            phrases: &Phrases::ENGLISH,
         })
     }
 
@@ -549,6 +560,7 @@ impl<'de> Deserializer<'de> for Placeholder {
         visitor.visit_map(RowMap {
             entries: &[],
             kinds: None,
+            phrases: &Phrases::ENGLISH,
             next: 0,
             value: None,
         })
@@ -577,18 +589,6 @@ impl<'de> Deserializer<'de> for Placeholder {
     serde::forward_to_deserialize_any! {
         unit unit_struct identifier ignored_any
     }
-}
-
-/// A cell that says the value does not apply, for an `Option` field.
-pub(super) fn not_applicable(cell: &str) -> bool {
-    let bare = cell
-        .trim()
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    matches!(
-        bare.as_str(),
-        "n/a" | "na" | "n.a" | "none" | "null" | "nil" | "无" | "没有" | "暂无" | "不适用"
-    )
 }
 
 /// A placeholder that first notes the kind of value its field asks for:

@@ -26,8 +26,7 @@ use self::table::find_table;
 use super::value::SectionValue;
 use super::value_error::{excerpt, Expected, ValueError};
 use crate::feedback::{Place, Problem, ProblemKind};
-use crate::phrases::phrases;
-use crate::phrases::Lang;
+use crate::phrases::{phrases, Lang, Phrases};
 use crate::prompt::placeholder;
 use crate::vocab::ValueKind;
 
@@ -131,8 +130,18 @@ impl Report {
     }
 }
 
-/// A table: the rows of a markdown pipe table, CSV or TSV in `content`.
+/// [`read_table_in`] with the built-in words.
+#[cfg(test)]
 pub(crate) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, RowsError> {
+    read_table_in(content, &Phrases::ENGLISH)
+}
+
+/// A table: the rows of a markdown pipe table, CSV or TSV in `content`,
+/// its cells read with the words of `phrases`.
+pub(crate) fn read_table_in<T: DeserializeOwned>(
+    content: &str,
+    phrases: &'static Phrases,
+) -> Result<Vec<T>, RowsError> {
     let fields = Fields::of::<T>();
     let Some(table) = find_table(content, fields.as_ref().map(|f| &f.matcher)) else {
         let columns = fields.map(|f| f.display_names()).unwrap_or_default();
@@ -171,7 +180,7 @@ pub(crate) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, R
         .flatten()
         .map(|key| Entry::placeholder(key))
         .collect();
-    let no_column = match read_entries::<T>(header, usize::MAX) {
+    let no_column = match read_entries::<T>(header, usize::MAX, phrases) {
         Ok(_) => Vec::new(),
         Err(failures) => failures
             .into_iter()
@@ -214,7 +223,7 @@ pub(crate) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, R
                 })
             })
             .collect();
-        match read_entries::<T>(entries, report.room()) {
+        match read_entries::<T>(entries, report.room(), phrases) {
             Ok(value) => values.push(value),
             Err(failures) => {
                 for failure in failures {
@@ -247,8 +256,18 @@ pub(crate) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, R
     report.finish(values)
 }
 
-/// A record: `Label: value` lines in `content`, one value of `T`.
+/// [`read_record_in`] with the built-in words.
+#[cfg(test)]
 pub(crate) fn read_record<T: DeserializeOwned>(content: &str) -> Result<T, RowsError> {
+    read_record_in(content, &Phrases::ENGLISH)
+}
+
+/// A record: `Label: value` lines in `content`, one value of `T`, read with
+/// the words of `phrases`.
+pub(crate) fn read_record_in<T: DeserializeOwned>(
+    content: &str,
+    phrases: &'static Phrases,
+) -> Result<T, RowsError> {
     let fields = Fields::of::<T>();
     let lines = record::entries(content, fields.as_ref().map(|f| &f.matcher));
     let labels = || {
@@ -287,7 +306,7 @@ pub(crate) fn read_record<T: DeserializeOwned>(content: &str) -> Result<T, RowsE
             });
         }
     }
-    let failures = match read_entries::<T>(entries, report.room()) {
+    let failures = match read_entries::<T>(entries, report.room(), phrases) {
         Ok(value) => return report.finish(value),
         Err(failures) => failures,
     };
@@ -342,6 +361,7 @@ impl Fields {
             match T::deserialize(Row {
                 entries: &twice,
                 kinds: None,
+                phrases: &Phrases::ENGLISH,
             }) {
                 Err(DeError::Duplicate(field)) => field,
                 _ => name,
@@ -369,6 +389,7 @@ impl Fields {
         let _ = T::deserialize(Row {
             entries: &probes,
             kinds: Some(&kinds),
+            phrases: &Phrases::ENGLISH,
         });
         Some(Fields {
             matcher: FieldMatcher::with_fields(pairs),
@@ -528,14 +549,22 @@ fn into_value_error(error: RowsError) -> ValueError {
     ValueError::Rows(problems)
 }
 
-/// Codec of `#[section(table)]`: the rows of the table in the section.
-pub fn table<R: DeserializeOwned>(content: &str) -> Result<Vec<R>, ValueError> {
-    read_table::<R>(content).map_err(into_value_error)
+/// Codec of `#[section(table)]`: the rows of the table in the section,
+/// read with the words of `phrases`.
+pub fn table<R: DeserializeOwned>(
+    content: &str,
+    phrases: &'static Phrases,
+) -> Result<Vec<R>, ValueError> {
+    read_table_in::<R>(content, phrases).map_err(into_value_error)
 }
 
-/// Codec of `#[section(record)]`: the `Label: value` lines of the section.
-pub fn record<M: DeserializeOwned>(content: &str) -> Result<M, ValueError> {
-    read_record::<M>(content).map_err(into_value_error)
+/// Codec of `#[section(record)]`: the `Label: value` lines of the section,
+/// read with the words of `phrases`.
+pub fn record<M: DeserializeOwned>(
+    content: &str,
+    phrases: &'static Phrases,
+) -> Result<M, ValueError> {
+    read_record_in::<M>(content, phrases).map_err(into_value_error)
 }
 
 /// The example table of a row type: its fields as columns, one row of
@@ -573,6 +602,7 @@ pub fn record_example<M: DeserializeOwned>(lang: Lang) -> String {
 /// value is named by its label.
 fn read_map<V: SectionValue>(
     content: &str,
+    phrases: &Phrases,
     mut insert: impl FnMut(String, V),
 ) -> Result<(), ValueError> {
     let lines = record::entries(content, None);
@@ -583,7 +613,7 @@ fn read_map<V: SectionValue>(
             continue;
         }
         any = true;
-        match V::parse_section(&line.value) {
+        match V::parse_section_with(&line.value, phrases) {
             Ok(value) => insert(line.label.to_owned(), value),
             Err(error) => {
                 let at = Place::Label(line.label.to_owned());
@@ -602,8 +632,12 @@ impl<V: SectionValue, S: BuildHasher + Default> SectionValue for HashMap<String,
     const KIND: ValueKind = ValueKind::Map(&V::KIND);
 
     fn parse_section(content: &str) -> Result<Self, ValueError> {
+        Self::parse_section_with(content, &Phrases::ENGLISH)
+    }
+
+    fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
         let mut map = HashMap::default();
-        read_map::<V>(content, |key, value| {
+        read_map::<V>(content, phrases, |key, value| {
             map.insert(key, value);
         })?;
         Ok(map)
@@ -615,8 +649,12 @@ impl<V: SectionValue> SectionValue for BTreeMap<String, V> {
     const KIND: ValueKind = ValueKind::Map(&V::KIND);
 
     fn parse_section(content: &str) -> Result<Self, ValueError> {
+        Self::parse_section_with(content, &Phrases::ENGLISH)
+    }
+
+    fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
         let mut map = BTreeMap::new();
-        read_map::<V>(content, |key, value| {
+        read_map::<V>(content, phrases, |key, value| {
             map.insert(key, value);
         })?;
         Ok(map)

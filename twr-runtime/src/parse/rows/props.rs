@@ -4,8 +4,9 @@
 use proptest::prelude::*;
 use serde::Deserialize;
 
-use super::de::not_applicable;
 use super::{read_record, read_table};
+use crate::parse::value::none_word;
+use crate::phrases::Phrases;
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 enum Kind {
@@ -31,7 +32,7 @@ struct Line {
 fn text() -> impl Strategy<Value = String> {
     "[A-Za-z0-9é中][A-Za-z0-9é中 ,.;:'\"|()&$%#!?=+-]{0,16}"
         .prop_map(|s| s.trim_end().to_owned())
-        .prop_filter("not an N/A word", |s| !not_applicable(s))
+        .prop_filter("not an N/A word", |s| !none_word(s, &Phrases::ENGLISH))
 }
 
 fn kind() -> impl Strategy<Value = Kind> {

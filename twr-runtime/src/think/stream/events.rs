@@ -8,7 +8,8 @@ use serde::de::DeserializeOwned;
 
 use crate::feedback::{Feedback, Problem};
 use crate::parse::{SectionValue, ValueError};
-use crate::sections::{ChoiceSpec, SectionSpec, Sections, ValueKind};
+use crate::phrases::phrases;
+use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections, ValueKind};
 use crate::think::conversation::single_way;
 use crate::think::outcome::AttemptKind;
 
@@ -134,24 +135,20 @@ impl SectionEvent {
     /// # });
     /// ```
     pub fn table<R: DeserializeOwned>(&self) -> Result<Vec<R>, ValueError> {
-        self.completed.read_with(
-            self.index,
-            &self.text,
-            ValueKind::Table,
-            crate::parse::rows::table::<R>,
-        )
+        self.completed
+            .read_with(self.index, &self.text, ValueKind::Table, |text| {
+                crate::parse::rows::table::<R>(text, phrases(self.completed.lang))
+            })
     }
 
     /// The value of a `#[section(record)]` section (`Label: value` lines)
     /// as a `M`, read as the derive reads it; an error when a line does not
     /// fit, or when the section is not a record.
     pub fn record<M: DeserializeOwned>(&self) -> Result<M, ValueError> {
-        self.completed.read_with(
-            self.index,
-            &self.text,
-            ValueKind::Record,
-            crate::parse::rows::record::<M>,
-        )
+        self.completed
+            .read_with(self.index, &self.text, ValueKind::Record, |text| {
+                crate::parse::rows::record::<M>(text, phrases(self.completed.lang))
+            })
     }
 
     /// True when the section's value is valid.
@@ -168,6 +165,8 @@ impl SectionEvent {
 pub struct Completed {
     specs: &'static [SectionSpec],
     choices: &'static [ChoiceSpec],
+    /// The type's phrase table: its values are read with its words.
+    lang: Lang,
     slots: Vec<Option<Slot>>,
 }
 
@@ -178,10 +177,15 @@ struct Slot {
 }
 
 impl Completed {
-    pub(super) fn new(specs: &'static [SectionSpec], choices: &'static [ChoiceSpec]) -> Self {
+    pub(super) fn new(
+        specs: &'static [SectionSpec],
+        choices: &'static [ChoiceSpec],
+        lang: Lang,
+    ) -> Self {
         Completed {
             specs,
             choices,
+            lang,
             slots: vec![None; specs.len()],
         }
     }
@@ -253,12 +257,9 @@ impl Completed {
     pub fn table<R: DeserializeOwned>(&self, field: &str) -> Option<Result<Vec<R>, ValueError>> {
         let index = self.position(field)?;
         let text = self.text(field)?;
-        Some(self.read_with(
-            index,
-            text,
-            ValueKind::Table,
-            crate::parse::rows::table::<R>,
-        ))
+        Some(self.read_with(index, text, ValueKind::Table, |text| {
+            crate::parse::rows::table::<R>(text, phrases(self.lang))
+        }))
     }
 
     /// The value of the `#[section(record)]` section of `field` (see
@@ -266,12 +267,9 @@ impl Completed {
     pub fn record<M: DeserializeOwned>(&self, field: &str) -> Option<Result<M, ValueError>> {
         let index = self.position(field)?;
         let text = self.text(field)?;
-        Some(self.read_with(
-            index,
-            text,
-            ValueKind::Record,
-            crate::parse::rows::record::<M>,
-        ))
+        Some(self.read_with(index, text, ValueKind::Record, |text| {
+            crate::parse::rows::record::<M>(text, phrases(self.lang))
+        }))
     }
 
     /// The value of a `#[section(json)]` section as a `V`, read as the
@@ -321,7 +319,10 @@ impl Completed {
     }
 
     fn read<V: SectionValue>(&self, index: usize, text: &str) -> Result<V, ValueError> {
-        self.read_with(index, text, V::KIND, V::parse_section)
+        let phrases = phrases(self.lang);
+        self.read_with(index, text, V::KIND, |text| {
+            V::parse_section_with(text, phrases)
+        })
     }
 
     /// `text`, the section at `index`, read with `read` when the section

@@ -44,13 +44,13 @@ pub(crate) struct Listener<'r> {
 
 impl<'r> Listener<'r> {
     pub(crate) fn new(watch: Box<dyn Watch>, early_abort: bool, notes: NoteSinks<'r>) -> Self {
-        let (specs, choices) = (watch.specs(), watch.choices());
+        let (specs, choices, lang) = (watch.specs(), watch.choices(), watch.lang());
         Listener {
             watch,
             early_abort,
             notes,
-            completed: Completed::new(specs, choices),
-            kept: Completed::new(specs, choices),
+            completed: Completed::new(specs, choices, lang),
+            kept: Completed::new(specs, choices, lang),
             attempt: 0,
             ways: vec![None; choices.len()],
             reported: vec![None; specs.len()],
@@ -65,7 +65,7 @@ impl<'r> Listener<'r> {
         kept: impl Iterator<Item = Option<(&'k str, usize)>>,
     ) {
         self.attempt = attempt;
-        self.kept = Completed::new(self.watch.specs(), self.watch.choices());
+        self.kept = Completed::new(self.watch.specs(), self.watch.choices(), self.watch.lang());
         for (index, slot) in kept.enumerate() {
             if let Some((text, from)) = slot {
                 self.kept.set(index, text, from);

@@ -3,7 +3,7 @@
 
 use crate::feedback::{Feedback, Problem, ProblemKind};
 use crate::parse::{StreamEvent, StreamReader};
-use crate::sections::{ChoiceSpec, SectionSpec, Sections};
+use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections};
 
 /// The sections of a type, read as a reply streams: the section parser and
 /// the check of each section's value, behind a type-erased face so the
@@ -19,6 +19,8 @@ pub(crate) trait Watch: Send {
     fn specs(&self) -> &'static [SectionSpec];
     /// The type's choices between sets of sections.
     fn choices(&self) -> &'static [ChoiceSpec];
+    /// The type's phrase table, whose words its values are read with.
+    fn lang(&self) -> Lang;
 }
 
 /// What a chunk completed.
@@ -45,6 +47,7 @@ pub(crate) fn watch<T: Sections>() -> Box<dyn Watch> {
         reader: StreamReader::new(T::specs()),
         specs: T::specs(),
         choices: T::choices(),
+        lang: T::lang(),
         parse: problems_of::<T>,
     })
 }
@@ -58,6 +61,7 @@ struct SectionWatch {
     reader: StreamReader,
     specs: &'static [SectionSpec],
     choices: &'static [ChoiceSpec],
+    lang: Lang,
     parse: fn(&str) -> Option<Feedback>,
 }
 
@@ -106,6 +110,10 @@ impl Watch for SectionWatch {
 
     fn choices(&self) -> &'static [ChoiceSpec] {
         self.choices
+    }
+
+    fn lang(&self) -> Lang {
+        self.lang
     }
 }
 
