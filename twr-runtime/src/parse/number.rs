@@ -10,6 +10,15 @@
 //! `m` is metres or minutes (`5m` is 5) unless money is meant (`$5m`,
 //! `5m dollars` are 5 000 000); uppercase `M` is million.
 //!
+//! A negative is never read as positive. `($20)`, as accounts write a
+//! negative, is -20 when the parentheses hold the money figure and the
+//! section says nothing else; `20−` with a minus sign that is nothing else
+//! is -20. Where the text has two readings it is feedback: parentheses
+//! with words around or without money (`Net: (20)`, a negative or an
+//! aside), a dash after the digits (`20-`), `CR` or `DR` after them, and
+//! `▲`/`△` before them (a negative in Japanese accounts, a rise on a
+//! ticker).
+//!
 //! A letter glued to the digits is a known unit, scale or currency code
 //! (`5kg`, `2nd`, `3k`, `USD5`) or the number is not known: `1O`, `$7.7O` and
 //! `l0` are a letter typed for a digit as often as anything else. So are a
@@ -143,8 +152,12 @@ fn numbers(content: &str) -> Vec<Number> {
             i += 1;
             continue;
         }
+        let start = i;
         let before = prefix(&content[..i]);
         let (mut number, end) = read_number(bytes, i, before.negative);
+        if before.unsure {
+            number.ambiguous = true;
+        }
         // `l0`, `O5`: a letter glued before the digits may be a digit
         // mistyped, unless it names a currency (`USD5`, `Rs500`).
         // `1.0.1`, `5,5`: a second decimal point, or a comma that is no
@@ -160,6 +173,35 @@ fn numbers(content: &str) -> Vec<Number> {
             number.ambiguous = true;
         }
         i = suffix(content, end, before.currency, &mut number);
+        match sign_after(content, i, before.signed) {
+            SignAfter::None => {}
+            SignAfter::Minus(past) => {
+                number.negative = !number.digits.is_empty();
+                i = past;
+            }
+            SignAfter::Unsure => number.ambiguous = true,
+        }
+        if !before.signed && !number.ambiguous {
+            if let Some((opened, closed, money)) = parenthesised(content, start, i) {
+                let positive = Number {
+                    negative: false,
+                    ..number.clone()
+                };
+                let alone = !content[..opened].contains(char::is_alphanumeric)
+                    && !content[closed..].contains(char::is_alphanumeric);
+                if found.contains(&positive) {
+                    // `6 weeks (6)`: the same number said again.
+                } else if money && alone {
+                    // `($20)`: how accounts write a negative.
+                    number.negative = !number.digits.is_empty();
+                } else {
+                    // `Net: (20)`, `about sixty dollars ($60)`: a negative
+                    // or an aside, the text does not say which.
+                    number.ambiguous = true;
+                }
+                i = closed;
+            }
+        }
         i = past_scale(content, i);
         last_end = Some(i);
         if !found.contains(&number) {
@@ -391,9 +433,19 @@ const CURRENCY: &[char] = &[
     '$', '€', '£', '¥', '￥', '₹', '₩', '₽', '₺', '₫', '₪', '฿', '₱', '₦', '₴', '¢', '₿',
 ];
 
-/// Minus signs: ASCII hyphen-minus, the Unicode minus (U+2212), the
-/// full-width one, and the en dash that typesetting puts for a minus.
-const MINUS: &[char] = &['-', '−', '－', '–'];
+/// Minus signs before the digits: ASCII hyphen-minus, the Unicode minus
+/// (U+2212), the full-width and small ones, the heavy minus, and the dashes
+/// typesetting puts for a minus (en dash, hyphen, non-breaking hyphen,
+/// figure dash).
+const MINUS: &[char] = &['-', '−', '－', '﹣', '➖', '–', '‐', '‑', '‒'];
+
+/// Of [`MINUS`], those that are only ever a minus: written after the digits
+/// (`20−`, as some ledgers print a negative) they make the number negative.
+const ONLY_MINUS: &[char] = &['−', '－', '﹣', '➖'];
+
+/// Triangles some ledgers put before a negative (`▲20` in Japanese
+/// accounts) and others before a rise: the sign is not known.
+const TRIANGLES: &[char] = &['▲', '△', '▼', '▽'];
 
 /// Words for a minus sign, before the number (and its currency).
 const MINUS_WORDS: &[&str] = &["minus ", "negative ", "负", "零下"];
@@ -402,6 +454,10 @@ const MINUS_WORDS: &[&str] = &["minus ", "negative ", "负", "零下"];
 struct Before {
     negative: bool,
     currency: bool,
+    /// A sign is written: `-`, `+`, `minus`.
+    signed: bool,
+    /// A mark whose sign is not known: `▲20`.
+    unsure: bool,
 }
 
 /// The sign and currency written right before a number: `-20`, `$-20`,
@@ -439,13 +495,103 @@ fn prefix(before: &str) -> Before {
         return Before {
             negative,
             currency: rest.ends_with(CURRENCY),
+            signed: true,
+            unsure: false,
         };
     }
     // `-$20`: the currency right before the digits, the sign before it.
     let rest = before.trim_end_matches(CURRENCY);
     let currency = rest.len() < before.len();
-    let negative = signed(rest).unwrap_or_else(|| minus_word(rest));
-    Before { negative, currency }
+    let sign = signed(rest);
+    let negative = sign.unwrap_or_else(|| minus_word(rest));
+    Before {
+        negative,
+        currency,
+        signed: sign.is_some() || negative,
+        unsure: rest.trim_end().ends_with(TRIANGLES),
+    }
+}
+
+/// A sign written after a number ending at `end`.
+enum SignAfter {
+    None,
+    /// `20−`: a minus sign that is nothing else; the number ends at this.
+    Minus(usize),
+    /// `20-`, `20–`: a minus or a dash; `20 CR`, `20 DR`: credit or debit,
+    /// which is negative in some accounts and positive in others.
+    Unsure,
+}
+
+/// The sign written right after a number ending at `end` (its scale
+/// included), when `signed` says whether one stood before it. A hyphen
+/// joining a word or a number (`COVID-19-related`, `6-8`) is no sign.
+fn sign_after(content: &str, end: usize, signed: bool) -> SignAfter {
+    let rest = &content[end..];
+    let mut chars = rest.chars();
+    if let Some(c) = chars.next().filter(|c| MINUS.contains(c)) {
+        if chars.next().is_some_and(char::is_alphanumeric) {
+            return SignAfter::None;
+        }
+        return if ONLY_MINUS.contains(&c) && !signed {
+            SignAfter::Minus(end + c.len_utf8())
+        } else {
+            SignAfter::Unsure
+        };
+    }
+    let word = rest.strip_prefix([' ', '\u{a0}']).unwrap_or(rest);
+    let credit = word
+        .get(..2)
+        .is_some_and(|w| w.eq_ignore_ascii_case("cr") || w.eq_ignore_ascii_case("dr"))
+        && !word[2..].starts_with(char::is_alphanumeric);
+    if credit {
+        SignAfter::Unsure
+    } else {
+        SignAfter::None
+    }
+}
+
+/// The parentheses hugging the number whose digits run from `start` to
+/// `end` (`($20)`, `(20 USD)`, `(5%)`): where `(` is, where the text after
+/// `)` starts, and whether a currency is inside them or right before.
+fn parenthesised(content: &str, start: usize, end: usize) -> Option<(usize, usize, bool)> {
+    let lead = content[..start].trim_end_matches(|c: char| c.is_whitespace());
+    let bare = lead.trim_end_matches(CURRENCY);
+    let mut money = bare.len() < lead.len();
+    let bare = bare.trim_end_matches(char::is_whitespace);
+    let code_start = bare
+        .rfind(|c: char| !c.is_ascii_alphabetic())
+        .map_or(0, |i| {
+            i + bare[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    let bare = if code_start < bare.len() && currency_code(&bare[code_start..]) {
+        money = true;
+        bare[..code_start].trim_end_matches(char::is_whitespace)
+    } else {
+        bare
+    };
+    let opened = bare.strip_suffix('(')?.len();
+    money |= bare[..opened].ends_with(CURRENCY);
+    let tail = content[end..].trim_start();
+    let tail = match tail.strip_prefix(CURRENCY) {
+        Some(after) => {
+            money = true;
+            after
+        }
+        None => {
+            let word_end = tail
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(tail.len());
+            let word = &tail[..word_end];
+            if !word.is_empty() && (currency_code(word) || money_word(word)) {
+                money = true;
+                &tail[word_end..]
+            } else {
+                tail.strip_prefix('%').unwrap_or(tail)
+            }
+        }
+    };
+    let after = tail.trim_start().strip_prefix(')')?;
+    Some((opened, content.len() - after.len(), money))
 }
 
 /// Reads the number starting at `start`: digits with `,` (thousands) or `_`
@@ -913,6 +1059,89 @@ mod tests {
             u32::parse_section("-$20"),
             Err(ValueError::invalid(between, "-$20"))
         );
+    }
+
+    #[test]
+    fn a_negative_in_parentheses_is_negative_or_feedback() {
+        // Accounts write a negative in parentheses.
+        assert_eq!(i64::parse_section("($20)"), Ok(-20));
+        assert_eq!(f64::parse_section("**(€1,200.50)**"), Ok(-1200.5));
+        assert_eq!(i64::parse_section("(20 USD)"), Ok(-20));
+        assert_eq!(i64::parse_section("(USD 20)"), Ok(-20));
+        assert_eq!(i64::parse_section("$(1.5k)"), Ok(-1500));
+        // A sign inside is read as written, never turned twice.
+        assert_eq!(i64::parse_section("(-$20)"), Ok(-20));
+        assert_eq!(i64::parse_section("(+$20)"), Ok(20));
+        // The same number said again in parentheses is that number.
+        assert_eq!(u32::parse_section("6 weeks (6)"), Ok(6));
+        assert_eq!(i64::parse_section("$60 ($60)"), Ok(60));
+        // With words around, or without money, a negative or an aside: the
+        // text does not say which.
+        for text in [
+            "Net: ($20)",
+            "about sixty dollars ($60)",
+            "(20)",
+            "(5%)",
+            "Loss (20)",
+        ] {
+            assert_eq!(
+                i64::parse_section(text),
+                Err(ValueError::invalid(Expected::WholeNumber, text)),
+                "{text}"
+            );
+        }
+        // Parentheses that hold more than the number are an aside.
+        assert_eq!(u32::parse_section("6 (six) weeks"), Ok(6));
+        assert_eq!(u32::parse_section("(about 6 weeks)"), Ok(6));
+        let between = Expected::WholeNumberBetween {
+            min: "0".to_owned(),
+            max: "4294967295".to_owned(),
+        };
+        assert_eq!(
+            u32::parse_section("($20)"),
+            Err(ValueError::invalid(between, "($20)"))
+        );
+    }
+
+    #[test]
+    fn every_other_sign_of_a_negative_is_kept_or_feedback() {
+        // Minus signs of other forms, before the digits.
+        assert_eq!(i32::parse_section("‐20"), Ok(-20));
+        assert_eq!(i32::parse_section("﹣20"), Ok(-20));
+        assert_eq!(i32::parse_section("➖$20"), Ok(-20));
+        assert_eq!(i32::parse_section("‒5 °C"), Ok(-5));
+        // A minus sign that is only ever one, after the digits.
+        assert_eq!(i32::parse_section("20−"), Ok(-20));
+        assert_eq!(f64::parse_section("$1,200.50－"), Ok(-1200.5));
+        // A dash after the digits is a minus (as ledgers print it) or a
+        // dash; CR and DR are negative in some accounts and positive in
+        // others; a triangle marks a negative in Japanese accounts and a
+        // rise on a ticker.
+        for text in [
+            "20-",
+            "$1,200-",
+            "20–",
+            "(20-)",
+            "-20−",
+            "20 CR",
+            "$20 Dr.",
+            "▲20",
+            "△ 1,000",
+            "▼$5",
+        ] {
+            assert_eq!(
+                i32::parse_section(text),
+                Err(ValueError::invalid(Expected::WholeNumber, text)),
+                "{text}"
+            );
+        }
+        // A hyphen joining words or numbers, or a word starting with the
+        // letters, is no sign.
+        assert_eq!(u32::parse_section("a 20-year-old bridge"), Ok(20));
+        assert_eq!(i64::parse_section("COVID-19-related"), Ok(19));
+        assert_eq!(u32::parse_section("3 dresses"), Ok(3));
+        assert_eq!(u32::parse_section("5 credits"), Ok(5));
+        assert_eq!(u32::parse_section("Week‐3"), Ok(3));
     }
 
     #[test]
