@@ -129,7 +129,7 @@ pub use gemini::GeminiBatchApi;
 pub use openai::OpenAiBatchApi;
 
 pub use api::BatchApi;
-pub(crate) use api::{LineResult, Status};
+pub use api::{LineResult, Status};
 
 use crate::journal::{Job, RequestKey};
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply, Request, Response, Served};
@@ -233,7 +233,11 @@ impl BatchModel<GeminiBatchApi> {
 }
 
 impl<A: BatchApi> BatchModel<A> {
-    fn new(api: A) -> Self {
+    /// A batch model over `api`: a built-in provider's (see
+    /// [`openai`](BatchModel::openai) and its siblings) or one of your own,
+    /// with the default gather window, poll interval and the provider's
+    /// [`MAX_LINES`](BatchApi::MAX_LINES).
+    pub fn new(api: A) -> Self {
         BatchModel {
             shared: Arc::new(Shared {
                 api,
@@ -593,10 +597,17 @@ fn json_bytes(value: &serde_json::Value) -> usize {
     count.0
 }
 
-/// The same failure for every line of a batch: its message, and whether it
-/// is transient.
+/// The same failure for every line of a batch, of the same kind: a decode
+/// error stays a decode error, a status its status, so each run reads it
+/// (transient or not, its retry-after) as it would the original. Sources
+/// that cannot be copied are kept as their text.
 fn copy_error(error: &ModelError) -> ModelError {
+    let text = |detail: &crate::model::ErrorDetail| -> crate::model::ErrorDetail {
+        detail.to_string().into()
+    };
     match error {
+        ModelError::Connect(detail) => ModelError::Connect(text(detail)),
+        ModelError::Timeout(limit) => ModelError::Timeout(*limit),
         ModelError::Status {
             status,
             message,
@@ -606,8 +617,29 @@ fn copy_error(error: &ModelError) -> ModelError {
             message: message.clone(),
             retry_after: *retry_after,
         },
-        other if other.is_transient() => ModelError::Interrupted(other.to_string().into()),
-        other => ModelError::Other(other.to_string().into()),
+        ModelError::EmptyReply => ModelError::EmptyReply,
+        ModelError::Interrupted(detail) => ModelError::Interrupted(text(detail)),
+        ModelError::TooLarge { limit } => ModelError::TooLarge { limit: *limit },
+        ModelError::Refused(message) => ModelError::Refused(message.clone()),
+        ModelError::Decode(detail) => ModelError::Decode(text(detail)),
+        ModelError::Config(detail) => ModelError::Config(text(detail)),
+        ModelError::Other(source) => ModelError::Other(source.to_string().into()),
+        ModelError::Incomplete { partial, source } => ModelError::Incomplete {
+            partial: partial.clone(),
+            source: Box::new(copy_error(source)),
+        },
+        ModelError::Unavailable {
+            retry_after,
+            source,
+        } => ModelError::Unavailable {
+            retry_after: *retry_after,
+            source: source.to_string().into(),
+        },
+        ModelError::Attachment(error) => ModelError::Attachment(error.clone()),
+        ModelError::Named { model, source } => ModelError::Named {
+            model: model.clone(),
+            source: Box::new(copy_error(source)),
+        },
     }
 }
 
@@ -779,5 +811,27 @@ mod tests {
         assert_eq!(sizes, [1, 1, 1]);
         let model = self::model(&api).max_lines(10);
         assert_eq!(model.shared.max_lines, 3);
+    }
+
+    #[test]
+    fn a_copied_error_keeps_its_kind() {
+        let decode = ModelError::Decode("not a batch object: missing field `status`".into());
+        let copy = copy_error(&decode);
+        assert!(matches!(&copy, ModelError::Decode(_)), "{copy:?}");
+        assert_eq!(copy.to_string(), decode.to_string());
+        let named = ModelError::Named {
+            model: "m".into(),
+            source: Box::new(ModelError::Timeout(Duration::from_secs(3))),
+        };
+        let copy = copy_error(&named);
+        assert!(
+            matches!(&copy, ModelError::Named { source, .. }
+                if matches!(**source, ModelError::Timeout(t) if t == Duration::from_secs(3))),
+            "{copy:?}"
+        );
+        assert!(copy.is_transient());
+        let refused = copy_error(&ModelError::Refused("no".into()));
+        assert!(matches!(&refused, ModelError::Refused(m) if m == "no"));
+        assert!(!refused.is_transient());
     }
 }
