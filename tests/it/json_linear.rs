@@ -95,7 +95,11 @@ fn time(input: &str, reps: usize) -> Duration {
 
 #[test]
 fn time_per_byte_stays_flat_from_1_kb_to_1_mb() {
-    const FACTOR: f64 = 10.0;
+    // A quadratic pass is about 1,000 times slower a byte at 1 MB than at
+    // 1 KB. Beside other builds (load 12 to 15 on 2 cores) the cheapest
+    // parsers measured 13 to 22 times, every round: a 1 MB input leaves the
+    // cache a busy machine shares. 30 fails the one, never the other.
+    const FACTOR: f64 = 30.0;
     let sizes = [(1 << 10, 64), (32 << 10, 2), (1 << 20, 1)];
     let inputs: Vec<Vec<(&str, String)>> = sizes.iter().map(|&(len, _)| hostile(len)).collect();
     let mut failures = Vec::new();

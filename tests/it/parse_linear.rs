@@ -170,7 +170,11 @@ fn per_byte(parser: &str, inputs: [&str; 3]) -> [f64; 3] {
 
 #[test]
 fn time_per_byte_stays_flat_from_1_kb_to_1_mb() {
-    const FACTOR: f64 = 10.0;
+    // A quadratic pass is about 1,000 times slower a byte at 1 MB than at
+    // 1 KB. Beside other builds (load 12 to 15 on 2 cores) the cheapest
+    // parsers measured 13 to 22 times, every round: a 1 MB input leaves the
+    // cache a busy machine shares. 30 fails the one, never the other.
+    const FACTOR: f64 = 30.0;
     let [small, medium, large] = SIZES.map(|(len, _)| hostile(len));
     let mut failures = Vec::new();
     for (((name, s), (_, m)), (_, l)) in small.iter().zip(&medium).zip(&large) {
