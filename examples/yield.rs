@@ -21,8 +21,8 @@
 //! the same for every strategy, so strategies that send the same first
 //! request see the same first reply and differences are paired.
 //!
-//! Without `TWR_BASE_URL` it runs offline: real SmolLM2-135M replies
-//! recorded in `shared/samples/smollm2-135m.md` are replayed through the
+//! Without `TWR_BASE_URL` it runs offline: real SmolLM2-135M replies,
+//! recorded from the model and copied into this file, are replayed through the
 //! loop (the same replies whatever a strategy asks, so only the way
 //! replies are read differs), which shows the report and checks the
 //! benchmark itself in well under a second. Options (`--help`):
@@ -671,8 +671,8 @@ struct KyotoTrip {
 /// The prompt of the recorded replies.
 const OFFLINE_PROMPT: Prompt = tune(Task::Trip, "Plan a 3-day trip to Kyoto.");
 
-/// Real SmolLM2-135M-Instruct replies (`shared/samples/smollm2-135m.md`,
-/// samples S1, S2, S3, S4, S8 and S9, verbatim): each script is one run's
+/// Real SmolLM2-135M-Instruct replies (six recorded samples, verbatim,
+/// kept here so the example needs nothing outside the repository): each script is one run's
 /// first reply and its reply to the feedback, as (text, cut off by the
 /// token limit, prompt tokens, completion tokens).
 type Script = &'static [(&'static str, bool, u64, u64)];
@@ -1003,7 +1003,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
         _ => {
             println!(
                 "Offline: TWR_BASE_URL is not set, so {} runs replay real SmolLM2-135M replies \
-                 recorded in shared/samples (the same replies whatever a strategy asks: only the \
+                 recorded in this example (the same replies whatever a strategy asks: only the \
                  reading differs). To measure a model, point it at a server, e.g.\n  \
                  bash scripts/local-llm.sh start\n  \
                  TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",

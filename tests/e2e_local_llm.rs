@@ -521,7 +521,7 @@ async fn real_server_through_the_loop() {
     run_trip("trip", model.max_tokens(160), false).await;
 }
 
-/// One streamed run (issue 9.7): the server streams, the loop reads each
+/// One streamed run: the server streams, the loop reads each
 /// section the moment it is complete (stopping a reply whose section is
 /// already invalid), and every event is printed. The assertions are about
 /// the events and the ledger agreeing, not about the model's answer.

@@ -1,4 +1,4 @@
-//! Load (issue 22.6): 10,000 prompts in three rounds of re-asks through the
+//! Load: 10,000 prompts in three rounds of re-asks through the
 //! emulated OpenAI Batch API, with the journal on disk, in a window of
 //! 1,000 prompts in flight ([`Think::run_each`]), and the most heap bytes
 //! live at once in the process, counted by this binary's allocator

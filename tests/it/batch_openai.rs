@@ -1,4 +1,4 @@
-//! Typed re-ask rounds over OpenAI's Batch API (issue 22.1, 22.6), against
+//! Typed re-ask rounds over OpenAI's Batch API, against
 //! the emulator in support/openai_batch.rs: every prompt in round one, the
 //! re-asks of the replies that did not parse in the next rounds, results in
 //! input order with each attempt's batch id and custom id and its cost at

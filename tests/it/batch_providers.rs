@@ -1,5 +1,5 @@
 //! Typed re-ask rounds over Anthropic's Message Batches and Gemini's batch
-//! mode (issue 22.1, 22.6): one table of cases over both, against the
+//! mode: one table of cases over both, against the
 //! emulators in support/anthropic_batch.rs and support/gemini_batch.rs
 //! (OpenAI's own cases are in batch_openai.rs). Round after round of
 //! re-asks with results in input order, each attempt's batch and custom id,

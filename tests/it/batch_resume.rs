@@ -1,4 +1,4 @@
-//! A batch job killed and resumed from its journal (issue 22.2, 22.6),
+//! A batch job killed and resumed from its journal,
 //! against the OpenAI batch emulator: the task running the job is aborted
 //! while its second round runs, and a second run of the job replays round
 //! one from the journal, waits for the batch the first run submitted, and

@@ -1,4 +1,4 @@
-//! Every public name the product contract (`shared/CONTRACT.md`) marks as
+//! Every public name the product contract (kept beside this repository) marks as
 //! fixed, used the way the contract shows it, from outside the crate. Code
 //! outside this repository compiles against these names: this file is the
 //! first thing to break when one of them moves, and each test also checks

@@ -211,3 +211,41 @@ async fn a_refused_connection_names_the_host_and_leaves_the_reason_to_reqwest() 
         texts.join(": ")["the model call failed: ".len()..]
     );
 }
+
+static BRIEF: twr_runtime::phrases::Phrases = twr_runtime::phrases::Phrases {
+    missing: "Add {h}: {h} on a line of its own, then {kind}.",
+    ..twr_runtime::phrases::Phrases::ENGLISH
+};
+
+// Only its failures are read here.
+#[allow(dead_code)]
+#[derive(Debug, twr_runtime::Sections)]
+#[sections(phrases = BRIEF)]
+struct Trip {
+    days: u32,
+}
+
+#[tokio::test]
+async fn a_failed_runs_debug_shows_the_replies_not_the_phrase_table() {
+    let model = ScriptedModel::new(["Three days.", "Maybe three?"]);
+    let error = Think::new(&model)
+        .max_attempts(2)
+        .run::<Trip>("How long?")
+        .await
+        .unwrap_err();
+    let debug = format!("{error:?}");
+    // What matters is there: the replies and what was wrong with them.
+    assert!(debug.contains("\"Three days.\""), "{debug}");
+    assert!(debug.contains("\"Maybe three?\""), "{debug}");
+    assert!(debug.contains("Missing"), "{debug}");
+    // The table is named, not printed once per attempt.
+    assert_eq!(debug.matches("lang: Custom(..)").count(), 2, "{debug}");
+    assert!(!debug.contains("sentence_gap"), "{debug}");
+    assert!(!debug.contains(BRIEF.missing), "{debug}");
+    let feedback = format!("{:?}", error.attempts()[0].problems.as_ref().unwrap());
+    assert!(
+        feedback.starts_with("Feedback { problems: [Problem {"),
+        "{feedback}"
+    );
+    assert!(feedback.ends_with("lang: Custom(..) }"), "{feedback}");
+}

@@ -1,4 +1,4 @@
-//! The durable journal (issue 22.2, 22.3) against a real OpenAI-compatible
+//! The durable journal against a real OpenAI-compatible
 //! server on 127.0.0.1: a `run_many` dropped mid-job (its future dropped,
 //! or the task running it aborted) and run again in a fresh `Think`
 //! replays every reply that reached it and asks only for the rest (the

@@ -1,4 +1,4 @@
-//! Load and faults (issue 10.8): 1,000 typed runs, 200 at a time, through one
+//! Load and faults: 1,000 typed runs, 200 at a time, through one
 //! shared client stack (`CircuitBreaker` over `Limited` over a streaming
 //! `OpenAiCompatible`) against one local axum server on 127.0.0.1 that
 //! injects 429 with Retry-After, 503, 529, connections dropped mid-stream,

@@ -1,5 +1,5 @@
-//! Real replies of small models (SmolLM2-135M, Gemma 3 270M base) from
-//! `/work/shared/samples`, copied verbatim into `tests/it/parse_samples/`:
+//! Real replies of small models (SmolLM2-135M, Gemma 3 270M base),
+//! recorded and copied verbatim into `tests/it/parse_samples/`:
 //! what the parser reads from each and what it tells the model.
 
 use twr_runtime::{feedback::ProblemKind, Feedback, Sections};

@@ -1,4 +1,4 @@
-//! Cost from prices the user supplies (issue 22.5): each attempt's tokens
+//! Cost from prices the user supplies: each attempt's tokens
 //! at its own model's price (cache reads and writes at theirs), summed per
 //! run, in the failed call of an error, in run_many's progress, and in the
 //! serialized ledger; a model without a price has no cost; the backup of a

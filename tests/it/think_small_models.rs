@@ -1,4 +1,4 @@
-//! Requests a small model can follow (issue 12): demonstrations, a bare
+//! Requests a small model can follow: demonstrations, a bare
 //! answer to a request for one section, a focused question as the last
 //! resort, and replies that only acknowledge a request.
 

@@ -1,4 +1,4 @@
-//! Streamed runs (issue 9.3-9.5): sections reported as they complete, typed;
+//! Streamed runs: sections reported as they complete, typed;
 //! the progress stream; a reply stopped at its first invalid section; and a
 //! streamed run ending exactly as the same replies read whole.
 

@@ -1,4 +1,4 @@
-//! Early abort over a real connection (issue 9.4): an axum server on
+//! Early abort over a real connection: an axum server on
 //! 127.0.0.1 streams a reply whose second section is invalid, then a long
 //! tail, slowly. The loop stops reading at the invalid section and drops
 //! the stream; the server sees the connection close before it has sent the

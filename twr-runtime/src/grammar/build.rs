@@ -1,7 +1,7 @@
 //! From the specs to the rules: the shape of a reply (reasoning, then the
 //! sections in order, one way of each choice) and of each kind of value.
 //!
-//! Why these shapes (issue 26.2): engines run a grammar slowly when one
+//! Why these shapes: engines run a grammar slowly when one
 //! bounded repetition holds another (`{0,3}` lines of `[^\n]{0,200}`
 //! sampled at a quarter of the speed), while a single bound costs nothing
 //! measurable; and a repetition without bound lets a small model write

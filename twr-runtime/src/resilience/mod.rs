@@ -34,6 +34,7 @@ pub(crate) mod limited;
 
 // The wrappers themselves ([`Fallback`](crate::Fallback),
 // [`CircuitBreaker`](crate::CircuitBreaker), [`Limited`](crate::Limited))
-// and [`RateLimits`](crate::model::RateLimits) live at the crate root, and only
-// there; this module holds their defaults and the breaker's error.
+// live at the crate root, and only there ([`RateLimits`](crate::model::RateLimits),
+// which `Limited` reads, is the model's: `model::RateLimits`); this module
+// holds their defaults and the breaker's error.
 pub use breaker::{CircuitOpen, DEFAULT_COOLDOWN, DEFAULT_THRESHOLD};

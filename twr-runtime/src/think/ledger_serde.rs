@@ -1,4 +1,4 @@
-//! The ledger as data (feature `serde`): [`Outcome`], [`Attempt`],
+//! The ledger as data: [`Outcome`], [`Attempt`],
 //! [`ThinkError`] and what they hold serialize, so a run can be logged as a
 //! JSON line.
 //!

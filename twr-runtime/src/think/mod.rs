@@ -16,7 +16,8 @@ mod error;
 mod excerpt;
 mod focus;
 mod hook;
-#[cfg(feature = "serde")]
+// Always built, as the other Serialize impls of the crate (`Message`,
+// `Usage`, ...): one rule for every type, and serde is a dependency anyway.
 mod ledger_serde;
 mod messages;
 mod outcome;
@@ -217,19 +218,18 @@ pub struct Think<'a, M> {
     demonstrations: Vec<(String, String)>,
     auto_demonstration: bool,
     focused_questions: bool,
-    // Streaming (issue 9): see think/stream.rs.
+    // Streaming: see think/stream/.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
-    // Escalation (issue 10.2): the stronger model and after how many failed
+    // Escalation: the stronger model and after how many failed
     // format attempts it takes over; see Run::ask. Held like the model.
     escalate: Option<(Arc<dyn ChatModel + 'a>, usize)>,
-    // Batches (issue 10.6): see think/batch.rs.
+    // Many prompts at once: see think/batch.rs.
     concurrency: Option<usize>,
     progress: Option<batch::ProgressHook<'a>>,
-    // Cost (issue 22.5): prices by model name; see crate::cost.
+    // Cost: prices by model name; see crate::cost.
     prices: Option<Arc<Prices>>,
-    // The journal and the response cache (issue 22.2, 22.3): see
-    // think/stored.rs.
+    // The journal and the response cache: see think/stored.rs.
     stores: stored::Stores,
 }
 
@@ -575,8 +575,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self
     }
 
-    // --- Streaming (issue 9): on_section, early_abort, stream. The
-    // machinery is in think/stream.rs.
+    // --- Streaming: on_section, early_abort, stream. The machinery is in
+    // think/stream/.
 
     /// Calls `hook` for every section of a reply the moment it is complete
     /// (the next header line arrived, or the reply ended), with its text,
