@@ -11,6 +11,7 @@ DIR holds, per grammar NAME, any of:
   NAME.lark         checked by llguidance (LLMatcher.validate_grammar)
   NAME.schema.json  checked by the JSON-Schema metaschema (jsonschema,
                     Draft 2020-12) and OpenAI's strict-mode rules
+  NAME.instances.json  a list of JSON replies each valid under NAME.schema.json
   NAME.samples.json a list of replies the grammar must accept: each is fed
                     token by token to llama.cpp's grammar sampler (.gbnf)
                     and to llguidance's matcher (.lark), which must then
@@ -227,9 +228,12 @@ def main():
         fail(2, "the JSON-Schema check accepted `{\"type\": 5}`")
     if schema_error({"type": "object", "properties": {"a": {"type": "string"}}}) is None:
         fail(2, "the strict-mode check accepted optional properties")
+    if not list(jsonschema.Draft202012Validator({"type": "integer"}).iter_errors("3")):
+        fail(2, "the JSON-Schema validator accepted a string for an integer")
 
     counts = {"gbnf": 0, "lark": 0, "json_schema": 0,
-              "samples_llama_cpp": 0, "samples_llguidance": 0}
+              "samples_llama_cpp": 0, "samples_llguidance": 0,
+              "instances_jsonschema": 0}
     failures = []
     for path in sorted(glob.glob(os.path.join(directory, "*"))):
         name = os.path.basename(path)
@@ -252,6 +256,16 @@ def main():
                 counts["json_schema"] += 1
             else:
                 failures.append(f"{name}: {error}")
+        elif name.endswith(".instances.json"):
+            stem = os.path.join(directory, name[: -len(".instances.json")])
+            with open(stem + ".schema.json", encoding="utf-8") as file:
+                validator = jsonschema.Draft202012Validator(json.load(file))
+            for i, instance in enumerate(json.loads(text)):
+                errors = list(validator.iter_errors(instance))
+                if errors:
+                    failures.append(f"{name} #{i}: {errors[0].message}")
+                else:
+                    counts["instances_jsonschema"] += 1
         elif name.endswith(".samples.json"):
             stem = os.path.join(directory, name[: -len(".samples.json")])
             replies = json.loads(text)

@@ -22,6 +22,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     let layout = Layout::of(&fields);
     let specs = layout.specs();
     let shapes = layout.shapes(&quote!(__twr_offset));
+    let columns = layout.columns(&quote!(__twr_offset));
     let check = layout.header_check();
     let (choices, read) = match &cont.data {
         Data::Struct(all) => {
@@ -86,6 +87,17 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             ) -> ::core::option::Option<Self> {
                 #read
             }
+
+            #[allow(unused_variables)]
+            fn columns(
+                __twr_offset: usize,
+                __twr_columns: &mut ::twr_runtime::__private::std::vec::Vec<(
+                    usize,
+                    ::twr_runtime::__private::Columns,
+                )>,
+            ) {
+                #(#columns)*
+            }
         }
 
         #[automatically_derived]
@@ -96,6 +108,15 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
 
             fn choices() -> &'static [::twr_runtime::sections::ChoiceSpec] {
                 <Self as ::twr_runtime::__private::SectionSet>::CHOICES
+            }
+
+            fn columns() -> ::twr_runtime::__private::std::vec::Vec<(
+                usize,
+                ::twr_runtime::__private::Columns,
+            )> {
+                let mut __twr_columns = ::twr_runtime::__private::std::vec::Vec::new();
+                <Self as ::twr_runtime::__private::SectionSet>::columns(0, &mut __twr_columns);
+                __twr_columns
             }
 
             fn format_guide() -> ::twr_runtime::__private::std::string::String {
@@ -373,6 +394,34 @@ impl<'f, 'a> Layout<'f, 'a> {
                 let shape = shape(field)?;
                 Some(quote! {
                     __twr_shapes.push((#start + #position, #shape));
+                })
+            })
+            .collect()
+    }
+
+    /// Statements registering the columns of table and record sections
+    /// (their row or record type's fields), the layout starting at `start`.
+    pub(crate) fn columns(&self, start: &TokenStream) -> Vec<TokenStream> {
+        self.fields
+            .iter()
+            .zip(self.positions())
+            .filter_map(|(field, position)| {
+                if field.is_flatten() {
+                    let ty = field.ty;
+                    return Some(quote! {
+                        <#ty as ::twr_runtime::__private::SectionSet>::columns(#start + #position, __twr_columns);
+                    });
+                }
+                let ty = field.value_ty();
+                let function = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
+                    quote_spanned!(ty_span(row)=> <#row as ::twr_runtime::parse::SerdeValue>::columns)
+                } else if field.attrs.record.is_some() {
+                    quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::parse::SerdeValue>::columns)
+                } else {
+                    return None;
+                };
+                Some(quote! {
+                    __twr_columns.push((#start + #position, #function as ::twr_runtime::__private::Columns));
                 })
             })
             .collect()

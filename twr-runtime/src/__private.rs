@@ -59,7 +59,7 @@ pub const fn spec(
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-pub use crate::parse::set::SectionSet;
+pub use crate::parse::set::{Columns, SectionSet};
 use crate::parse::SectionMap;
 use crate::sections::Sections;
 use crate::sections::{ChoiceSpec, VariantSpec};

@@ -51,6 +51,32 @@ pub struct Maps {
     pub extra: serde_json::Value,
 }
 
+#[derive(Debug, serde::Deserialize)]
+pub struct Row {
+    pub item: String,
+    pub qty: u32,
+    #[serde(rename = "Unit Price")]
+    pub unit_price: f64,
+    pub paid: bool,
+}
+
+#[derive(Debug, serde::Deserialize)]
+pub struct Meta {
+    pub number: String,
+    pub customer: String,
+    pub nights: u32,
+}
+
+/// A table of rows and a record, their columns from the row types.
+#[derive(Debug, Sections)]
+pub struct Invoice {
+    #[section(table)]
+    pub items: Vec<Row>,
+    #[section(record, header = "[Header]")]
+    pub meta: Meta,
+    pub total: f64,
+}
+
 /// A value read through `FromStr`: any text of one line.
 #[derive(Debug, PartialEq)]
 pub struct Code(pub String);
@@ -120,6 +146,7 @@ pub fn grammars() -> Vec<(String, Grammar)> {
         ("lists".to_owned(), Grammar::of::<Lists>()),
         ("maps".to_owned(), Grammar::of::<Maps>()),
         ("custom".to_owned(), Grammar::of::<Custom>()),
+        ("invoice".to_owned(), Grammar::of::<Invoice>()),
         ("tagged".to_owned(), Grammar::of::<Tagged>()),
         ("headed".to_owned(), Grammar::of::<Headed>()),
         ("step".to_owned(), Grammar::of::<Step>()),
@@ -154,6 +181,7 @@ pub fn parses(name: &str, reply: &str) -> Result<(), Feedback> {
         "lists" => ok(Lists::parse_sections(reply)),
         "maps" => ok(Maps::parse_sections(reply)),
         "custom" => ok(Custom::parse_sections(reply)),
+        "invoice" => ok(Invoice::parse_sections(reply)),
         "tagged" => ok(Tagged::parse_sections(reply)),
         "headed" => ok(Headed::parse_sections(reply)),
         "step" => ok(Step::parse_sections(reply)),

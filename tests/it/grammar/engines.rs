@@ -1,7 +1,9 @@
 //! Every rendering of every grammar of the corpus, checked by the engines
 //! that run them (`scripts/grammar-check.py`): GBNF by llama.cpp's own
-//! grammar parser, Lark by llguidance, and sampled replies fed token by
-//! token to both. Needs the venv of `scripts/local-llm.sh` with llguidance
+//! grammar parser, Lark by llguidance, JSON schemas by the JSON-Schema
+//! metaschema and OpenAI's strict-mode rules, sampled replies fed token by
+//! token to llama.cpp and llguidance, and replies drawn from each schema
+//! validated against it. Needs the venv of `scripts/local-llm.sh` with llguidance
 //! and jsonschema; without it the test says so and passes, unless
 //! `TWR_GRAMMAR_ENGINES=required` (as `.ci/run` sets).
 
@@ -42,6 +44,21 @@ fn the_engines_accept_every_rendering_and_every_sample() {
     for (name, grammar) in &grammars {
         std::fs::write(dir.join(format!("{name}.gbnf")), grammar.gbnf()).unwrap();
         std::fs::write(dir.join(format!("{name}.lark")), grammar.lark()).unwrap();
+        let schema = grammar.json_schema();
+        std::fs::write(
+            dir.join(format!("{name}.schema.json")),
+            serde_json::to_string_pretty(&schema).unwrap(),
+        )
+        .unwrap();
+        let mut rng = fastrand::Rng::with_seed(11);
+        let instances: Vec<serde_json::Value> = (0..SAMPLES)
+            .map(|_| super::json::instance(&schema, "", &mut rng))
+            .collect();
+        std::fs::write(
+            dir.join(format!("{name}.instances.json")),
+            serde_json::to_string(&instances).unwrap(),
+        )
+        .unwrap();
         let samples: Vec<String> = (0..SAMPLES).map(|seed| grammar.sample(seed)).collect();
         std::fs::write(
             dir.join(format!("{name}.samples.json")),
@@ -68,9 +85,10 @@ fn the_engines_accept_every_rendering_and_every_sample() {
         serde_json::json!({
             "gbnf": n,
             "lark": n,
-            "json_schema": 0,
+            "json_schema": n,
             "samples_llama_cpp": n * SAMPLES,
             "samples_llguidance": n * SAMPLES,
+            "instances_jsonschema": n * SAMPLES,
         })
     );
     eprintln!("engines: {counts}");

@@ -3,4 +3,5 @@
 
 mod corpus;
 mod engines;
+mod json;
 mod props;

@@ -81,6 +81,14 @@ fn item_start() -> Expr {
     Expr::Class(Class::not(excluded))
 }
 
+/// An ASCII letter or digit.
+fn word_char() -> Class {
+    Class::of([])
+        .with_range('a', 'z')
+        .with_range('A', 'Z')
+        .with_range('0', '9')
+}
+
 fn digits() -> Expr {
     Expr::Class(Class::of([]).with_range('0', '9'))
 }
@@ -278,11 +286,7 @@ impl Builder<'_> {
     }
 
     fn columns(&self, index: usize) -> Option<Columns> {
-        self.grammar
-            .columns
-            .iter()
-            .find(|(at, _)| *at == index)
-            .map(|(_, columns)| columns.clone())
+        self.grammar.columns_of(index)
     }
 
     /// Lines of free text, at most `limit` characters: a bounded loop over
@@ -388,13 +392,12 @@ impl Builder<'_> {
             ValueKind::Char => self.one_char(),
             ValueKind::Choice(variants) => words(variants.iter()),
             _ => {
-                let mut excluded: Vec<char> = SPACES.to_vec();
-                excluded.extend(NEVER);
-                excluded.push('|');
+                // A letter or digit first: decoration alone (`_`, `**`)
+                // reads as an empty value.
                 let mut inside = vec!['\n', '|'];
                 inside.extend(NEVER);
                 Expr::seq(vec![
-                    Expr::Class(Class::not(excluded)),
+                    Expr::Class(word_char()),
                     Expr::Class(Class::not(inside)).repeat(0, None),
                 ])
             }
@@ -408,13 +411,13 @@ impl Builder<'_> {
             "| {} |\n|{}|\n",
             columns
                 .iter()
-                .map(|(name, _)| name.as_str())
+                .map(|(_, label, _)| label.as_str())
                 .collect::<Vec<_>>()
                 .join(" | "),
             vec!["---"; columns.len()].join("|")
         );
         let mut row = vec![Expr::lit("| ")];
-        for (position, (_, kind)) in columns.iter().enumerate() {
+        for (position, (_, _, kind)) in columns.iter().enumerate() {
             if position > 0 {
                 row.push(Expr::lit(" | "));
             }
@@ -443,10 +446,12 @@ impl Builder<'_> {
                 let mut excluded: Vec<char> = SPACES.to_vec();
                 excluded.extend(NEVER);
                 excluded.push('|');
-                let word = Expr::Class(Class::not(excluded)).repeat(1, None);
+                let rest = Expr::Class(Class::not(excluded.clone())).repeat(0, None);
+                let word = Expr::seq(vec![Expr::Class(word_char()), rest.clone()]);
+                let next = Expr::seq(vec![Expr::Class(Class::not(excluded)), rest]);
                 Expr::seq(vec![
-                    word.clone(),
-                    Expr::seq(vec![Expr::lit(" "), word]).repeat(0, None),
+                    word,
+                    Expr::seq(vec![Expr::lit(" "), next]).repeat(0, None),
                 ])
             }
         }
@@ -455,8 +460,8 @@ impl Builder<'_> {
     /// `Label: value` lines, one per column, in order.
     fn record(&mut self, columns: &Columns, index: usize) -> Expr {
         let mut items = Vec::new();
-        for (name, kind) in columns.iter() {
-            items.push(Expr::lit(format!("{name}: ")));
+        for (_, label, kind) in columns.iter() {
+            items.push(Expr::lit(format!("{label}: ")));
             items.push(self.cell(kind));
             items.push(Expr::lit("\n"));
         }

@@ -36,13 +36,72 @@ mod gbnf;
 mod lark;
 mod lines;
 mod sample;
+mod schema;
 mod words;
 
+pub use schema::JsonReply;
+
+use crate::feedback::Feedback;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections, Style, ValueKind};
 
-/// The columns of a table or record section, by position in the specs:
-/// each column's name as the guide writes it and the kind of its cells.
-pub(crate) type Columns = Vec<(String, ValueKind)>;
+/// How a server takes a grammar: which rendering, in which field of the
+/// request. A client sends a grammar only when told its server's dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// llama.cpp's server and llama-cpp-python: GBNF in `grammar`.
+    LlamaCpp,
+    /// vLLM (0.12 and later): GBNF in `structured_outputs.grammar`.
+    Vllm,
+    /// SGLang: GBNF in `ebnf`.
+    Sglang,
+    /// mistral.rs: Lark in `grammar: {"type": "lark", "value": ...}`.
+    MistralRs,
+    /// OpenAI-style structured outputs: the JSON schema in
+    /// `response_format: {"type": "json_schema", "json_schema": {..,
+    /// "strict": true, "schema": ...}}` (and the structured outputs of
+    /// Anthropic and Gemini).
+    JsonSchema,
+}
+
+impl Dialect {
+    /// The rendering this dialect's servers read.
+    pub fn format(self) -> Format {
+        match self {
+            Dialect::LlamaCpp | Dialect::Vllm | Dialect::Sglang => Format::Gbnf,
+            Dialect::MistralRs => Format::Lark,
+            Dialect::JsonSchema => Format::JsonSchema,
+        }
+    }
+}
+
+/// A rendering of a [`Grammar`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// llama.cpp's GBNF ([`Grammar::gbnf`]).
+    Gbnf,
+    /// llguidance's Lark ([`Grammar::lark`]).
+    Lark,
+    /// A JSON schema in OpenAI's strict mode ([`Grammar::json_schema`]).
+    JsonSchema,
+}
+
+/// A grammar rendered for one [`Format`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Rendering {
+    /// GBNF text.
+    Gbnf(String),
+    /// Lark text.
+    Lark(String),
+    /// A JSON schema.
+    JsonSchema(serde_json::Value),
+}
+
+/// The columns of a table or record section: each field's name, its name
+/// as the guide writes it, and the kind of its cells.
+pub(crate) type Columns = Vec<(&'static str, String, ValueKind)>;
 
 /// How long free values may grow in a constrained reply, in characters
 /// (a line break and the start of the next line count as one), and how many
@@ -148,7 +207,12 @@ impl Grammar {
     /// Every section of `T` (each way of an enum), after optional free
     /// reasoning, in `T`'s header style and language.
     pub fn of<T: Sections>() -> Grammar {
-        Grammar::from_specs(T::specs(), T::choices(), T::lang(), T::style())
+        let mut grammar = Grammar::from_specs(T::specs(), T::choices(), T::lang(), T::style());
+        grammar.columns = T::columns()
+            .into_iter()
+            .filter_map(|(index, columns)| Some((index, columns()?)))
+            .collect();
+        grammar
     }
 
     /// The grammar of sections described by hand: `specs` and `choices` as
@@ -250,6 +314,80 @@ impl Grammar {
     /// `grammar` of type `lark`, and vLLM or SGLang with llguidance.
     pub fn lark(&self) -> String {
         lark::render(&build::rules(self))
+    }
+
+    /// The grammar as a JSON schema in OpenAI's strict mode: an object with
+    /// a nullable `reasoning` string first, then one property per section
+    /// named by its field (a choice of ways: one property named by its
+    /// enum in snake case, holding one object per way). Every property is
+    /// required and every object closed; an `Option` or defaulted section
+    /// is nullable; a map, any JSON, a `from_str` value, or a table or
+    /// record whose columns are unknown is a string holding the section's
+    /// text. Read a reply in this shape with [`Grammar::read_json`].
+    ///
+    /// ```
+    /// use twr_runtime::grammar::Grammar;
+    /// use twr_runtime::Sections;
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Trip {
+    ///     days: u32,
+    ///     notes: Option<String>,
+    /// }
+    ///
+    /// let schema = Grammar::of::<Trip>().json_schema();
+    /// assert_eq!(schema["required"], serde_json::json!(["reasoning", "days", "notes"]));
+    /// assert_eq!(schema["properties"]["notes"]["type"], serde_json::json!(["string", "null"]));
+    /// assert_eq!(schema["additionalProperties"], false);
+    /// ```
+    pub fn json_schema(&self) -> serde_json::Value {
+        schema::schema(self)
+    }
+
+    /// The grammar in `format`.
+    pub fn render(&self, format: Format) -> Rendering {
+        match format {
+            Format::Gbnf => Rendering::Gbnf(self.gbnf()),
+            Format::Lark => Rendering::Lark(self.lark()),
+            Format::JsonSchema => Rendering::JsonSchema(self.json_schema()),
+        }
+    }
+
+    /// Reads `raw`, a reply in the shape of [`Grammar::json_schema`], as
+    /// the sections it holds: each property under its section's header, so
+    /// the type's own parser reads it, with its values, feedback and
+    /// validators. A reply that is not a JSON object gets the feedback of
+    /// [`json::extract`](crate::json::extract).
+    ///
+    /// ```
+    /// use twr_runtime::grammar::Grammar;
+    /// use twr_runtime::Sections;
+    ///
+    /// #[derive(Debug, PartialEq, Sections)]
+    /// struct Trip {
+    ///     days: u32,
+    ///     stops: Vec<String>,
+    ///     notes: Option<String>,
+    /// }
+    ///
+    /// let raw = r#"{"reasoning": "Short trip.", "days": 3, "stops": ["Gion", "Nara"], "notes": null}"#;
+    /// let reply = Grammar::of::<Trip>().read_json(raw)?;
+    /// assert_eq!(reply.reasoning.as_deref(), Some("Short trip."));
+    /// assert_eq!(reply.sections, "[Days]\n3\n\n[Stops]\n- Gion\n- Nara\n\n\n");
+    /// let trip = Trip::parse_sections(&reply.sections)?;
+    /// assert_eq!(trip, Trip { days: 3, stops: vec!["Gion".into(), "Nara".into()], notes: None });
+    /// # Ok::<(), twr_runtime::Feedback>(())
+    /// ```
+    pub fn read_json(&self, raw: &str) -> Result<JsonReply, Feedback> {
+        schema::read(self, raw)
+    }
+
+    /// The columns of the table or record section at `index`, when known.
+    pub(crate) fn columns_of(&self, index: usize) -> Option<Columns> {
+        self.columns
+            .iter()
+            .find(|(at, _)| *at == index)
+            .map(|(_, columns)| columns.clone())
     }
 
     /// A random reply of this grammar's language, from `seed`: what a model

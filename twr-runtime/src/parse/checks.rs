@@ -18,6 +18,7 @@ use serde::de::DeserializeOwned;
 use super::section_reader::CodecNotes;
 use crate::parse::ValueError;
 use crate::phrases::{Lang, Phrases};
+use crate::vocab::ValueKind;
 
 /// A type read through serde: the field of `#[section(json)]` or
 /// `#[section(record)]`, the row of `#[section(table)]`. Every type that
@@ -49,6 +50,12 @@ pub trait SerdeValue: Sized {
     /// The example table with rows of this type.
     #[doc(hidden)]
     fn table_example(lang: Lang) -> String;
+
+    /// The fields of this type as a table's columns or a record's labels:
+    /// each field's name, its name as the guide writes it, and its kind;
+    /// `None` when the type is not a struct with named fields.
+    #[doc(hidden)]
+    fn columns() -> Option<Vec<(&'static str, String, ValueKind)>>;
 }
 
 // No supertrait: the only bound is on this impl, so a type that is not
@@ -69,6 +76,10 @@ impl<T: DeserializeOwned> SerdeValue for T {
 
     fn table(content: &str, phrases: &'static Phrases) -> Result<Vec<Self>, ValueError> {
         super::rows::table::<Self>(content, phrases)
+    }
+
+    fn columns() -> Option<Vec<(&'static str, String, ValueKind)>> {
+        super::rows::columns::<Self>()
     }
 
     fn table_example(lang: Lang) -> String {

@@ -71,6 +71,16 @@ pub trait Sections: Sized {
         &[]
     }
 
+    /// The columns of each table or record section, by position in the
+    /// [`specs`](Sections::specs), for a grammar of the type: each field's
+    /// name, its name as the guide writes it, and its kind. The derive
+    /// implements it; by default none are known (a grammar then takes such
+    /// a section as text).
+    #[doc(hidden)]
+    fn columns() -> Vec<(usize, super::set::Columns)> {
+        Vec::new()
+    }
+
     /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
     fn lang() -> Lang {
         Lang::En

@@ -30,4 +30,16 @@ pub trait SectionSet: Sized {
     /// Reads the type's sections, which start at position `offset` of the
     /// reader's specs; `None` when a problem was recorded.
     fn read(reader: &mut SectionReader<'_>, offset: usize) -> Option<Self>;
+
+    /// Adds to `columns` the function giving the columns of each table or
+    /// record section (the fields of its row or record type), at its
+    /// position plus `offset`: what a grammar writes for it. None by
+    /// default.
+    fn columns(offset: usize, columns: &mut Vec<(usize, Columns)>) {
+        let _ = (offset, columns);
+    }
 }
+
+/// The columns of a table or record section: each field's name, its name
+/// as the guide writes it, and its kind (`SerdeValue::columns`).
+pub type Columns = fn() -> Option<Vec<(&'static str, String, crate::vocab::ValueKind)>>;

@@ -584,6 +584,22 @@ pub fn table_example<R: DeserializeOwned>(lang: Lang) -> String {
     )
 }
 
+/// The fields of a row or record type: each one's name, its name as the
+/// guide writes it (`unit_price` gives `Unit Price`) and its kind; `None`
+/// when `R` is not a struct with named fields.
+pub fn columns<R: DeserializeOwned>() -> Option<Vec<(&'static str, String, ValueKind)>> {
+    let fields = Fields::of::<R>()?;
+    Some(
+        fields
+            .fields
+            .iter()
+            .zip(fields.display_names())
+            .zip(&fields.kinds)
+            .map(|((name, label), kind)| (*name, label, *kind))
+            .collect(),
+    )
+}
+
 /// The example lines of a record type: one `Label: value` line per field.
 pub fn record_example<M: DeserializeOwned>(lang: Lang) -> String {
     let Some(fields) = Fields::of::<M>() else {

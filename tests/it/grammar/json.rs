@@ -1,0 +1,154 @@
+//! The JSON-schema rendering: replies in the schema's shape, drawn from the
+//! schema itself, are read back into sections that parse into the type.
+
+use serde_json::{json, Map, Value};
+
+use super::corpus;
+
+/// Replies drawn per grammar.
+pub const SAMPLES: u64 = 200;
+
+/// Text a string property may hold, by property: what its section reads.
+fn string_for(property: &str, rng: &mut fastrand::Rng) -> Value {
+    let text = match property {
+        "extra" => [
+            "{\"a\": 1}",
+            "[1, 2]",
+            "\"x\"",
+            "null",
+            "{\"k\": {\"n\": [true]}}",
+        ][rng.usize(..5)],
+        "hours" => ["Kyoto: 3", "Kyoto: 3\nNara: 12"][rng.usize(..2)],
+        "moods" => ["Kyoto: Relaxed", "Kyoto: packed\nNara: Relaxed"][rng.usize(..2)],
+        "grade" => ["B", "字", "'x'"][rng.usize(..3)],
+        "reasoning" => ["Let me think.", "Step 1: read.\nStep 2: answer."][rng.usize(..2)],
+        _ => [
+            "Kyoto",
+            "Go east, then north.",
+            "Day 1: Gion\nDay 2: Nara",
+            "计划很好",
+            "a | b",
+            "Plans: many",
+        ][rng.usize(..6)],
+    };
+    Value::String(text.to_owned())
+}
+
+/// A random instance of `schema`, for the property `property`.
+pub fn instance(schema: &Value, property: &str, rng: &mut fastrand::Rng) -> Value {
+    if let Some(Value::Array(ways)) = schema.get("anyOf") {
+        return instance(&ways[rng.usize(..ways.len())], property, rng);
+    }
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        return values[rng.usize(..values.len())].clone();
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds[rng.usize(..kinds.len())].clone(),
+        Some(kind) => kind.clone(),
+        None => Value::Null,
+    };
+    match kind.as_str() {
+        Some("object") => {
+            let mut out = Map::new();
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for (key, value) in properties {
+                    out.insert(key.clone(), instance(value, key, rng));
+                }
+            }
+            Value::Object(out)
+        }
+        Some("array") => {
+            let items = &schema["items"];
+            let n = rng.usize(1..5);
+            Value::Array((0..n).map(|_| instance(items, property, rng)).collect())
+        }
+        Some("integer") => json!(rng.u32(..100_000)),
+        Some("number") => json!(f64::from(rng.i32(-9999..9999)) / 8.0),
+        Some("boolean") => json!(rng.bool()),
+        Some("string") => string_for(property, rng),
+        _ => Value::Null,
+    }
+}
+
+#[test]
+fn replies_in_the_schemas_shape_parse_into_their_types() {
+    let mut checked = 0;
+    for (name, grammar) in corpus::grammars() {
+        if name.contains("-value-") || name.contains("-patch") {
+            continue;
+        }
+        let schema = grammar.json_schema();
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..SAMPLES {
+            let reply = instance(&schema, "", &mut rng);
+            let raw = reply.to_string();
+            let read = grammar.read_json(&raw).unwrap();
+            if let Err(feedback) = corpus::parses(&name, &read.sections) {
+                panic!("{name}: {raw}\n---\n{}\n---\n{feedback}", read.sections);
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 10 * SAMPLES);
+}
+
+#[test]
+fn the_schema_of_a_struct_and_of_a_choice() {
+    let schema = twr_runtime::grammar::Grammar::of::<corpus::Step>().json_schema();
+    assert_eq!(
+        schema,
+        json!({
+            "type": "object",
+            "properties": {
+                "reasoning": {"type": ["string", "null"]},
+                "step": {"anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"query": {"type": "string"}, "reason": {"type": "string"}},
+                        "required": ["query", "reason"],
+                        "additionalProperties": false,
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"answer": {"type": "string"}, "confidence": {"type": "integer"}},
+                        "required": ["answer", "confidence"],
+                        "additionalProperties": false,
+                    },
+                ]},
+            },
+            "required": ["reasoning", "step"],
+            "additionalProperties": false,
+        })
+    );
+    // Reasoning first: models write the properties in the schema's order.
+    let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["reasoning", "step"]);
+
+    let lists = twr_runtime::grammar::Grammar::of::<corpus::Lists>().json_schema();
+    assert_eq!(
+        lists["properties"]["counts"],
+        json!({"type": "array", "items": {"type": "integer"}})
+    );
+    assert_eq!(
+        lists["properties"]["paces"],
+        json!({"type": "array", "items": {"type": "string", "enum": ["Relaxed", "Packed"]}})
+    );
+    assert_eq!(
+        lists["properties"]["nights"],
+        json!({"type": ["integer", "null"]})
+    );
+    assert_eq!(
+        lists["properties"]["tags"],
+        json!({"type": ["array", "null"], "items": {"type": "string"}})
+    );
+}
+
+#[test]
+fn a_reply_that_is_no_json_object_gets_feedback() {
+    let grammar = twr_runtime::grammar::Grammar::of::<corpus::Scalars>();
+    let feedback = grammar
+        .read_json("Sure! The trip takes three days.")
+        .unwrap_err();
+    assert!(!feedback.to_string().is_empty());
+    assert!(grammar.read_json("[1, 2]").is_err());
+}

@@ -1,0 +1,390 @@
+//! The sections as a JSON schema in OpenAI's strict mode, and a reply in
+//! that shape read back into sections.
+//!
+//! Strict mode wants the root an object, every property required,
+//! `additionalProperties: false` on every object and `anyOf` only below
+//! the root. So an `Option` (or a defaulted section) is a nullable type, a
+//! choice of ways is one property holding one object per way (`anyOf`),
+//! and a kind strict mode cannot say (a map, any JSON, a `from_str` value,
+//! a table or record of unknown columns) is a string holding the section's
+//! text, read by the same reader as a reply's section. A nullable
+//! `reasoning` string comes first: the model thinks before it answers.
+//!
+//! The reply is read back by writing each property under its header, so
+//! values, feedback and validators work as for any reply.
+
+use serde_json::{json, Map, Value};
+
+use super::{Grammar, Scope};
+use crate::feedback::Feedback;
+use crate::sections::{ChoiceSpec, Presence, ValueKind};
+
+/// The property a reasoning block is written in.
+pub(crate) const REASONING: &str = "reasoning";
+
+/// The schema of `grammar`.
+pub(crate) fn schema(grammar: &Grammar) -> Value {
+    let mut properties = Map::new();
+    let reasoning;
+    match &grammar.scope {
+        Scope::Value(index) => {
+            let spec = &grammar.specs[*index];
+            properties.insert(
+                spec.field.to_owned(),
+                value_schema(grammar, *index, spec.presence != Presence::Required),
+            );
+            reasoning = false;
+        }
+        Scope::Reply { only, reasoning: r } => {
+            reasoning = *r;
+            let range = 0..grammar.specs.len();
+            add_range(
+                grammar,
+                range,
+                only.as_deref(),
+                &mut Vec::new(),
+                &mut properties,
+            );
+        }
+    }
+    let mut root = Map::new();
+    if reasoning {
+        root.insert(REASONING.to_owned(), json!({"type": ["string", "null"]}));
+    }
+    root.extend(properties);
+    object(root)
+}
+
+/// A closed object of `properties`, all required.
+fn object(properties: Map<String, Value>) -> Value {
+    let required: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// The property name of a choice: its enum's name in snake case (`Step`
+/// gives `step`).
+pub(crate) fn choice_key(choice: &ChoiceSpec) -> String {
+    let mut out = String::new();
+    for (i, c) in choice.name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The widest choice starting at `index` within `range`, not yet open
+/// (as `build.rs` finds them).
+fn choice_at(
+    grammar: &Grammar,
+    index: usize,
+    range: &std::ops::Range<usize>,
+    open: &[usize],
+) -> Option<usize> {
+    grammar
+        .choices
+        .iter()
+        .enumerate()
+        .filter(|(position, choice)| {
+            choice.start == index && choice.range().end <= range.end && !open.contains(position)
+        })
+        .max_by_key(|(_, choice)| choice.range().len())
+        .map(|(position, _)| position)
+}
+
+fn kept(only: Option<&[bool]>, index: usize) -> bool {
+    only.is_none_or(|only| only.get(index).copied().unwrap_or(false))
+}
+
+/// Adds the properties of the sections at `range`: one per section, one per
+/// choice (an object per way, `anyOf`).
+fn add_range(
+    grammar: &Grammar,
+    range: std::ops::Range<usize>,
+    only: Option<&[bool]>,
+    open: &mut Vec<usize>,
+    properties: &mut Map<String, Value>,
+) {
+    let mut index = range.start;
+    while index < range.end {
+        if let Some(position) = choice_at(grammar, index, &range, open) {
+            let choice = &grammar.choices[position];
+            open.push(position);
+            let mut ways = Vec::new();
+            for way in 0..choice.variants.len() {
+                let Some(way_range) = choice.variant_range(way) else {
+                    continue;
+                };
+                if way_range.is_empty() || !way_range.clone().any(|i| kept(only, i)) {
+                    continue;
+                }
+                let mut inner = Map::new();
+                add_range(grammar, way_range, only, open, &mut inner);
+                ways.push(object(inner));
+            }
+            open.pop();
+            if !ways.is_empty() {
+                let schema = if ways.len() == 1 {
+                    ways.pop().unwrap_or(Value::Null)
+                } else {
+                    json!({ "anyOf": ways })
+                };
+                properties.insert(choice_key(choice), schema);
+            }
+            index = choice.range().end;
+            continue;
+        }
+        if kept(only, index) {
+            let spec = &grammar.specs[index];
+            let nullable = only.is_none() && spec.presence != Presence::Required;
+            properties.insert(
+                spec.field.to_owned(),
+                value_schema(grammar, index, nullable),
+            );
+        }
+        index += 1;
+    }
+}
+
+/// The schema of the value of the section at `index`.
+fn value_schema(grammar: &Grammar, index: usize, nullable: bool) -> Value {
+    let spec = &grammar.specs[index];
+    let mut schema = kind_schema(grammar, &spec.kind, index);
+    if nullable {
+        make_nullable(&mut schema);
+    }
+    if !spec.description.is_empty() {
+        if let Value::Object(map) = &mut schema {
+            map.insert(
+                "description".to_owned(),
+                Value::String(spec.description.to_owned()),
+            );
+        }
+    }
+    schema
+}
+
+/// Adds `null` to the schema's type (and to its `enum`).
+fn make_nullable(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if let Some(Value::String(kind)) = map.get("type").cloned() {
+        map.insert("type".to_owned(), json!([kind, "null"]));
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.push(Value::Null);
+    }
+}
+
+fn kind_schema(grammar: &Grammar, kind: &ValueKind, index: usize) -> Value {
+    match kind {
+        ValueKind::Integer => json!({"type": "integer"}),
+        ValueKind::Float => json!({"type": "number"}),
+        ValueKind::Bool => json!({"type": "boolean"}),
+        ValueKind::Choice(variants) => json!({"type": "string", "enum": variants}),
+        ValueKind::List(inner) => json!({
+            "type": "array",
+            "items": kind_schema(grammar, inner, index),
+        }),
+        ValueKind::Table => match grammar.columns_of(index) {
+            Some(columns) => json!({
+                "type": "array",
+                "items": row_schema(grammar, &columns, index),
+            }),
+            None => text(),
+        },
+        ValueKind::Record => match grammar.columns_of(index) {
+            Some(columns) => row_schema(grammar, &columns, index),
+            None => text(),
+        },
+        // Text, a character, and what strict mode cannot say: a map, any
+        // JSON, a `from_str` value; the section's text, read as a reply's.
+        _ => text(),
+    }
+}
+
+fn text() -> Value {
+    json!({"type": "string"})
+}
+
+/// One object with a property per column.
+fn row_schema(grammar: &Grammar, columns: &super::Columns, index: usize) -> Value {
+    let mut properties = Map::new();
+    for (name, _, kind) in columns {
+        let schema = match kind {
+            ValueKind::Table | ValueKind::Record => text(),
+            kind => kind_schema(grammar, kind, index),
+        };
+        properties.insert((*name).to_owned(), schema);
+    }
+    object(properties)
+}
+
+/// A reply in the shape of a grammar's JSON schema, as sections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JsonReply {
+    /// The `reasoning` property, when the reply has one and it is not null.
+    pub reasoning: Option<String>,
+    /// Each property that is not null under its section's header, in the
+    /// order of the sections: a reply the type's parser reads.
+    pub sections: String,
+}
+
+/// Reads `raw`, a reply in the shape of `grammar.json_schema()`.
+pub(crate) fn read(grammar: &Grammar, raw: &str) -> Result<JsonReply, Feedback> {
+    let object: Map<String, Value> = crate::json::extract(raw)?;
+    let reasoning = match object.get(REASONING) {
+        Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
+        _ => None,
+    };
+    let mut out = String::new();
+    match &grammar.scope {
+        Scope::Value(index) => {
+            if let Some(value) = object.get(grammar.specs[*index].field) {
+                write_value(grammar, *index, value, &mut out);
+            }
+        }
+        Scope::Reply { only, .. } => {
+            let range = 0..grammar.specs.len();
+            write_range(
+                grammar,
+                range,
+                only.as_deref(),
+                &mut Vec::new(),
+                &object,
+                &mut out,
+            );
+        }
+    }
+    Ok(JsonReply {
+        reasoning,
+        sections: out,
+    })
+}
+
+fn write_range(
+    grammar: &Grammar,
+    range: std::ops::Range<usize>,
+    only: Option<&[bool]>,
+    open: &mut Vec<usize>,
+    object: &Map<String, Value>,
+    out: &mut String,
+) {
+    let mut index = range.start;
+    while index < range.end {
+        if let Some(position) = choice_at(grammar, index, &range, open) {
+            let choice = &grammar.choices[position];
+            if let Some(Value::Object(inner)) = object.get(&choice_key(choice)) {
+                open.push(position);
+                // Every way: the properties present choose it, as headers do.
+                for way in 0..choice.variants.len() {
+                    if let Some(way_range) = choice.variant_range(way) {
+                        write_range(grammar, way_range, only, open, inner, out);
+                    }
+                }
+                open.pop();
+            }
+            index = choice.range().end;
+            continue;
+        }
+        let spec = &grammar.specs[index];
+        match object.get(spec.field) {
+            // A section the grammar did not ask for is left out, as it is
+            // not in the schema.
+            _ if !kept(only, index) => {}
+            None | Some(Value::Null) => {}
+            Some(value) => {
+                out.push_str(spec.header);
+                out.push('\n');
+                write_value(grammar, index, value, out);
+                out.push_str("\n\n");
+            }
+        }
+        index += 1;
+    }
+}
+
+/// The section text of `value` for the section at `index`.
+fn write_value(grammar: &Grammar, index: usize, value: &Value, out: &mut String) {
+    let kind = &grammar.specs[index].kind;
+    match (kind, value) {
+        (ValueKind::Table, Value::Array(rows)) => table(rows, out),
+        (ValueKind::Record, Value::Object(fields)) => {
+            for (label, value) in fields {
+                out.push_str(label);
+                out.push_str(": ");
+                out.push_str(&scalar(grammar, value).replace('\n', " "));
+                out.push('\n');
+            }
+        }
+        (_, Value::Array(items)) => {
+            for item in items {
+                out.push_str("- ");
+                out.push_str(&scalar(grammar, item).replace('\n', " "));
+                out.push('\n');
+            }
+        }
+        (_, value) => out.push_str(&scalar(grammar, value)),
+    }
+}
+
+/// A value as a section writes it: a string as it is, a bool as the
+/// language's yes or no, anything else as JSON.
+fn scalar(grammar: &Grammar, value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Bool(answer) => {
+            let (yes, no) = super::words::bool_words(grammar.lang);
+            if *answer { yes[0] } else { no[0] }.to_owned()
+        }
+        Value::Null => String::new(),
+        value => value.to_string(),
+    }
+}
+
+/// Rows of objects as a markdown table, its columns those of the first
+/// row.
+fn table(rows: &[Value], out: &mut String) {
+    let Some(Value::Object(first)) = rows.first() else {
+        return;
+    };
+    let columns: Vec<&String> = first.keys().collect();
+    let cell = |value: Option<&Value>| -> String {
+        let text = match value {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(value) => value.to_string(),
+        };
+        text.replace('|', "/").replace('\n', " ")
+    };
+    out.push_str("| ");
+    out.push_str(
+        &columns
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(" | "),
+    );
+    out.push_str(" |\n|");
+    out.push_str(&vec!["---"; columns.len()].join("|"));
+    out.push_str("|\n");
+    for row in rows {
+        let Value::Object(row) = row else { continue };
+        let cells: Vec<String> = columns.iter().map(|c| cell(row.get(*c))).collect();
+        out.push_str("| ");
+        out.push_str(&cells.join(" | "));
+        out.push_str(" |\n");
+    }
+}
