@@ -20,7 +20,16 @@ use serde_json::{json, Value};
 use twr_runtime::cost::{Price, Prices};
 use twr_runtime::journal::{Journal, JournalError};
 use twr_runtime::model::Served;
-use twr_runtime::{ModelError, OpenAiCompatible, Sections, Think};
+
+use twr_runtime::{AttemptKind, ModelError, OpenAiCompatible, ScriptedModel, Sections, Think};
+
+#[derive(Debug, PartialEq, Sections)]
+struct Pair {
+    /// A number.
+    number: u32,
+    /// A word.
+    word: String,
+}
 
 #[derive(Debug, PartialEq, Sections)]
 struct Doubled {
@@ -338,4 +347,94 @@ async fn a_full_or_read_only_journal_ends_the_run_with_the_reply_kept() {
     let model_error = error.model_error().unwrap();
     assert_eq!(model_error.partial().unwrap().content, "[Number]\n8");
     assert!(error.to_string().contains("is read-only"), "{error}");
+}
+
+#[tokio::test]
+async fn a_streamed_reply_stopped_early_is_recorded_and_replayed_the_same() {
+    let path = temp_path("stopped-early");
+    let journal = Journal::open(&path).unwrap();
+    let replies = [
+        "[Number]\nmany\n[Word]\nhello",
+        "[Number]\n4\n[Word]\nhello",
+    ];
+    let first = ScriptedModel::new(replies).chunk_size(4);
+    let outcome = Think::new(&first)
+        .journal(journal.job("pairs"))
+        .run::<Pair>("A number and a word")
+        .await
+        .unwrap();
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AttemptKind::Aborted, AttemptKind::Accepted]);
+    // Stopped in the chunk that opened [Word], and recorded as read.
+    assert_eq!(outcome.attempts[0].raw, "[Number]\nmany\n[Word]\nhel");
+    assert_eq!(journal.job("pairs").replies().unwrap(), 2);
+
+    // The job again: both replies from the journal, stopped at the same place.
+    let second = ScriptedModel::new(Vec::<String>::new()).chunk_size(4);
+    let again = Think::new(&second)
+        .journal(journal.job("pairs"))
+        .run::<Pair>("A number and a word")
+        .await
+        .unwrap();
+    assert_eq!(second.calls(), 0);
+    assert_eq!(again.value, outcome.value);
+    let replayed: Vec<(AttemptKind, &str, Served)> = again
+        .attempts
+        .iter()
+        .map(|a| (a.kind, a.raw.as_str(), a.served.clone()))
+        .collect();
+    assert_eq!(
+        replayed,
+        [
+            (
+                AttemptKind::Aborted,
+                "[Number]\nmany\n[Word]\nhel",
+                Served::Journal
+            ),
+            (AttemptKind::Accepted, replies[1], Served::Journal),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_escalation_model_answers_from_the_journal_too() {
+    let path = temp_path("escalated");
+    let journal = Journal::open(&path).unwrap();
+    let prices = Prices::new().with("strong", Price::per_million(2.0, 8.0));
+    let run = |cheap: ScriptedModel, strong: ScriptedModel| {
+        let think = Think::new(Arc::new(cheap))
+            .escalate_to(Arc::new(strong), 1)
+            // A handle of its own, as a new process has.
+            .journal(journal.job("escalated"))
+            .prices(prices.clone());
+        async move { think.run::<Doubled>("item 5").await }
+    };
+    let cheap = ScriptedModel::new(["ten"]).with_name("cheap");
+    let strong =
+        ScriptedModel::from_replies([twr_runtime::Reply::text("[Number]\n10")
+            .with_usage(twr_runtime::Usage::new(1_000, 100))])
+        .with_name("strong");
+    let outcome = run(cheap, strong).await.unwrap();
+    assert_eq!(outcome.value.number, 10);
+
+    // Empty scripts: a call would fail the run.
+    let again = run(
+        ScriptedModel::new(Vec::<String>::new()).with_name("cheap"),
+        ScriptedModel::new(Vec::<String>::new()).with_name("strong"),
+    )
+    .await
+    .unwrap();
+    let attempts: Vec<(&str, Served, Option<f64>)> = again
+        .attempts
+        .iter()
+        .map(|a| (a.model.as_str(), a.served.clone(), a.cost))
+        .collect();
+    // The strong reply's cost is the one recorded: 1,000 x 2 + 100 x 8.
+    assert_eq!(
+        attempts,
+        [
+            ("cheap", Served::Journal, None),
+            ("strong", Served::Journal, Some(0.0028))
+        ]
+    );
 }

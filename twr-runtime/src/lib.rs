@@ -122,6 +122,7 @@
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
 //! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
 //! ├── journal/         pub: the durable journal and the response cache (feature journal)
+//! ├── stored.rs        the journal and the response cache as a layer around the model
 //! ├── think/           the loop: builder, attempts, patch merging, ledger
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
 //! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
@@ -150,8 +151,9 @@
 //! 9. `model`: the `ChatModel` seam, messages and their attachments, replies, errors
 //! 10. `retry`, `scripted`, `cost`, `resilience`: about one model: when to call again, a scripted one, prices, wrappers
 //! 11. `client`, `journal`: the HTTP clients; the journal and the response cache
-//! 12. `think`: the loop
-//! 13. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
+//! 12. `stored`: the journal and the response cache as a layer around the model
+//! 13. `think`: the loop
+//! 14. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -177,6 +179,7 @@ pub mod run;
 mod scan;
 mod scripted;
 pub mod sections;
+mod stored;
 mod text;
 mod think;
 mod vocab;

@@ -22,15 +22,20 @@
 //!
 //! # How it works
 //!
-//! A [`Job`] names one piece of work. Before each model call the loop looks
-//! the exact request up in the job: the model's
+//! A [`Job`] names one piece of work. The job and the cache are a layer
+//! around the model the loop asks (the stronger model of
+//! [`Think::escalate_to`](crate::Think::escalate_to) too): for each attempt
+//! the layer looks the exact request up in the job: the model's
 //! [`name()`](crate::ChatModel::name), its
 //! [`request_options()`](crate::ChatModel::request_options) (temperature,
 //! token limit, seed, extra fields) and every message, hashed with SHA-256.
 //! A request recorded there is answered from the record
 //! ([`Served::Journal`](crate::model::Served::Journal) in the ledger) and sent
-//! nowhere; any other is sent, and its reply is recorded before the loop
-//! reads it. The same request asked twice in one job (two equal prompts)
+//! nowhere, with the cost recorded when it was paid
+//! ([`Response::cost`](crate::model::Response::cost)); any other is sent,
+//! and its reply is recorded as it completes, before the loop reads its
+//! end (a streamed reply the loop stops early at a section already wrong,
+//! with what arrived, so a resumption stops it at the same place). The same request asked twice in one job (two equal prompts)
 //! has two records, by occurrence. Because the loop is a function of the
 //! replies, replaying them rebuilds each run as it went, and the run goes
 //! on from where the killed process stopped. [`Think::run_many`] also

@@ -92,4 +92,4 @@ pub(crate) use chat::{ChatModel, Delta};
 pub(crate) use error::ModelError;
 #[allow(unused_imports)]
 pub(crate) use message::{FinishReason, Message, Reply, Role, Usage};
-pub(crate) use seam::{cut_short, incomplete};
+pub(crate) use seam::Gathered;

@@ -89,6 +89,12 @@ pub struct Response<'a> {
     /// ([`Fallback`](crate::Fallback)), so that the ledger names it and
     /// prices its tokens ([`Attempt::model`](crate::Attempt::model)).
     pub model: Option<String>,
+    /// What the reply cost when that is known already: the cost a journal
+    /// recorded when the reply was first paid for, nothing for a reply
+    /// from the response cache. `None`: the reply is paid now, and the
+    /// loop prices its usage at the answering model's price
+    /// ([`Think::prices`](crate::Think::prices)).
+    pub cost: Option<f64>,
 }
 
 impl<'a> Response<'a> {
@@ -99,6 +105,7 @@ impl<'a> Response<'a> {
             rate_limits: RateLimits::default(),
             served: Served::Live,
             model: None,
+            cost: None,
         }
     }
 
@@ -128,6 +135,13 @@ impl<'a> Response<'a> {
         self
     }
 
+    /// The same response, its reply's cost known already (see
+    /// [`Response::cost`]).
+    pub fn with_cost(mut self, cost: f64) -> Self {
+        self.cost = Some(cost);
+        self
+    }
+
     /// The same response with its reply stream passed through `change`:
     /// how a wrapper watches or rewrites the pieces of the model it wraps,
     /// keeping everything else the response says.
@@ -142,6 +156,7 @@ impl<'a> Response<'a> {
             rate_limits: self.rate_limits,
             served: self.served,
             model: self.model,
+            cost: self.cost,
         }
     }
 
@@ -153,26 +168,62 @@ impl<'a> Response<'a> {
     /// [`ModelError::Interrupted`] (with the text kept the same way).
     pub async fn into_reply(self) -> Result<Reply, ModelError> {
         let mut deltas = self.deltas;
-        let mut reply = Reply::default();
+        let mut gathered = Gathered::default();
         while let Some(item) = deltas.next().await {
-            match item {
-                Ok(Delta::Content(text)) => reply.content.push_str(&text),
-                Ok(Delta::Reasoning(text)) => reply
-                    .reasoning
-                    .get_or_insert_with(String::new)
-                    .push_str(&text),
-                Ok(Delta::Done {
-                    usage,
-                    finish_reason,
-                }) => {
-                    reply.usage = usage;
-                    reply.finish_reason = finish_reason;
-                    return Ok(reply);
-                }
-                Err(error) => return Err(incomplete(error, reply)),
+            if let Some(ended) = gathered.push(item) {
+                return ended;
             }
         }
-        Err(incomplete(cut_short(), reply))
+        Err(gathered.cut_short())
+    }
+}
+
+/// A reply gathered from its deltas as they arrive: the one reading of a
+/// stream of [`Delta`]s, for [`Response::into_reply`] and for the loop,
+/// which watches the pieces as it gathers them.
+#[derive(Debug, Default)]
+pub(crate) struct Gathered {
+    reply: Reply,
+}
+
+impl Gathered {
+    /// Takes the next item of the stream: the reply when it is `Done`, the
+    /// failure (with the text so far kept) when it is an error, else
+    /// `None`, and the stream goes on.
+    pub(crate) fn push(
+        &mut self,
+        item: Result<Delta, ModelError>,
+    ) -> Option<Result<Reply, ModelError>> {
+        match item {
+            Ok(Delta::Content(text)) => self.reply.content.push_str(&text),
+            Ok(Delta::Reasoning(text)) => self
+                .reply
+                .reasoning
+                .get_or_insert_with(String::new)
+                .push_str(&text),
+            Ok(Delta::Done {
+                usage,
+                finish_reason,
+            }) => {
+                let mut reply = std::mem::take(&mut self.reply);
+                reply.usage = usage;
+                reply.finish_reason = finish_reason;
+                return Some(Ok(reply));
+            }
+            Err(error) => return Some(Err(incomplete(error, std::mem::take(&mut self.reply)))),
+        }
+        None
+    }
+
+    /// The reply so far, as it stands (a reply stopped before its end).
+    pub(crate) fn into_partial(self) -> Reply {
+        self.reply
+    }
+
+    /// The failure of a stream that ended without `Done`, with the text
+    /// so far kept.
+    pub(crate) fn cut_short(self) -> ModelError {
+        incomplete(cut_short(), self.reply)
     }
 }
 
@@ -182,6 +233,7 @@ impl fmt::Debug for Response<'_> {
             .field("rate_limits", &self.rate_limits)
             .field("served", &self.served)
             .field("model", &self.model)
+            .field("cost", &self.cost)
             .finish_non_exhaustive()
     }
 }

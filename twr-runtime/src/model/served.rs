@@ -1,9 +1,10 @@
 //! [`Served`]: where a reply came from.
 
 /// Where a reply came from: the model, now, or a record of an earlier
-/// answer. A model says it in its [`Response`](crate::model::Response)
-/// (a batch model names its batch); the loop records it in each attempt
-/// (`Attempt::served`).
+/// answer. It has one home: the [`Response`](crate::model::Response) of
+/// the model that answered (a batch model names its batch; the journal and
+/// the response cache, a layer around the model, say that they answered);
+/// the loop records it in each attempt (`Attempt::served`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Served {

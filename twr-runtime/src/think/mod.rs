@@ -23,7 +23,6 @@ mod messages;
 mod outcome;
 mod read;
 mod run;
-mod stored;
 mod stream;
 mod transport;
 
@@ -52,6 +51,7 @@ use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
+use crate::stored::Stores;
 
 /// The environment variable of the seed programs that sets the default
 /// number of format attempts; read when [`TWR_MAX_ATTEMPTS_ENV`] is not set.
@@ -229,8 +229,9 @@ pub struct Think<'a, M> {
     progress: Option<batch::ProgressHook<'a>>,
     // Cost: prices by model name; see crate::cost.
     prices: Option<Arc<Prices>>,
-    // The journal and the response cache: see think/stored.rs.
-    stores: stored::Stores,
+    // The journal and the response cache: a layer around the model, see
+    // crate::stored.
+    stores: Stores,
 }
 
 // Written by hand: a derive would ask `M: Clone`, which the model need not
@@ -289,7 +290,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             concurrency: None,
             progress: None,
             prices: None,
-            stores: stored::Stores::default(),
+            stores: Stores::default(),
         }
     }
 

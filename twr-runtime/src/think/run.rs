@@ -176,78 +176,6 @@ where
         self.model_for(number).name()
     }
 
-    /// The request options of the model that answers attempt `number`.
-    #[cfg(feature = "journal")]
-    fn model_options(&self, number: usize) -> Option<serde_json::Value> {
-        self.model_for(number).request_options()
-    }
-
-    /// Attempt `number` from the journal or the response cache, when
-    /// either has its reply; else asks the model and records the reply.
-    #[cfg(feature = "journal")]
-    async fn ask_stored(
-        &mut self,
-        number: usize,
-        request: &[crate::model::Message],
-    ) -> Result<(Attempt, Option<Problem>), ThinkError> {
-        let think = self.think;
-        let name = self.model_name(number);
-        let options = self.model_options(number);
-        let lookup = match think.stores.lookup(name, options.as_ref(), request) {
-            Ok(lookup) => lookup,
-            Err(error) => {
-                let error = crate::model::ModelError::Other(Box::new(error));
-                return Err(self.stopped(number, Stop::Model(error), None));
-            }
-        };
-        let Some(hit) = lookup.hit else {
-            let (attempt, aborted) = self.ask_model(number, request).await?;
-            let reply = crate::model::Reply {
-                content: attempt.raw.to_string(),
-                reasoning: attempt.reasoning.clone(),
-                usage: attempt.usage,
-                finish_reason: attempt.finish_reason.clone(),
-            };
-            return match think
-                .stores
-                .record(&lookup, name, &reply, attempt.cost, &attempt.served)
-            {
-                Ok(()) => Ok((attempt, aborted)),
-                Err(error) => {
-                    let error = super::stored::unrecorded(reply, error);
-                    Err(self.stopped(number, Stop::Model(error), None))
-                }
-            };
-        };
-        let replayed = super::stored::Replayed {
-            name,
-            reply: std::sync::Mutex::new(Some(hit.reply)),
-        };
-        let policy = crate::retry::RetryPolicy::default().max_retries(0);
-        let call = transport::call(
-            &replayed,
-            &policy,
-            request,
-            &mut self.budget,
-            number,
-            self.listener.as_mut(),
-        )
-        .await;
-        match call {
-            Ok(mut call) => {
-                let aborted = call.aborted.take();
-                let mut attempt = self.open_attempt(number, name, call);
-                attempt.cost = match hit.served {
-                    Served::Cache => attempt.cost.map(|_| 0.0),
-                    _ => hit.cost.or(attempt.cost),
-                };
-                attempt.served = hit.served;
-                Ok((attempt, aborted))
-            }
-            Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
-        }
-    }
-
     /// One model call (with its transport retries), opened as the ledger
     /// entry of attempt `number`; with the problem it was stopped at, when
     /// it streamed and was stopped early.
@@ -256,24 +184,15 @@ where
         if let Some(listener) = &mut self.listener {
             listener.start(number, self.reader.kept().into_iter());
         }
-        #[cfg(feature = "journal")]
-        if self.think.stores.any() {
-            return self.ask_stored(number, &request).await;
-        }
-        self.ask_model(number, &request).await
-    }
-
-    /// Attempt `number`, asked of the model.
-    async fn ask_model(
-        &mut self,
-        number: usize,
-        request: &[crate::model::Message],
-    ) -> Result<(Attempt, Option<Problem>), ThinkError> {
+        let think = self.think;
         let model = self.model_for(number);
+        // The journal and the response cache, when set, answer or record
+        // from around the model (the stronger one too, once escalated).
+        let stored = think.stores.around(model, think.prices.as_deref());
         let call = transport::call(
-            model,
-            &self.think.retry_policy,
-            request,
+            &stored,
+            &think.retry_policy,
+            &request,
             &mut self.budget,
             number,
             self.listener.as_mut(),
@@ -313,7 +232,8 @@ where
             finish_reason: call.reply.finish_reason,
             transport_retries: call.retries,
             json: Vec::new(),
-            cost: self.think.cost(model, &usage, batch),
+            // A stored reply's cost is known: the recorded one, or nothing.
+            cost: call.cost.or_else(|| self.think.cost(model, &usage, batch)),
             served: call.served,
         }
     }

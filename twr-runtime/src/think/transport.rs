@@ -13,9 +13,13 @@ use tokio::time::Instant;
 use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
 use super::outcome::{FailedCall, TransportRetry};
-use super::stream::{Listener, Received};
+use futures_util::StreamExt as _;
+
+use super::stream::Listener;
 use crate::feedback::Problem;
-use crate::model::{ChatModel, Message, ModelError, Reply, Request, Served, Usage};
+use crate::model::{
+    ChatModel, Gathered, Message, ModelError, Reply, Request, Response, Served, Usage,
+};
 use crate::retry::RetryPolicy;
 
 /// A reply and what it took to get it.
@@ -33,6 +37,20 @@ pub(crate) struct Call {
     pub(crate) served: Served,
     /// The model that answered, when not the one called.
     pub(crate) model: Option<String>,
+    /// The reply's cost, when it is known already (a stored reply).
+    pub(crate) cost: Option<f64>,
+}
+
+/// A reply as one request got it, read whole or stopped early, with what
+/// its response said of it.
+struct Received {
+    /// The reply; for a stopped one, what arrived (no usage, no finish).
+    reply: Reply,
+    /// Why it was stopped, when it was.
+    aborted: Option<Problem>,
+    served: Served,
+    model: Option<String>,
+    cost: Option<f64>,
 }
 
 /// A call that got no reply: why, and every request it made.
@@ -91,12 +109,11 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 error
             }
             // A reply stopped early is judged by the loop, as it is.
-            Ok(Received {
-                reply,
-                aborted: Some(problem),
-                served,
-                model,
-            }) => return Ok(log.reply(reply, Some(problem), served, model)),
+            Ok(
+                received @ Received {
+                    aborted: Some(_), ..
+                },
+            ) => return Ok(log.reply(received)),
             // An empty reply cut off by the limit (a reasoning model that
             // spent every token thinking) is a truncation, not a transport
             // failure: asking again unchanged would fail the same way.
@@ -107,12 +124,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
                 budget.add_usage(reply.usage);
                 ModelError::EmptyReply
             }
-            Ok(Received {
-                reply,
-                served,
-                model,
-                ..
-            }) => return Ok(log.reply(reply, None, served, model)),
+            Ok(received) => return Ok(log.reply(received)),
             Err(error) => error,
         };
         let done = log.failures.len() as u32;
@@ -151,10 +163,10 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
     }
 }
 
-/// Sends one request, with the end of the run's time as its deadline:
-/// streamed through `listener` when there is one, else read whole. A model
-/// that ignores the deadline is cut short a moment after it (`None`),
-/// losing what it read.
+/// Sends one request, with the end of the run's time as its deadline, and
+/// reads its reply: streamed and watched by `listener` when there is one,
+/// else read whole. A model that ignores the deadline is cut short a moment
+/// after it (`None`), losing what it read.
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
@@ -162,27 +174,11 @@ async fn send<M: ChatModel + ?Sized>(
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
     let deadline = budget.deadline();
-    let mut request = Request::new(messages);
+    let mut request = Request::new(messages).with_stream(listener.is_some());
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
     }
-    let request = async {
-        match listener {
-            Some(listener) => listener.read(model, request).await,
-            None => {
-                let response = model.call(request).await?;
-                let served = response.served.clone();
-                let answered = response.model.clone();
-                let reply = response.into_reply().await?;
-                Ok(Received {
-                    reply,
-                    aborted: None,
-                    served,
-                    model: answered,
-                })
-            }
-        }
-    };
+    let request = async { read(model.call(request).await?, listener).await };
     match deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE)) {
         // The grace lets a model that honours the deadline end the request
         // itself, with the text it read: the timeout polls the request
@@ -191,6 +187,57 @@ async fn send<M: ChatModel + ?Sized>(
         Some(cut) => tokio::time::timeout_at(cut, request).await.ok(),
         None => Some(request.await),
     }
+}
+
+/// Reads `response` to its end, showing each piece to `listener`; stops
+/// where the listener finds a section definitely wrong (dropping the
+/// stream closes the connection: the server stops writing the rest).
+async fn read(
+    response: Response<'_>,
+    mut listener: Option<&mut Listener<'_>>,
+) -> Result<Received, ModelError> {
+    let received = |reply, aborted| Received {
+        reply,
+        aborted,
+        served: response.served.clone(),
+        model: response.model.clone(),
+        cost: response.cost,
+    };
+    if let Some(listener) = listener.as_deref_mut() {
+        listener.begin();
+    }
+    let mut deltas = response.deltas;
+    let mut gathered = Gathered::default();
+    while let Some(item) = deltas.next().await {
+        let stop = match (&item, listener.as_deref_mut()) {
+            (Ok(delta), Some(listener)) => listener.observe(delta),
+            _ => None,
+        };
+        let ended = gathered.push(item);
+        if let Some(problem) = stop {
+            drop(deltas);
+            return Ok(received(streamed(gathered.into_partial()), Some(problem)));
+        }
+        match ended {
+            None => continue,
+            Some(Err(error)) => return Err(error),
+            Some(Ok(reply)) => {
+                if let Some(listener) = listener {
+                    listener.finish();
+                    return Ok(received(streamed(reply), None));
+                }
+                return Ok(received(reply, None));
+            }
+        }
+    }
+    Err(gathered.cut_short())
+}
+
+/// A streamed reply as the loop keeps it: reasoning that was announced
+/// but said nothing is no reasoning.
+fn streamed(mut reply: Reply) -> Reply {
+    reply.reasoning = reply.reasoning.filter(|r| !r.is_empty());
+    reply
 }
 
 /// How long after the run's time is up a request that ignores its deadline
@@ -246,22 +293,18 @@ impl RequestLog {
         });
     }
 
-    /// The call succeeded with `reply` (stopped early at `aborted`).
-    fn reply(
-        self,
-        reply: Reply,
-        aborted: Option<Problem>,
-        served: Served,
-        model: Option<String>,
-    ) -> Call {
+    /// The call succeeded with `received`'s reply (stopped early when it
+    /// says so).
+    fn reply(self, received: Received) -> Call {
         Call {
-            served,
-            model,
-            reply,
+            served: received.served,
+            model: received.model,
+            cost: received.cost,
+            reply: received.reply,
             retries: self.failures,
             latency: self.started.elapsed(),
             wasted: self.wasted,
-            aborted,
+            aborted: received.aborted,
         }
     }
 

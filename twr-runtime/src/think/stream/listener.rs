@@ -1,30 +1,16 @@
-//! The transport listener: reads one streamed reply of an attempt through
-//! the [`Watch`], reports what completes, and stops the reply early when a
+//! The transport listener: watches the pieces of one streamed reply of an
+//! attempt as the transport reads them, through the [`Watch`], reports what
+//! completes, and tells the transport to stop the reply early when a
 //! section is definitely wrong.
-
-use futures_util::StreamExt as _;
 
 use super::events::{Completed, SectionEvent};
 use super::notes::{Note, NoteSinks};
 use super::watch::{Found, Watch};
 use crate::feedback::{Problem, ProblemKind, Way};
-use crate::model::{cut_short, incomplete, ChatModel, Delta, ModelError, Reply, Request, Served};
+use crate::model::{Delta, ModelError};
 use crate::sections::{ChoiceSpec, SectionSpec};
 
-/// A streamed reply, read whole or stopped early.
-pub(crate) struct Received {
-    /// The reply; for a stopped one, what arrived (no usage, no finish).
-    pub(crate) reply: Reply,
-    /// Why it was stopped, when it was.
-    pub(crate) aborted: Option<Problem>,
-    /// Where it came from.
-    pub(crate) served: Served,
-    /// The model that answered, when not the one called
-    /// ([`Response::model`](crate::model::Response::model)).
-    pub(crate) model: Option<String>,
-}
-
-/// Reads the streamed replies of one run, attempt by attempt.
+/// Watches the streamed replies of one run, attempt by attempt.
 pub(crate) struct Listener<'r> {
     watch: Box<dyn Watch>,
     early_abort: bool,
@@ -40,6 +26,11 @@ pub(crate) struct Listener<'r> {
     /// Per section, the attempt it was last reported complete in, over the
     /// whole run: what a section written again replaces.
     reported: Vec<Option<usize>>,
+    /// Bytes of content and of reasoning of this reply so far, and its
+    /// pieces of either.
+    received: usize,
+    reasoning: usize,
+    pieces: usize,
 }
 
 impl<'r> Listener<'r> {
@@ -54,6 +45,9 @@ impl<'r> Listener<'r> {
             attempt: 0,
             ways: vec![None; choices.len()],
             reported: vec![None; specs.len()],
+            received: 0,
+            reasoning: 0,
+            pieces: 0,
         }
     }
 
@@ -82,93 +76,60 @@ impl<'r> Listener<'r> {
         });
     }
 
-    /// Reads one streamed reply of `model` to `request` (asked to stream).
-    pub(crate) async fn read<M: ChatModel + ?Sized>(
-        &mut self,
-        model: &M,
-        request: Request<'_>,
-    ) -> Result<Received, ModelError> {
+    /// A reply of the attempt starts (its first request, or a transport
+    /// retry): nothing of it is read yet.
+    pub(crate) fn begin(&mut self) {
         self.watch.reset();
         self.completed = self.kept.clone();
         self.ways.iter_mut().for_each(|way| *way = None);
-        let mut reply = Reply::default();
-        let mut reasoning = String::new();
-        let response = model.call(request.with_stream(true)).await?;
-        let (served, model) = (response.served, response.model);
-        let mut stream = response.deltas;
-        let mut done = false;
-        let mut pieces = 0;
-        while let Some(item) = stream.next().await {
-            if matches!(item, Ok(Delta::Content(_) | Delta::Reasoning(_))) {
-                pieces += 1;
+        self.received = 0;
+        self.reasoning = 0;
+        self.pieces = 0;
+    }
+
+    /// The next piece of the reply arrived: what it completes is reported;
+    /// the problem to stop the reply at, when early abort is on and a
+    /// section is definitely wrong.
+    pub(crate) fn observe(&mut self, delta: &Delta) -> Option<Problem> {
+        let text = match delta {
+            Delta::Content(text) => text,
+            Delta::Reasoning(text) => {
+                self.pieces += 1;
+                self.reasoning += text.len();
+                self.receiving();
+                return None;
             }
-            match item {
-                Ok(Delta::Content(text)) => {
-                    reply.content.push_str(&text);
-                    self.receiving(reply.content.len(), reasoning.len(), pieces);
-                    let found = self.watch.push(&text);
-                    if let Some((problem, header)) = self.report(found) {
-                        // Dropping the stream closes the connection: the
-                        // server stops writing the rest.
-                        drop(stream);
-                        reply.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-                        self.notes.send(Note::Aborted {
-                            attempt: self.attempt,
-                            header,
-                            received: reply.content.len(),
-                        });
-                        return Ok(Received {
-                            reply,
-                            aborted: Some(problem),
-                            served,
-                            model,
-                        });
-                    }
-                }
-                Ok(Delta::Reasoning(text)) => {
-                    reasoning.push_str(&text);
-                    self.receiving(reply.content.len(), reasoning.len(), pieces);
-                }
-                Ok(Delta::Done {
-                    usage,
-                    finish_reason,
-                }) => {
-                    reply.usage = usage;
-                    reply.finish_reason = finish_reason;
-                    done = true;
-                    break;
-                }
-                Err(error) => {
-                    reply.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-                    return Err(incomplete(error, reply));
-                }
-            }
-        }
-        drop(stream);
-        reply.reasoning = (!reasoning.is_empty()).then_some(reasoning);
-        if !done {
-            return Err(incomplete(cut_short(), reply));
-        }
+            _ => return None,
+        };
+        self.pieces += 1;
+        self.received += text.len();
+        self.receiving();
+        let found = self.watch.push(text);
+        let (problem, header) = self.report(found)?;
+        self.notes.send(Note::Aborted {
+            attempt: self.attempt,
+            header,
+            received: self.received,
+        });
+        Some(problem)
+    }
+
+    /// The reply is complete: what its end completes is reported (there
+    /// is nothing left to save by stopping).
+    pub(crate) fn finish(&mut self) {
         let found = self.watch.finish();
-        // The reply is complete: nothing left to save by stopping.
         let early_abort = std::mem::replace(&mut self.early_abort, false);
         self.report(found);
         self.early_abort = early_abort;
-        Ok(Received {
-            reply,
-            aborted: None,
-            served,
-            model,
-        })
     }
 
     /// Reports how much of the reply has arrived.
-    fn receiving(&self, received: usize, reasoning: usize, pieces: usize) {
+    fn receiving(&self) {
         self.notes.send(Note::Receiving {
             attempt: self.attempt,
-            received,
-            reasoning,
-            pieces,
+            received: self.received,
+            reasoning: self.reasoning,
+            pieces: self.pieces,
         });
     }
 

@@ -26,7 +26,7 @@ mod progress;
 mod watch;
 
 pub use events::{Completed, Progress, SectionEvent};
-pub(crate) use listener::{Listener, Received};
+pub(crate) use listener::Listener;
 pub(crate) use notes::{Note, NoteQueue, NoteSinks, SectionHook};
 pub(crate) use progress::ProgressStream;
 pub(crate) use watch::{watch, MakeWatch};

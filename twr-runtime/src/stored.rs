@@ -1,0 +1,369 @@
+//! The journal and the response cache as a layer around a model (feature
+//! `journal`): [`Stored`] is a [`ChatModel`] that answers a request from
+//! the job's record or the cache when either holds its reply, and
+//! otherwise asks its model and records the reply as it completes. The
+//! loop asks it as it asks any model; where a reply came from and what it
+//! cost travel on the [`Response`] (`served`, `cost`). Without the feature,
+//! [`Stores`] is empty and [`Stored`] passes every call on.
+
+use std::fmt;
+
+use crate::cost::Prices;
+use crate::model::{BoxFuture, ChatModel, ModelError, Request, Response};
+
+#[cfg(feature = "journal")]
+use crate::journal::{Job, ResponseCache};
+
+/// Where a [`Think`](crate::Think) keeps replies: a job of a journal and
+/// the response cache, each optional.
+#[derive(Clone, Default)]
+pub(crate) struct Stores {
+    #[cfg(feature = "journal")]
+    pub(crate) job: Option<Job>,
+    #[cfg(feature = "journal")]
+    pub(crate) cache: Option<ResponseCache>,
+}
+
+impl fmt::Debug for Stores {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = f.debug_struct("Stores");
+        #[cfg(feature = "journal")]
+        out.field("job", &self.job)
+            .field("cache", &self.cache.is_some());
+        out.finish()
+    }
+}
+
+impl Stores {
+    /// `model` with these stores around it, for the calls of one attempt
+    /// (its transport retries included: they ask the same request, so
+    /// they share its one place in the job). `prices` price what is
+    /// recorded.
+    pub(crate) fn around<'s>(
+        &'s self,
+        model: &'s dyn ChatModel,
+        prices: Option<&'s Prices>,
+    ) -> Stored<'s> {
+        Stored {
+            model,
+            stores: self,
+            prices,
+            #[cfg(feature = "journal")]
+            lookup: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+/// A model with the journal and the response cache around it: see the
+/// module's docs.
+// Without the feature, only `model` is read: the rest is what the journal
+// and the cache need.
+#[cfg_attr(not(feature = "journal"), allow(dead_code))]
+pub(crate) struct Stored<'s> {
+    model: &'s dyn ChatModel,
+    stores: &'s Stores,
+    prices: Option<&'s Prices>,
+    /// The request's key and place in the job, found by the attempt's
+    /// first call (with the stored reply, if there was one).
+    #[cfg(feature = "journal")]
+    lookup: std::sync::Mutex<Option<journaled::Lookup>>,
+}
+
+impl ChatModel for Stored<'_> {
+    /// The stored reply to `request`, when the job or the cache has one;
+    /// else the model's response, recorded as it completes.
+    fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        #[cfg(feature = "journal")]
+        if self.stores.job.is_some() || self.stores.cache.is_some() {
+            return journaled::call(self, request);
+        }
+        self.model.call(request)
+    }
+
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    fn request_options(&self) -> Option<serde_json::Value> {
+        self.model.request_options()
+    }
+
+    fn streams(&self) -> bool {
+        self.model.streams()
+    }
+}
+
+/// The layer's work when there is a journal or a cache.
+#[cfg(feature = "journal")]
+mod journaled {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use futures_util::Stream;
+
+    use super::{Stored, Stores};
+    use crate::journal::{JournalError, ReplyEntry, RequestKey};
+    use crate::model::{
+        BoxFuture, Delta, Gathered, Message, ModelError, Reply, Request, Response, Served,
+    };
+    use crate::BoxStream;
+
+    /// A request looked up: its key and occurrence in the job, and the
+    /// reply stored for it, if one was.
+    pub(super) struct Lookup {
+        key: RequestKey,
+        occurrence: u32,
+        hit: Option<Hit>,
+    }
+
+    /// A stored reply.
+    #[derive(Clone)]
+    struct Hit {
+        reply: Reply,
+        served: Served,
+        /// The cost recorded with it (journal hits).
+        cost: Option<f64>,
+    }
+
+    /// [`Stored::call`] with a journal or a cache.
+    pub(super) fn call<'a>(
+        stored: &'a Stored<'_>,
+        request: Request<'a>,
+    ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let name = stored.model.name();
+        let mut lookup = stored.lookup.lock().unwrap_or_else(|p| p.into_inner());
+        if lookup.is_none() {
+            let options = stored.model.request_options();
+            match stored
+                .stores
+                .lookup(name, options.as_ref(), request.messages)
+            {
+                Ok(found) => *lookup = Some(found),
+                Err(error) => {
+                    let error = ModelError::Other(Box::new(error));
+                    return Box::pin(std::future::ready(Err(error)));
+                }
+            }
+        }
+        let found = lookup.as_ref().expect("looked up above");
+        if let Some(hit) = found.hit.clone() {
+            let cost = match hit.served {
+                // A cache hit is free, for a model that has a price.
+                Served::Cache => stored
+                    .prices
+                    .and_then(|prices| prices.get(name))
+                    .map(|_| 0.0),
+                _ => hit.cost,
+            };
+            let mut response = Response::from_reply(hit.reply).with_served(hit.served);
+            response.cost = cost;
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        let (key, occurrence) = (found.key, found.occurrence);
+        drop(lookup);
+        Box::pin(async move {
+            let response = stored.model.call(request).await?;
+            let record = Record {
+                stored,
+                key,
+                occurrence,
+                served: response.served.clone(),
+                answered: response.model.clone(),
+            };
+            Ok(response.map_deltas(|deltas| {
+                Box::pin(Recording {
+                    deltas,
+                    gathered: Gathered::default(),
+                    record: Some(record),
+                }) as BoxStream<'a, _>
+            }))
+        })
+    }
+
+    /// Where and how a live reply is recorded.
+    struct Record<'a> {
+        stored: &'a Stored<'a>,
+        key: RequestKey,
+        occurrence: u32,
+        served: Served,
+        /// The model that answered, when not the one called.
+        answered: Option<String>,
+    }
+
+    impl Record<'_> {
+        /// Records `reply` in the job and the cache, priced at the model
+        /// that answered it.
+        fn write(&self, reply: &Reply) -> Result<(), JournalError> {
+            let stored = self.stored;
+            let name = stored.model.name();
+            let answered = self.answered.as_deref().unwrap_or(name);
+            let batch = matches!(self.served, Served::Batch { .. });
+            let cost = stored
+                .prices
+                .and_then(|prices| prices.cost(answered, &reply.usage, batch));
+            stored
+                .stores
+                .record(&self.key, self.occurrence, name, reply, cost, &self.served)
+        }
+    }
+
+    /// A live reply's deltas, passed on as they come; the reply is
+    /// recorded when it completes, before its `Done` is passed on (a reply
+    /// that cannot be recorded ends with that error instead, its text
+    /// kept), and when the reader stops it early, with what arrived (the
+    /// loop stops a streamed reply at a section already wrong; a
+    /// resumption replays the same stop). A reply that fails is not
+    /// recorded: asking again is what a resumption should do.
+    struct Recording<'a> {
+        deltas: BoxStream<'a, Result<Delta, ModelError>>,
+        gathered: Gathered,
+        /// `None` once the reply is recorded or failed.
+        record: Option<Record<'a>>,
+    }
+
+    impl Stream for Recording<'_> {
+        type Item = Result<Delta, ModelError>;
+
+        fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            let this = &mut *self;
+            let item = match this.deltas.as_mut().poll_next(cx) {
+                Poll::Ready(Some(item)) => item,
+                other => return other,
+            };
+            let (Some(record), Ok(delta)) = (&this.record, &item) else {
+                // A failed reply is not recorded.
+                this.record = None;
+                return Poll::Ready(Some(item));
+            };
+            let Some(Ok(reply)) = this.gathered.push(Ok(delta.clone())) else {
+                return Poll::Ready(Some(item));
+            };
+            let written = record.write(&reply);
+            this.record = None;
+            Poll::Ready(Some(match written {
+                Ok(()) => item,
+                Err(error) => Err(unrecorded(reply, error)),
+            }))
+        }
+    }
+
+    impl Drop for Recording<'_> {
+        fn drop(&mut self) {
+            let Some(record) = self.record.take() else {
+                return;
+            };
+            let mut reply = std::mem::take(&mut self.gathered).into_partial();
+            if reply.content.is_empty() {
+                return;
+            }
+            reply.reasoning = reply.reasoning.filter(|r| !r.is_empty());
+            if let Err(error) = record.write(&reply) {
+                tracing::warn!(%error, "twr could not record a reply stopped early");
+            }
+        }
+    }
+
+    /// A reply that could not be recorded: the run ends with it kept, and
+    /// the journal's error as the reason.
+    fn unrecorded(reply: Reply, error: JournalError) -> ModelError {
+        ModelError::Incomplete {
+            partial: Box::new(reply),
+            source: Box::new(ModelError::Other(Box::new(error))),
+        }
+    }
+
+    impl Stores {
+        /// Looks up the request of `messages` to the model `name` with
+        /// `options`: the job's record of this occurrence first, then the
+        /// cache.
+        fn lookup(
+            &self,
+            name: &str,
+            options: Option<&serde_json::Value>,
+            messages: &[Message],
+        ) -> Result<Lookup, JournalError> {
+            let key = RequestKey::new(name, options, messages);
+            let occurrence = self.job.as_ref().map_or(0, |job| job.next_occurrence(&key));
+            if let Some(job) = &self.job {
+                if let Some((reply, cost)) = job.replay(&key, occurrence)? {
+                    let served = Served::Journal;
+                    let hit = Some(Hit {
+                        reply,
+                        served,
+                        cost,
+                    });
+                    return Ok(Lookup {
+                        key,
+                        occurrence,
+                        hit,
+                    });
+                }
+            }
+            if let Some(cache) = &self.cache {
+                if let Some(reply) = cache.get(&key)? {
+                    // A cache hit within a job is recorded in the job too, so
+                    // that its resumption does not depend on the cache.
+                    if let Some(job) = &self.job {
+                        job.record(&ReplyEntry {
+                            key: &key,
+                            occurrence,
+                            model: name,
+                            reply: &reply,
+                            cost: Some(0.0),
+                            batch: None,
+                        })?;
+                    }
+                    let hit = Some(Hit {
+                        reply,
+                        served: Served::Cache,
+                        cost: None,
+                    });
+                    return Ok(Lookup {
+                        key,
+                        occurrence,
+                        hit,
+                    });
+                }
+            }
+            Ok(Lookup {
+                key,
+                occurrence,
+                hit: None,
+            })
+        }
+
+        /// Records `reply`, which the model `name` sent for occurrence
+        /// `occurrence` of `key`, in the job and the cache.
+        fn record(
+            &self,
+            key: &RequestKey,
+            occurrence: u32,
+            name: &str,
+            reply: &Reply,
+            cost: Option<f64>,
+            served: &Served,
+        ) -> Result<(), JournalError> {
+            let batch = match served {
+                Served::Batch {
+                    batch_id,
+                    custom_id,
+                } => Some((batch_id.as_str(), custom_id.as_str())),
+                _ => None,
+            };
+            if let Some(job) = &self.job {
+                job.record(&ReplyEntry {
+                    key,
+                    occurrence,
+                    model: name,
+                    reply,
+                    cost,
+                    batch,
+                })?;
+            }
+            if let Some(cache) = &self.cache {
+                cache.put(key, name, reply)?;
+            }
+            Ok(())
+        }
+    }
+}
