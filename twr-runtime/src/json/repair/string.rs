@@ -89,6 +89,31 @@ impl Repairer<'_> {
         }
     }
 
+    /// For a string in single quotes from `content` whose closing quote is
+    /// just before `self.pos`, holding an unpaired `"`: true when the text
+    /// also reads as structure after a stray quote. It starts with a
+    /// bracket, the quote is followed by a closer, and the next quote on
+    /// the line is a `"`, which would pair with the one inside
+    /// (`'[1], "'] "]`). A quote in single quotes met otherwise is text
+    /// (`'5" screen'`, Python's `['[a"', "b"]`).
+    fn stray_single_reading(&self, content: usize) -> bool {
+        let src = self.src;
+        if !matches!(src.get(skip_blank(src, content)), Some(b'[' | b'{')) {
+            return false;
+        }
+        let after = skip_blank(src, self.pos);
+        if !matches!(src.get(after), Some(b']' | b'}')) {
+            return false;
+        }
+        // Up to the next quote on the line: the text between is looked at
+        // once, as the next string starts there.
+        src[after..]
+            .iter()
+            .take_while(|&&b| b != b'\n')
+            .find(|&&b| b == b'"' || b == b'\'')
+            == Some(&b'"')
+    }
+
     /// A string opened by `quote` (`len` bytes) at `pos`, written with
     /// double quotes and valid escapes.
     pub(super) fn string(
@@ -110,6 +135,9 @@ impl Repairer<'_> {
         let mut after_comma: Option<Rewind> = None;
         // A quote was taken for text.
         let mut inner_quote = false;
+        // Double quotes taken for text in a string of other quotes: an odd
+        // number leaves one unpaired, which may open a string of its own.
+        let mut lone_double = false;
         // Whether the text up to `scanned` holds a bracket.
         let (mut bracket_in_text, mut scanned) = (false, self.pos + len);
         match quote {
@@ -240,11 +268,24 @@ impl Repairer<'_> {
                         self.out.push(b'"');
                         return Ok(Ended::Complete);
                     }
+                    lone_double = !lone_double;
                     self.out.extend_from_slice(b"\\\"");
                 }
                 b'\'' => {
                     self.pos += 1;
                     if quote == Quote::Single && self.closes_single(self.pos) {
+                        if lone_double && self.stray_single_reading(content) {
+                            // `['[1], "'] "]`: the single quote may be a
+                            // stray one and the text structure, the double
+                            // quote the start of the string that holds it:
+                            // two readings.
+                            return self.error_from(
+                                opened,
+                                "this string in single quotes holds brackets and a lone double \
+                                 quote, so it may not be one string; write it in double quotes, \
+                                 with a quote inside it as \\\"",
+                            );
+                        }
                         self.out.push(b'"');
                         return Ok(Ended::Complete);
                     }

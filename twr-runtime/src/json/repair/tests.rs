@@ -557,3 +557,33 @@ fn a_comment_that_swallows_the_rest_of_the_value_is_refused() {
     // A comment of words at the end of a reply cut off is still a comment.
     assert_eq!(fix("{\"a\": 1 // cut").0, compact("{\"a\": 1}"));
 }
+
+#[test]
+fn a_single_quoted_string_with_brackets_and_a_lone_double_quote_has_two_readings() {
+    // The `'` may open a string holding `[null,2],3,"`, or be a stray
+    // quote before a list, with `"'] "` the last item: refused.
+    let e = fails(r#"[1,'[null,2],3,"'] "]"#);
+    assert_eq!(e.at, 3);
+    assert_eq!(
+        e.message,
+        "this string in single quotes holds brackets and a lone double quote, so it may not be \
+         one string; write it in double quotes, with a quote inside it as \\\""
+    );
+    // Paired double quotes, text that is no structure, or no closer after
+    // the quote leave one reading.
+    assert_eq!(
+        fix(r#"['[a] "b"', 'c']"#),
+        (compact(r#"["[a] \"b\"", "c"]"#), vec![Repair::SingleQuotes])
+    );
+    assert_eq!(
+        fix(r#"['[a"', "b"]"#),
+        (compact(r#"["[a\"", "b"]"#), vec![Repair::SingleQuotes])
+    );
+    assert_eq!(
+        fix(r#"['5" screen', 'x']"#),
+        (
+            compact(r#"["5\" screen", "x"]"#),
+            vec![Repair::SingleQuotes]
+        )
+    );
+}
