@@ -66,6 +66,7 @@ mod stream_typed;
 mod think_batch;
 mod think_check;
 mod think_choices;
+mod think_constrain;
 mod think_cost;
 mod think_deadline;
 mod think_derived;

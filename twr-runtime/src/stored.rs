@@ -91,6 +91,10 @@ impl ChatModel for Stored<'_> {
     fn streams(&self) -> bool {
         self.model.streams()
     }
+
+    fn takes_grammar(&self) -> Option<crate::grammar::Format> {
+        self.model.takes_grammar()
+    }
 }
 
 /// The layer's work when there is a journal or a cache.
@@ -133,7 +137,21 @@ mod journaled {
         let name = stored.model.name();
         let mut lookup = stored.lookup.lock().unwrap_or_else(|p| p.into_inner());
         if lookup.is_none() {
-            let options = stored.model.request_options();
+            let mut options = stored.model.request_options();
+            // A constrained request is another request: the grammar is
+            // part of its key, in the rendering the model sends.
+            if let Some(grammar) = request.grammar() {
+                let rendered = match stored.model.takes_grammar() {
+                    Some(format) => grammar.render(format),
+                    None => grammar.render(crate::grammar::Format::Gbnf),
+                };
+                let rendered = match rendered {
+                    crate::grammar::Rendering::Gbnf(text)
+                    | crate::grammar::Rendering::Lark(text) => serde_json::Value::String(text),
+                    crate::grammar::Rendering::JsonSchema(schema) => schema,
+                };
+                options = Some(serde_json::json!({"options": options, "grammar": rendered}));
+            }
             match stored
                 .stores
                 .lookup(name, options.as_ref(), request.messages)

@@ -254,8 +254,19 @@ impl Grammar {
     /// let patch = Grammar::of::<Trip>().only(|spec| spec.field == "notes");
     /// assert!(patch.gbnf().starts_with("root ::= reasoning? section-1\n"));
     /// ```
-    pub fn only(mut self, keep: impl Fn(&SectionSpec) -> bool) -> Grammar {
-        let kept = self.specs.iter().map(keep).collect();
+    pub fn only(self, keep: impl Fn(&SectionSpec) -> bool) -> Grammar {
+        let indices: Vec<usize> = (0..self.specs.len())
+            .filter(|&i| keep(&self.specs[i]))
+            .collect();
+        self.only_at(&indices)
+    }
+
+    /// [`Grammar::only`] by position: the sections at `indices` of the
+    /// specs.
+    pub(crate) fn only_at(mut self, indices: &[usize]) -> Grammar {
+        let kept = (0..self.specs.len())
+            .map(|i| indices.contains(&i))
+            .collect();
         let reasoning = match self.scope {
             Scope::Reply { reasoning, .. } => reasoning,
             Scope::Value(_) => true,
@@ -267,14 +278,19 @@ impl Grammar {
         self
     }
 
+    /// [`Grammar::value_of`] by position: the value of the section at
+    /// `index` of the specs.
+    pub(crate) fn value_at(mut self, index: usize) -> Grammar {
+        self.scope = Scope::Value(index);
+        self
+    }
+
     /// The value of the section of field `field` alone, without header or
     /// reasoning: the answer to a focused question. `None` when no section
     /// has that field.
     pub fn value_of(&self, field: &str) -> Option<Grammar> {
         let index = self.specs.iter().position(|spec| spec.field == field)?;
-        let mut grammar = self.clone();
-        grammar.scope = Scope::Value(index);
-        Some(grammar)
+        Some(self.clone().value_at(index))
     }
 
     /// The same grammar with or without the free reasoning block before the

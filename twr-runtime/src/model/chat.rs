@@ -10,6 +10,7 @@ use futures_util::StreamExt as _;
 use super::error::ModelError;
 use super::message::{FinishReason, Message, Reply, Usage};
 use super::seam::{Request, Response};
+use crate::grammar::Format;
 
 /// A boxed, sendable future, as returned by [`ChatModel::chat`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -116,6 +117,22 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// The rendering of a grammar this model has its server enforce while
+    /// it writes, when it takes one: the HTTP clients given a
+    /// [`Dialect`](crate::grammar::Dialect) say its
+    /// [`format`](crate::grammar::Dialect::format).
+    ///
+    /// By default the loop constrains the last attempt of a run only for a
+    /// model that says it takes grammars, so a capable model that answers
+    /// early never pays for one; a reply to a grammar in
+    /// [`Format::JsonSchema`] is read back as the sections it holds
+    /// ([`Grammar::read_json`](crate::grammar::Grammar::read_json)).
+    ///
+    /// Provided: `None`. Wrappers give their model's.
+    fn takes_grammar(&self) -> Option<Format> {
+        None
+    }
+
     /// Sends `messages` and returns the model's whole reply.
     ///
     /// Provided for every model, and nothing to implement:
@@ -213,6 +230,9 @@ macro_rules! forward_chat_model {
             }
             fn streams(&self) -> bool {
                 (**self).streams()
+            }
+            fn takes_grammar(&self) -> Option<Format> {
+                (**self).takes_grammar()
             }
         }
     )+};

@@ -10,6 +10,7 @@ use super::error::{ErrorDetail, ModelError};
 use super::limits::RateLimits;
 use super::message::{Message, Reply};
 use super::served::Served;
+use crate::grammar::Grammar;
 
 /// What one call asks of a model ([`ChatModel::call`](crate::ChatModel::call)):
 /// the conversation, and whether the caller reads the reply piece by piece.
@@ -37,6 +38,15 @@ pub struct Request<'a> {
     /// waiting then anyway, and a model that ignores the deadline loses
     /// what it read with the dropped call.
     pub deadline: Option<Instant>,
+    /// The grammar the reply must follow, when the loop constrains this
+    /// attempt ([`Think::constrain_after`](crate::Think::constrain_after)):
+    /// the sections still missing or wrong, or one section's value. A model
+    /// whose server enforces grammars sends it in the rendering its
+    /// [`takes_grammar`](crate::ChatModel::takes_grammar) names (the HTTP
+    /// clients do, once told their server's
+    /// [`Dialect`](crate::grammar::Dialect)); a model that takes none may
+    /// ignore it, and its reply is read as any other.
+    pub grammar: Option<&'a Grammar>,
 }
 
 impl<'a> Request<'a> {
@@ -46,7 +56,20 @@ impl<'a> Request<'a> {
             messages,
             stream: false,
             deadline: None,
+            grammar: None,
         }
+    }
+
+    /// The grammar the reply must follow, if any (see
+    /// [`Request::grammar`](Request#structfield.grammar)).
+    pub fn grammar(&self) -> Option<&'a Grammar> {
+        self.grammar
+    }
+
+    /// The same request, its reply constrained to `grammar`.
+    pub fn with_grammar(mut self, grammar: &'a Grammar) -> Self {
+        self.grammar = Some(grammar);
+        self
     }
 
     /// The same request, read piece by piece when `stream` is true.

@@ -302,6 +302,10 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
         self.model.streams()
     }
 
+    fn takes_grammar(&self) -> Option<crate::grammar::Format> {
+        self.model.takes_grammar()
+    }
+
     fn name(&self) -> &str {
         self.model.name()
     }

@@ -102,6 +102,16 @@ impl ChatModel for Fallback {
         self.models.first().is_some_and(|m| m.streams())
     }
 
+    /// The rendering every model takes, when they all take the same: a
+    /// reply is read the same way whichever model answers it.
+    fn takes_grammar(&self) -> Option<crate::grammar::Format> {
+        let first = self.models.first()?.takes_grammar()?;
+        self.models
+            .iter()
+            .all(|model| model.takes_grammar() == Some(first))
+            .then_some(first)
+    }
+
     fn name(&self) -> &str {
         self.models.first().map_or("fallback", |m| m.name())
     }

@@ -316,6 +316,10 @@ impl<M: ChatModel> ChatModel for Limited<M> {
         self.model.streams()
     }
 
+    fn takes_grammar(&self) -> Option<crate::grammar::Format> {
+        self.model.takes_grammar()
+    }
+
     fn name(&self) -> &str {
         self.model.name()
     }

@@ -94,10 +94,10 @@ impl Serialize for TransportRetry {
 impl Serialize for Attempt {
     /// `{number, kind, model, raw, reasoning, problems: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
-    /// transport_retries, json: [{header, report}], served: "live" |
+    /// transport_retries, constrained, json: [{header, report}], served: "live" |
     /// "journal" | "cache" | {batch_id, custom_id}, cost}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Attempt", 15)?;
+        let mut s = serializer.serialize_struct("Attempt", 16)?;
         s.serialize_field("number", &self.number)?;
         s.serialize_field("kind", &attempt_kind(self.kind))?;
         s.serialize_field("model", &self.model)?;
@@ -110,6 +110,7 @@ impl Serialize for Attempt {
         s.serialize_field("usage_reported", &self.usage_reported)?;
         s.serialize_field("finish_reason", &self.finish_reason)?;
         s.serialize_field("transport_retries", &self.transport_retries)?;
+        s.serialize_field("constrained", &self.constrained)?;
         let json: Vec<ProvenanceData<'_>> = self.json.iter().map(ProvenanceData).collect();
         s.serialize_field("json", &json)?;
         s.serialize_field("served", &ServedData(&self.served))?;
@@ -316,6 +317,7 @@ mod tests {
             usage_reported: false,
             finish_reason: None,
             transport_retries: Vec::new(),
+            constrained: false,
             served: Served::Live,
             cost: None,
             json: Vec::new(),

@@ -47,6 +47,7 @@ use stream::NoteSinks;
 
 use crate::cost::Prices;
 use crate::feedback::Feedback;
+use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
 use crate::retry::RetryPolicy;
@@ -218,6 +219,8 @@ pub struct Think<'a, M> {
     demonstrations: Vec<(String, String)>,
     auto_demonstration: bool,
     focused_questions: bool,
+    // The constrained attempts: see Run::grammar_for.
+    constrain_after: Option<usize>,
     // Streaming: see think/stream/.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
@@ -252,6 +255,7 @@ impl<M> Clone for Think<'_, M> {
             demonstrations: self.demonstrations.clone(),
             auto_demonstration: self.auto_demonstration,
             focused_questions: self.focused_questions,
+            constrain_after: self.constrain_after,
             on_section: self.on_section.clone(),
             early_abort: self.early_abort,
             escalate: self.escalate.clone(),
@@ -284,6 +288,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             demonstrations: Vec::new(),
             auto_demonstration: false,
             focused_questions: true,
+            constrain_after: None,
             on_section: None,
             early_abort: None,
             escalate: None,
@@ -494,6 +499,51 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self
     }
 
+    /// Sends every attempt after the `n`-th with a grammar the reply must
+    /// follow ([`Request::grammar`](crate::model::Request#structfield.grammar)):
+    /// the grammar of only what still fails ([`Grammar::of`] narrowed to the
+    /// sections a patch retry asks for, or to one section's value for a
+    /// focused question), for a server to enforce while the model writes.
+    /// Its reply is merged and judged as any other: values, validators and
+    /// cross-section rules still apply. The ledger marks such attempts
+    /// ([`Attempt::constrained`]).
+    ///
+    /// Without it, the last attempt of a run (never the first) is
+    /// constrained when the model takes grammars
+    /// ([`ChatModel::takes_grammar`]: an HTTP client given a
+    /// [`Dialect`](crate::grammar::Dialect)), so a capable model that
+    /// answers early never pays for one. With it, every model gets the
+    /// grammar after the `n`-th attempt, and one that takes none may ignore
+    /// it; `constrain_after(0)` constrains every attempt. Only runs of a
+    /// [`Sections`] type have a grammar ([`Think::run`], its streamed and
+    /// checked forms).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::{Sections, ScriptedModel, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Trip {
+    ///     days: u32,
+    /// }
+    ///
+    /// let model = ScriptedModel::new(["Three days.", "[Days]\n3"]);
+    /// let outcome = Think::new(&model).constrain_after(1).run::<Trip>("How long?").await?;
+    /// assert_eq!(outcome.value.days, 3);
+    /// assert_eq!(
+    ///     outcome.attempts.iter().map(|a| a.constrained).collect::<Vec<_>>(),
+    ///     [false, true],
+    /// );
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// [`Grammar::of`]: crate::grammar::Grammar::of
+    pub fn constrain_after(mut self, n: usize) -> Self {
+        self.constrain_after = Some(n);
+        self
+    }
+
     /// With `true`, [`run`](Self::run) shows a demonstration built from the
     /// type's own examples (the guide's example answer) before the real
     /// prompt, as [`demonstration`](Self::demonstration) does with one you
@@ -669,6 +719,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
                 specs: Some(T::specs()),
                 choices: T::choices(),
                 lang: Some(T::lang()),
+                grammar: Some(Grammar::of::<T>),
             };
             let notes = self.notes(Some(&run_queue));
             let watch = stream::watch::<T> as stream::MakeWatch;
@@ -735,6 +786,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             specs: Some(T::specs()),
             choices: T::choices(),
             lang: Some(T::lang()),
+            grammar: Some(Grammar::of::<T>),
         };
         let notes = self.notes(None);
         let streamed = self.model.streams() || notes.any();
@@ -760,6 +812,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             specs: None,
             choices: &[],
             lang: None,
+            grammar: None,
         };
         self.drive(prompt.into(), format, None, NoteSinks::default(), None)
             .await
@@ -789,6 +842,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             specs: None,
             choices: &[],
             lang: None,
+            grammar: None,
         };
         self.drive(prompt.into(), format, None, NoteSinks::default(), None)
             .await
@@ -885,6 +939,7 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("demonstrations", &self.demonstrations.len())
             .field("auto_demonstration", &self.auto_demonstration)
             .field("focused_questions", &self.focused_questions)
+            .field("constrain_after", &self.constrain_after)
             .field("on_section", &self.on_section.is_some())
             .field("early_abort", &self.early_abort)
             .field(

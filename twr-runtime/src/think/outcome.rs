@@ -125,6 +125,9 @@ pub struct Attempt {
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.
     pub transport_retries: Vec<TransportRetry>,
+    /// Whether the request carried a grammar the reply had to follow
+    /// ([`Think::constrain_after`](crate::Think::constrain_after)).
+    pub constrained: bool,
     /// Where the reply came from: the model now, the job's journal, or the
     /// response cache.
     pub served: Served,

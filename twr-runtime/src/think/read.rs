@@ -9,6 +9,7 @@ use super::focus::{self, Asked};
 use super::messages::{self, Request};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind};
+use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::parse::split_sections;
 use crate::phrases::{fill, phrases};
@@ -26,6 +27,9 @@ pub(crate) struct Format<F> {
     /// The choices between sets of the specs' sections (empty without).
     pub(crate) choices: &'static [ChoiceSpec],
     pub(crate) lang: Option<Lang>,
+    /// Builds the grammar of a whole answer, for constrained attempts
+    /// (`Sections` types only); built when an attempt is first constrained.
+    pub(crate) grammar: Option<fn() -> Grammar>,
 }
 
 /// What a parser returns: the value or the problems, and how the JSON it
@@ -270,6 +274,19 @@ where
             message,
             kind: kind(AttemptKind::Rejected),
         }
+    }
+
+    /// The grammar of what the last message asked for, for a constrained
+    /// attempt: the whole answer, the sections of a patch retry, or one
+    /// section's value after a focused question. `None` for a type without
+    /// sections.
+    pub(crate) fn grammar(&self) -> Option<Grammar> {
+        let whole = (self.format.grammar?)();
+        Some(match &self.asked {
+            Asked::Whole => whole,
+            Asked::Sections(indices) => whole.only_at(indices),
+            Asked::Focused(index) => whole.value_at(*index),
+        })
     }
 
     /// The text to show the model as its previous reply, when it is not

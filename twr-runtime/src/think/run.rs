@@ -14,6 +14,7 @@ use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem, ProblemKind};
+use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
 use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
@@ -37,6 +38,9 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     notes: NoteSinks<'r>,
     /// The check of [`Think::check`], run on each value that parsed.
     check: Option<&'r dyn AsyncCheck<U>>,
+    /// The grammar the current attempt was sent with, when it was
+    /// constrained, and whether its reply is JSON in the grammar's schema.
+    constraint: Option<(Grammar, bool)>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -112,6 +116,7 @@ where
             listener,
             notes,
             check,
+            constraint: None,
         }
     }
 
@@ -181,11 +186,16 @@ where
     /// it streamed and was stopped early.
     async fn ask(&mut self, number: usize) -> Result<(Attempt, Option<Problem>), ThinkError> {
         let request = self.conversation.request();
-        if let Some(listener) = &mut self.listener {
-            listener.start(number, self.reader.kept().into_iter());
-        }
         let think = self.think;
         let model = self.model_for(number);
+        let grammar = self.grammar_for(number, model);
+        let json = grammar.is_some() && model.takes_grammar() == Some(grammar::Format::JsonSchema);
+        // A reply in JSON has no sections to watch as it arrives: it is
+        // read whole.
+        let mut listener = self.listener.as_mut().filter(|_| !json);
+        if let Some(listener) = listener.as_deref_mut() {
+            listener.start(number, self.reader.kept().into_iter());
+        }
         // The journal and the response cache, when set, answer or record
         // from around the model (the stronger one too, once escalated).
         let stored = think.stores.around(model, think.prices.as_deref());
@@ -193,18 +203,39 @@ where
             &stored,
             &think.retry_policy,
             &request,
+            grammar.as_ref(),
             &mut self.budget,
             number,
-            self.listener.as_mut(),
+            listener,
         )
         .await;
+        let constrained = grammar.is_some();
+        self.constraint = grammar.map(|grammar| (grammar, json));
         match call {
             Ok(mut call) => {
                 let aborted = call.aborted.take();
-                Ok((self.open_attempt(number, model.name(), call), aborted))
+                let mut attempt = self.open_attempt(number, model.name(), call);
+                attempt.constrained = constrained;
+                Ok((attempt, aborted))
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
         }
+    }
+
+    /// The grammar attempt `number` is sent with to `model`, when it is
+    /// constrained: with [`Think::constrain_after`], every attempt after
+    /// its count; without, the last attempt of the run (never the first)
+    /// when the model takes grammars. The grammar is of what the attempt
+    /// asks for (see [`Reader::grammar`]).
+    fn grammar_for(&self, number: usize, model: &dyn ChatModel) -> Option<Grammar> {
+        let constrained = match self.think.constrain_after {
+            Some(after) => number > after,
+            None => number > 1 && number == self.max_attempts && model.takes_grammar().is_some(),
+        };
+        if !constrained {
+            return None;
+        }
+        self.reader.grammar()
     }
 
     /// The ledger entry of a reply, not yet judged, from `called` or the
@@ -227,6 +258,7 @@ where
             problems: None,
             sent_back: None,
             latency: call.latency,
+            constrained: false,
             usage,
             usage_reported: call.reply.usage != Usage::default(),
             finish_reason: call.reply.finish_reason,
@@ -263,14 +295,29 @@ where
         aborted: Option<Problem>,
     ) -> Result<Accepted<U>, String> {
         let truncated = attempt.finish_reason == Some(FinishReason::Length);
+        // A reply in a grammar's JSON schema is read as the sections it
+        // holds; one that is not such JSON is read as it is (a model that
+        // answered in sections anyway).
+        let from_json = match self.constraint.take() {
+            Some((grammar, true)) => grammar.read_json(&attempt.raw).ok(),
+            _ => None,
+        };
+        let raw = match from_json {
+            Some(reply) => {
+                if attempt.reasoning.is_none() {
+                    attempt.reasoning = reply.reasoning;
+                }
+                SharedText::from(reply.sections)
+            }
+            None => attempt.raw.clone(),
+        };
         let verdict = match aborted {
             Some(problem) => {
                 let mut invalid = Feedback::new(Default::default());
                 invalid.push(problem);
-                self.reader
-                    .read_aborted(&attempt.raw, attempt.number, invalid)
+                self.reader.read_aborted(&raw, attempt.number, invalid)
             }
-            None => self.reader.read(&attempt.raw, attempt.number, truncated),
+            None => self.reader.read(&raw, attempt.number, truncated),
         };
         match verdict {
             Verdict::Value {

@@ -17,6 +17,7 @@ use futures_util::StreamExt as _;
 
 use super::stream::Listener;
 use crate::feedback::Problem;
+use crate::grammar::Grammar;
 use crate::model::{
     ChatModel, Gathered, Message, ModelError, Reply, Request, Response, Served, Usage,
 };
@@ -70,11 +71,14 @@ pub(crate) enum Stop {
 }
 
 /// One model call for attempt `attempt`, with transport retries under
-/// `policy`; streamed through `listener` when there is one.
+/// `policy`, its reply constrained to `grammar` when there is one; streamed
+/// through `listener` when there is one.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
     policy: &RetryPolicy,
     messages: &[Message],
+    grammar: Option<&Grammar>,
     budget: &mut Budget,
     attempt: usize,
     mut listener: Option<&mut Listener<'_>>,
@@ -90,7 +94,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             return Err(log.stop(Stop::Budget(limit)));
         }
         let sent = Instant::now();
-        let result = match send(model, messages, budget, listener.as_deref_mut()).await {
+        let result = match send(model, messages, grammar, budget, listener.as_deref_mut()).await {
             // The run's time is up: the model ended the request at its time
             // limit (keeping the text that arrived, when it could), or the
             // request was dropped.
@@ -170,6 +174,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
+    grammar: Option<&Grammar>,
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
@@ -177,6 +182,9 @@ async fn send<M: ChatModel + ?Sized>(
     let mut request = Request::new(messages).with_stream(listener.is_some());
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
+    }
+    if let Some(grammar) = grammar {
+        request = request.with_grammar(grammar);
     }
     let request = async { read(model.call(request).await?, listener).await };
     match deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE)) {
