@@ -217,3 +217,68 @@ async fn a_constrained_reply_is_still_judged_by_the_validators() {
         "{problems}"
     );
 }
+
+#[tokio::test]
+async fn a_repeated_reply_gets_the_next_attempt_constrained_instead_of_ending_the_run() {
+    let model = Enforcing::new(
+        Some(Format::Gbnf),
+        &["Three days.", "Three days.", "[Days]\n3\n[Plan]\n- Gion"],
+    );
+    let outcome = Think::new(&model)
+        .max_attempts(4)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.days, 3);
+    assert_eq!(
+        model.grammars(),
+        [None, None, Some(Grammar::of::<Trip>())],
+        "the attempt after the repeat is constrained, not only the last"
+    );
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            AttemptKind::Rejected,
+            AttemptKind::Repeated,
+            AttemptKind::Accepted
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_repeated_reply_still_ends_the_run_of_a_model_that_takes_no_grammar() {
+    let model = Enforcing::new(None, &["Three days.", "Three days."]);
+    let error = Think::new(&model)
+        .max_attempts(4)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap_err();
+    assert_eq!(model.grammars(), [None, None]);
+    assert_eq!(error.attempts().len(), 2);
+    assert_eq!(error.attempts()[1].kind, AttemptKind::Repeated);
+}
+
+#[tokio::test]
+async fn before_a_constrained_last_attempt_every_failing_section_is_asked_for_at_once() {
+    // Twice no header at all: a model that does not follow the format,
+    // which would get a focused question about one section; the last
+    // attempt could not finish the answer with one section's value.
+    let model = Enforcing::new(
+        Some(Format::Gbnf),
+        &["Three days.", "Kyoto is nice.", "[Days]\n4\n[Plan]\n- Gion"],
+    );
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            days: 4,
+            plan: vec!["Gion".into()]
+        }
+    );
+    assert_eq!(model.grammars()[2], Some(Grammar::of::<Trip>()));
+}

@@ -75,6 +75,11 @@ pub(crate) struct Reader<F> {
     patched: Vec<bool>,
     /// Whether focused questions are asked (`Think::focused_questions`).
     focused: bool,
+    /// Whether the next attempt is sent with a grammar: then a focused
+    /// question (whose grammar is one section's value) is asked only when
+    /// one section fails, and a patch of every failing section otherwise,
+    /// so that a constrained last attempt can finish the answer.
+    next_constrained: bool,
     /// Whether the model has shown in this run that it does not follow the
     /// format: it copied the guide, or answered a second time with no
     /// header at all. From then on each failing section gets a focused
@@ -105,6 +110,7 @@ where
             asked: Asked::Whole,
             patched: vec![false; sections],
             focused,
+            next_constrained: false,
             struggling: false,
             shown: None,
         }
@@ -217,12 +223,16 @@ where
         // failing section once the model struggles, gets a plain question
         // of its own; required sections first, then in declaration order.
         let focused = match (&self.store, self.format.specs) {
-            (Some(_), Some(specs)) if self.focused && !general => failing
-                .iter()
-                .copied()
-                .filter(|&index| self.struggling || self.patched.get(index) == Some(&true))
-                .filter_map(|index| Some((index, specs.get(index)?)))
-                .min_by_key(|&(index, spec)| (spec.presence != Presence::Required, index)),
+            (Some(_), Some(specs))
+                if self.focused && !general && !(self.next_constrained && failing.len() > 1) =>
+            {
+                failing
+                    .iter()
+                    .copied()
+                    .filter(|&index| self.struggling || self.patched.get(index) == Some(&true))
+                    .filter_map(|index| Some((index, specs.get(index)?)))
+                    .min_by_key(|&(index, spec)| (spec.presence != Presence::Required, index))
+            }
             _ => None,
         };
         if let Some((index, spec)) = focused {
@@ -274,6 +284,12 @@ where
             message,
             kind: kind(AttemptKind::Rejected),
         }
+    }
+
+    /// Says whether the next attempt is sent with a grammar (see
+    /// [`Reader::next_constrained`]).
+    pub(crate) fn set_next_constrained(&mut self, constrained: bool) {
+        self.next_constrained = constrained;
     }
 
     /// The grammar of what the last message asked for, for a constrained

@@ -41,6 +41,9 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// The grammar the current attempt was sent with, when it was
     /// constrained, and whether its reply is JSON in the grammar's schema.
     constraint: Option<(Grammar, bool)>,
+    /// The first attempt constrained because the model repeated itself:
+    /// asked again the same way, it would repeat itself again.
+    constrain_from: Option<usize>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -117,6 +120,7 @@ where
             notes,
             check,
             constraint: None,
+            constrain_from: None,
         }
     }
 
@@ -132,9 +136,21 @@ where
         }
         for number in 1..=self.max_attempts {
             let (mut attempt, aborted) = self.ask(number).await?;
-            if self.repeats_previous(&attempt) {
-                return Err(self.stop_on_repeat(attempt));
+            let repeated = self.repeats_previous(&attempt);
+            if repeated {
+                // A model that can be held to a grammar gets the next
+                // attempt constrained instead: the run ends on a repeat
+                // only when nothing else is left to try.
+                let next = number + 1;
+                let can_constrain = self.think.constrain_after.is_some()
+                    || self.model_for(next).takes_grammar().is_some();
+                if next > self.max_attempts || !can_constrain || self.constrains(number) {
+                    return Err(self.stop_on_repeat(attempt));
+                }
+                self.constrain_from = Some(next);
             }
+            let next_constrained = number < self.max_attempts && self.constrains(number + 1);
+            self.reader.set_next_constrained(next_constrained);
             let message = match self.read(&mut attempt, aborted) {
                 Ok(accepted) => {
                     // The future borrows the check only, not the value.
@@ -150,6 +166,9 @@ where
                 }
                 Err(message) => message,
             };
+            if repeated {
+                attempt.kind = AttemptKind::Repeated;
+            }
             if number == self.max_attempts {
                 self.record(attempt);
                 break;
@@ -188,7 +207,7 @@ where
         let request = self.conversation.request();
         let think = self.think;
         let model = self.model_for(number);
-        let grammar = self.grammar_for(number, model);
+        let grammar = self.grammar_for(number);
         let json = grammar.is_some() && model.takes_grammar() == Some(grammar::Format::JsonSchema);
         // A reply in JSON has no sections to watch as it arrives: it is
         // read whole.
@@ -222,20 +241,33 @@ where
         }
     }
 
-    /// The grammar attempt `number` is sent with to `model`, when it is
-    /// constrained: with [`Think::constrain_after`], every attempt after
-    /// its count; without, the last attempt of the run (never the first)
-    /// when the model takes grammars. The grammar is of what the attempt
-    /// asks for (see [`Reader::grammar`]).
-    fn grammar_for(&self, number: usize, model: &dyn ChatModel) -> Option<Grammar> {
-        let constrained = match self.think.constrain_after {
-            Some(after) => number > after,
-            None => number > 1 && number == self.max_attempts && model.takes_grammar().is_some(),
-        };
-        if !constrained {
+    /// The grammar attempt `number` is sent with, when it is constrained
+    /// ([`Run::constrains`]): the grammar of what the attempt asks for (see
+    /// [`Reader::grammar`]).
+    fn grammar_for(&self, number: usize) -> Option<Grammar> {
+        if !self.constrains(number) {
             return None;
         }
         self.reader.grammar()
+    }
+
+    /// Whether attempt `number` is sent with a grammar: with
+    /// [`Think::constrain_after`], every attempt after its count; without,
+    /// the last attempt of the run (never the first) when its model takes
+    /// grammars; either way, every attempt after a reply that repeated the
+    /// one before it.
+    fn constrains(&self, number: usize) -> bool {
+        if self.constrain_from.is_some_and(|from| number >= from) {
+            return true;
+        }
+        match self.think.constrain_after {
+            Some(after) => number > after,
+            None => {
+                number > 1
+                    && number == self.max_attempts
+                    && self.model_for(number).takes_grammar().is_some()
+            }
+        }
     }
 
     /// The ledger entry of a reply, not yet judged, from `called` or the
