@@ -152,3 +152,46 @@ fn a_reply_that_is_no_json_object_gets_feedback() {
     assert!(!feedback.to_string().is_empty());
     assert!(grammar.read_json("[1, 2]").is_err());
 }
+
+/// A table of one's own: the words a constrained reply may answer with are
+/// the ones its parser reads.
+static FRENCH_WORDS: twr_runtime::phrases::Phrases = twr_runtime::phrases::Phrases {
+    yes_words: &["oui", "vrai"],
+    no_words: &["non", "faux"],
+    none_words: &["aucun"],
+    ..twr_runtime::phrases::Phrases::ENGLISH
+};
+
+#[derive(Debug, PartialEq, twr_runtime::Sections)]
+#[sections(phrases = FRENCH_WORDS)]
+struct Avis {
+    /// Recommandé ?
+    recommande: bool,
+    /// Une remarque.
+    remarque: Option<String>,
+}
+
+#[test]
+fn the_grammar_offers_the_words_of_the_types_phrase_table() {
+    let gbnf = twr_runtime::grammar::Grammar::of::<Avis>().gbnf();
+    for word in ["\"oui\"", "\"Vrai\"", "\"NON\"", "\"faux\"", "\"aucun\""] {
+        assert!(gbnf.contains(word), "{word} missing from\n{gbnf}");
+    }
+    assert!(!gbnf.contains("\"yes\""), "{gbnf}");
+    for seed in 0..200 {
+        let reply = twr_runtime::grammar::Grammar::of::<Avis>().sample(seed);
+        assert!(
+            <Avis as twr_runtime::Sections>::parse_sections(&reply).is_ok(),
+            "{reply}"
+        );
+    }
+}
+
+#[test]
+fn english_runs_are_offered_english_words_in_any_case() {
+    let gbnf = twr_runtime::grammar::Grammar::of::<corpus::Scalars>().gbnf();
+    for word in ["\"yes\"", "\"Yes\"", "\"TRUE\"", "\"no\""] {
+        assert!(gbnf.contains(word), "{word} missing from\n{gbnf}");
+    }
+    assert!(!gbnf.contains("是"), "{gbnf}");
+}

@@ -213,7 +213,7 @@ impl Builder<'_> {
     fn none_words(&mut self) -> Expr {
         let words = super::words::none_words(self.grammar.lang);
         let expr = Expr::seq(vec![
-            Expr::alt(words.iter().map(|w| Expr::lit(*w)).collect()),
+            Expr::alt(words.into_iter().map(Expr::lit).collect()),
             line_end(),
         ]);
         self.rules.add("none", expr, true)
@@ -308,7 +308,7 @@ impl Builder<'_> {
     /// The words a bool is read from, in the run's language.
     fn bool_words(&self) -> Expr {
         let (yes, no) = super::words::bool_words(self.grammar.lang);
-        words(yes.iter().chain(no))
+        Expr::alt(yes.into_iter().chain(no).map(Expr::lit).collect())
     }
 
     /// One character that is no header, no quote and no space.

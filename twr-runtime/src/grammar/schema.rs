@@ -347,7 +347,8 @@ fn scalar(grammar: &Grammar, value: &Value) -> String {
         Value::String(text) => text.clone(),
         Value::Bool(answer) => {
             let (yes, no) = super::words::bool_words(grammar.lang);
-            if *answer { yes[0] } else { no[0] }.to_owned()
+            let words = if *answer { yes } else { no };
+            words.into_iter().next().unwrap_or_default()
         }
         Value::Null => String::new(),
         value => value.to_string(),
