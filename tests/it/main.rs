@@ -20,6 +20,7 @@ mod batch_resume;
 mod client_anthropic;
 mod client_edges;
 mod client_gemini;
+mod client_grammar;
 mod client_openai;
 mod client_otel;
 mod client_retry;

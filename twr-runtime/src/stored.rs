@@ -137,21 +137,13 @@ mod journaled {
         let name = stored.model.name();
         let mut lookup = stored.lookup.lock().unwrap_or_else(|p| p.into_inner());
         if lookup.is_none() {
-            let mut options = stored.model.request_options();
             // A constrained request is another request: the grammar is
             // part of its key, in the rendering the model sends.
-            if let Some(grammar) = request.grammar() {
-                let rendered = match stored.model.takes_grammar() {
-                    Some(format) => grammar.render(format),
-                    None => grammar.render(crate::grammar::Format::Gbnf),
-                };
-                let rendered = match rendered {
-                    crate::grammar::Rendering::Gbnf(text)
-                    | crate::grammar::Rendering::Lark(text) => serde_json::Value::String(text),
-                    crate::grammar::Rendering::JsonSchema(schema) => schema,
-                };
-                options = Some(serde_json::json!({"options": options, "grammar": rendered}));
-            }
+            let options = crate::journal::key::options_with_grammar(
+                stored.model.request_options(),
+                request.grammar(),
+                stored.model.takes_grammar(),
+            );
             match stored
                 .stores
                 .lookup(name, options.as_ref(), request.messages)

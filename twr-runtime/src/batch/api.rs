@@ -2,7 +2,8 @@
 //! write one request line, submit a batch, say where it stands, and read its
 //! results. One implementation per provider, in the files beside this one.
 
-use crate::model::{BoxFuture, Message, ModelError, Reply};
+use crate::grammar::Format;
+use crate::model::{BoxFuture, ModelError, Reply, Request};
 
 /// Where a submitted batch stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +38,18 @@ pub trait BatchApi: Send + Sync + 'static {
     /// [`request_options`](crate::ChatModel::request_options)).
     fn request_options(&self) -> Option<serde_json::Value>;
 
-    /// The request of one line: the body the online client would send.
-    fn line(&self, messages: &[Message]) -> Result<serde_json::Value, ModelError>;
+    /// The rendering of a grammar its requests carry (as the online
+    /// client's [`takes_grammar`](crate::ChatModel::takes_grammar)).
+    ///
+    /// Provided: `None`, a batch API whose lines carry no grammar.
+    fn takes_grammar(&self) -> Option<Format> {
+        None
+    }
+
+    /// The request of one line: the body the online client would send for
+    /// `request`, its messages and its grammar (in the field the client's
+    /// dialect names, if it has one).
+    fn line(&self, request: Request<'_>) -> Result<serde_json::Value, ModelError>;
 
     /// Submits `lines` (custom id, request) as one batch; its id.
     fn submit<'a>(

@@ -19,7 +19,8 @@ use serde_json::{json, Value};
 
 use super::api::{BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
-use crate::model::{BoxFuture, ChatModel, Message, ModelError};
+use crate::grammar::Format;
+use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::Gemini;
 
 /// The most bytes of a finished operation, which holds every line's
@@ -172,8 +173,12 @@ impl BatchApi for GeminiBatchApi {
         self.client.request_options()
     }
 
-    fn line(&self, messages: &[Message]) -> Result<Value, ModelError> {
-        self.client.request_body(messages)
+    fn takes_grammar(&self) -> Option<Format> {
+        self.client.takes_grammar()
+    }
+
+    fn line(&self, request: Request<'_>) -> Result<Value, ModelError> {
+        self.client.request_body_for(request)
     }
 
     fn submit<'a>(

@@ -131,8 +131,10 @@ pub use openai::OpenAiBatchApi;
 pub use api::BatchApi;
 pub use api::{LineResult, Status};
 
+use crate::grammar::Format;
+use crate::journal::key::options_with_grammar;
 use crate::journal::{Job, RequestKey};
-use crate::model::{BoxFuture, ChatModel, Message, ModelError, Reply, Request, Response, Served};
+use crate::model::{BoxFuture, ChatModel, ModelError, Reply, Request, Response, Served};
 
 /// How long a round stays open after its latest call, by default.
 pub const DEFAULT_GATHER_WINDOW: Duration = Duration::from_secs(2);
@@ -296,17 +298,19 @@ impl<A: BatchApi> BatchModel<A> {
         self.shared.lock().lines
     }
 
-    /// The reply to `messages` from a batch, and which batch and line.
-    async fn ask(&self, messages: &[Message]) -> Result<(Reply, Served), ModelError> {
+    /// The reply to `request` from a batch, and which batch and line.
+    async fn ask(&self, request: Request<'_>) -> Result<(Reply, Served), ModelError> {
         let shared = &*self.shared;
-        let key = RequestKey::new(
-            shared.api.model_name(),
-            shared.api.request_options().as_ref(),
-            messages,
+        // A constrained request is another request, as online.
+        let options = options_with_grammar(
+            shared.api.request_options(),
+            request.grammar(),
+            shared.api.takes_grammar(),
         );
+        let key = RequestKey::new(shared.api.model_name(), options.as_ref(), request.messages);
         let mut waiting = match shared.claim_journaled(&key)? {
             Some(waiting) => waiting,
-            None => shared.open_line(key, shared.api.line(messages)?),
+            None => shared.open_line(key, shared.api.line(request)?),
         };
         // Wait for the result; meanwhile, when no other call drives the
         // rounds, drive them one step. A result handed out while another
@@ -648,7 +652,7 @@ impl<A: BatchApi> ChatModel for BatchModel<A> {
     /// its batch id and custom id ([`Served::Batch`]).
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         Box::pin(async move {
-            let (reply, served) = self.ask(request.messages).await?;
+            let (reply, served) = self.ask(request).await?;
             Ok(Response::from_reply(reply).with_served(served))
         })
     }
@@ -659,6 +663,12 @@ impl<A: BatchApi> ChatModel for BatchModel<A> {
 
     fn request_options(&self) -> Option<serde_json::Value> {
         self.shared.api.request_options()
+    }
+
+    /// The batch API's, so the loop constrains a batch job's last attempt
+    /// as it would online, and the grammar goes into its line.
+    fn takes_grammar(&self) -> Option<Format> {
+        self.shared.api.takes_grammar()
     }
 }
 
@@ -678,6 +688,7 @@ impl<A> fmt::Debug for BatchModel<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Message;
 
     /// A batch API in the process: every batch ends at its first poll, and
     /// each line's reply is its request's text.
@@ -700,8 +711,8 @@ mod tests {
             None
         }
 
-        fn line(&self, messages: &[Message]) -> Result<serde_json::Value, ModelError> {
-            Ok(serde_json::json!({ "text": messages[0].content }))
+        fn line(&self, request: Request<'_>) -> Result<serde_json::Value, ModelError> {
+            Ok(serde_json::json!({ "text": request.messages[0].content }))
         }
 
         fn submit<'a>(

@@ -7,10 +7,12 @@ use serde_json::{json, Map, Value};
 
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{required_env, HttpModel};
-use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::options::merge_json;
+use super::provider::{self, Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
+use crate::grammar::{Dialect, Grammar};
 use crate::model::{Attachment, AttachmentKind};
 use crate::model::{FinishReason, Message, ModelError, RateLimits, Role, Usage};
 
@@ -333,6 +335,33 @@ impl Provider for AnthropicApi {
             body.insert("stream".into(), json!(true));
         }
         Ok(Value::Object(body))
+    }
+
+    /// Anthropic's structured outputs: the JSON schema in
+    /// `"output_config": {"format": {"type": "json_schema", "schema":
+    /// <schema>}}`. As Anthropic's "Structured outputs" guide
+    /// (platform.claude.com, build-with-claude/structured-outputs) says,
+    /// the feature is generally available and needs no beta header; its
+    /// earlier `output_format` parameter and `structured-outputs-2025-11-13`
+    /// header are kept only for a transition. Any other dialect is a
+    /// [`ModelError::Config`].
+    fn grammar(
+        &self,
+        dialect: Dialect,
+        grammar: &Grammar,
+        body: &mut Value,
+    ) -> Result<&'static str, ModelError> {
+        const FIELD: &str = "output_config.format";
+        if dialect != Dialect::JsonSchema {
+            return Err(provider::json_schema_only(
+                "the Anthropic API",
+                FIELD,
+                dialect,
+            ));
+        }
+        let format = json!({"type": "json_schema", "schema": grammar.json_schema()});
+        merge_json(body, json!({"output_config": {"format": format}}));
+        Ok(FIELD)
     }
 
     /// JPEG, PNG, GIF and WebP images and PDFs, by bytes or URL, within

@@ -46,7 +46,11 @@ impl Endpoint {
         let mut head = RequestHead::new();
         let headers = client
             .provider
-            .head(&client.spec(&probe), client.api_key.as_ref(), &mut head)
+            .head(
+                &client.spec(&probe, None),
+                client.api_key.as_ref(),
+                &mut head,
+            )
             .map(|()| head.headers)
             .map_err(|e| e.to_string());
         Endpoint {

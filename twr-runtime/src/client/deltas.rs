@@ -11,7 +11,7 @@ use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
 use super::reply::ReplyCollector;
-use crate::model::{BoxFuture, Delta, Message, ModelError, Response};
+use crate::model::{BoxFuture, Delta, ModelError, Request, Response};
 
 /// Where a streamed call is.
 enum State<'a, P: Provider> {
@@ -27,19 +27,25 @@ struct Reading<'a, P: Provider> {
     collector: ReplyCollector,
 }
 
-/// The streamed call of `model` for `messages`, once the response has
-/// started: content and reasoning as they arrive, then [`Delta::Done`] with
-/// the usage and finish reason, or an error; and the rate limits the
+/// The streamed call of `model` for `request`'s messages (with its
+/// grammar, as the client's dialect says), once the response has started:
+/// content and reasoning as they arrive, then [`Delta::Done`] with the
+/// usage and finish reason, or an error; and the rate limits the
 /// response's headers gave. A failure to start is the future's error. The
-/// caller's deadline `until`, when it comes before the client's timeout, is
-/// the call's.
+/// caller's deadline, when it comes before the client's timeout, is the
+/// call's.
 /// Dropping the stream drops the response, which closes the connection: the
 /// server stops generating.
 pub(crate) fn deltas<'a, P: Provider>(
     model: &'a HttpModel<P>,
-    messages: &'a [Message],
-    until: Option<tokio::time::Instant>,
+    request: Request<'a>,
 ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+    let Request {
+        messages,
+        deadline: until,
+        grammar,
+        ..
+    } = request;
     let span = tracing::debug_span!(
         "twr.chat_stream",
         provider = P::NAME,
@@ -57,7 +63,7 @@ pub(crate) fn deltas<'a, P: Provider>(
     let started = Instant::now();
     let reading_span = span.clone();
     let open = async move {
-        let (source, limits) = match model.open_with_limits(messages, until).await {
+        let (source, limits) = match model.open_with_limits(messages, grammar, until).await {
             Ok(opened) => opened,
             Err(error) => {
                 trace_failure(&error, started);

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use super::http::retry_after;
 use super::provider::{Fault, Piece, Provider};
 use super::secret::Secrets;
+use crate::grammar::Dialect;
 use crate::model::{FinishReason, ModelError};
 
 /// How much of an error body is read, and how much of its message is kept.
@@ -179,6 +180,36 @@ pub(crate) async fn status_error(mut response: Response, secrets: &Secrets) -> M
         status: status.as_u16(),
         message: status_message(status, &body, secrets),
         retry_after,
+    }
+}
+
+/// `error`, the answer to a request that carried a grammar in `field` (in
+/// `dialect`), saying so when the server refused the request as malformed
+/// (400, 404, 422 and the like; not a key, quota, size or rate problem): a
+/// server that does not know the field is the likeliest cause, and the
+/// person reading the error should learn which field and dialect were
+/// sent. The status and the server's own words are kept, so the error is
+/// as transient as before (it is not).
+pub(crate) fn grammar_refused(error: ModelError, dialect: Dialect, field: &str) -> ModelError {
+    match error {
+        ModelError::Status {
+            status,
+            message,
+            retry_after,
+        } if (400..500).contains(&status)
+            && !matches!(status, 401 | 402 | 403 | 407 | 408 | 413 | 429) =>
+        {
+            ModelError::Status {
+                status,
+                message: format!(
+                    "{message} (the request carried a grammar in the field `{field}`, as \
+                     .grammar(Dialect::{dialect:?}) asks; this server may not take that \
+                     field: give the client the dialect its server documents, or none)"
+                ),
+                retry_after,
+            }
+        }
+        other => other,
     }
 }
 

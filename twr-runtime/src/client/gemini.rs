@@ -8,9 +8,11 @@ use serde_json::{json, Map, Value};
 
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
-use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::options::merge_json;
+use super::provider::{self, Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
+use crate::grammar::{Dialect, Grammar};
 use crate::model::attachment::media;
 use crate::model::AttachmentKind;
 use crate::model::{FinishReason, Message, ModelError, Role, Usage};
@@ -215,6 +217,33 @@ impl Provider for GeminiApi {
             body.insert("generationConfig".into(), Value::Object(config));
         }
         Ok(Value::Object(body))
+    }
+
+    /// Gemini's structured outputs: `generationConfig.responseMimeType`
+    /// `"application/json"` with the schema in
+    /// `generationConfig.responseJsonSchema`. The API reference's
+    /// `GenerationConfig` describes `responseJsonSchema` as the alternative
+    /// to `responseSchema` that accepts JSON Schema (`anyOf`, type lists,
+    /// `additionalProperties`, as twr's schema has them), where
+    /// `responseSchema` takes only a subset of OpenAPI 3.0's schema object;
+    /// either needs `responseMimeType`. Any other dialect is a
+    /// [`ModelError::Config`].
+    fn grammar(
+        &self,
+        dialect: Dialect,
+        grammar: &Grammar,
+        body: &mut Value,
+    ) -> Result<&'static str, ModelError> {
+        const FIELD: &str = "generationConfig.responseJsonSchema";
+        if dialect != Dialect::JsonSchema {
+            return Err(provider::json_schema_only("the Gemini API", FIELD, dialect));
+        }
+        let config = json!({
+            "responseMimeType": "application/json",
+            "responseJsonSchema": grammar.json_schema(),
+        });
+        merge_json(body, json!({"generationConfig": config}));
+        Ok(FIELD)
     }
 
     /// PNG, JPEG, WebP, HEIC and HEIF images and PDFs, by bytes or URL,

@@ -20,6 +20,7 @@ use super::rate_limits::ResponseHeaders;
 use super::reply::ReplyCollector;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
+use crate::grammar::{Dialect, Format, Grammar};
 use crate::model::{
     BoxFuture, ChatModel, Message, ModelError, RateLimits, Reply, Request, Response,
 };
@@ -112,6 +113,48 @@ impl<P: Provider> HttpModel<P> {
         self
     }
 
+    /// Tells the client how its server takes a grammar the model must
+    /// follow while it writes, so a request that carries one
+    /// ([`Request::grammar`], set by the loop's constrained attempts,
+    /// [`Think::constrain_after`](crate::Think::constrain_after)) sends it
+    /// in the field that server documents; and makes
+    /// [`takes_grammar`](ChatModel::takes_grammar) say so, so by default
+    /// the loop constrains the last attempt of a run.
+    ///
+    /// Without it no grammar is ever sent, whatever a request carries: a
+    /// server that does not know the field must never receive one.
+    ///
+    /// | Dialect | Servers | Field |
+    /// |---|---|---|
+    /// | [`LlamaCpp`](Dialect::LlamaCpp) | llama.cpp's server, llama-cpp-python | `grammar`: GBNF |
+    /// | [`Vllm`](Dialect::Vllm) | vLLM 0.12 and later | `structured_outputs: {"grammar": ...}`: GBNF |
+    /// | [`Sglang`](Dialect::Sglang) | SGLang | `ebnf`: GBNF |
+    /// | [`MistralRs`](Dialect::MistralRs) | mistral.rs | `grammar: {"type": "lark", "value": ...}` |
+    /// | [`JsonSchema`](Dialect::JsonSchema) | OpenAI, Ollama, servers with OpenAI's structured outputs | `response_format: {"type": "json_schema", ...}` |
+    /// | [`JsonSchema`](Dialect::JsonSchema) | [`Anthropic`](crate::Anthropic) | `output_config: {"format": {"type": "json_schema", ...}}` |
+    /// | [`JsonSchema`](Dialect::JsonSchema) | [`Gemini`](crate::Gemini) | `generationConfig.responseJsonSchema` |
+    ///
+    /// A dialect the provider's API does not take (any but `JsonSchema`
+    /// for Anthropic and Gemini) fails the constrained request with
+    /// [`ModelError::Config`]. A server that refuses the request with the
+    /// field (a 400 or 422) fails with [`ModelError::Status`] whose message
+    /// names the field and the dialect, with the server's own words; it is
+    /// not retried.
+    ///
+    /// ```
+    /// use twr_runtime::grammar::{Dialect, Format};
+    /// use twr_runtime::{ChatModel, OpenAiCompatible};
+    ///
+    /// let local = OpenAiCompatible::new("http://127.0.0.1:8080/v1", "smollm2")
+    ///     .grammar(Dialect::LlamaCpp);
+    /// assert_eq!(local.takes_grammar(), Some(Format::Gbnf));
+    /// assert_eq!(OpenAiCompatible::new("http://127.0.0.1:8080/v1", "m").takes_grammar(), None);
+    /// ```
+    pub fn grammar(mut self, dialect: Dialect) -> Self {
+        self.options.grammar = Some(dialect);
+        self
+    }
+
     /// Extra fields merged into the request body, for anything this builder
     /// does not name (`top_p`, `response_format`, Gemini's `safetySettings`,
     /// a provider's own options). Objects merge deeply, later calls win, and
@@ -169,17 +212,49 @@ impl<P: Provider> HttpModel<P> {
     /// [`ModelError::Config`] when the provider cannot write a body for
     /// `messages` or the extra fields are not an object.
     pub fn request_body(&self, messages: &[Message]) -> Result<Value, ModelError> {
-        self.provider
-            .attachment_rules()
-            .check(messages)
-            .map_err(ModelError::Attachment)?;
-        let mut body = self.provider.body(&self.spec(messages))?;
-        self.options.apply_extra(&mut body)?;
-        Ok(body)
+        self.request_body_for(Request::new(messages))
     }
 
-    /// The options of a call with `messages`.
-    pub(crate) fn spec<'a>(&'a self, messages: &'a [Message]) -> RequestSpec<'a> {
+    /// The JSON body a call of `request` sends: [`request_body`](Self::request_body)
+    /// for its messages, with its [grammar](Request::grammar) in the field
+    /// the client's [`grammar`](Self::grammar) dialect names (none without
+    /// a dialect). Nothing is sent.
+    ///
+    /// # Errors
+    ///
+    /// As [`request_body`](Self::request_body), and [`ModelError::Config`]
+    /// when the provider's API does not take the client's dialect.
+    pub fn request_body_for(&self, request: Request<'_>) -> Result<Value, ModelError> {
+        let spec = self.spec(request.messages, request.grammar);
+        self.body(&spec).map(|(body, _)| body)
+    }
+
+    /// The body for `spec`, and the field and dialect of its grammar, when
+    /// it carries one.
+    fn body(&self, spec: &RequestSpec<'_>) -> Result<(Value, Option<Sent>), ModelError> {
+        self.provider
+            .attachment_rules()
+            .check(spec.messages)
+            .map_err(ModelError::Attachment)?;
+        let mut body = self.provider.body(spec)?;
+        let sent = match spec.grammar {
+            Some((dialect, grammar)) => {
+                let field = self.provider.grammar(dialect, grammar, &mut body)?;
+                Some(Sent { dialect, field })
+            }
+            None => None,
+        };
+        self.options.apply_extra(&mut body)?;
+        Ok((body, sent))
+    }
+
+    /// The options of a call with `messages`, constrained to `grammar` when
+    /// the client knows how its server takes one.
+    pub(crate) fn spec<'a>(
+        &'a self,
+        messages: &'a [Message],
+        grammar: Option<&'a Grammar>,
+    ) -> RequestSpec<'a> {
         RequestSpec {
             model: &self.model,
             messages,
@@ -187,21 +262,28 @@ impl<P: Provider> HttpModel<P> {
             temperature: self.options.temperature,
             max_tokens: self.options.max_tokens,
             seed: self.options.seed,
+            grammar: self.options.grammar.zip(grammar),
         }
     }
 
     /// Everything that can fail before a byte is sent fails here, as
-    /// [`ModelError::Config`]: nothing to retry.
-    fn request(&self, messages: &[Message]) -> Result<reqwest::RequestBuilder, ModelError> {
+    /// [`ModelError::Config`]: nothing to retry. With the grammar the
+    /// request carries, if any.
+    fn request(
+        &self,
+        messages: &[Message],
+        grammar: Option<&Grammar>,
+    ) -> Result<(reqwest::RequestBuilder, Option<Sent>), ModelError> {
         if self.model.trim().is_empty() {
             return Err(ModelError::Config("the model name is empty".into()));
         }
         if messages.is_empty() {
             return Err(ModelError::Config("no messages to send".into()));
         }
+        let spec = self.spec(messages, grammar);
         let mut head = RequestHead::new();
         self.provider
-            .head(&self.spec(messages), self.api_key.as_ref(), &mut head)?;
+            .head(&spec, self.api_key.as_ref(), &mut head)?;
         let RequestHead {
             path,
             query,
@@ -218,12 +300,14 @@ impl<P: Provider> HttpModel<P> {
                 pairs.append_pair(name, value);
             }
         }
-        let body = json_bytes(&self.request_body(messages)?, messages)?;
+        let (body, sent) = self.body(&spec)?;
+        let body = json_bytes(&body, messages)?;
         if self.options.stream {
             headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        Ok(self.options.client()?.post(url).headers(headers).body(body))
+        let request = self.options.client()?.post(url).headers(headers).body(body);
+        Ok((request, sent))
     }
 
     /// Sends the request for `messages` and starts reading the response
@@ -236,12 +320,21 @@ impl<P: Provider> HttpModel<P> {
     pub(crate) async fn open_with_limits(
         &self,
         messages: &[Message],
+        grammar: Option<&Grammar>,
         until: Option<tokio::time::Instant>,
     ) -> Result<(Source<'_, P>, RateLimits), ModelError> {
-        let request = self.request(messages)?;
+        let (request, sent) = self.request(messages, grammar)?;
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout).until(until);
-        let response = http::send(request, deadline, &secrets).await?;
+        let response = match http::send(request, deadline, &secrets).await {
+            Ok(response) => response,
+            Err(error) => match sent {
+                Some(Sent { dialect, field }) => {
+                    return Err(fault::grammar_refused(error, dialect, field))
+                }
+                None => return Err(error),
+            },
+        };
         let headers = ResponseHeaders::new(response.headers(), SystemTime::now());
         let limits = self.provider.rate_limits(&headers);
         let streamed = http::is_event_stream(&response);
@@ -265,9 +358,10 @@ impl<P: Provider> HttpModel<P> {
     async fn whole_reply(
         &self,
         messages: &[Message],
+        grammar: Option<&Grammar>,
         until: Option<tokio::time::Instant>,
     ) -> Result<(Reply, RateLimits), ModelError> {
-        let (mut source, limits) = self.open_with_limits(messages, until).await?;
+        let (mut source, limits) = self.open_with_limits(messages, grammar, until).await?;
         let mut collector = ReplyCollector::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
         let read = loop {
@@ -288,6 +382,14 @@ impl<P: Provider> HttpModel<P> {
             Err(error) => Err(error),
         }
     }
+}
+
+/// Where a request's grammar went: the dialect and the body's field, for
+/// the error when the server refuses it.
+#[derive(Clone, Copy)]
+struct Sent {
+    dialect: Dialect,
+    field: &'static str,
 }
 
 /// `body` written as JSON into one buffer sized for the attachments'
@@ -497,7 +599,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let messages = request.messages;
         if request.stream && self.options.stream {
-            return super::deltas::deltas(self, messages, request.deadline);
+            return super::deltas::deltas(self, request);
         }
         let span = tracing::debug_span!(
             "twr.chat",
@@ -517,7 +619,9 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         Box::pin(
             async move {
                 let started = Instant::now();
-                let result = self.whole_reply(messages, request.deadline).await;
+                let result = self
+                    .whole_reply(messages, request.grammar, request.deadline)
+                    .await;
                 trace_result(&result, started);
                 let reply = result.as_ref().ok();
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
@@ -555,6 +659,12 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     /// True with [`stream(true)`](Self::stream).
     fn streams(&self) -> bool {
         self.options.stream
+    }
+
+    /// The [format](Dialect::format) of the client's
+    /// [`grammar`](Self::grammar) dialect; `None` without one.
+    fn takes_grammar(&self) -> Option<Format> {
+        self.options.grammar.map(Dialect::format)
     }
 }
 

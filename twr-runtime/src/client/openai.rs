@@ -8,11 +8,13 @@ use serde_json::{json, Value};
 
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
+use super::options::merge_json;
 use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use super::{anthropic, gemini};
+use crate::grammar::{Dialect, Grammar};
 use crate::model::{Attachment, AttachmentError, AttachmentKind};
 use crate::model::{FinishReason, Message, ModelError, RateLimits, Usage};
 
@@ -26,6 +28,10 @@ pub(crate) const ATTACHMENTS: AttachmentRules = AttachmentRules::new("the OpenAI
     .max_images_per_request(SizeLimit::bytes(50 * MIB))
     .documents(&["application/pdf"])
     .max_documents_per_request(SizeLimit::bytes(32 * MIB));
+
+/// The `name` of the JSON schema twr sends as OpenAI's structured outputs
+/// (OpenAI requires one, of `[a-zA-Z0-9_-]{1,64}`).
+pub(crate) const SCHEMA_NAME: &str = "twr_sections";
 
 /// OpenAI's text error codes that say what an HTTP status would.
 fn openai_error_status(code: &str) -> Option<u16> {
@@ -174,6 +180,51 @@ impl Provider for OpenAiApi {
             fields.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Ok(body)
+    }
+
+    /// Each server's own field, as its documentation gives it:
+    ///
+    /// - llama.cpp's server (`tools/server` README, `grammar`) and
+    ///   llama-cpp-python's server: `"grammar": <GBNF>`;
+    /// - vLLM 0.12 and later: `"structured_outputs": {"grammar": <GBNF>}`
+    ///   (the `guided_grammar` field of earlier versions was removed);
+    /// - SGLang: `"ebnf": <GBNF>`;
+    /// - mistral.rs: `"grammar": {"type": "lark", "value": <Lark>}`;
+    /// - OpenAI's structured outputs, also taken by Ollama and most
+    ///   servers that follow OpenAI: `"response_format": {"type":
+    ///   "json_schema", "json_schema": {"name": "twr_sections", "strict":
+    ///   true, "schema": <schema>}}`.
+    fn grammar(
+        &self,
+        dialect: Dialect,
+        grammar: &Grammar,
+        body: &mut Value,
+    ) -> Result<&'static str, ModelError> {
+        let (field, value) = match dialect {
+            Dialect::LlamaCpp => ("grammar", json!({"grammar": grammar.gbnf()})),
+            Dialect::Vllm => (
+                "structured_outputs.grammar",
+                json!({"structured_outputs": {"grammar": grammar.gbnf()}}),
+            ),
+            Dialect::Sglang => ("ebnf", json!({"ebnf": grammar.gbnf()})),
+            Dialect::MistralRs => (
+                "grammar",
+                json!({"grammar": {"type": "lark", "value": grammar.lark()}}),
+            ),
+            Dialect::JsonSchema => (
+                "response_format",
+                json!({"response_format": {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": SCHEMA_NAME,
+                        "strict": true,
+                        "schema": grammar.json_schema(),
+                    },
+                }}),
+            ),
+        };
+        merge_json(body, value);
+        Ok(field)
     }
 
     /// PNG, JPEG, WebP and GIF images, by bytes or URL, and PDFs by bytes,
@@ -668,7 +719,7 @@ mod tests {
         let api = OpenAiApi { stream_usage: true };
         let messages = [Message::user("hi")];
         let client = OpenAiCompatible::new("http://h/v1", "m");
-        let spec = client.spec(&messages);
+        let spec = client.spec(&messages, None);
         let key = ApiKey::new("sk-a\u{7}b").unwrap();
         let mut head = RequestHead::new();
         let error = api.head(&spec, Some(&key), &mut head).unwrap_err();

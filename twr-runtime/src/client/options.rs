@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::http::same_origin_redirects;
+use crate::grammar::Dialect;
 use crate::model::ModelError;
 
 /// Default time limit for one whole request, body included. Generous because
@@ -24,6 +25,8 @@ pub(crate) struct Options {
     pub(crate) temperature: Option<f32>,
     pub(crate) max_tokens: Option<u32>,
     pub(crate) seed: Option<u64>,
+    /// How the server takes a grammar; `None`: it is never sent one.
+    pub(crate) grammar: Option<Dialect>,
     /// Extra JSON fields merged into the request body (a JSON object).
     pub(crate) extra: Option<Value>,
     pub(crate) timeout: Duration,
@@ -40,6 +43,7 @@ impl fmt::Debug for Options {
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("seed", &self.seed)
+            .field("grammar", &self.grammar)
             .field("extra", &self.extra)
             .field("timeout", &self.timeout)
             .field("max_response_bytes", &self.max_response_bytes)
@@ -62,6 +66,7 @@ impl Default for Options {
             temperature: None,
             max_tokens: None,
             seed: None,
+            grammar: None,
             extra: None,
             timeout: DEFAULT_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,

@@ -19,6 +19,7 @@ use super::attachments::AttachmentRules;
 use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
+use crate::grammar::{Dialect, Grammar};
 use crate::model::{ErrorDetail, FinishReason, Message, ModelError, RateLimits, Usage};
 
 /// A model API: the adapter of one provider, for [`HttpModel`](super::HttpModel).
@@ -103,6 +104,40 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
         out: &mut Vec<Piece>,
     ) -> Result<Flow, Fault>;
 
+    /// Writes `grammar`, in `dialect`, into `body` (the one
+    /// [`body`](Self::body) wrote for the same call, before the caller's
+    /// [`extra`](super::HttpModel::extra) fields are merged in), where this
+    /// API takes a grammar the server enforces while the model writes; and
+    /// returns the field it wrote (`"grammar"`,
+    /// `"generationConfig.responseJsonSchema"`), named in the error when
+    /// the server refuses the request.
+    ///
+    /// Called only for a client told its server's dialect
+    /// ([`HttpModel::grammar`](super::HttpModel::grammar)) and a request
+    /// that carries a grammar ([`RequestSpec::grammar`]), so a server never
+    /// receives a field it was not said to know.
+    ///
+    /// Provided: this API takes no grammar, a [`ModelError::Config`] naming
+    /// the dialect and [`NAME`](Self::NAME), so a grammar is never dropped
+    /// silently. An API that takes some dialects and not others says which
+    /// it takes the same way.
+    fn grammar(
+        &self,
+        dialect: Dialect,
+        grammar: &Grammar,
+        body: &mut Value,
+    ) -> Result<&'static str, ModelError> {
+        let _ = (grammar, body);
+        Err(ModelError::Config(
+            format!(
+                "the {} API takes no grammar, so a client of it cannot be given \
+                 .grammar(Dialect::{dialect:?})",
+                Self::NAME
+            )
+            .into(),
+        ))
+    }
+
     /// The images and documents this API takes, as its documentation
     /// says: their media types, whether it fetches URLs, and its size
     /// limits. Every request is checked against them before anything is
@@ -179,6 +214,27 @@ pub struct RequestSpec<'a> {
     pub max_tokens: Option<u32>,
     /// A sampling seed, when set (leave it out if the API has none).
     pub seed: Option<u64>,
+    /// The grammar the reply must follow and the dialect the client was
+    /// told its server takes, when both are there: the request carries a
+    /// grammar ([`Request::grammar`](crate::model::Request::grammar)) and
+    /// the client has a [`grammar`](super::HttpModel::grammar) dialect.
+    /// [`Provider::grammar`] writes it into the body; [`Provider::head`]
+    /// sees it too, for an API that wants a header with it.
+    pub grammar: Option<(Dialect, &'a Grammar)>,
+}
+
+/// The error of an API whose structured outputs take a JSON schema in
+/// `field`, asked for another `dialect` (a grammar for an
+/// OpenAI-compatible server), for [`Provider::grammar`].
+pub(crate) fn json_schema_only(api: &str, field: &str, dialect: Dialect) -> ModelError {
+    ModelError::Config(
+        format!(
+            "{api} takes a grammar only as a JSON schema (its structured outputs, \
+             `{field}`): give the client .grammar(Dialect::JsonSchema), not \
+             .grammar(Dialect::{dialect:?}), which is for an OpenAI-compatible server"
+        )
+        .into(),
+    )
 }
 
 /// Where a call goes and the headers it carries, as [`Provider::head`]

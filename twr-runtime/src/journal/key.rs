@@ -5,7 +5,29 @@ use std::fmt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::grammar::{Format, Grammar, Rendering};
 use crate::model::Message;
+
+/// The options that make a request's key (a model's
+/// [`request_options`](crate::ChatModel::request_options)), with the
+/// grammar the request carries, if any: a constrained request is another
+/// request. The grammar counts in the rendering the model sends
+/// ([`takes_grammar`](crate::ChatModel::takes_grammar)), GBNF for a model
+/// that takes none.
+pub(crate) fn options_with_grammar(
+    options: Option<Value>,
+    grammar: Option<&Grammar>,
+    format: Option<Format>,
+) -> Option<Value> {
+    let Some(grammar) = grammar else {
+        return options;
+    };
+    let rendered = match grammar.render(format.unwrap_or(Format::Gbnf)) {
+        Rendering::Gbnf(text) | Rendering::Lark(text) => Value::String(text),
+        Rendering::JsonSchema(schema) => schema,
+    };
+    Some(serde_json::json!({"options": options, "grammar": rendered}))
+}
 
 /// The SHA-256 of an exact request: the model's name, its request options
 /// and every message (role, text, and each attachment's kind, media type

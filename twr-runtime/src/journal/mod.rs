@@ -87,7 +87,7 @@
 //! [`Think::run_many`]: crate::Think::run_many
 
 mod error;
-mod key;
+pub(crate) mod key;
 mod schema;
 mod store;
 
