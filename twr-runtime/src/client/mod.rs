@@ -126,8 +126,8 @@
 // documents a provider takes, checked before sending), `rate_limits` (the
 // forms rate-limit headers take), `secret` (keys and scrubbing), `sse` (event
 // framing), and one file per provider, which holds everything twr knows of
-// that API (its body, its decoding, its attachment rules, its rate-limit
-// headers, its text error codes): adding a built-in provider is its file,
+// that API (its body, its grammar field, its decoding, its attachment
+// rules, its rate-limit headers, its text error codes): adding a built-in provider is its file,
 // its `mod` and `pub use` lines here, and its client's re-export at the
 // crate root. Inline `<think>` blocks are split off by the crate's one
 // reasoning-tag lexer.
