@@ -14,7 +14,11 @@
 //! typed value (every token of every run, failed runs included, divided by
 //! the typed values), the share of sections valid in the first replies,
 //! the typed values that copied a placeholder of the guide, and how the
-//! other runs failed. `TWR_BASE_URL` may list several servers of the same
+//! other runs failed. The `constrained` strategy tells the client its
+//! server's dialect (`OpenAiCompatible::grammar(Dialect::LlamaCpp)`, for
+//! llama.cpp's server), so the loop constrains the last attempt of a run;
+//! the details give the time and tokens of a free reply and of a
+//! constrained one, measured in the same run. `TWR_BASE_URL` may list several servers of the same
 //! model, comma-separated: they share the runs, one at a time each.
 //!
 //! Each run gets its own sampling seed (`--seed` plus the run's index),
@@ -47,6 +51,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use twr_runtime::grammar::{Dialect, Format};
 use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
@@ -319,6 +324,9 @@ struct Strategy {
     name: &'static str,
     about: &'static str,
     configure: for<'a> fn(Think<'a, &'a Model>, Task) -> Think<'a, &'a Model>,
+    /// Whether the client is told its server's dialect (llama.cpp's GBNF):
+    /// the loop then constrains the last attempt of a run.
+    grammar: bool,
 }
 
 const STRATEGIES: &[Strategy] = &[
@@ -326,6 +334,7 @@ const STRATEGIES: &[Strategy] = &[
         name: "baseline",
         about: "the defaults: Think::new(&model).run::<T>(prompt)",
         configure: |think, _| think,
+        grammar: false,
     },
     Strategy {
         name: "demo",
@@ -334,16 +343,19 @@ const STRATEGIES: &[Strategy] = &[
             let (question, answer) = demonstration(task);
             think.demonstration(question, answer)
         },
+        grammar: false,
     },
     Strategy {
         name: "auto-demo",
         about: "Think::auto_demonstration(true): a demonstration built from the struct's examples",
         configure: |think, _| think.auto_demonstration(true),
+        grammar: false,
     },
     Strategy {
         name: "no-focused",
         about: "the defaults without focused questions: Think::focused_questions(false)",
         configure: |think, _| think.focused_questions(false),
+        grammar: false,
     },
     Strategy {
         name: "demo-history",
@@ -352,6 +364,14 @@ const STRATEGIES: &[Strategy] = &[
             let (question, answer) = demonstration(task);
             think.history(&[Message::user(question), Message::assistant(answer)])
         },
+        grammar: false,
+    },
+    Strategy {
+        name: "constrained",
+        about: "the defaults, the client told its server's dialect: \
+                OpenAiCompatible::grammar(Dialect::LlamaCpp) (the last attempt constrained)",
+        configure: |think, _| think,
+        grammar: true,
     },
 ];
 
@@ -604,13 +624,19 @@ enum Source {
 }
 
 impl Source {
-    fn model_for(&self, run: usize, seed: u64) -> Box<Model> {
+    fn model_for(&self, run: usize, seed: u64, grammar: bool) -> Box<Model> {
         match self {
-            Source::Server(client) => Box::new(SeedPerCall {
-                client: (**client).clone(),
-                seed,
-                calls: AtomicU64::new(0),
-            }),
+            Source::Server(client) => {
+                let mut client = (**client).clone();
+                if grammar {
+                    client = client.grammar(Dialect::LlamaCpp);
+                }
+                Box::new(SeedPerCall {
+                    client,
+                    seed,
+                    calls: AtomicU64::new(0),
+                })
+            }
             Source::Offline => {
                 let script = &OFFLINE[run % OFFLINE.len()];
                 Box::new(ScriptedModel::from_replies(script.iter().map(
@@ -647,12 +673,20 @@ impl ChatModel for SeedPerCall {
             .client
             .clone()
             .seed(self.seed.wrapping_add(call.wrapping_mul(1_000_003)));
-        // The client is this call's own: the reply is read whole here.
-        Box::pin(async move { Ok(Response::from_reply(client.chat(request.messages).await?)) })
+        // The client is this call's own: the reply is read whole here. The
+        // request goes on as it came, its grammar with it.
+        Box::pin(async move {
+            let reply = client.call(request).await?.into_reply().await?;
+            Ok(Response::from_reply(reply))
+        })
     }
 
     fn name(&self) -> &str {
         self.client.model()
+    }
+
+    fn takes_grammar(&self) -> Option<Format> {
+        self.client.takes_grammar()
     }
 }
 
@@ -810,6 +844,41 @@ impl Tally<'_> {
         }
     }
 
+    /// The replies written free and those written under a grammar: how
+    /// many, and per reply the mean time and completion tokens:
+    /// `free replies: 40, 21.3 s and 180 tokens each (8.4 tokens/s)`.
+    fn reply_costs(&self) -> Vec<String> {
+        [(false, "free"), (true, "constrained")]
+            .into_iter()
+            .filter_map(|(constrained, label)| {
+                let replies: Vec<&Attempt> = self
+                    .runs
+                    .iter()
+                    .flat_map(|r| &r.attempts)
+                    .filter(|a| a.constrained == constrained)
+                    .collect();
+                if replies.is_empty() {
+                    return None;
+                }
+                let n = replies.len() as f64;
+                let seconds: f64 = replies.iter().map(|a| a.latency.as_secs_f64()).sum();
+                let tokens: u64 = replies.iter().map(|a| a.usage.completion_tokens).sum();
+                // Replayed replies take no time: no rate to speak of.
+                let rate = if seconds / n >= 0.001 {
+                    format!(" ({:.1} tokens/s)", tokens as f64 / seconds)
+                } else {
+                    String::new()
+                };
+                Some(format!(
+                    "{label} replies: {}, {:.1} s and {:.0} tokens each{rate}",
+                    replies.len(),
+                    seconds / n,
+                    tokens as f64 / n,
+                ))
+            })
+            .collect()
+    }
+
     /// What became of each attempt number: `1: 3 accepted, 20 rejected, 2 truncated`.
     fn attempt_kinds(&self) -> Vec<String> {
         let mut by_number: BTreeMap<usize, BTreeMap<String, usize>> = BTreeMap::new();
@@ -866,6 +935,9 @@ fn details(strategy: &Strategy, runs: &[Run]) {
     let tally = Tally { runs };
     println!("\n{} ({}):", strategy.name, strategy.about);
     for line in tally.attempt_kinds() {
+        println!("  {line}");
+    }
+    for line in tally.reply_costs() {
         println!("  {line}");
     }
     let mut by_task: BTreeMap<(Task, bool), (usize, usize)> = BTreeMap::new();
@@ -1004,7 +1076,8 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
             println!(
                 "Offline: TWR_BASE_URL is not set, so {} runs replay real SmolLM2-135M replies \
                  recorded in this example (the same replies whatever a strategy asks: only the \
-                 reading differs). To measure a model, point it at a server, e.g.\n  \
+                 reading differs; a replayed reply takes no grammar, so `constrained` reads as \
+                 `baseline`). To measure a model, point it at a server, e.g.\n  \
                  bash scripts/local-llm.sh start\n  \
                  TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",
                 OFFLINE.len()
@@ -1083,7 +1156,7 @@ async fn run_strategy(
                 let Some((number, prompt)) = lock(&queue).pop_front() else {
                     return Ok::<(), std::io::Error>(());
                 };
-                let model = source.model_for(number, seed + number as u64);
+                let model = source.model_for(number, seed + number as u64, strategy.grammar);
                 let max_attempts = match source {
                     // A recorded script has its own length.
                     Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
