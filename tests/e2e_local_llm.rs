@@ -614,3 +614,47 @@ async fn real_server_streamed_run_reports_each_section() {
         );
     }
 }
+
+/// A short answer for the constrained run: a number and a list.
+#[derive(Debug, Sections)]
+struct Outing {
+    /// How many hours the outing takes.
+    hours: u32,
+    /// What to see, one item per line.
+    sights: Vec<String>,
+}
+
+/// The constrained attempt against the real server: the client is told
+/// its server takes llama.cpp's GBNF, every attempt is sent with the
+/// grammar (`constrain_after(0)`), and the server enforces it: whatever a
+/// 135M model would write freely, the reply parses.
+#[tokio::test]
+#[ignore = "needs TWR_E2E_BASE_URL"]
+async fn real_server_enforces_the_grammar_of_a_constrained_attempt() {
+    let (base, model_name) = server();
+    let model = OpenAiCompatible::new(&base, &model_name)
+        .grammar(twr_runtime::grammar::Dialect::LlamaCpp)
+        .temperature(0.7)
+        .seed(11)
+        .max_tokens(512)
+        .timeout(Duration::from_secs(300));
+    let started = Instant::now();
+    let result = Think::new(&model)
+        .constrain_after(0)
+        .max_attempts(2)
+        .run::<Outing>("Plan a two-hour walk through Kyoto's Gion district.")
+        .await;
+    let attempts = ledger("constrained", &result, started.elapsed());
+    assert!(
+        attempts.iter().all(|a| a.constrained),
+        "every attempt carried the grammar"
+    );
+    let outcome = result.expect("a reply written under the grammar parses");
+    eprintln!(
+        "constrained: {} hours, {} sights",
+        outcome.value.hours,
+        outcome.value.sights.len()
+    );
+    assert!(!outcome.value.sights.is_empty());
+    assert!(outcome.value.sights.iter().all(|s| !s.trim().is_empty()));
+}
