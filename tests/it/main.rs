@@ -61,6 +61,7 @@ mod providers;
 mod readme_examples;
 mod resilience_breaker;
 mod resilience_limited;
+mod stray_headers;
 mod stream_linear;
 mod stream_props;
 mod stream_typed;

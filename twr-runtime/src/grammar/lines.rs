@@ -4,7 +4,10 @@
 //! The parser reads a line as a header only when its first character (after
 //! white space) is a letter, a digit or one of `[`, `【`, `#`, `*`, `_`, `<`
 //! (`parse/header.rs`), and a line starting with a letter only when the text
-//! before its colon, or the whole line, names a section ignoring case. So a
+//! before its colon, or the whole line, names a section ignoring case. A
+//! bracketed line needs no section's name to matter: alone on its line, a
+//! name of no section (`[Extra]`) ends the section before it
+//! (`parse/split.rs`), so `[` never starts a line of content either. So a
 //! line of content here starts with a character outside that set, with a
 //! number that is no list number (`3 days`, not `3. Plan`), or with letters
 //! that leave every section's name before the name ends (`Planning`, not
@@ -276,6 +279,8 @@ mod tests {
             "Research Plan: x",
             "research  plan",
             "[Plan]",
+            "[Extra]",
+            "【备注】",
             "## Plan",
             "**Plan**",
             "1. Plan",

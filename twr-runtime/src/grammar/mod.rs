@@ -26,7 +26,10 @@
 //! it describes: a line of text or reasoning never starts the way a header
 //! does (see `lines.rs`: no `[`, `#`, `*`, `_` or `<` first, no list number
 //! before a name, no section's name followed by a colon or the line's
-//! end), and content never holds `<` (a tag or a `<think>` block). Free
+//! end; so no bracketed name of no section either, which would end the
+//! section), and content never holds `<` (a tag or a `<think>` block). A
+//! JSON value's lines may start with `[` (`[true]`): the parser ends no
+//! JSON section at a bracketed line unless it names a section. Free
 //! values are bounded in length, so a constrained reply always reaches its
 //! last section ([`Limits`]).
 

@@ -6,7 +6,8 @@ use std::ops::Range;
 use memchr::{memchr, memmem};
 
 use super::header::{
-    closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets, Tag,
+    closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets,
+    HeaderLine, Tag,
 };
 use super::reply::{is_fence, visible, Offsets};
 use crate::vocab::{SectionSpec, ValueKind};
@@ -46,6 +47,9 @@ struct Section<'a> {
     /// Whether the section holds a list, whose numbered items may name
     /// other sections (see [`LineScan`]).
     list: bool,
+    /// Whether the section holds JSON, whose lines may be a bracketed word
+    /// (`[true]`, `[null]`): no stray header ends it (see [`LineScan`]).
+    json: bool,
 }
 
 /// A section's trimmed content and where it lies in the reply.
@@ -91,7 +95,8 @@ pub struct UnknownHeader {
     /// Whether the name was in brackets, as asked (`[Schedule]`, not
     /// `## Schedule`).
     pub bracketed: bool,
-    /// The section being read when the line appeared (its index), if any.
+    /// The section being read when the line appeared, or else the one
+    /// that ended last before it (its index), if any.
     pub(crate) after: Option<usize>,
     /// The section whose header came next after the line, if any.
     pub(crate) before: Option<usize>,
@@ -198,6 +203,7 @@ impl<'a> SectionMap<'a> {
                         range: c.range,
                     }),
                     list: s.list,
+                    json: s.json,
                 })
                 .collect(),
             unknown: self.unknown,
@@ -210,6 +216,18 @@ impl<'a> SectionMap<'a> {
 /// Never fails: a section the reply lacks is `None` in the map. Text before
 /// the first header, `<think>` blocks and a code fence around the whole
 /// reply are left out.
+///
+/// A header is never glued into a value: a line holding only a bracketed
+/// name of no section (`[Address]` above flattened sections, a stray
+/// `[Extra]`) ends the section before it, and the lines under it, up to the
+/// next section's header, belong to no section. They are set aside, not
+/// lost: the reply is kept whole, the line is in
+/// [`SectionMap::unknown_headers`], and a required section then missing
+/// gets feedback naming the line ("You wrote `[Decision]`; name it
+/// `[Decisions]`"). Bracketed text with more on its line (`[1] Smith, 2020`),
+/// a footnote mark `[1]`, `[x]`, a bracket holding more than a name
+/// (`["a", "b"]`), lines inside a code fence and the lines of a JSON
+/// section (`[true]`) stay content.
 pub fn split_sections<'a>(raw: &'a str, specs: &[SectionSpec]) -> SectionMap<'a> {
     split(raw, spec_sections(specs))
 }
@@ -223,6 +241,7 @@ fn spec_sections<'a>(specs: &[SectionSpec]) -> Vec<Section<'a>> {
             names: Names::Spec(spec.name, spec.aliases),
             content: None,
             list: matches!(spec.kind, ValueKind::List(_)),
+            json: matches!(spec.kind, ValueKind::Json),
         })
         .collect()
 }
@@ -238,6 +257,7 @@ pub(crate) fn split_plain<'a>(raw: &'a str, headers: &[&str]) -> SectionMap<'a> 
                 names: Names::Plain(name),
                 content: None,
                 list: false,
+                json: false,
             }
         })
         .collect();
@@ -262,6 +282,8 @@ pub(crate) struct Keys {
     sections: usize,
     /// Per section, whether it holds a list.
     lists: Vec<bool>,
+    /// Per section, whether it holds JSON.
+    json: Vec<bool>,
 }
 
 impl Keys {
@@ -292,6 +314,7 @@ impl Keys {
             max_name: longest * 2 + 16,
             sections: sections.len(),
             lists: sections.iter().map(|section| section.list).collect(),
+            json: sections.iter().map(|section| section.json).collect(),
         }
     }
 
@@ -396,6 +419,10 @@ impl Scan {
 /// the header of Plan; when both numberings fit (`1. Steps` / `1. Pack` /
 /// `2. Plan`), the line is an item: a list keeps its items, and the section
 /// left missing gets feedback naming the line.
+///
+/// A bracketed name of no section alone on its line (a stray `[Extra]`)
+/// ends the section being read, except inside a code fence or a JSON
+/// section (see [`split_sections`]).
 pub(crate) struct LineScan {
     /// Per section, the byte span of its last closed occurrence's content.
     spans: Vec<Option<(usize, usize)>>,
@@ -418,6 +445,11 @@ pub(crate) struct LineScan {
     /// The number of the last numbered line (at the start of its line, not
     /// indented) of the section being read.
     item_number: Option<u32>,
+    /// Whether a code fence opened in the section being read is still
+    /// open: a bracketed line there is code (`[dependencies]`), no header.
+    fenced: bool,
+    /// The section that ended last, for unknown headers after it.
+    closed: Option<usize>,
 }
 
 impl LineScan {
@@ -434,6 +466,8 @@ impl LineScan {
             headers_read: 0,
             header_number: None,
             item_number: None,
+            fenced: false,
+            closed: None,
         }
     }
 
@@ -491,6 +525,7 @@ impl LineScan {
             }
             self.fences += 1;
             self.fence_starts[1] = at;
+            self.fenced = !self.fenced;
         }
         self.last_line = at;
         let Some(header) = header_line(line, keys.max_name) else {
@@ -528,17 +563,28 @@ impl LineScan {
                 self.open_section(section, at, at + header.content_at, header.number, events);
                 Some((header.tag, header.content_at))
             }
-            None if header.marked && self.unknown.len() < MAX_UNKNOWN => {
-                self.unknown.push(UnknownHeader {
-                    line: trimmed.to_owned(),
-                    name: header.name.to_owned(),
-                    bracketed: header.bracketed,
-                    after: self.open.map(|(section, _)| section),
-                    before: None,
-                });
+            None => {
+                if header.marked && self.unknown.len() < MAX_UNKNOWN {
+                    self.unknown.push(UnknownHeader {
+                        line: trimmed.to_owned(),
+                        name: header.name.to_owned(),
+                        bracketed: header.bracketed,
+                        after: self.open.map(|(section, _)| section).or(self.closed),
+                        before: None,
+                    });
+                }
+                // A header of no section alone on its line (`[Address]`
+                // before `[Street]`, a stray `[Extra]`) is never glued into
+                // the section before it: that section ends here, and what
+                // follows up to the next section's header belongs to none.
+                // In a JSON section a bracketed line is JSON (`[true]`).
+                if !self.fenced && stray_header(&header, line) {
+                    if let Some((open, start)) = self.open.filter(|&(open, _)| !keys.json[open]) {
+                        self.close(open, start, at, events);
+                    }
+                }
                 None
             }
-            None => None,
         }
     }
 
@@ -594,6 +640,7 @@ impl LineScan {
             self.close(open, start, header_at, events);
         }
         self.open = Some((section, content_at));
+        self.fenced = false;
         events.push(LineEvent::Opened(section));
         self.headers_read = self.headers_read.saturating_add(1);
         self.header_number = number.or(Some(self.headers_read));
@@ -605,6 +652,7 @@ impl LineScan {
         let end = end.max(start);
         self.spans[section] = Some((start, end));
         self.open = None;
+        self.closed = Some(section);
         events.push(LineEvent::Closed(section, start, end));
     }
 
@@ -646,6 +694,33 @@ impl LineScan {
         };
         (scan, last)
     }
+}
+
+/// Whether `header`, naming no section, is a header line in the style the
+/// guide asks for: a bracketed name (`[Extra]`, `【备注】`, a DSPy marker)
+/// with nothing after it on the line, written as names are (two letters or
+/// more; otherwise only digits, spaces and the joiners `-`, `_`, `'`, `&`,
+/// `/`). `[1] Smith, 2020`, `[1]` alone (a footnote), `[x]` and a JSON
+/// array on one line (`["a", "b"]`, `[{"k": 1}]`) are content.
+fn stray_header(header: &HeaderLine<'_>, line: &str) -> bool {
+    header.bracketed
+        && header.tag == Tag::No
+        && !header.listed
+        && header.number.is_none()
+        && line
+            .get(header.content_at..)
+            .is_some_and(|rest| rest.trim().is_empty())
+        && header.name.chars().all(|c| {
+            c.is_alphanumeric()
+                || c.is_whitespace()
+                || matches!(c, '-' | '_' | '\'' | '’' | '&' | '/')
+        })
+        && header
+            .name
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .nth(1)
+            .is_some()
 }
 
 /// The sections that ended and began on one line, in text order (see

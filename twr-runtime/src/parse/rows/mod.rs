@@ -638,7 +638,12 @@ fn read_map<V: SectionValue>(
         }
     }
     if !any {
-        return Err(ValueError::Empty);
+        // Text but no `Name: value` line (`apples = 3`): say the form.
+        return Err(if !lines.is_empty() || blank(content) {
+            ValueError::Empty
+        } else {
+            ValueError::invalid(Expected::Described(phrases.map.to_owned()), content)
+        });
     }
     report.finish(()).map_err(into_value_error)
 }
