@@ -74,6 +74,7 @@ mod think_deadline;
 mod think_derived;
 mod think_escalate;
 mod think_json;
+mod think_learn;
 mod think_ledger;
 mod think_loop;
 mod think_merge_props;

@@ -126,6 +126,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                 {"role": "assistant", "attempt": 2},
             ],
             "sources": [],
+            "learned": [],
             "elapsed_ms": 0,
         })
     );
@@ -180,6 +181,7 @@ async fn an_error_from_a_server_echoing_the_key_serializes_without_it() {
             "requests": 2,
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
             "cost": null,
+            "learned": [],
         })
     );
 }

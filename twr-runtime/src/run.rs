@@ -32,7 +32,7 @@
 //! ```
 
 pub use crate::think::{
-    BatchProgress, BudgetLimit, Checked, Completed, Ending, FailedCall, SectionSource,
-    TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_DURATION,
-    MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
+    BatchProgress, BudgetLimit, Checked, Completed, Ending, FailedCall, Learned, SectionSource,
+    TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };

@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grammar::{Format, Grammar, Rendering};
 use crate::model::Message;
+use crate::sections::{ChoiceSpec, SectionSpec};
 
 /// The options that make a request's key (a model's
 /// [`request_options`](crate::ChatModel::request_options)), with the
@@ -87,6 +88,36 @@ impl RequestKey {
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
+}
+
+/// The identity of a `Sections` type for its typed runs: the SHA-256, in
+/// hexadecimal, of each section's field, header and kind of value, and of
+/// each choice's ways. Types that ask for the same sections, with the same
+/// kinds, share their typed runs: an answer to one is an answer to the
+/// other. A type's name is not used: it changes when code moves between
+/// modules, and the same name may mean another type in another program.
+pub(crate) fn shape_of(specs: &[SectionSpec], choices: &[ChoiceSpec]) -> String {
+    let mut hash = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(bytes);
+    };
+    part(b"twr shape 1");
+    for spec in specs {
+        part(spec.field.as_bytes());
+        part(spec.header.as_bytes());
+        part(format!("{:?}", spec.kind).as_bytes());
+    }
+    for choice in choices {
+        part(b"choice");
+        part(choice.name.as_bytes());
+        part(&(choice.start as u64).to_le_bytes());
+        for variant in choice.variants {
+            part(variant.name.as_bytes());
+            part(&(variant.len as u64).to_le_bytes());
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl fmt::Debug for RequestKey {

@@ -53,17 +53,18 @@
 //! [`JournalError`]): a journal that silently stopped recording would
 //! make the next resumption pay again.
 //!
-//! # The file (schema version 1)
+//! # The file (schema version 2)
 //!
 //! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
-//! and `PRAGMA user_version = 1`. Opening checks both, SQLite's
+//! and `PRAGMA user_version = 2`. Opening checks both, SQLite's
 //! `quick_check` and the tables below; a file that is not SQLite, another
 //! program's database, a newer schema or damage is a [`JournalError`],
 //! never a silent restart. Tables (every `*_tokens` column an integer
 //! count, every `*_at_ms` Unix milliseconds, `key` the 32-byte SHA-256 of
 //! the request):
 //!
-//! - `meta(key, value)`: `created_by` = `twr-runtime <version>`.
+//! - `meta(key, value)`: `created_by` = `twr-runtime <version>`, and
+//!   `migrated_by` the same for a file brought up from an older version.
 //! - `replies(job, key, occurrence, model, content, reasoning,
 //!   prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
 //!   cache_write_tokens, finish_reason, cost, batch_id, custom_id,
@@ -76,6 +77,12 @@
 //! - `outcomes(job, idx, ok, attempts, prompt_tokens, completion_tokens,
 //!   cost, final_reply, error, recorded_at_ms)`: one row per ended run of
 //!   [`Think::run_many`], `idx` its place in the input.
+//! - `typed_runs(job, shape, prompt, answer, constrained, attempts,
+//!   recorded_at_ms)`: one row per prompt of a job whose run ended with a
+//!   value ([`Job::typed_runs`]): `shape` the SHA-256 (hex) of the type's
+//!   sections (field, header, kind of value) and choices, `prompt` the
+//!   prompt's text as written, `answer` the answer in the soft format.
+//!   Schema version 2; see "Users' text" below.
 //! - `batches(batch_id, job, provider, round, status, requests,
 //!   submitted_at_ms, updated_at_ms)` and `batch_requests(batch_id,
 //!   custom_id, key)`: the batches submitted to a provider's batch API
@@ -83,6 +90,24 @@
 //!   what each line asked. A line with no reply in `replies` (by
 //!   `batch_id` and `custom_id`) is still owed: a resumed job waits for its
 //!   batch instead of asking again.
+//!
+//! A file of version 1 (written before `typed_runs` existed) opens as it
+//! is: opened for writing, it gains the new table in one transaction (a
+//! failure leaves it as it was) and keeps every record; opened read-only,
+//! it is read unchanged and has no typed runs.
+//!
+//! # Users' text
+//!
+//! A journal holds what its runs were asked and answered: `replies` and
+//! `cache` the model's replies, `outcomes` the final answers, `typed_runs`
+//! each prompt as the program wrote it, which is often a user's own text.
+//! Keep the file where that text may be kept. A run reads no other job
+//! than the ones its program names: [`Think::journal`](crate::Think::journal)
+//! for its replies, [`Think::learn_from`](crate::Think::learn_from) for the
+//! demonstrations it shows, so one user's prompts reach another's run only
+//! through a job the program passed (or through the response cache, which
+//! answers equal requests across jobs by design: give it only to runs that
+//! may share their replies).
 //!
 //! [`Think::run_many`]: crate::Think::run_many
 
@@ -97,9 +122,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use error::JournalError;
+pub(crate) use key::shape_of;
 pub use key::RequestKey;
-pub use store::RecordedOutcome;
 pub(crate) use store::ReplyEntry;
+pub use store::{RecordedOutcome, TypedRun};
 
 use crate::model::Reply;
 
@@ -111,6 +137,9 @@ pub struct Journal {
 
 struct Inner {
     path: PathBuf,
+    /// The file's schema version: [`schema::VERSION`], or an older one in
+    /// a file opened read-only (which lacks the newer tables).
+    version: i64,
     connection: Mutex<rusqlite::Connection>,
 }
 
@@ -138,10 +167,11 @@ impl Journal {
     }
 
     fn open_with(path: &Path, read_only: bool) -> Result<Journal, JournalError> {
-        let connection = schema::open(path, read_only)?;
+        let (connection, version) = schema::open(path, read_only)?;
         Ok(Journal {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
+                version,
                 connection: Mutex::new(connection),
             }),
         })
@@ -166,6 +196,12 @@ impl Journal {
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// Whether the file has the table of typed runs (schema version 2 on;
+    /// an older file opened read-only has none).
+    pub(crate) fn has_typed_runs(&self) -> bool {
+        self.inner.version >= 2
     }
 
     /// The job named `name` (created by its first record): the replies and
@@ -298,6 +334,33 @@ impl Job {
     #[cfg(feature = "batch")]
     pub(crate) fn answered_lines(&self, batch_id: &str) -> Result<Vec<String>, JournalError> {
         store::answered_lines(&self.journal, &self.name, batch_id)
+    }
+
+    /// Records that a run of the type of shape `shape` ended with a value.
+    pub(crate) fn record_typed(&self, shape: &str, run: &TypedRun) -> Result<(), JournalError> {
+        store::record_typed(&self.journal, &self.name, shape, run)
+    }
+
+    /// The job's typed runs of the type of shape `shape`, by prompt.
+    pub(crate) fn typed_runs_of(&self, shape: &str) -> Result<Vec<TypedRun>, JournalError> {
+        if !self.journal.has_typed_runs() {
+            return Ok(Vec::new());
+        }
+        store::typed_runs(&self.journal, &self.name, shape)
+    }
+
+    /// The runs of this job that ended with a `T` (see
+    /// [`Think::journal`](crate::Think::journal)): each prompt as written
+    /// and the answer its value was read from, in the soft format, ordered
+    /// by prompt. These are what [`Think::learn_from`](crate::Think::learn_from)
+    /// picks its demonstrations from. A journal holds its users' text: read
+    /// it only where they would expect it to be read.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn typed_runs<T: crate::Sections>(&self) -> Result<Vec<TypedRun>, JournalError> {
+        self.typed_runs_of(&shape_of(T::specs(), T::choices()))
     }
 
     /// How many replies the job has recorded.

@@ -10,11 +10,15 @@ use super::error::JournalError;
 /// `PRAGMA application_id` of a twr journal: "twr1" in ASCII.
 pub(crate) const APPLICATION_ID: i64 = 0x7477_7231;
 
-/// The schema version this twr reads and writes (`PRAGMA user_version`).
-pub(crate) const VERSION: i64 = 1;
+/// The schema version this twr writes (`PRAGMA user_version`). It reads
+/// every version from 1 on: an older file is brought up to this one when
+/// it is opened for writing (see [`MIGRATIONS`]).
+pub(crate) const VERSION: i64 = 1 + MIGRATIONS.len() as i64;
 
-/// The tables of schema version 1, created in one transaction.
-const CREATE: &str = "
+/// The tables of schema version 1, as the first journals were made. Never
+/// changed: a new file is made as version 1 and brought up to [`VERSION`]
+/// by the same migrations as an old file, so both end with one schema.
+const CREATE_V1: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -84,9 +88,57 @@ CREATE INDEX batch_requests_by_key ON batch_requests (key);
 CREATE INDEX replies_by_line ON replies (batch_id, custom_id);
 ";
 
+/// The migrations: `MIGRATIONS[i]` takes a file of version `i + 1` to
+/// version `i + 2`. Each only adds, so that a version-1 file keeps every
+/// record it had.
+const MIGRATIONS: &[&str] = &[
+    // Version 2: the runs of a job that ended with a typed value, with the
+    // prompt as written and the answer in the soft format (see
+    // `journal::store::record_typed`).
+    "CREATE TABLE typed_runs (
+        job               TEXT    NOT NULL,
+        shape             TEXT    NOT NULL,
+        prompt            TEXT    NOT NULL,
+        answer            TEXT    NOT NULL,
+        constrained       INTEGER NOT NULL,
+        attempts          INTEGER NOT NULL,
+        recorded_at_ms    INTEGER NOT NULL,
+        PRIMARY KEY (job, shape, prompt)
+    ) WITHOUT ROWID;",
+];
+
+/// The tables every file of version `version` has.
+fn tables(version: i64) -> &'static [&'static str] {
+    const V1: &[&str] = &[
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+    ];
+    const V2: &[&str] = &[
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+        "typed_runs",
+    ];
+    if version >= 2 {
+        V2
+    } else {
+        V1
+    }
+}
+
 /// Opens the journal at `path`: creates the schema in a new (absent or
-/// empty) file, checks it in an existing one.
-pub(crate) fn open(path: &Path, read_only: bool) -> Result<Connection, JournalError> {
+/// empty) file, checks it in an existing one and, opened for writing,
+/// brings an older one up to [`VERSION`]. Returns the connection and the
+/// file's schema version (older than [`VERSION`] only when it was opened
+/// read-only).
+pub(crate) fn open(path: &Path, read_only: bool) -> Result<(Connection, i64), JournalError> {
     let sqlite = |e| JournalError::from_sqlite(path, e);
     let flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -119,15 +171,27 @@ pub(crate) fn open(path: &Path, read_only: bool) -> Result<Connection, JournalEr
     let tables: i64 = connection
         .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
         .map_err(sqlite)?;
-    match (application_id, tables) {
-        (0, 0) if !read_only => create(&connection).map_err(sqlite)?,
+    let version = match (application_id, tables) {
+        (0, 0) if !read_only => {
+            create(&connection).map_err(sqlite)?;
+            VERSION
+        }
         (0, 0) => {
             return Err(JournalError::Corrupt {
                 path: path.to_path_buf(),
                 detail: "the file is empty, and opened read-only it cannot become a journal".into(),
             })
         }
-        (APPLICATION_ID, _) => check(&connection, path, version)?,
+        (APPLICATION_ID, _) => {
+            check(&connection, path, version)?;
+            if read_only || version == VERSION {
+                version
+            } else {
+                migrate(&connection, version).map_err(sqlite)?;
+                check(&connection, path, VERSION)?;
+                VERSION
+            }
+        }
         (0, _) => {
             return Err(JournalError::Foreign {
                 path: path.to_path_buf(),
@@ -140,7 +204,7 @@ pub(crate) fn open(path: &Path, read_only: bool) -> Result<Connection, JournalEr
                 found: format!("application id {other:#x}"),
             })
         }
-    }
+    };
     if !read_only {
         // WAL: a record is durable when its transaction commits, and
         // readers never block the writer. NORMAL is durable across a killed
@@ -152,21 +216,56 @@ pub(crate) fn open(path: &Path, read_only: bool) -> Result<Connection, JournalEr
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(sqlite)?;
     }
-    Ok(connection)
+    Ok((connection, version))
 }
 
-/// Creates the schema of [`VERSION`] in an empty database.
+/// Creates the schema of [`VERSION`] in an empty database, in one
+/// transaction: version 1, then every migration.
 fn create(connection: &Connection) -> rusqlite::Result<()> {
     let batch = format!(
         "BEGIN;
-         {CREATE}
+         {CREATE_V1}
+         {}
          INSERT INTO meta (key, value) VALUES ('created_by', 'twr-runtime {}');
          PRAGMA application_id = {APPLICATION_ID};
          PRAGMA user_version = {VERSION};
          COMMIT;",
+        MIGRATIONS.concat(),
         env!("CARGO_PKG_VERSION")
     );
     connection.execute_batch(&batch)
+}
+
+/// Brings a file of schema `version` up to [`VERSION`], in one
+/// transaction: a failure leaves it as it was. Another process migrating
+/// the same file at once waits on the write lock and then finds nothing
+/// left to do (`BEGIN IMMEDIATE` takes the lock before the version is read
+/// again).
+fn migrate(connection: &Connection, version: i64) -> rusqlite::Result<()> {
+    connection.execute_batch("BEGIN IMMEDIATE")?;
+    let migrated = (|| {
+        let now: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let from = now.max(version).max(1);
+        if from >= VERSION {
+            return Ok(());
+        }
+        for migration in &MIGRATIONS[(from - 1) as usize..] {
+            connection.execute_batch(migration)?;
+        }
+        connection.execute_batch(&format!(
+            "INSERT OR REPLACE INTO meta (key, value)
+                 VALUES ('migrated_by', 'twr-runtime {}');
+             PRAGMA user_version = {VERSION};",
+            env!("CARGO_PKG_VERSION")
+        ))
+    })();
+    match migrated {
+        Ok(()) => connection.execute_batch("COMMIT"),
+        Err(error) => {
+            let _ = connection.execute_batch("ROLLBACK");
+            Err(error)
+        }
+    }
 }
 
 /// Checks an existing journal: its version, SQLite's quick integrity
@@ -176,14 +275,14 @@ fn check(connection: &Connection, path: &Path, version: i64) -> Result<(), Journ
         path: path.to_path_buf(),
         detail,
     };
-    if version != VERSION {
-        if version > VERSION {
-            return Err(JournalError::Version {
-                path: path.to_path_buf(),
-                found: version,
-                supported: VERSION,
-            });
-        }
+    if version > VERSION {
+        return Err(JournalError::Version {
+            path: path.to_path_buf(),
+            found: version,
+            supported: VERSION,
+        });
+    }
+    if version < 1 {
         return Err(corrupt(format!(
             "it is marked as a twr journal but has schema version {version}"
         )));
@@ -194,14 +293,7 @@ fn check(connection: &Connection, path: &Path, version: i64) -> Result<(), Journ
     if verdict != "ok" {
         return Err(corrupt(verdict));
     }
-    for table in [
-        "meta",
-        "replies",
-        "cache",
-        "outcomes",
-        "batches",
-        "batch_requests",
-    ] {
+    for table in tables(version) {
         let found: i64 = connection
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
@@ -239,7 +331,7 @@ mod tests {
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((id, version), (0x7477_7231, 1));
+        assert_eq!((id, version), (0x7477_7231, 2));
         let created: String = connection
             .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
                 r.get(0)
@@ -299,15 +391,15 @@ mod tests {
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 2;")
+            .execute_batch("PRAGMA user_version = 3;")
             .unwrap();
         let error = Journal::open(&path).unwrap_err();
         assert!(
             matches!(
                 error,
                 JournalError::Version {
-                    found: 2,
-                    supported: 1,
+                    found: 3,
+                    supported: 2,
                     ..
                 }
             ),
@@ -361,6 +453,84 @@ mod tests {
                 JournalError::Corrupt { .. } | JournalError::NotADatabase { .. }
             ),
             "{error:?}"
+        );
+    }
+
+    /// A file as the first journals were made: schema version 1, one
+    /// reply recorded.
+    fn version_1_file(name: &str) -> std::path::PathBuf {
+        let path = temp(name);
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute_batch(&format!(
+                "BEGIN; {CREATE_V1}
+                 INSERT INTO meta (key, value) VALUES ('created_by', 'twr-runtime 0.1.0');
+                 INSERT INTO replies VALUES ('j', x'00', 0, 'm', '[A]\nold', NULL,
+                     1, 2, 3, 0, 0, 'stop', NULL, NULL, NULL, 0);
+                 PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
+            ))
+            .unwrap();
+        path
+    }
+
+    fn user_version(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_version_1_file_is_read_as_it_is_and_migrated_when_opened_for_writing() {
+        let path = version_1_file("v1");
+        // Read-only: read as it is, left as it is.
+        let journal = Journal::open_read_only(&path).unwrap();
+        assert_eq!(journal.job("j").replies().unwrap(), 1);
+        drop(journal);
+        assert_eq!(user_version(&path), 1);
+
+        let journal = Journal::open(&path).unwrap();
+        assert_eq!(journal.job("j").replies().unwrap(), 1);
+        drop(journal);
+        assert_eq!(user_version(&path), VERSION);
+        let connection = Connection::open(&path).unwrap();
+        let typed: i64 = connection
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'typed_runs'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let created: String = connection
+            .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!((typed, created.as_str()), (1, "twr-runtime 0.1.0"));
+        drop(connection);
+        // Opened again, it is a current journal.
+        Journal::open(&path).unwrap();
+        assert_eq!(user_version(&path), VERSION);
+    }
+
+    #[test]
+    fn a_migration_that_fails_leaves_the_file_as_it_was() {
+        let path = version_1_file("v1-clash");
+        // A table in the way of the migration's.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE typed_runs (x);")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(matches!(error, JournalError::Sqlite { .. }), "{error:?}");
+        assert_eq!(user_version(&path), 1);
+        assert_eq!(
+            Journal::open_read_only(&path)
+                .unwrap()
+                .job("j")
+                .replies()
+                .unwrap(),
+            1
         );
     }
 }

@@ -41,6 +41,26 @@ pub struct RecordedOutcome {
     pub error: Option<String>,
 }
 
+/// A run of a job that ended with a typed value, as the journal keeps it
+/// (see [`Job::typed_runs`](super::Job::typed_runs)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TypedRun {
+    /// The prompt's text as the program wrote it (no format guide; an
+    /// attachment is not kept).
+    pub prompt: String,
+    /// The answer the value was read from, in the soft format: only the
+    /// type's sections, each under its header, in declaration order
+    /// (merged when it was put together over several replies, and in
+    /// sections when the model wrote JSON under a grammar).
+    pub answer: String,
+    /// Whether the run sent a constrained attempt
+    /// ([`Attempt::constrained`](crate::Attempt::constrained)).
+    pub constrained: bool,
+    /// Its attempts (model calls that returned a reply).
+    pub attempts: usize,
+}
+
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -238,6 +258,55 @@ pub(crate) fn outcomes(journal: &Journal, job: &str) -> Result<Vec<RecordedOutco
                 cost: row.get(5)?,
                 final_reply: row.get(6)?,
                 error: row.get(7)?,
+            })
+        })?;
+        rows.collect()
+    })
+}
+
+/// Records `run`, which ended with a value of the type of shape `shape`;
+/// the same prompt run again (a resumption replaying it) replaces it.
+pub(crate) fn record_typed(
+    journal: &Journal,
+    job: &str,
+    shape: &str,
+    run: &TypedRun,
+) -> Result<(), JournalError> {
+    journal.with_connection(|c| {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO typed_runs (job, shape, prompt, answer, constrained,
+                attempts, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            job,
+            shape,
+            run.prompt,
+            run.answer,
+            run.constrained,
+            run.attempts as i64,
+            now_ms(),
+        ])
+        .map(drop)
+    })
+}
+
+pub(crate) fn typed_runs(
+    journal: &Journal,
+    job: &str,
+    shape: &str,
+) -> Result<Vec<TypedRun>, JournalError> {
+    journal.with_connection(|c| {
+        let mut statement = c.prepare_cached(
+            "SELECT prompt, answer, constrained, attempts FROM typed_runs
+             WHERE job = ?1 AND shape = ?2 ORDER BY prompt",
+        )?;
+        let rows = statement.query_map([job, shape], |row| {
+            Ok(TypedRun {
+                prompt: row.get(0)?,
+                answer: row.get(1)?,
+                constrained: row.get(2)?,
+                attempts: row.get::<_, i64>(3)? as usize,
             })
         })?;
         rows.collect()

@@ -5,6 +5,14 @@
 //! small model gets: it copies the shape of its own earlier turn far more
 //! reliably than it follows a description of the format. Capable models
 //! read it as an ordinary few-shot example.
+//!
+//! The order of a request is the system message, the demonstrations
+//! written with `Think::demonstration`, those learned from earlier runs
+//! (think/learn.rs), the example built from the type's own examples, the
+//! caller's history, then the prompt (see `Conversation::new`): everything
+//! that repeats from one attempt to the next comes first, where a
+//! provider's prompt cache holds it, and the learned ones, which change
+//! with the prompt, after the ones that do not.
 
 use crate::model::Message;
 use crate::phrases::{fill, phrases};
@@ -98,6 +106,22 @@ pub(crate) fn from_examples(
         phrases(lang).demo_question.to_string(),
         crate::prompt::first_example(specs, choices, lang),
     )
+}
+
+/// `answer`, a text a value was read from, in the soft format for a
+/// demonstration: only the type's sections, each `[Header]` and its
+/// content, in declaration order (what a patch merge writes), without the
+/// reasoning, the words around the sections or anything else the reply
+/// held.
+#[cfg_attr(not(feature = "journal"), allow(dead_code))]
+pub(crate) fn soft_answer(
+    answer: &str,
+    specs: &'static [SectionSpec],
+    choices: &'static [ChoiceSpec],
+) -> String {
+    let mut sections = super::conversation::SectionStore::new(specs, choices);
+    sections.absorb(answer, 1, false);
+    sections.render()
 }
 
 fn with_guide(text: &str, guide: Option<&str>) -> String {

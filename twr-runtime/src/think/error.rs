@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::learn::Learned;
 use super::outcome::{Attempt, AttemptKind, FailedCall};
 use crate::feedback::Feedback;
 use crate::model::{ModelError, Reply, Usage};
@@ -61,6 +62,7 @@ pub struct ThinkError {
     attempts: Vec<Attempt>,
     failed_call: Option<FailedCall>,
     usage: Usage,
+    learned: Vec<Learned>,
 }
 
 /// What ended a run without a value; the ledger is in [`ThinkError`].
@@ -103,7 +105,21 @@ impl ThinkError {
             attempts,
             failed_call,
             usage,
+            learned: Vec::new(),
         }
+    }
+
+    /// The same error with the demonstrations the run was shown.
+    pub(crate) fn with_learned(mut self, learned: Vec<Learned>) -> Self {
+        self.learned = learned;
+        self
+    }
+
+    /// The demonstrations learned from earlier runs that the run was shown
+    /// ([`Think::learn_from`](crate::Think::learn_from)), in the order
+    /// shown; empty without.
+    pub fn learned(&self) -> &[Learned] {
+        &self.learned
     }
 
     /// What went wrong.

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
 use super::error::{ThinkError, ThinkErrorKind};
+use super::learn::Learned;
 use super::outcome::{
     Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
 };
@@ -233,7 +234,7 @@ impl Serialize for TranscriptData<'_> {
 
 impl<T: Serialize> Serialize for Outcome<T> {
     /// `{value, ending: "first_try" | "reasked" | "repaired", reasks,
-    /// attempts, usage, cost, transcript, sources, elapsed_ms}`. Each reply
+    /// attempts, usage, cost, transcript, sources, learned, elapsed_ms}`. Each reply
     /// is written once, as its attempt's `raw`: the transcript refers to it
     /// (see `TranscriptData`), `{"role": "assistant", "attempt": n}`, and
     /// to a message sent back as `{"role": "user", "attempt": n}`.
@@ -243,7 +244,7 @@ impl<T: Serialize> Serialize for Outcome<T> {
             Ending::Reasked(n) => ("reasked", n),
             Ending::Repaired(n) => ("repaired", n),
         };
-        let mut s = serializer.serialize_struct("Outcome", 9)?;
+        let mut s = serializer.serialize_struct("Outcome", 10)?;
         s.serialize_field("value", &self.value)?;
         s.serialize_field("ending", ending)?;
         s.serialize_field("reasks", &reasks)?;
@@ -258,6 +259,7 @@ impl<T: Serialize> Serialize for Outcome<T> {
             },
         )?;
         s.serialize_field("sources", &self.sources)?;
+        s.serialize_field("learned", &self.learned)?;
         s.serialize_field("elapsed_ms", &millis(self.elapsed))?;
         s.end()
     }
@@ -278,7 +280,7 @@ impl Serialize for FailedCall {
 
 impl Serialize for ThinkError {
     /// `{kind: "exhausted" | "repeated_reply" | "budget" | "model",
-    /// message, attempts, failed_call, requests, usage, cost}`; `message` is the
+    /// message, attempts, failed_call, requests, usage, cost, learned}`; `message` is the
     /// error's `Display`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let kind = match self.kind() {
@@ -287,7 +289,7 @@ impl Serialize for ThinkError {
             ThinkErrorKind::Budget { .. } => "budget",
             ThinkErrorKind::Model { .. } => "model",
         };
-        let mut s = serializer.serialize_struct("ThinkError", 7)?;
+        let mut s = serializer.serialize_struct("ThinkError", 8)?;
         s.serialize_field("kind", kind)?;
         s.serialize_field("message", &self.to_string())?;
         s.serialize_field("attempts", self.attempts())?;
@@ -295,6 +297,18 @@ impl Serialize for ThinkError {
         s.serialize_field("requests", &self.requests())?;
         s.serialize_field("usage", &self.usage())?;
         s.serialize_field("cost", &self.cost())?;
+        s.serialize_field("learned", self.learned())?;
+        s.end()
+    }
+}
+
+impl Serialize for Learned {
+    /// `{job, prompt, similarity}`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Learned", 3)?;
+        s.serialize_field("job", &self.job)?;
+        s.serialize_field("prompt", &self.prompt)?;
+        s.serialize_field("similarity", &self.similarity)?;
         s.end()
     }
 }

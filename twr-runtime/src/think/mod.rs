@@ -16,6 +16,7 @@ mod error;
 mod excerpt;
 mod focus;
 mod hook;
+mod learn;
 // Always built, as the other Serialize impls of the crate (`Message`,
 // `Usage`, ...): one rule for every type, and serde is a dependency anyway.
 mod ledger_serde;
@@ -35,6 +36,7 @@ use tracing::Instrument;
 pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
 pub use check::Checked;
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
+pub use learn::{Learned, DEFAULT_LEARNED};
 pub use outcome::{
     Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
 };
@@ -218,6 +220,12 @@ pub struct Think<'a, M> {
     hook: Option<AttemptHook<'a>>,
     demonstrations: Vec<(String, String)>,
     auto_demonstration: bool,
+    // Demonstrations learned from the typed runs of these jobs, and how
+    // many: see think/learn.rs.
+    #[cfg(feature = "journal")]
+    learn_from: Vec<crate::journal::Job>,
+    #[cfg(feature = "journal")]
+    learned: usize,
     focused_questions: bool,
     // The constrained attempts: see Run::grammar_for.
     constrain_after: Option<usize>,
@@ -254,6 +262,10 @@ impl<M> Clone for Think<'_, M> {
             hook: self.hook.clone(),
             demonstrations: self.demonstrations.clone(),
             auto_demonstration: self.auto_demonstration,
+            #[cfg(feature = "journal")]
+            learn_from: self.learn_from.clone(),
+            #[cfg(feature = "journal")]
+            learned: self.learned,
             focused_questions: self.focused_questions,
             constrain_after: self.constrain_after,
             on_section: self.on_section.clone(),
@@ -287,6 +299,10 @@ impl<'a, M: ChatModel> Think<'a, M> {
             hook: None,
             demonstrations: Vec::new(),
             auto_demonstration: false,
+            #[cfg(feature = "journal")]
+            learn_from: Vec::new(),
+            #[cfg(feature = "journal")]
+            learned: DEFAULT_LEARNED,
             focused_questions: true,
             constrain_after: None,
             on_section: None,
@@ -309,7 +325,9 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// instead of asking the model (feature `journal`). Run the same job
     /// again after a crash or a kill and it replays what reached the dead
     /// process, asks only for the rest, and pays nothing twice.
-    /// [`run_many`](Self::run_many) also records each run's outcome. See
+    /// [`run_many`](Self::run_many) also records each run's outcome, and
+    /// every run of a [`Sections`] type that ends with a value records its
+    /// prompt and answer, for [`learn_from`](Self::learn_from). See
     /// [`journal`](crate::journal) for how, and for the file.
     ///
     /// ```
@@ -447,6 +465,15 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// assistant's reply. Call it again for more; they are sent in order,
     /// after the system message and before the history.
     ///
+    /// Their place is chosen for prompt caches: every request of a run
+    /// starts with the system message, the demonstrations and the history,
+    /// in that order, and only what follows the prompt changes from one
+    /// attempt to the next, so a provider's cache of the request's start
+    /// (Anthropic's prompt caching, `Anthropic::prompt_caching`)
+    /// holds them for every retry. Demonstrations learned with
+    /// [`learn_from`](Self::learn_from) come after these, so the ones you
+    /// write stay the same start for every prompt.
+    ///
     /// The format guide then goes with the first demonstration's question
     /// (so the demonstrated answer follows it, as the real one will), and
     /// the prompt gets a one-line reminder of the headers. Small models copy
@@ -485,6 +512,105 @@ impl<'a, M: ChatModel> Think<'a, M> {
     pub fn demonstration(mut self, question: impl Into<String>, answer: impl Into<String>) -> Self {
         self.demonstrations.push((question.into(), answer.into()));
         self
+    }
+
+    /// Shows the model, before each prompt, the earlier prompts most like
+    /// it whose runs in `job` ended with a value of the same type, each
+    /// with the answer that value was read from, as earlier turns
+    /// (feature `journal`). Call it again to learn from several jobs.
+    ///
+    /// A run given a [`journal`](Self::journal) job records each value it
+    /// ends with there: the prompt as written and the answer in the soft
+    /// format, only the type's sections under their headers (the merged
+    /// sections of a repaired answer, the sections of a JSON answer written
+    /// under a grammar), never a reply a validator or a
+    /// [`check`](Self::check) refused ([`Job::typed_runs`] lists them). So a
+    /// run that was typed only on its constrained attempt still teaches the
+    /// next similar prompt the free format, on its first try.
+    ///
+    /// For each prompt the run picks [`learned_demonstrations`](Self::learned_demonstrations)
+    /// of them (default [`DEFAULT_LEARNED`]), the most alike first, by the
+    /// similarity of their text (character trigrams: lexical, linear in the
+    /// job's runs, nothing sent anywhere), ties going to the job given
+    /// first, then to the prompt first in byte order: the same store and
+    /// prompt give the same picks. An earlier run of the very same prompt
+    /// is not shown. Types that ask for the same sections, with the same
+    /// kinds, share their runs; any other type's runs are never shown. The
+    /// picks are in the ledger ([`Outcome::learned`], [`ThinkError::learned`])
+    /// and shown after the [`demonstration`](Self::demonstration)s you
+    /// wrote, before the history (see there for the prompt cache).
+    ///
+    /// A journal holds its users' text: the prompts and answers of
+    /// everyone whose runs it recorded. Demonstrations therefore come only
+    /// from the jobs a program passes here, never from any other job of
+    /// the file: pass only jobs whose text the people this run answers may
+    /// see. Learning from the job a run also records into changes its
+    /// requests as the job grows, so a resumed job would not replay them:
+    /// learn from a finished job.
+    ///
+    /// ```
+    /// use twr_runtime::journal::Journal;
+    /// use twr_runtime::{Message, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Trip {
+    ///     days: u32,
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = std::env::temp_dir().join(format!("twr-doc-learn-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let journal = Journal::open(dir.join("trips.twr"))?;
+    /// let earlier = journal.job("trips-monday");
+    /// // Monday: the reply has words before the section; the answer kept is the section.
+    /// let monday = ScriptedModel::new(["Sure! Here is my answer.\n[Days]\n3"]);
+    /// Think::new(&monday).journal(earlier.clone()).run::<Trip>("A long weekend in Kyoto").await?;
+    ///
+    /// // Tuesday: Monday's run is shown as an earlier turn.
+    /// let tuesday = ScriptedModel::new(["[Days]\n4"]);
+    /// let outcome = Think::new(&tuesday)
+    ///     .learn_from(&earlier)
+    ///     .run::<Trip>("A long weekend in Osaka")
+    ///     .await?;
+    /// assert_eq!(outcome.learned[0].prompt, "A long weekend in Kyoto");
+    /// let sent = &tuesday.requests()[0];
+    /// assert!(sent[0].content.starts_with("A long weekend in Kyoto\n\n"));
+    /// assert_eq!(sent[1], Message::assistant("[Days]\n3"));
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// [`Job::typed_runs`]: crate::journal::Job::typed_runs
+    #[cfg(feature = "journal")]
+    pub fn learn_from(mut self, job: &crate::journal::Job) -> Self {
+        self.learn_from.push(job.clone());
+        self
+    }
+
+    /// How many demonstrations [`learn_from`](Self::learn_from) shows
+    /// before each prompt, at most (default [`DEFAULT_LEARNED`]); `0` shows
+    /// none.
+    #[cfg(feature = "journal")]
+    pub fn learned_demonstrations(mut self, k: usize) -> Self {
+        self.learned = k;
+        self
+    }
+
+    /// The names of the jobs demonstrations are learned from, for `Debug`.
+    fn learn_names(&self) -> Vec<&str> {
+        #[cfg(feature = "journal")]
+        return self.learn_from.iter().map(|job| job.name()).collect();
+        #[cfg(not(feature = "journal"))]
+        Vec::new()
+    }
+
+    /// How many learned demonstrations a run shows, for `Debug`.
+    fn learned_count(&self) -> usize {
+        #[cfg(feature = "journal")]
+        return self.learned;
+        #[cfg(not(feature = "journal"))]
+        0
     }
 
     /// Whether a section still missing or wrong after a patch retry asked
@@ -872,22 +998,24 @@ impl<'a, M: ChatModel> Think<'a, M> {
     where
         F: Fn(&str) -> Parsed<U>,
     {
-        let max_attempts = self.attempts_allowed();
+        let lessons = match self.lessons(&prompt, format.specs, format.choices) {
+            Ok(lessons) => lessons,
+            Err(error) => return Err(*error),
+        };
+        let attachments = (!prompt.attachments().is_empty())
+            .then(|| crate::model::attachment::Summary(prompt.attachments()).to_string());
+        let run = Run::new(self, prompt, format, watch, notes, check, lessons);
         let span = tracing::info_span!(
             "think",
             model = %self.model.name(),
-            max_attempts,
+            max_attempts = run.max_attempts(),
             mode = ?self.mode,
             attachments = tracing::field::Empty,
         );
-        if !prompt.attachments().is_empty() {
-            let shown = crate::model::attachment::Summary(prompt.attachments());
+        if let Some(shown) = attachments {
             span.record("attachments", tracing::field::display(shown));
         }
-        Run::new(self, prompt, format, max_attempts, watch, notes, check)
-            .go()
-            .instrument(span)
-            .await
+        run.go().instrument(span).await
     }
 
     /// Emits the attempt's event and calls the hook.
@@ -938,6 +1066,8 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("on_attempt", &self.hook.is_some())
             .field("demonstrations", &self.demonstrations.len())
             .field("auto_demonstration", &self.auto_demonstration)
+            .field("learn_from", &self.learn_names())
+            .field("learned_demonstrations", &self.learned_count())
             .field("focused_questions", &self.focused_questions)
             .field("constrain_after", &self.constrain_after)
             .field("on_section", &self.on_section.is_some())

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::learn::Learned;
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::model::{FinishReason, Message, Reply, Served, Usage};
@@ -193,6 +194,10 @@ pub struct Outcome<T> {
     pub sources: Vec<SectionSource>,
     /// Wall time of the whole run.
     pub elapsed: Duration,
+    /// The demonstrations learned from earlier runs that the run was shown
+    /// ([`Think::learn_from`](crate::Think::learn_from)), in the order
+    /// shown; empty without.
+    pub learned: Vec<Learned>,
     pub(crate) prompt: Message,
     pub(crate) final_reply: SharedText,
 }
@@ -236,6 +241,7 @@ impl<T> Outcome<T> {
             ending: self.ending,
             sources: self.sources,
             elapsed: self.elapsed,
+            learned: self.learned,
             prompt: self.prompt,
             final_reply: self.final_reply,
         }

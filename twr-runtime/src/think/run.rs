@@ -7,6 +7,7 @@ use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::excerpt::excerpt;
+use super::learn::{Learned, Lessons};
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
@@ -44,6 +45,12 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// The first attempt constrained because the model repeated itself:
     /// asked again the same way, it would repeat itself again.
     constrain_from: Option<usize>,
+    /// The demonstrations learned from earlier runs, for the ledger.
+    learned: Vec<Learned>,
+    /// The shape of the run's type, when the value it ends with is
+    /// recorded in the job (never without the journal).
+    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
+    record_as: Option<String>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -53,6 +60,9 @@ struct Accepted<U> {
     /// The text the value was parsed from, when it is not the reply itself
     /// (a merge).
     answer: Option<String>,
+    /// The sections read from a reply in a grammar's JSON schema, when the
+    /// value was read from them.
+    from_json: Option<SharedText>,
     json: Vec<JsonProvenance>,
 }
 
@@ -70,15 +80,17 @@ where
         think: &'r Think<'a, M>,
         prompt: Message,
         format: Format<F>,
-        max_attempts: usize,
         watch: Option<MakeWatch>,
         notes: NoteSinks<'r>,
         check: Option<&'r dyn AsyncCheck<U>>,
+        lessons: Lessons,
     ) -> Self {
+        let max_attempts = think.attempts_allowed();
         let early_abort = think.early_abort.unwrap_or(true) && think.model.streams();
         let listener = watch.map(|make| Listener::new(make(), early_abort, notes));
         let lang = format.lang.unwrap_or_default();
         let mut demonstrations = think.demonstrations.clone();
+        demonstrations.extend(lessons.demonstrations);
         if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
             demonstrations.push(demo::from_examples(specs, format.choices, lang));
         }
@@ -121,7 +133,14 @@ where
             check,
             constraint: None,
             constrain_from: None,
+            learned: lessons.learned,
+            record_as: lessons.record_as,
         }
+    }
+
+    /// The number of format attempts the run may make.
+    pub(super) fn max_attempts(&self) -> usize {
+        self.max_attempts
     }
 
     /// The loop's story: ask; stop on a repeat; keep a value; otherwise send
@@ -334,15 +353,16 @@ where
             Some((grammar, true)) => grammar.read_json(&attempt.raw).ok(),
             _ => None,
         };
-        let raw = match from_json {
+        let raw = match &from_json {
             Some(reply) => {
                 if attempt.reasoning.is_none() {
-                    attempt.reasoning = reply.reasoning;
+                    attempt.reasoning = reply.reasoning.clone();
                 }
-                SharedText::from(reply.sections)
+                SharedText::from(reply.sections.as_str())
             }
             None => attempt.raw.clone(),
         };
+        let from_json = from_json.map(|_| raw.clone());
         let verdict = match aborted {
             Some(problem) => {
                 let mut invalid = Feedback::new(Default::default());
@@ -361,6 +381,7 @@ where
                 value,
                 kind,
                 answer,
+                from_json,
                 json,
             }),
             Verdict::Rejected {
@@ -411,6 +432,10 @@ where
             Some(merged) => SharedText::from(merged),
             None => attempt.raw.clone(),
         };
+        self.record_typed(
+            accepted.from_json.as_ref().unwrap_or(&final_reply),
+            &attempt,
+        );
         let sources = if matches!(accepted.kind, AttemptKind::Merged | AttemptKind::Focused) {
             self.reader.sources()
         } else {
@@ -427,8 +452,42 @@ where
             elapsed: self.budget.elapsed(),
             prompt: self.prompt,
             final_reply,
+            learned: self.learned,
         }
     }
+
+    /// Records in the job that the run ended with a value read from
+    /// `answer` at `last`, the final attempt: the prompt and the answer in
+    /// the soft format, only the type's sections (see
+    /// [`Think::learn_from`](super::Think::learn_from)). Called only for a
+    /// value every validator and the check accepted. A prompt with
+    /// attachments is not recorded: shown without them, its answer would
+    /// teach an answer to what the model cannot see. A record that cannot
+    /// be written does not take the value away: the replies are recorded,
+    /// so a resumption replays the run and records it then.
+    #[cfg(feature = "journal")]
+    fn record_typed(&self, answer: &str, last: &Attempt) {
+        let (Some(shape), Some(job), Some(specs)) =
+            (&self.record_as, &self.think.stores.job, self.reader.specs())
+        else {
+            return;
+        };
+        if !self.prompt.attachments().is_empty() {
+            return;
+        }
+        let run = crate::journal::TypedRun {
+            prompt: self.prompt.content.as_str().to_string(),
+            answer: super::demo::soft_answer(answer, specs, self.reader.choices()),
+            constrained: last.constrained || self.attempts.iter().any(|a| a.constrained),
+            attempts: self.attempts.len() + 1,
+        };
+        if let Err(error) = job.record_typed(shape, &run) {
+            tracing::warn!(%error, "twr could not record a typed run");
+        }
+    }
+
+    #[cfg(not(feature = "journal"))]
+    fn record_typed(&self, _answer: &str, _last: &Attempt) {}
 
     /// Puts the failed reply (or, for a huge one, its excerpt) and `message`
     /// into the conversation for the next request.
@@ -482,6 +541,7 @@ where
         };
         let attempts = std::mem::take(&mut self.attempts);
         ThinkError::new(kind, attempts, call, self.budget.used())
+            .with_learned(std::mem::take(&mut self.learned))
     }
 
     /// The run ends without a value, between calls.
@@ -489,7 +549,7 @@ where
         if let ThinkErrorKind::Budget { limit } = &kind {
             tracing::warn!(attempt = self.attempts.len(), %limit, "twr budget exhausted");
         }
-        ThinkError::new(kind, self.attempts, None, self.budget.used())
+        ThinkError::new(kind, self.attempts, None, self.budget.used()).with_learned(self.learned)
     }
 
     /// Emits the attempt's event, calls the hook and appends the entry.
