@@ -162,6 +162,20 @@ async fn a_value_a_validator_or_the_check_refused_is_never_recorded() {
         }
     });
     checked.run("Somewhere old").await.unwrap();
+    // Values the check refused to the end: nothing is recorded.
+    let model = ScriptedModel::new(["[City]\nRome\n[Days]\n4", "[City]\nRome\n[Days]\n5"]);
+    let think = Think::new(&model).journal(job.clone()).max_attempts(2);
+    let checked = think.check(|trip: &Trip| {
+        let rome = trip.city == "Rome";
+        async move {
+            if rome {
+                Err("Rome is not in Japan; pick a Japanese city.")
+            } else {
+                Ok(())
+            }
+        }
+    });
+    checked.run("Somewhere Roman").await.unwrap_err();
     // A run that never got an accepted value records nothing.
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n30", "[City]\nKyoto\n[Days]\n40"]);
     Think::new(&model)
