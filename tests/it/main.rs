@@ -14,6 +14,7 @@
 mod support;
 
 mod attachments;
+mod batch_lines;
 mod batch_openai;
 mod batch_providers;
 mod batch_resume;

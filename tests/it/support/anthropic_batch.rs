@@ -16,7 +16,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::batch_core::{Answer, Core, Fault, Outcome};
+use super::batch_core::{omit, Answer, Core, Fault, Garble, Outcome};
 
 /// The key the emulator expects.
 pub const KEY: &str = "sk-ant-batch-test";
@@ -149,7 +149,13 @@ async fn retrieve(
             batch.results = Some(server.core.run(&batch.fault, &batch.lines));
         }
     }
-    Ok(Json(batch_object(&id, batch)))
+    let mut object = batch_object(&id, batch);
+    if let Fault::Omit(field, _) = batch.fault {
+        omit(&mut batch.fault, &mut object, |o| {
+            o.as_object_mut().unwrap().remove(field).is_some()
+        });
+    }
+    Ok(Json(object))
 }
 
 async fn results(
@@ -163,14 +169,38 @@ async fn results(
     // Results are there once processing ended.
     let results = batch.results.as_ref().ok_or(StatusCode::NOT_FOUND)?;
     let mut jsonl = String::new();
+    let succeeded = |i: usize, text: &str| {
+        json!({"type": "succeeded", "message": {
+            "id": format!("msg_{id}_{i}"), "type": "message", "role": "assistant",
+            "model": "claude-test", "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 1000, "output_tokens": 100,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+    };
     for (i, (custom_id, outcome)) in results.iter().enumerate() {
         let result = match outcome {
-            Outcome::Reply(text) => json!({"type": "succeeded", "message": {
-                "id": format!("msg_{id}_{i}"), "type": "message", "role": "assistant",
-                "model": "claude-test", "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": null,
-                "usage": {"input_tokens": 1000, "output_tokens": 100,
-                          "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+            Outcome::Reply(text) => succeeded(i, text),
+            Outcome::Garbled(garble, item, text) => {
+                let mut result = succeeded(i, text);
+                let line = match garble {
+                    Garble::Cut => {
+                        let whole = json!({"custom_id": custom_id, "result": result}).to_string();
+                        whole[..whole.len() / 2].to_string()
+                    }
+                    Garble::NoBody => {
+                        result.as_object_mut().unwrap().remove("message");
+                        json!({"custom_id": custom_id, "result": result}).to_string()
+                    }
+                    Garble::WrongShape => {
+                        result["message"]["content"] = json!(7);
+                        json!({"custom_id": custom_id, "result": result}).to_string()
+                    }
+                };
+                server.core.wrote_garbled(*item, &line);
+                jsonl.push_str(&line);
+                jsonl.push('\n');
+                continue;
+            }
             Outcome::Error(status, message) => {
                 let kind = match status {
                     400 => "invalid_request_error",
@@ -207,7 +237,7 @@ fn batch_object(id: &str, batch: &Batch) -> Value {
         "id": id, "type": "message_batch", "processing_status": status,
         "request_counts": {
             "processing": if ended { 0 } else { batch.lines.len() },
-            "succeeded": count(|o| matches!(o, Outcome::Reply(_))),
+            "succeeded": count(|o| matches!(o, Outcome::Reply(_) | Outcome::Garbled(..))),
             "errored": count(|o| matches!(o, Outcome::Error(..))),
             "canceled": count(|o| matches!(o, Outcome::Cancelled)),
             "expired": count(|o| matches!(o, Outcome::Expired)),

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-pub use super::openai_batch::{item_of, Answer, Fault};
+pub use super::openai_batch::{item_of, omit, Answer, Fault, Garble};
 
 /// What became of one line.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +24,9 @@ pub enum Outcome {
     Expired,
     /// A line the batch never ran: it was cancelled.
     Cancelled,
+    /// A line answered with this reply text, whose result is written
+    /// garbled, as the `Garble` says (the item is the line's).
+    Garbled(Garble, u32, String),
 }
 
 /// The state every emulator keeps.
@@ -33,6 +36,8 @@ pub struct Core {
     answer: Answer,
     /// While set, batches stay in progress.
     pub hold: AtomicBool,
+    /// The text of each garbled result line, by its item.
+    garbled: Mutex<HashMap<u32, String>>,
 }
 
 #[derive(Default)]
@@ -53,6 +58,7 @@ impl Core {
             faults: Mutex::new(faults.into()),
             answer,
             hold: AtomicBool::new(false),
+            garbled: Mutex::default(),
         }
     }
 
@@ -92,6 +98,10 @@ impl Core {
                             let status = items.iter().find(|(i, _)| *i == item).unwrap().1;
                             Outcome::Error(status, format!("scripted {status} for item {item}"))
                         }
+                        Fault::Garbled(items) if items.iter().any(|(i, _)| *i == item) => {
+                            let garble = items.iter().find(|(i, _)| *i == item).unwrap().1;
+                            Outcome::Garbled(garble, item, (self.answer)(body))
+                        }
                         _ => Outcome::Reply((self.answer)(body)),
                     }
                 }
@@ -104,6 +114,21 @@ impl Core {
         let half = outcomes.len() / 2;
         outcomes.rotate_left(half);
         outcomes
+    }
+
+    /// Records the text written for item `item`'s garbled result line.
+    pub fn wrote_garbled(&self, item: u32, text: &str) {
+        self.garbled.lock().unwrap().insert(item, text.to_string());
+    }
+
+    /// The text of item `item`'s garbled result line.
+    pub fn garbled(&self, item: u32) -> String {
+        self.garbled.lock().unwrap()[&item].clone()
+    }
+
+    /// Batch objects retrieved so far.
+    pub fn polls(&self) -> usize {
+        self.state.lock().unwrap().polls
     }
 
     /// Batches created so far.

@@ -19,7 +19,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::batch_core::{Answer, Core, Fault, Outcome};
+use super::batch_core::{omit, Answer, Core, Fault, Garble, Outcome};
 
 /// The key the emulator expects.
 pub const KEY: &str = "gemini-batch-test-key";
@@ -130,7 +130,7 @@ async fn create(
         polls: 0,
         results: None,
     };
-    let operation = operation(&id, &batch);
+    let operation = operation(&id, &server.core, &batch);
     server.batches.lock().unwrap().insert(id, batch);
     Ok(Json(operation))
 }
@@ -152,10 +152,18 @@ async fn retrieve(
             batch.results = Some(server.core.run(&batch.fault, &batch.lines));
         }
     }
-    Ok(Json(operation(&id, batch)))
+    let mut object = operation(&id, &server.core, batch);
+    if let Fault::Omit(field, _) = batch.fault {
+        // `response`: the output, in the operation and its metadata.
+        omit(&mut batch.fault, &mut object, |o| {
+            let out = o["metadata"].as_object_mut().unwrap().remove("output");
+            o.as_object_mut().unwrap().remove(field).is_some() || out.is_some()
+        });
+    }
+    Ok(Json(object))
 }
 
-fn operation(id: &str, batch: &Batch) -> Value {
+fn operation(id: &str, core: &Core, batch: &Batch) -> Value {
     let state = match (&batch.results, &batch.fault) {
         (None, _) if batch.polls == 0 => "BATCH_STATE_PENDING",
         (None, _) => "BATCH_STATE_RUNNING",
@@ -176,13 +184,36 @@ fn operation(id: &str, batch: &Batch) -> Value {
             .iter()
             .filter_map(|(key, outcome)| {
                 let meta = json!({ "key": key });
-                match outcome {
-                    Outcome::Reply(text) => Some(json!({"metadata": meta, "response": {
+                let reply = |text: &str| {
+                    json!({"metadata": meta, "response": {
                         "candidates": [{"content": {"parts": [{"text": text}], "role": "model"},
                                         "finishReason": "STOP", "index": 0}],
                         "usageMetadata": {"promptTokenCount": 1000, "candidatesTokenCount": 100,
                                           "totalTokenCount": 1100},
-                        "modelVersion": "gemini-test"}})),
+                        "modelVersion": "gemini-test"}})
+                };
+                match outcome {
+                    Outcome::Reply(text) => Some(reply(text)),
+                    Outcome::Garbled(garble, item, text) => {
+                        let mut entry = reply(text);
+                        let entry = match garble {
+                            // Not an object: a string holding half of one.
+                            Garble::Cut => {
+                                let whole = entry.to_string();
+                                Value::String(whole[..whole.len() / 2].to_string())
+                            }
+                            Garble::NoBody => {
+                                entry.as_object_mut().unwrap().remove("response");
+                                entry
+                            }
+                            Garble::WrongShape => {
+                                entry["response"]["candidates"] = json!("none");
+                                entry
+                            }
+                        };
+                        core.wrote_garbled(*item, &entry.to_string());
+                        Some(entry)
+                    }
                     Outcome::Error(status, message) => {
                         let (code, name) = match status {
                             400 => (3, "INVALID_ARGUMENT"),

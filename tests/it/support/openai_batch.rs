@@ -33,6 +33,33 @@ pub enum Fault {
     ErrorLines(Vec<(u32, u16)>),
     /// The batch is cancelled before it runs any line.
     Cancelled,
+    /// Lines whose prompt is one of these items are answered, but their
+    /// result line is written as the `Garble` paired with it says.
+    Garbled(Vec<(u32, Garble)>),
+    /// The batch object lacks this field in this many of its answers that
+    /// would hold it (a status, or the output file's id once it has one).
+    Omit(&'static str, u32),
+}
+
+/// How a result line is garbled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Garble {
+    /// Cut off halfway: not JSON.
+    Cut,
+    /// A success without the reply's body.
+    NoBody,
+    /// A success whose body is of the wrong shape.
+    WrongShape,
+}
+
+/// Leaves out `field` from a batch object, when it holds it and `fault`
+/// still says to; the fault then counts one omission.
+pub fn omit(fault: &mut Fault, object: &mut Value, field: impl Fn(&mut Value) -> bool) {
+    if let Fault::Omit(_, left) = fault {
+        if *left > 0 && field(object) {
+            *left -= 1;
+        }
+    }
 }
 
 /// How a line is answered: the request body to the reply's text.
@@ -49,6 +76,8 @@ struct Emulated {
     /// emulator holds little) and how often it was asked.
     asked: HashMap<u64, u32>,
     lines: usize,
+    /// The text of each garbled result line, by its item.
+    garbled: HashMap<u32, String>,
 }
 
 /// The uploaded and written files, by id, in a directory of their own
@@ -196,6 +225,16 @@ impl OpenAiBatchServer {
         counts.sort();
         counts
     }
+
+    /// Batch objects retrieved so far.
+    pub fn polls(&self) -> usize {
+        self.state.lock().unwrap().polls
+    }
+
+    /// The text of item `item`'s garbled result line.
+    pub fn garbled(&self, item: u32) -> String {
+        self.state.lock().unwrap().garbled[&item].clone()
+    }
 }
 
 async fn upload(
@@ -294,11 +333,21 @@ async fn retrieve(
                 &mut state.files,
                 &mut state.asked,
                 &mut state.lines,
+                &mut state.garbled,
                 server.answer,
             ),
         }
     }
-    Ok(Json(batch_object(batch)))
+    let mut object = batch_object(batch);
+    if let Fault::Omit(field, _) = batch.fault {
+        omit(&mut batch.fault, &mut object, |o| {
+            o.as_object_mut()
+                .unwrap()
+                .remove(field)
+                .is_some_and(|v| !v.is_null())
+        });
+    }
+    Ok(Json(object))
 }
 
 /// Runs a batch's lines at once, as its fault says, and writes its files.
@@ -307,6 +356,7 @@ fn run(
     files: &mut Files,
     asked: &mut HashMap<u64, u32>,
     lines_seen: &mut usize,
+    garbled: &mut HashMap<u32, String>,
     answer: Answer,
 ) {
     // The input is not read again: the emulator lets it go.
@@ -354,16 +404,47 @@ fn run(
                                                 "prompt_tokens_details": {"cached_tokens": 0}}}},
                 "error": null})),
         }
+        let garble = match &batch.fault {
+            Fault::Garbled(items) => items.iter().find(|(i, _)| *i == item).map(|(_, g)| *g),
+            _ => None,
+        };
+        if let Some(garble) = garble {
+            let line = output.last_mut().unwrap();
+            let text = match garble {
+                Garble::Cut => {
+                    let whole = line.to_string();
+                    Value::String(whole[..whole.len() / 2].to_string())
+                }
+                Garble::NoBody => {
+                    line["response"].as_object_mut().unwrap().remove("body");
+                    line.take()
+                }
+                Garble::WrongShape => {
+                    line["response"]["body"]["choices"] = json!("none");
+                    line.take()
+                }
+            };
+            let text = match text {
+                Value::String(cut) => cut,
+                line => line.to_string(),
+            };
+            garbled.insert(item, text.clone());
+            *output.last_mut().unwrap() = Value::String(text);
+        }
     }
     // Output in another order than the input: reversed, then the middle out.
     output.reverse();
     let half = output.len() / 2;
     output.rotate_left(half);
     batch.counts = (lines.len(), output.len(), errors.len());
+    // A garbled line is its text as it is.
     let jsonl = |lines: &[Value]| {
         lines
             .iter()
-            .map(|l| format!("{l}\n"))
+            .map(|l| match l {
+                Value::String(text) => format!("{text}\n"),
+                l => format!("{l}\n"),
+            })
             .collect::<String>()
             .into_bytes()
     };

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{BatchApi, LineResult, Status};
+use super::api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::grammar::Format;
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
@@ -63,18 +63,26 @@ impl ResultLine {
     /// is read as the same error in an online reply (a 400 ends the run,
     /// an overload is retried); an `expired` line never ran, so a new batch
     /// can run it (transient); a `canceled` one was cancelled on purpose.
-    fn result(self, api: &AnthropicBatchApi) -> LineResult {
+    ///
+    /// A `succeeded` line with no message, or one that is no Messages
+    /// response, and a line of an unknown type are decode errors holding
+    /// the line's text (`raw`).
+    fn result(self, api: &AnthropicBatchApi, raw: &[u8]) -> LineResult {
+        let unreadable = |why: &dyn std::fmt::Display| {
+            api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
+        };
         let custom_id = self.custom_id;
         let outcome = self.result;
         let result = match outcome.kind.as_str() {
             "succeeded" => match outcome.message {
                 Some(message) => {
                     let body = message.to_string();
-                    batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint)
+                    match batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint) {
+                        Err(ModelError::Decode(why)) => return unreadable(&why),
+                        result => result,
+                    }
                 }
-                None => Err(ModelError::Decode(
-                    "a succeeded batch result with no message".into(),
-                )),
+                None => return unreadable(&"a succeeded result with no message"),
             },
             "errored" => {
                 let error = outcome.error.unwrap_or(Value::Null);
@@ -91,13 +99,7 @@ impl ResultLine {
             "canceled" => Err(ModelError::Other(
                 format!("request {custom_id} was canceled with its batch").into(),
             )),
-            other => Err(ModelError::Decode(
-                format!(
-                    "a batch result of unknown type {:?}",
-                    api.endpoint.scrub(other)
-                )
-                .into(),
-            )),
+            other => return unreadable(&format_args!("a result of unknown type {other:?}")),
         };
         (custom_id, result)
     }
@@ -169,10 +171,13 @@ impl BatchApi for AnthropicBatchApi {
             let mut results = Vec::new();
             self.endpoint
                 .get_lines(&format!("v1/messages/batches/{id}/results"), |line| {
-                    let line: ResultLine = serde_json::from_slice(line).map_err(|e| {
-                        ModelError::Decode(format!("a batch result line: {e}").into())
-                    })?;
-                    results.push(line.result(self));
+                    // A line that cannot be read fails its own run only.
+                    results.push(match serde_json::from_slice::<ResultLine>(line) {
+                        Ok(read) => read.result(self, line),
+                        Err(why) => {
+                            api::unreadable(line, &why, &["custom_id"], |t| self.endpoint.scrub(t))
+                        }
+                    });
                     Ok(())
                 })
                 .await?;

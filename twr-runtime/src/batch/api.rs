@@ -16,6 +16,12 @@ pub enum Status {
 }
 
 /// One line's result, by its custom id.
+///
+/// A result line that cannot be read fails only its own run: its error is a
+/// [`ModelError::Decode`] that holds the line's text. When even its custom
+/// id cannot be read, its custom id is the empty string (no line is ever
+/// submitted under it): the [`BatchModel`](super::BatchModel) gives its
+/// text to the runs of the batch that are left without a result.
 pub type LineResult = (String, Result<Reply, ModelError>);
 
 /// A provider's batch API.
@@ -63,6 +69,54 @@ pub trait BatchApi: Send + Sync + 'static {
     /// The results of the ended batch `id`, in any order; a line with no
     /// result is one the batch never ran (see `missing`).
     fn results<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<LineResult>, ModelError>>;
+}
+
+/// A result line that could not be read, as `why` says: its custom id
+/// (read from `raw` as JSON with `id_at` when it is, else by finding the
+/// first `"custom_id": "..."` in its text), and a decode error that holds
+/// its whole text, passed through `scrub`.
+pub(crate) fn unreadable(
+    raw: &[u8],
+    why: &dyn std::fmt::Display,
+    id_at: &[&str],
+    scrub: impl Fn(&str) -> String,
+) -> LineResult {
+    let text = String::from_utf8_lossy(raw);
+    let custom_id = match serde_json::from_slice::<serde_json::Value>(raw) {
+        Ok(value) => id_at
+            .iter()
+            .try_fold(&value, |v, key| v.get(key))
+            .and_then(|id| id.as_str())
+            .map(str::to_string),
+        Err(_) => id_in_text(&text, id_at.last().copied().unwrap_or("custom_id")),
+    }
+    .unwrap_or_default();
+    let whose = if custom_id.is_empty() {
+        "a result line with no readable custom id".to_string()
+    } else {
+        format!("the result line of request {custom_id}")
+    };
+    let error = ModelError::Decode(
+        format!(
+            "{whose} could not be read ({why}); the line: {}",
+            scrub(text.trim())
+        )
+        .into(),
+    );
+    (custom_id, Err(error))
+}
+
+/// The string value of the first `"key": "..."` in `text`, a line that is
+/// not JSON (cut off, or broken elsewhere). Written by hand: one forward
+/// scan for a fixed pattern, where a JSON parser cannot help (the text is
+/// not JSON) and a regex crate would be a dependency for four lines.
+fn id_in_text(text: &str, key: &str) -> Option<String> {
+    let quoted = format!("\"{key}\"");
+    let after = &text[text.find(&quoted)? + quoted.len()..];
+    let value = after.trim_start().strip_prefix(':')?.trim_start();
+    let value = value.strip_prefix('"')?;
+    let end = value.find(['"', '\\'])?;
+    (value[end..].starts_with('"') && end > 0).then(|| value[..end].to_string())
 }
 
 /// The error of a line that a batch ended without running: transient for a

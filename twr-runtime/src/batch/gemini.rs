@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{BatchApi, LineResult, Status};
+use super::api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::grammar::Format;
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
@@ -74,8 +74,10 @@ struct BatchOutput {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InlinedResponses {
+    /// Each read on its own, so that one of the wrong shape fails only its
+    /// own run.
     #[serde(default)]
-    inlined_responses: Vec<InlinedResponse>,
+    inlined_responses: Vec<Value>,
 }
 
 #[derive(Deserialize)]
@@ -117,27 +119,41 @@ impl InlinedResponse {
     /// The line's reply, or its error: a response is read as the online
     /// client reads a generateContent response; an error (a Google status)
     /// as the same error in an online reply (`INVALID_ARGUMENT` ends the
-    /// run, `RESOURCE_EXHAUSTED` and `INTERNAL` are retried).
-    fn result(self, api: &GeminiBatchApi) -> Result<LineResult, ModelError> {
-        let key = self
+    /// run, `RESOURCE_EXHAUSTED` and `INTERNAL` are retried). An entry that
+    /// cannot be read (of the wrong shape, without its request's key, with
+    /// neither a response nor an error, or a response that is no
+    /// generateContent response) is a decode error holding its text.
+    fn read(entry: Value, api: &GeminiBatchApi) -> LineResult {
+        let raw = entry.to_string();
+        let unreadable = |why: &dyn std::fmt::Display| {
+            api::unreadable(raw.as_bytes(), why, &["metadata", "key"], |t| {
+                api.endpoint.scrub(t)
+            })
+        };
+        let line: InlinedResponse = match serde_json::from_value(entry) {
+            Ok(line) => line,
+            Err(why) => return unreadable(&why),
+        };
+        let Some(key) = line
             .metadata
             .as_ref()
             .and_then(|m| m["key"].as_str())
-            .ok_or_else(|| {
-                ModelError::Decode("an inlined batch response without its request's key".into())
-            })?
-            .to_string();
-        let result = match (self.response, self.error) {
+            .map(str::to_string)
+        else {
+            return unreadable(&"no metadata.key, the request's key");
+        };
+        let result = match (line.response, line.error) {
             (_, Some(error)) => Err(api.endpoint.line_error(&api.client, &error)),
             (Some(response), None) => {
                 let body = response.to_string();
-                batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint)
+                match batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint) {
+                    Err(ModelError::Decode(why)) => return unreadable(&why),
+                    result => result,
+                }
             }
-            (None, None) => Err(ModelError::Decode(
-                "an inlined batch response with neither a response nor an error".into(),
-            )),
+            (None, None) => return unreadable(&"neither a response nor an error"),
         };
-        Ok((key, result))
+        (key, result)
     }
 }
 
@@ -227,17 +243,30 @@ impl BatchApi for GeminiBatchApi {
             }
             // The output is the operation's response once it is done; the
             // metadata carries it too.
+            let state = operation.state();
             let output = operation
                 .response
                 .or_else(|| operation.metadata.and_then(|m| m.output));
+            // A batch that ran its lines holds their responses; one without
+            // them is read again (see `BatchModel`).
+            let ran = !matches!(state.as_str(), "cancelled" | "expired");
+            if ran
+                && output
+                    .as_ref()
+                    .is_none_or(|o| o.inlined_responses.is_none())
+            {
+                return Err(ModelError::Decode(
+                    format!("batch {id} ended ({state}) but holds no inlinedResponses").into(),
+                ));
+            }
             let responses = output
                 .and_then(|o| o.inlined_responses)
                 .map(|r| r.inlined_responses)
                 .unwrap_or_default();
-            responses
+            Ok(responses
                 .into_iter()
-                .map(|response| response.result(self))
-                .collect()
+                .map(|entry| InlinedResponse::read(entry, self))
+                .collect())
         })
     }
 }

@@ -102,6 +102,18 @@
 //! never ran because it expired is transient (a new batch can run it), one
 //! that was cancelled is not.
 //!
+//! A result line that cannot be read (not JSON, a success without its
+//! reply, a reply of the wrong shape) fails only its own run, with a
+//! [`ModelError::Decode`] that holds the line's text; the batch's other
+//! runs get their replies. A line whose custom id cannot be read at all
+//! gives its text to the runs left without a result.
+//!
+//! A batch's own answer that cannot be read (a batch object missing its
+//! status, an ended batch that names no results) is polled again, up to
+//! [`MAX_UNREADABLE_POLLS`] times in a row; then its runs fail with a
+//! [`ModelError::Decode`] that says what was missing. A poll that fails on
+//! the way (a timeout, a 5xx) is polled again without a bound, as before.
+//!
 //! # Resumption
 //!
 //! With a [`journal`](BatchModel::journal), every submitted batch and what
@@ -207,6 +219,8 @@ struct Line {
 struct Running {
     batch_id: String,
     custom_ids: Vec<String>,
+    /// The polls in a row whose answer could not be read.
+    unreadable: u32,
 }
 
 impl BatchModel<OpenAiBatchApi> {
@@ -363,6 +377,7 @@ impl<A: BatchApi> Shared<A> {
                     None => state.running.push(Running {
                         batch_id,
                         custom_ids: vec![custom_id.clone()],
+                        unreadable: 0,
                     }),
                 }
                 let (waiter, waiting) = tokio::sync::oneshot::channel();
@@ -465,6 +480,7 @@ impl<A: BatchApi> Shared<A> {
         state.running.push(Running {
             batch_id,
             custom_ids: lines.into_iter().map(|line| line.custom_id).collect(),
+            unreadable: 0,
         });
     }
 
@@ -516,7 +532,11 @@ impl<A: BatchApi> Shared<A> {
     }
 
     /// Polls each running batch once; hands out the results of those that
-    /// ended.
+    /// ended. A poll that fails on the way (a transient error) is tried
+    /// again at the next step; an answer that cannot be read (a batch
+    /// object missing a field, an ended batch naming no results) is too,
+    /// [`MAX_UNREADABLE_POLLS`] times in a row at most, before the batch's
+    /// runs fail with its decode error.
     async fn poll(&self) {
         let ids: Vec<String> = self
             .lock()
@@ -525,25 +545,63 @@ impl<A: BatchApi> Shared<A> {
             .map(|r| r.batch_id.clone())
             .collect();
         for batch_id in ids {
-            let status = match self.api.status(&batch_id).await {
-                Ok(status) => status,
+            let (word, results) = match self.api.status(&batch_id).await {
+                Ok(Status::Running(_)) => {
+                    self.readable(&batch_id);
+                    continue;
+                }
+                Ok(Status::Ended(word)) => {
+                    let results = self.api.results(&batch_id).await;
+                    (word, results)
+                }
+                Err(error) => ("unreadable".to_string(), Err(error)),
+            };
+            match results {
+                Ok(results) => self.end(&batch_id, &word, Ok(results)),
                 Err(error) if error.is_transient() => {
                     tracing::warn!(%batch_id, %error, "twr batch poll failed; polling again");
-                    continue;
                 }
-                Err(error) => {
-                    self.end(&batch_id, "unreadable", Err(error));
-                    continue;
-                }
-            };
-            if let Status::Ended(word) = status {
-                let results = self.api.results(&batch_id).await;
-                self.end(&batch_id, &word, results);
+                Err(ModelError::Decode(detail)) => self.unreadable(&batch_id, detail),
+                Err(error) => self.end(&batch_id, &word, Err(error)),
             }
         }
     }
 
+    /// Batch `batch_id` answered in a form that could be read.
+    fn readable(&self, batch_id: &str) {
+        let mut state = self.lock();
+        if let Some(running) = state.running.iter_mut().find(|r| r.batch_id == batch_id) {
+            running.unreadable = 0;
+        }
+    }
+
+    /// Batch `batch_id` answered in a form that could not be read: polled
+    /// again, or, the [`MAX_UNREADABLE_POLLS`]-th time in a row, ended with
+    /// the error.
+    fn unreadable(&self, batch_id: &str, detail: crate::model::ErrorDetail) {
+        let polls = {
+            let mut state = self.lock();
+            let Some(running) = state.running.iter_mut().find(|r| r.batch_id == batch_id) else {
+                return;
+            };
+            running.unreadable += 1;
+            running.unreadable
+        };
+        if polls < MAX_UNREADABLE_POLLS {
+            tracing::warn!(%batch_id, error = %detail, polls, "twr could not read a batch's answer; polling again");
+            return;
+        }
+        let error = ModelError::Decode(
+            format!("batch {batch_id} could not be read in {polls} polls in a row: {detail}")
+                .into(),
+        );
+        self.end(batch_id, "unreadable", Err(error));
+    }
+
     /// Hands out the results of batch `batch_id`, which ended as `word`.
+    /// A line whose result is not among them gets the error of a line the
+    /// batch never ran, or, when the batch had result lines that could not
+    /// be paired with their requests, a decode error holding their text.
     fn end(&self, batch_id: &str, word: &str, results: Result<Vec<LineResult>, ModelError>) {
         if let Some(job) = &self.job {
             if let Err(error) = job.end_batch(batch_id, word) {
@@ -570,10 +628,26 @@ impl<A: BatchApi> Shared<A> {
             results = results.len(),
             "twr batch ended"
         );
+        let mut ran = Vec::with_capacity(running.custom_ids.len());
         for custom_id in running.custom_ids {
-            let result = results
-                .remove(&custom_id)
-                .unwrap_or_else(|| Err(api::missing(batch_id, &custom_id, word)));
+            let result = results.remove(&custom_id);
+            ran.push((custom_id, result));
+        }
+        // What is left are lines whose custom id could not be read (or is
+        // none of this batch's): their text goes to the lines left without
+        // a result, one of which they are.
+        let unpaired = unpaired_text(results);
+        for (custom_id, result) in ran {
+            let result = result.unwrap_or_else(|| match &unpaired {
+                Some(text) => Err(ModelError::Decode(
+                    format!(
+                        "batch {batch_id} ended ({word}) with no readable result for request \
+                         {custom_id}; its result may be one of these unreadable lines: {text}"
+                    )
+                    .into(),
+                )),
+                None => Err(api::missing(batch_id, &custom_id, word)),
+            });
             let served = Served::Batch {
                 batch_id: batch_id.to_string(),
                 custom_id: custom_id.clone(),
@@ -581,6 +655,26 @@ impl<A: BatchApi> Shared<A> {
             Self::hand_out(&mut state, &custom_id, result.map(|reply| (reply, served)));
         }
     }
+}
+
+/// The most times in a row a batch's answer may be unreadable (a batch
+/// object missing its status, an ended batch naming no results) before its
+/// runs fail: a provider's answer caught mid-update reads well at the next
+/// poll, one that never does is not waited for forever.
+pub const MAX_UNREADABLE_POLLS: u32 = 3;
+
+/// The text of the result lines left over once each of a batch's lines took
+/// its own: lines whose custom id could not be read. `None` when there are
+/// none.
+fn unpaired_text(left: HashMap<String, Result<Reply, ModelError>>) -> Option<String> {
+    let texts: Vec<String> = left
+        .into_values()
+        .map(|result| match result {
+            Ok(reply) => format!("a reply to no request of this batch: {}", reply.content),
+            Err(error) => error.to_string(),
+        })
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("; "))
 }
 
 /// The length of `value` as JSON, counted without writing it out.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{BatchApi, LineResult, Status};
+use super::api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::grammar::Format;
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
@@ -75,12 +75,20 @@ impl OutputLine {
     /// The line's reply, or its error: a 200 body is read as the online
     /// client reads a chat completion; another status is that status's
     /// error (transient for 408, 429, 5xx); an error without a response
-    /// (`batch_expired`, ...) is transient when it is an expiry.
-    fn result(self, api: &OpenAiBatchApi) -> LineResult {
+    /// (`batch_expired`, ...) is transient when it is an expiry. A line
+    /// that says neither, or whose body is no chat completion, is a decode
+    /// error holding its text (`raw`).
+    fn result(self, api: &OpenAiBatchApi, raw: &[u8]) -> LineResult {
+        let unreadable = |why: &dyn std::fmt::Display| {
+            api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
+        };
         let result = match (self.response, self.error) {
             (Some(response), _) if response.status_code == 200 => {
                 let body = response.body.to_string();
-                batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint)
+                match batch_support::decode_reply(&api.client, body.as_bytes(), &api.endpoint) {
+                    Err(ModelError::Decode(why)) => return unreadable(&why),
+                    result => result,
+                }
             }
             (Some(response), error) => {
                 let message = response.body["error"]["message"]
@@ -107,9 +115,7 @@ impl OutputLine {
                     Err(ModelError::Other(message.into()))
                 }
             }
-            (None, None) => Err(ModelError::Decode(
-                "a batch output line with neither a response nor an error".into(),
-            )),
+            (None, None) => return unreadable(&"neither a response nor an error"),
         };
         (self.custom_id, result)
     }
@@ -200,6 +206,17 @@ impl BatchApi for OpenAiBatchApi {
                     format!("batch {id} failed: {}", self.endpoint.scrub(&errors)).into(),
                 ));
             }
+            // A completed batch names its files (every batch holds a line);
+            // an object without them is read again (see `BatchModel`).
+            if batch.status == "completed"
+                && batch.output_file_id.is_none()
+                && batch.error_file_id.is_none()
+            {
+                return Err(ModelError::Decode(
+                    format!("batch {id} is completed but names no output_file_id or error_file_id")
+                        .into(),
+                ));
+            }
             let mut results = Vec::new();
             for file in [batch.output_file_id, batch.error_file_id]
                 .into_iter()
@@ -208,10 +225,13 @@ impl BatchApi for OpenAiBatchApi {
                 let path = format!("files/{file}/content");
                 self.endpoint
                     .get_lines(&path, |line| {
-                        let line: OutputLine = serde_json::from_slice(line).map_err(|e| {
-                            ModelError::Decode(format!("a batch output line: {e}").into())
-                        })?;
-                        results.push(line.result(self));
+                        // A line that cannot be read fails its own run only.
+                        results.push(match serde_json::from_slice::<OutputLine>(line) {
+                            Ok(read) => read.result(self, line),
+                            Err(why) => api::unreadable(line, &why, &["custom_id"], |t| {
+                                self.endpoint.scrub(t)
+                            }),
+                        });
                         Ok(())
                     })
                     .await?;
