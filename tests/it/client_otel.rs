@@ -42,7 +42,8 @@ async fn a_whole_call_carries_the_gen_ai_attributes() {
     assert!(
         logs.contains(
             "twr.chat{provider=\"openai-compatible\" model=test-model stream=false messages=1 \
-             gen_ai.operation.name=\"chat\" gen_ai.system=\"openai\" \
+             gen_ai.operation.name=\"chat\" otel.name=\"chat test-model\" otel.kind=\"client\" \
+             gen_ai.provider.name=\"openai\" \
              gen_ai.request.model=\"test-model\" gen_ai.usage.input_tokens=7 \
              gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"stop\\\"]\"}: \
              twr_runtime::client::http_model: close"
@@ -77,7 +78,8 @@ async fn a_streamed_call_carries_them_too() {
     assert!(
         logs.contains(
             "twr.chat_stream{provider=\"anthropic\" model=claude-test messages=1 \
-             gen_ai.operation.name=\"chat\" gen_ai.system=\"anthropic\" \
+             gen_ai.operation.name=\"chat\" otel.name=\"chat claude-test\" otel.kind=\"client\" \
+             gen_ai.provider.name=\"anthropic\" \
              gen_ai.request.model=\"claude-test\" gen_ai.usage.input_tokens=40 \
              gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"length\\\"]\"}: \
              twr_runtime::client::deltas: close"

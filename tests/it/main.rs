@@ -79,6 +79,7 @@ mod think_learn;
 mod think_ledger;
 mod think_loop;
 mod think_merge_props;
+mod think_otel;
 mod think_partial;
 mod think_patch;
 mod think_promises;

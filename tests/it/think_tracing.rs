@@ -60,7 +60,10 @@ async fn a_run_has_a_span_and_an_event_per_attempt_and_retry() {
     assert_eq!(retries.len(), 1, "{log}");
     for line in attempts.iter().chain(&retries) {
         assert!(
-            line.contains("think{model=kyoto-planner-7b max_attempts=3 mode=Full}"),
+            line.contains(
+                "think{otel.name=\"twr.run\" gen_ai.request.model=kyoto-planner-7b \
+                 twr.max_attempts=3 twr.retry_mode=Full}"
+            ),
             "{line}"
         );
     }

@@ -57,7 +57,10 @@ async fn debug_tracing_and_the_serialized_ledger_show_media_type_and_size() {
     holds_no_bytes(&format!("{outcome:?}"));
 
     let log = captured.text();
-    assert!(log.contains("attachments=image/png 3000 bytes"), "{log}");
+    assert!(
+        log.contains("twr.attachments=image/png 3000 bytes"),
+        "{log}"
+    );
     holds_no_bytes(&log);
 
     let ledger = json!({

@@ -52,13 +52,15 @@ pub(crate) fn deltas<'a, P: Provider>(
         model = %model.model,
         messages = messages.len(),
         gen_ai.operation.name = tracing::field::Empty,
-        gen_ai.system = tracing::field::Empty,
+        gen_ai.provider.name = tracing::field::Empty,
         gen_ai.request.model = tracing::field::Empty,
         gen_ai.usage.input_tokens = tracing::field::Empty,
         gen_ai.usage.output_tokens = tracing::field::Empty,
         gen_ai.usage.cache_read.input_tokens = tracing::field::Empty,
         gen_ai.usage.cache_creation.input_tokens = tracing::field::Empty,
         gen_ai.response.finish_reasons = tracing::field::Empty,
+        otel.name = tracing::field::Empty,
+        otel.kind = tracing::field::Empty,
     );
     let started = Instant::now();
     let reading_span = span.clone();
@@ -136,7 +138,7 @@ async fn step<'a, P: Provider>(
             };
             otel::record(
                 &tracing::Span::current(),
-                P::GEN_AI_SYSTEM,
+                P::GEN_AI_PROVIDER_NAME,
                 &model.model,
                 reply,
             );

@@ -140,7 +140,7 @@ impl HttpModel<GeminiApi> {
 
 impl Provider for GeminiApi {
     const NAME: &'static str = "gemini";
-    const GEN_AI_SYSTEM: &'static str = "gcp.gemini";
+    const GEN_AI_PROVIDER_NAME: &'static str = "gcp.gemini";
     const TYPE_NAME: &'static str = "Gemini";
     const UNFINISHED: &'static str = "no finishReason";
 

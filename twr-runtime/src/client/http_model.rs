@@ -608,13 +608,15 @@ impl<P: Provider> ChatModel for HttpModel<P> {
             stream = self.options.stream,
             messages = messages.len(),
             gen_ai.operation.name = tracing::field::Empty,
-            gen_ai.system = tracing::field::Empty,
+            gen_ai.provider.name = tracing::field::Empty,
             gen_ai.request.model = tracing::field::Empty,
             gen_ai.usage.input_tokens = tracing::field::Empty,
             gen_ai.usage.output_tokens = tracing::field::Empty,
             gen_ai.usage.cache_read.input_tokens = tracing::field::Empty,
             gen_ai.usage.cache_creation.input_tokens = tracing::field::Empty,
             gen_ai.response.finish_reasons = tracing::field::Empty,
+            otel.name = tracing::field::Empty,
+            otel.kind = tracing::field::Empty,
         );
         Box::pin(
             async move {
@@ -627,7 +629,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
                 otel::record(
                     &tracing::Span::current(),
-                    P::GEN_AI_SYSTEM,
+                    P::GEN_AI_PROVIDER_NAME,
                     &self.model,
                     reply,
                 );

@@ -136,7 +136,7 @@ impl Provider for OpenAiApi {
     const NAME: &'static str = "openai-compatible";
     const TYPE_NAME: &'static str = "OpenAiCompatible";
     const UNFINISHED: &'static str = "no finish_reason, no [DONE]";
-    const GEN_AI_SYSTEM: &'static str = "openai";
+    const GEN_AI_PROVIDER_NAME: &'static str = "openai";
 
     type StreamState = ();
 

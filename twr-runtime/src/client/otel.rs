@@ -20,8 +20,10 @@ fn finish_name(reason: &FinishReason) -> &str {
     }
 }
 
-/// Records on `span` the GenAI attributes of a call to `model` of the
-/// provider whose `gen_ai.system` is `system`: always `gen_ai.operation.name`, `gen_ai.system` and
+/// Records on `span` the GenAI attributes (conventions v1.37) of a call to
+/// `model` of the provider whose `gen_ai.provider.name` is `provider`:
+/// the span's name (`otel.name`, `chat {model}`) and kind (`otel.kind`,
+/// `client`); always `gen_ai.operation.name`, `gen_ai.provider.name` and
 /// `gen_ai.request.model`; with a reply, `gen_ai.usage.input_tokens`,
 /// `gen_ai.usage.output_tokens` and `gen_ai.response.finish_reasons`, and
 /// when the server reported prompt-cache use,
@@ -30,12 +32,16 @@ fn finish_name(reason: &FinishReason) -> &str {
 /// tokens, as the conventions say).
 pub(crate) fn record(
     span: &Span,
-    system: &str,
+    provider: &str,
     model: &str,
     reply: Option<(Usage, Option<&FinishReason>)>,
 ) {
     span.record("gen_ai.operation.name", "chat");
-    span.record("gen_ai.system", system);
+    // The conventions' span name, "{operation} {model}", and kind, for an
+    // OpenTelemetry layer (tracing-opentelemetry reads both fields).
+    span.record("otel.name", format!("chat {model}").as_str());
+    span.record("otel.kind", "client");
+    span.record("gen_ai.provider.name", provider);
     span.record("gen_ai.request.model", model);
     if let Some((usage, finish)) = reply {
         span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);

@@ -39,7 +39,7 @@ use crate::model::{ErrorDetail, FinishReason, Message, ModelError, RateLimits, U
 /// [`HttpModel::with_provider`]: super::HttpModel::with_provider
 pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// The provider's name, lower case (`"cohere"`): the `provider` field of
-    /// the call's tracing span and its OpenTelemetry `gen_ai.system`.
+    /// the call's tracing span and its OpenTelemetry `gen_ai.provider.name`.
     const NAME: &'static str;
 
     /// The client's type name in `Debug` output (default `"HttpModel"`; the
@@ -51,10 +51,10 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// OpenAI-compatible adapter says `"no finish_reason, no [DONE]"`).
     const UNFINISHED: &'static str = "no finish reason";
 
-    /// The OpenTelemetry `gen_ai.system` of the call spans (default
+    /// The OpenTelemetry `gen_ai.provider.name` of the call spans (default
     /// [`NAME`](Self::NAME); the OpenAI-compatible adapter says `"openai"`,
     /// Gemini's `"gcp.gemini"`, as the GenAI semantic conventions name them).
-    const GEN_AI_SYSTEM: &'static str = Self::NAME;
+    const GEN_AI_PROVIDER_NAME: &'static str = Self::NAME;
 
     /// State kept across the events of one stream, for an API that spreads
     /// one fact over several events (Anthropic sends input tokens first and

@@ -28,7 +28,7 @@ fn millis(duration: Duration) -> f64 {
 }
 
 /// A snake_case name of an attempt kind (`"rejected"`).
-fn attempt_kind(kind: AttemptKind) -> String {
+pub(super) fn attempt_kind(kind: AttemptKind) -> String {
     let name = format!("{kind:?}");
     let mut snake = String::with_capacity(name.len() + 4);
     for (i, c) in name.chars().enumerate() {

@@ -25,6 +25,7 @@ mod outcome;
 mod read;
 mod run;
 mod stream;
+mod trace;
 mod transport;
 
 use std::fmt;
@@ -229,6 +230,8 @@ pub struct Think<'a, M> {
     focused_questions: bool,
     // The constrained attempts: see Run::grammar_for.
     constrain_after: Option<usize>,
+    // Whether the attempt spans carry the messages: see think/trace.rs.
+    trace_content: bool,
     // Streaming: see think/stream/.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
@@ -268,6 +271,7 @@ impl<M> Clone for Think<'_, M> {
             learned: self.learned,
             focused_questions: self.focused_questions,
             constrain_after: self.constrain_after,
+            trace_content: self.trace_content,
             on_section: self.on_section.clone(),
             early_abort: self.early_abort,
             escalate: self.escalate.clone(),
@@ -305,6 +309,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             learned: DEFAULT_LEARNED,
             focused_questions: true,
             constrain_after: None,
+            trace_content: false,
             on_section: None,
             early_abort: None,
             escalate: None,
@@ -670,6 +675,24 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self
     }
 
+    /// With `true`, each attempt's span carries the conversation sent and
+    /// the reply (`gen_ai.input.messages`, `gen_ai.output.messages`, as
+    /// OpenTelemetry's GenAI conventions write them). Off by default: they
+    /// hold users' text, which a trace backend keeps and shows to whoever
+    /// reads traces.
+    ///
+    /// The run and its attempts are spans either way: a run is one span
+    /// (`twr.run`), each attempt a child span (`twr.attempt`, its kind
+    /// `first`, `patch`, `focused`, `full`, `constrained` or `escalated`),
+    /// with the HTTP client's call below it, and each section judged an
+    /// event `gen_ai.evaluation.result` (its header, `pass` or `fail`, and
+    /// for a failure the feedback sentence). An OpenTelemetry layer
+    /// (`tracing-opentelemetry`) exports them as they are.
+    pub fn trace_content(mut self, on: bool) -> Self {
+        self.trace_content = on;
+        self
+    }
+
     /// With `true`, [`run`](Self::run) shows a demonstration built from the
     /// type's own examples (the guide's example answer) before the real
     /// prompt, as [`demonstration`](Self::demonstration) does with one you
@@ -1005,17 +1028,28 @@ impl<'a, M: ChatModel> Think<'a, M> {
         let attachments = (!prompt.attachments().is_empty())
             .then(|| crate::model::attachment::Summary(prompt.attachments()).to_string());
         let run = Run::new(self, prompt, format, watch, notes, check, lessons);
-        let span = tracing::info_span!(
-            "think",
-            model = %self.model.name(),
-            max_attempts = run.max_attempts(),
-            mode = ?self.mode,
-            attachments = tracing::field::Empty,
+        let span = trace::run_span(
+            self.model.name(),
+            run.max_attempts(),
+            &format!("{:?}", self.mode),
         );
         if let Some(shown) = attachments {
-            span.record("attachments", tracing::field::display(shown));
+            span.record("twr.attachments", tracing::field::display(shown));
         }
-        run.go().instrument(span).await
+        let result = run.go().instrument(span.clone()).await;
+        match &result {
+            Ok(outcome) => trace::run_ended(&span, outcome.attempts.len(), "typed"),
+            Err(error) => {
+                let kind = match error.kind() {
+                    ThinkErrorKind::Exhausted => "exhausted",
+                    ThinkErrorKind::RepeatedReply => "repeated_reply",
+                    ThinkErrorKind::Budget { .. } => "budget",
+                    ThinkErrorKind::Model { .. } => "model",
+                };
+                trace::run_ended(&span, error.attempts().len(), kind)
+            }
+        }
+        result
     }
 
     /// Emits the attempt's event and calls the hook.
@@ -1070,6 +1104,7 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("learned_demonstrations", &self.learned_count())
             .field("focused_questions", &self.focused_questions)
             .field("constrain_after", &self.constrain_after)
+            .field("trace_content", &self.trace_content)
             .field("on_section", &self.on_section.is_some())
             .field("early_abort", &self.early_abort)
             .field(

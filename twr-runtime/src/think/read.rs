@@ -286,6 +286,16 @@ where
         }
     }
 
+    /// What the last message asked for.
+    pub(crate) fn asked(&self) -> &Asked {
+        &self.asked
+    }
+
+    /// Whether constrained attempts have a grammar (a `Sections` type).
+    pub(crate) fn has_grammar(&self) -> bool {
+        self.format.grammar.is_some()
+    }
+
     /// Says whether the next attempt is sent with a grammar (see
     /// [`Reader::next_constrained`]).
     pub(crate) fn set_next_constrained(&mut self, constrained: bool) {

@@ -7,11 +7,13 @@ use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::excerpt::excerpt;
+use super::focus::Asked;
 use super::learn::{Learned, Lessons};
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
 use super::read::{Format, Parsed, Reader, Verdict};
 use super::stream::{Listener, MakeWatch, Note, NoteSinks};
+use super::trace;
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem, ProblemKind};
@@ -20,6 +22,7 @@ use crate::json::JsonProvenance;
 use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
 use crate::text::SharedText;
+use tracing::{Instrument as _, Span};
 
 /// The state of one run of [`Think`].
 pub(super) struct Run<'r, 'a, M, U, F> {
@@ -154,7 +157,10 @@ where
             return Err(self.fail(ThinkErrorKind::Model { source, retries: 0 }));
         }
         for number in 1..=self.max_attempts {
-            let (mut attempt, aborted) = self.ask(number).await?;
+            // The attempt's span holds its call, its judgement and its
+            // ledger entry (see think/trace.rs).
+            let span = self.attempt_span(number);
+            let (mut attempt, aborted) = self.ask(number).instrument(span.clone()).await?;
             let repeated = self.repeats_previous(&attempt);
             if repeated {
                 // A model that can be held to a grammar gets the next
@@ -164,23 +170,26 @@ where
                 let can_constrain = self.think.constrain_after.is_some()
                     || self.model_for(next).takes_grammar().is_some();
                 if next > self.max_attempts || !can_constrain || self.constrains(number) {
-                    return Err(self.stop_on_repeat(attempt));
+                    return Err(span.in_scope(|| self.stop_on_repeat(attempt)));
                 }
                 self.constrain_from = Some(next);
             }
             let next_constrained = number < self.max_attempts && self.constrains(number + 1);
             self.reader.set_next_constrained(next_constrained);
-            let message = match self.read(&mut attempt, aborted) {
+            let read = span.in_scope(|| self.read(&mut attempt, aborted));
+            let message = match read {
                 Ok(accepted) => {
                     // The future borrows the check only, not the value.
                     let checking = self.check.map(|check| check.check(&accepted.value));
                     let verdict = match checking {
-                        Some(checking) => checking.await,
+                        Some(checking) => checking.instrument(span.clone()).await,
                         None => Ok(()),
                     };
                     match verdict {
-                        Ok(()) => return Ok(self.finish(attempt, accepted)),
-                        Err(refusal) => self.refused(&mut attempt, &accepted, refusal),
+                        Ok(()) => return Ok(span.in_scope(|| self.finish(attempt, accepted))),
+                        Err(refusal) => {
+                            span.in_scope(|| self.refused(&mut attempt, &accepted, refusal))
+                        }
                     }
                 }
                 Err(message) => message,
@@ -188,6 +197,9 @@ where
             if repeated {
                 attempt.kind = AttemptKind::Repeated;
             }
+            // No await below in this attempt: the span is entered to the
+            // end of it.
+            let _in_attempt = span.enter();
             if number == self.max_attempts {
                 self.record(attempt);
                 break;
@@ -199,6 +211,31 @@ where
             self.send_back(attempt, message);
         }
         Err(self.fail(ThinkErrorKind::Exhausted))
+    }
+
+    /// The span of attempt `number`, its kind from what it asks (see
+    /// [`trace::Kind`]).
+    fn attempt_span(&self, number: usize) -> Span {
+        let constrained = self.constrains(number) && self.reader.has_grammar();
+        let escalated = self
+            .think
+            .escalate
+            .as_ref()
+            .is_some_and(|(_, after)| number > *after);
+        let kind = if number == 1 {
+            trace::Kind::First
+        } else if escalated {
+            trace::Kind::Escalated
+        } else if constrained {
+            trace::Kind::Constrained
+        } else {
+            match self.reader.asked() {
+                Asked::Focused(_) => trace::Kind::Focused,
+                Asked::Sections(_) => trace::Kind::Patch,
+                Asked::Whole => trace::Kind::Full,
+            }
+        };
+        trace::attempt_span(number, kind, self.model_name(number), constrained)
     }
 
     /// The model that answers attempt `number`: the stronger one after
@@ -254,6 +291,9 @@ where
                 let aborted = call.aborted.take();
                 let mut attempt = self.open_attempt(number, model.name(), call);
                 attempt.constrained = constrained;
+                if think.trace_content {
+                    trace::content(&Span::current(), &request, &attempt.raw);
+                }
                 Ok((attempt, aborted))
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
@@ -371,24 +411,35 @@ where
             }
             None => self.reader.read(&raw, attempt.number, truncated),
         };
+        let specs = self.reader.specs().unwrap_or(&[]);
         match verdict {
             Verdict::Value {
                 value,
                 kind,
                 answer,
                 json,
-            } => Ok(Accepted {
-                value,
-                kind,
-                answer,
-                from_json,
-                json,
-            }),
+            } => {
+                // The answer to a focused question is judged as the
+                // section it was read as.
+                let judged = match (&answer, kind) {
+                    (Some(answer), AttemptKind::Focused) => answer.as_str(),
+                    _ => &raw,
+                };
+                trace::evaluations(specs, judged, None);
+                Ok(Accepted {
+                    value,
+                    kind,
+                    answer,
+                    from_json,
+                    json,
+                })
+            }
             Verdict::Rejected {
                 problems,
                 message,
                 kind,
             } => {
+                trace::evaluations(specs, &raw, Some(&problems));
                 attempt.kind = kind;
                 attempt.problems = Some(problems);
                 Err(message)
@@ -554,6 +605,7 @@ where
 
     /// Emits the attempt's event, calls the hook and appends the entry.
     fn record(&mut self, attempt: Attempt) {
+        trace::attempt_ended(&Span::current(), &attempt);
         self.think.record(&attempt);
         self.attempts.push(attempt);
     }

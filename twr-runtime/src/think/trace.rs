@@ -1,0 +1,203 @@
+//! The loop's spans, as OpenTelemetry's GenAI conventions (v1.37) and a
+//! trace viewer show them: a run is one span (`twr.run`), each attempt a
+//! child span (`twr.attempt`) with the HTTP client's call span below it,
+//! and each section judged an event `gen_ai.evaluation.result` on its
+//! attempt's span.
+//!
+//! Where the conventions are silent (a run of attempts, the attempt's
+//! number and kind) the attributes are twr's own, under `twr.`:
+//!
+//! | attribute | on | value |
+//! | --- | --- | --- |
+//! | `twr.max_attempts` | run | the attempts allowed |
+//! | `twr.retry_mode` | run | `Patch` or `Full` |
+//! | `twr.attachments` | run | the prompt's images and documents, when it has any |
+//! | `twr.attempts` | run | the attempts made |
+//! | `twr.outcome` | run | `typed` or the error's kind |
+//! | `twr.attempt.number` | attempt | 1, 2, ... |
+//! | `twr.attempt.kind` | attempt | `first`, `patch`, `focused`, `full`, `constrained`, `escalated` |
+//! | `twr.attempt.constrained` | attempt | the request carried a grammar |
+//! | `twr.attempt.outcome` | attempt | what became of the reply ([`AttemptKind`](super::AttemptKind), snake case: `rejected`, `merged`, ...) |
+//!
+//! With [`Think::trace_content`](super::Think::trace_content), and only
+//! then (they hold users' text), an attempt also carries
+//! `gen_ai.input.messages` and `gen_ai.output.messages`, as JSON in the
+//! conventions' shape.
+//!
+//! `tracing-opentelemetry` names each exported span from its `otel.name`
+//! field and exports each event with its message as the event's name.
+
+use tracing::field::Empty;
+use tracing::Span;
+
+use super::outcome::Attempt;
+use crate::feedback::Feedback;
+use crate::model::{Message, Role};
+use crate::parse::split_sections;
+use crate::sections::SectionSpec;
+
+/// The span of one run over the model named `model`.
+pub(super) fn run_span(model: &str, max_attempts: usize, mode: &str) -> Span {
+    tracing::info_span!(
+        "think",
+        otel.name = "twr.run",
+        gen_ai.request.model = %model,
+        twr.max_attempts = max_attempts,
+        twr.retry_mode = %mode,
+        twr.attachments = Empty,
+        twr.attempts = Empty,
+        twr.outcome = Empty,
+    )
+}
+
+/// Records how a run ended on its span: the attempts made and `typed`, or
+/// the error's kind.
+pub(super) fn run_ended(span: &Span, attempts: usize, outcome: &str) {
+    span.record("twr.attempts", attempts);
+    span.record("twr.outcome", outcome);
+}
+
+/// What an attempt asks, as `twr.attempt.kind` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// The first request.
+    First,
+    /// Only the sections that failed.
+    Patch,
+    /// One section, as a plain question.
+    Focused,
+    /// The whole answer again.
+    Full,
+    /// Sent with a grammar.
+    Constrained,
+    /// Asked of the stronger model ([`Think::escalate_to`](super::Think::escalate_to)).
+    Escalated,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::First => "first",
+            Kind::Patch => "patch",
+            Kind::Focused => "focused",
+            Kind::Full => "full",
+            Kind::Constrained => "constrained",
+            Kind::Escalated => "escalated",
+        }
+    }
+}
+
+/// The span of attempt `number` of kind `kind`, asked of `model`.
+pub(super) fn attempt_span(number: usize, kind: Kind, model: &str, constrained: bool) -> Span {
+    tracing::info_span!(
+        "twr.attempt",
+        otel.name = %format_args!("twr.attempt {number} {}", kind.as_str()),
+        gen_ai.operation.name = "chat",
+        gen_ai.request.model = %model,
+        twr.attempt.number = number,
+        twr.attempt.kind = kind.as_str(),
+        twr.attempt.constrained = constrained,
+        twr.attempt.outcome = Empty,
+        gen_ai.response.model = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        gen_ai.usage.cache_read.input_tokens = Empty,
+        gen_ai.usage.cache_creation.input_tokens = Empty,
+        gen_ai.input.messages = Empty,
+        gen_ai.output.messages = Empty,
+    )
+}
+
+/// Records on `span` what attempt `attempt` was: the model that answered,
+/// its tokens and what became of its reply.
+pub(super) fn attempt_ended(span: &Span, attempt: &Attempt) {
+    span.record("gen_ai.response.model", attempt.model.as_str());
+    span.record("gen_ai.usage.input_tokens", attempt.usage.prompt_tokens);
+    span.record(
+        "gen_ai.usage.output_tokens",
+        attempt.usage.completion_tokens,
+    );
+    if attempt.usage.cache_read_tokens > 0 {
+        span.record(
+            "gen_ai.usage.cache_read.input_tokens",
+            attempt.usage.cache_read_tokens,
+        );
+    }
+    if attempt.usage.cache_write_tokens > 0 {
+        span.record(
+            "gen_ai.usage.cache_creation.input_tokens",
+            attempt.usage.cache_write_tokens,
+        );
+    }
+    span.record(
+        "twr.attempt.outcome",
+        super::ledger_serde::attempt_kind(attempt.kind).as_str(),
+    );
+}
+
+/// Records the conversation sent and the reply on `span`, in the
+/// conventions' JSON shape (opt-in: they hold users' text).
+pub(super) fn content(span: &Span, sent: &[Message], reply: &str) {
+    let input: Vec<serde_json::Value> = sent
+        .iter()
+        .map(|message| {
+            serde_json::json!({
+                "role": role_name(message.role),
+                "parts": [{"type": "text", "content": message.content.as_str()}],
+            })
+        })
+        .collect();
+    let output = serde_json::json!([{
+        "role": "assistant",
+        "parts": [{"type": "text", "content": reply}],
+    }]);
+    span.record(
+        "gen_ai.input.messages",
+        serde_json::Value::Array(input).to_string().as_str(),
+    );
+    span.record("gen_ai.output.messages", output.to_string().as_str());
+}
+
+/// One `gen_ai.evaluation.result` event per section of `specs` that the
+/// reply `text` was judged on, in the current span: `fail` with the
+/// problem's sentence for a section a problem names, `pass` for one the
+/// reply holds and no problem names. Sections the reply does not hold and
+/// no problem names (kept from earlier replies, not asked for) were not
+/// judged.
+pub(super) fn evaluations(specs: &[SectionSpec], text: &str, problems: Option<&Feedback>) {
+    let map = split_sections(text, specs);
+    for (index, spec) in specs.iter().enumerate() {
+        let failed: Vec<String> = problems
+            .map(|feedback| {
+                feedback
+                    .problems()
+                    .iter()
+                    .filter(|problem| problem.header == spec.header)
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !failed.is_empty() {
+            tracing::info!(
+                gen_ai.evaluation.name = spec.header,
+                gen_ai.evaluation.score.label = "fail",
+                gen_ai.evaluation.explanation = failed.join(" ").as_str(),
+                "gen_ai.evaluation.result"
+            );
+        } else if map.content(index).is_some() {
+            tracing::info!(
+                gen_ai.evaluation.name = spec.header,
+                gen_ai.evaluation.score.label = "pass",
+                "gen_ai.evaluation.result"
+            );
+        }
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
