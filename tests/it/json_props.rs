@@ -466,3 +466,15 @@ proptest! {
         }
     }
 }
+
+/// Found by `a_repair_never_loses_a_key_or_item` (a stray `}` after the key
+/// of `{"":"["}`): the repair reads a list out of the string `"["` and
+/// loses the key. Kept here, not in the property's regression file, so
+/// that the property keeps running in CI while the repair is fixed; run it
+/// with `--ignored`.
+#[test]
+#[ignore = "known repair defect, not yet fixed: a list read from inside a string"]
+fn a_stray_closer_after_a_key_does_not_turn_a_string_into_a_list() {
+    let got = twr_runtime::json::extract_value(r#"{""}:"["}"#);
+    assert!(!matches!(got, Ok(serde_json::Value::Array(_))), "{got:?}");
+}
