@@ -11,6 +11,9 @@
 //! interleaved rounds (load from other processes falls on all of them
 //! alike), its throughput, its ratio to the floor and to owned lines. The
 //! target is `parse_sections` within 3x of `lines_trim_to_string`.
+//! The `list` group does the same on a reply of another shape: 2,000 lines
+//! of reasoning, a 20,000-item list and two short sections (1.4 MB), with
+//! the target `parse_sections` within 2x of `lines_trim_to_string`.
 //! The `table` group reads a 1 MB table section, written as CSV and as a
 //! markdown table, beside the `csv` crate deserializing the same CSV, and
 //! prints its own table of the fastest interleaved rounds with the ratio to
@@ -52,8 +55,11 @@ fn parse(raw: &str) -> usize {
 
 type Run = fn(&str) -> usize;
 
-/// What the table compares, floor first: criterion id, table label, code.
-const CASES: [(&str, &str, Run); 4] = [
+/// A table's cases, floor first: criterion id, table label, code.
+type Cases = [(&'static str, &'static str, Run); 4];
+
+/// What the table compares, floor first.
+const CASES: Cases = [
     (
         "lines_trim",
         "floor: `lines` + `trim`, no allocation",
@@ -76,10 +82,63 @@ const CASES: [(&str, &str, Run); 4] = [
     ),
 ];
 
-fn criterion_benches(c: &mut Criterion, raw: &str) {
-    let mut group = c.benchmark_group("sections");
+/// The `list` group's struct: a long list and two short sections.
+#[derive(Debug, Sections)]
+struct Catalog {
+    /// One item per line.
+    items: Vec<String>,
+    summary: String,
+    count: u32,
+}
+
+/// About 1.4 MB: 2,000 lines of reasoning, a list of 20,000 items, then
+/// two short sections.
+fn list_reply() -> String {
+    let mut raw = String::from("<think>\n");
+    for i in 1..=2_000 {
+        raw.push_str(&format!(
+            "Step {i}: the user wants every item listed; check the stock count and the colour again.\n"
+        ));
+    }
+    raw.push_str("</think>\nHere is the catalog.\n\n[Items]\n");
+    for i in 1..=20_000 {
+        raw.push_str(&format!(
+            "- Item {i}: a blue ceramic mug, 350 ml, dishwasher safe, boxed\n"
+        ));
+    }
+    raw.push_str("\n[Summary]\nTwenty thousand mugs, all in stock.\n\n[Count]\n20000\n");
+    raw
+}
+
+fn split_list(raw: &str) -> usize {
+    split_sections(raw, Catalog::specs()).len()
+}
+
+fn parse_list(raw: &str) -> usize {
+    Catalog::parse_sections(raw).map_or(0, |catalog| catalog.items.len())
+}
+
+/// What the `list` group compares: the same floors, then the list reply's
+/// own split and parse.
+const LIST_CASES: Cases = [
+    CASES[0],
+    CASES[1],
+    (
+        "split_sections",
+        "`split_sections` (find the sections)",
+        split_list,
+    ),
+    (
+        "parse_sections",
+        "`parse_sections` (sections, typed values, validation)",
+        parse_list,
+    ),
+];
+
+fn criterion_benches(c: &mut Criterion, group: &str, raw: &str, cases: &Cases) {
+    let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Bytes(raw.len() as u64));
-    for (id, _, run) in CASES {
+    for &(id, _, run) in cases {
         group.bench_function(id, |b| b.iter(|| run(black_box(raw))));
     }
     group.finish();
@@ -87,10 +146,10 @@ fn criterion_benches(c: &mut Criterion, raw: &str) {
 
 /// The fastest of `rounds` runs of each case, the cases interleaved within
 /// each round.
-fn fastest(raw: &str, rounds: usize) -> Vec<Duration> {
-    let mut best = vec![Duration::MAX; CASES.len()];
+fn fastest(raw: &str, cases: &Cases, rounds: usize) -> Vec<Duration> {
+    let mut best = vec![Duration::MAX; cases.len()];
     for _ in 0..rounds {
-        for (slot, (_, _, run)) in best.iter_mut().zip(CASES) {
+        for (slot, &(_, _, run)) in best.iter_mut().zip(cases) {
             let start = Instant::now();
             black_box(run(black_box(raw)));
             *slot = (*slot).min(start.elapsed());
@@ -99,9 +158,9 @@ fn fastest(raw: &str, rounds: usize) -> Vec<Duration> {
     best
 }
 
-fn summary(raw: &str) {
+fn summary(raw: &str, cases: &Cases) {
     const ROUNDS: usize = 200;
-    let times = fastest(raw, ROUNDS);
+    let times = fastest(raw, cases, ROUNDS);
     let floor = times[0].as_secs_f64();
     println!(
         "\nInput: a {:.2} MB reply ({} bytes), fastest of {ROUNDS} interleaved rounds.\n",
@@ -111,7 +170,7 @@ fn summary(raw: &str) {
     let owned = times[1].as_secs_f64();
     println!("| | time | throughput | ratio to the floor | ratio to owned lines |");
     println!("| --- | --- | --- | --- | --- |");
-    for ((_, name, _), time) in CASES.iter().zip(&times) {
+    for ((_, name, _), time) in cases.iter().zip(&times) {
         let secs = time.as_secs_f64();
         println!(
             "| {name} | {:.3} ms | {:.0} MB/s | {:.2}x | {:.2}x |",
@@ -273,11 +332,23 @@ fn main() {
     assert_eq!(report.notes, None);
     assert_eq!(report.priority, Priority::High);
 
+    let list = list_reply();
+    let catalog = Catalog::parse_sections(&list).expect("the list reply parses");
+    assert_eq!(catalog.items.len(), 20_000);
+    assert_eq!(
+        catalog.items[41],
+        "Item 42: a blue ceramic mug, 350 ml, dishwasher safe, boxed"
+    );
+    assert_eq!(catalog.summary, "Twenty thousand mugs, all in stock.");
+    assert_eq!(catalog.count, 20_000);
+
     let mut criterion = Criterion::default().configure_from_args();
-    criterion_benches(&mut criterion, &raw);
+    criterion_benches(&mut criterion, "sections", &raw, &CASES);
+    criterion_benches(&mut criterion, "list", &list, &LIST_CASES);
     let tables = table_inputs();
     bench_table(&mut criterion, &tables);
     criterion.final_summary();
-    summary(&raw);
+    summary(&raw, &CASES);
+    summary(&list, &LIST_CASES);
     table_summary(&tables);
 }

@@ -52,56 +52,68 @@ pub(super) fn after_marker(line: &str) -> Option<&str> {
 
 /// The items of a list section, continuation lines joined to their item;
 /// borrowed unless joined.
-pub(crate) fn items(content: &str) -> Vec<Cow<'_, str>> {
-    let lines: Vec<Line<'_>> = content
-        .lines()
-        .filter_map(|raw| {
-            let trimmed = raw.trim();
-            if trimmed.is_empty() {
-                return None;
-            }
-            let indent = raw.len() - raw.trim_start().len();
-            Some(match after_marker(trimmed) {
-                Some(text) => Line {
-                    indent,
-                    text,
-                    line: trimmed,
-                    marked: true,
-                },
-                None => Line {
-                    indent,
-                    text: trimmed,
-                    line: trimmed,
-                    marked: false,
-                },
-            })
+pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
+    // Sized once: a list of many short items otherwise spends more on
+    // growing its vectors than on reading its lines.
+    let mut lines: Vec<Line<'a>> =
+        Vec::with_capacity(memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1);
+    lines.extend(content.lines().filter_map(|raw| {
+        let start_trimmed = raw.trim_start();
+        let trimmed = start_trimmed.trim_end();
+        if trimmed.is_empty() {
+            return None;
+        }
+        let indent = raw.len() - start_trimmed.len();
+        Some(match after_marker(trimmed) {
+            Some(text) => Line {
+                indent,
+                text,
+                line: trimmed,
+                marked: true,
+            },
+            None => Line {
+                indent,
+                text: trimmed,
+                line: trimmed,
+                marked: false,
+            },
         })
-        .collect();
+    }));
     let Some(base) = lines.iter().find(|l| l.marked).map(|l| l.indent) else {
         // Nothing marked: one item a line.
         return lines.iter().map(|l| Cow::Borrowed(l.text)).collect();
     };
-    // Each item as the range of lines it spans: its marked line, then its
-    // continuation lines.
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+    // Each item spans a range of lines: its marked line, then its
+    // continuation lines; it is joined when the next one starts.
+    let mut items: Vec<Cow<'a, str>> = Vec::with_capacity(lines.len());
+    let mut push = |span: &[Line<'a>]| {
+        let item = join(span);
+        if !item.is_empty() {
+            items.push(item);
+        }
+    };
+    let mut current: Option<usize> = None;
     for (i, line) in lines.iter().enumerate() {
         // A marked line at the list's own depth starts an item; deeper marked
         // lines (a nested list) and unmarked lines continue the current one.
-        if line.marked && line.indent <= base + 1 {
-            spans.push((i, i + 1));
-        } else if let Some(current) = spans.last_mut() {
-            current.1 = i + 1;
-        } else if !line.text.ends_with([':', '：']) {
+        let starts = if line.marked && line.indent <= base + 1 {
+            true
+        } else if current.is_some() {
+            false
+        } else {
             // Text before the first marker is an item of its own, unless it
             // introduces the list ("Steps:").
-            spans.push((i, i + 1));
+            !line.text.ends_with([':', '：'])
+        };
+        if starts {
+            if let Some(start) = current.replace(i) {
+                push(&lines[start..i]);
+            }
         }
     }
-    let mut items: Vec<Cow<'_, str>> = spans
-        .into_iter()
-        .map(|(start, end)| join(&lines[start..end]))
-        .collect();
-    items.retain(|item| !item.is_empty());
+    if let Some(start) = current {
+        push(&lines[start..]);
+    }
     items
 }
 

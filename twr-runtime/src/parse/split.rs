@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use memchr::{memchr, memmem};
+use memchr::{memchr, memchr_iter};
 
 use super::header::{
     closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets,
@@ -485,7 +485,7 @@ impl LineScan {
         // Models that drop the line break before a marker (Gemini 2.5 Pro in
         // stanfordnlp/dspy#8379) write it after the text it ends.
         let after_header = header.map_or(0, |(_, content_at)| content_at);
-        if memmem::find(&line.as_bytes()[after_header..], b"[[").is_some() {
+        if find_marker_start(&line.as_bytes()[after_header..]).is_some() {
             self.markers(keys, line, at, after_header, &mut events);
         }
         // A closing tag at the end of the line ends the section it names,
@@ -600,7 +600,7 @@ impl LineScan {
         events: &mut LineEvents,
     ) {
         let mut from = from;
-        while let Some(found) = memmem::find(&line.as_bytes()[from..], b"[[") {
+        while let Some(found) = find_marker_start(&line.as_bytes()[from..]) {
             let start = from + found;
             let Some(marker) = marker_at(&line[start..], keys.max_name) else {
                 from = start + 2;
@@ -735,6 +735,14 @@ pub(crate) enum LineEvent {
     Closed(usize, usize, usize),
     /// Section `.0` began (its header, or a marker, is on the line).
     Opened(usize),
+}
+
+/// Where `[[`, the start of a DSPy marker, first occurs in `bytes`. Every
+/// line is searched, so the search is a byte scan for `[`: `memmem::find`
+/// builds a searcher on each call, which cost more than the rest of the
+/// line scan on a reply of short lines.
+fn find_marker_start(bytes: &[u8]) -> Option<usize> {
+    memchr_iter(b'[', bytes).find(|&at| bytes.get(at + 1) == Some(&b'['))
 }
 
 /// The section whose name or alias is `name`; in a tag (`tag`), `_` and `-`
