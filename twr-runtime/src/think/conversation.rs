@@ -2,7 +2,7 @@
 
 use super::outcome::SectionSource;
 use crate::model::Message;
-use crate::parse::split_sections;
+use crate::parse::{split_sections, SectionMap};
 use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::text::SharedText;
 
@@ -115,7 +115,17 @@ impl SectionStore {
         attempt: usize,
         truncated: bool,
     ) -> Vec<&'static str> {
-        let map = split_sections(raw, self.specs);
+        self.absorb_sections(&split_sections(raw, self.specs), attempt, truncated)
+    }
+
+    /// As [`absorb`](Self::absorb), from the reply's sections found already
+    /// (split with this store's specs).
+    pub(crate) fn absorb_sections(
+        &mut self,
+        map: &SectionMap<'_>,
+        attempt: usize,
+        truncated: bool,
+    ) -> Vec<&'static str> {
         // Each section found, with where its content starts in the reply.
         let found: Vec<(usize, &str, usize)> = (0..self.specs.len())
             .filter_map(|index| Some((index, map.content(index)?, map.range_at(index)?.start)))

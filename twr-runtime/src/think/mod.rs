@@ -53,6 +53,7 @@ use crate::feedback::Feedback;
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
+use crate::parse::SectionMap;
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
 use crate::stored::Stores;
@@ -863,7 +864,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         let run_queue = queue.clone();
         let run = async move {
             let format = Format {
-                parse: T::parse_sections_with_report,
+                parse: read::sections_of::<T>,
                 guide: Some(T::format_guide()),
                 specs: Some(T::specs()),
                 choices: T::choices(),
@@ -930,7 +931,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         check: Option<&'r dyn check::AsyncCheck<T>>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
-            parse: T::parse_sections_with_report,
+            parse: read::sections_of::<T>,
             guide: Some(T::format_guide()),
             specs: Some(T::specs()),
             choices: T::choices(),
@@ -956,7 +957,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         F: Fn(&str) -> Result<U, Feedback>,
     {
         let format = Format {
-            parse: |raw: &str| (parse(raw), Vec::new()),
+            parse: |raw: &str, _: Option<SectionMap<'_>>| (parse(raw), Vec::new()),
             guide: None,
             specs: None,
             choices: &[],
@@ -977,7 +978,9 @@ impl<'a, M: ChatModel> Think<'a, M> {
         prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
-            parse: |raw: &str| match crate::json::extract_with_report::<T>(raw) {
+            parse: |raw: &str, _: Option<SectionMap<'_>>| match crate::json::extract_with_report::<T>(
+                raw,
+            ) {
                 Ok(extracted) => {
                     let json = vec![JsonProvenance {
                         header: "",
@@ -1019,7 +1022,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         check: Option<&'r dyn check::AsyncCheck<U>>,
     ) -> Result<Outcome<U>, ThinkError>
     where
-        F: Fn(&str) -> Parsed<U>,
+        F: for<'p> Fn(&'p str, Option<SectionMap<'p>>) -> Parsed<U>,
     {
         let lessons = match self.lessons(&prompt, format.specs, format.choices) {
             Ok(lessons) => lessons,

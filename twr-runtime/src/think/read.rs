@@ -11,14 +11,15 @@ use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind};
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
-use crate::parse::split_sections;
+use crate::parse::{split_sections, SectionMap};
 use crate::phrases::{fill, phrases};
 use crate::sections::Lang;
 use crate::sections::{ChoiceSpec, SectionSpec};
-use crate::sections::{Presence, ValueKind};
+use crate::sections::{Presence, Sections, ValueKind};
 
 /// How a reply is read: the parser (which returns, beside its result, how
-/// the JSON it read was obtained), and for `Sections` types the guide and the
+/// the JSON it read was obtained; given the reply's sections when they were
+/// found already), and for `Sections` types the guide and the
 /// specs that make patch merges possible.
 pub(crate) struct Format<F> {
     pub(crate) parse: F,
@@ -35,6 +36,19 @@ pub(crate) struct Format<F> {
 /// What a parser returns: the value or the problems, and how the JSON it
 /// read was obtained.
 pub(crate) type Parsed<U> = (Result<U, Feedback>, Vec<JsonProvenance>);
+
+/// How a `Sections` type reads a reply: from its sections when the reader
+/// has already found them (the reader splits each reply once, for every
+/// step that needs its sections), else from the text.
+pub(crate) fn sections_of<'a, T: Sections>(
+    raw: &'a str,
+    sections: Option<SectionMap<'a>>,
+) -> Parsed<T> {
+    match sections {
+        Some(sections) => T::parse_sections_split(raw, sections),
+        None => T::parse_sections_with_report(raw),
+    }
+}
 
 /// What became of one reply.
 pub(crate) enum Verdict<U> {
@@ -93,7 +107,7 @@ pub(crate) struct Reader<F> {
 
 impl<U, F> Reader<F>
 where
-    F: Fn(&str) -> Parsed<U>,
+    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>) -> Parsed<U>,
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
@@ -127,10 +141,13 @@ where
             self.previous = None;
             return self.read_truncated(raw, number);
         }
-        let headerless = self.format.specs.is_some_and(|specs| {
-            let map = split_sections(raw, specs);
-            specs.iter().all(|spec| map.get(spec.header).is_none())
-        });
+        // The reply is split into its sections once, here: each step below
+        // that needs them is handed this map.
+        let sections = self.format.specs.map(|specs| split_sections(raw, specs));
+        let headerless = match (self.format.specs, &sections) {
+            (Some(specs), Some(map)) => specs.iter().all(|spec| map.get(spec.header).is_none()),
+            _ => false,
+        };
         // Asked for one section, the model may answer with the bare
         // content: read the whole reply as that section; or with the content
         // first and the header after it, empty ("Yes\n[Recommend]"): read
@@ -148,11 +165,14 @@ where
             _ => None,
         };
         let text = bare_text.as_deref().unwrap_or(raw);
+        // The sections found are those of `text` unless a bare answer was
+        // rewritten under its header.
+        let mut sections = if bare_text.is_none() { sections } else { None };
         // A reply to a patch retry or a focused question is part of an
         // answer: read alone, it would drop the sections kept from earlier
         // replies (an optional one silently becoming `None`), so then it is
         // read merged only.
-        let partial = asked != Asked::Whole && self.keeps_sections_beyond(text);
+        let partial = asked != Asked::Whole && self.keeps_sections_beyond(text, sections.as_ref());
         let accepted = |value, json| Verdict::Value {
             value,
             kind: kind(AttemptKind::Accepted),
@@ -162,12 +182,18 @@ where
         let own_problems = if partial {
             None
         } else {
-            match (self.format.parse)(text) {
+            // A patch merge reads the sections again after a failed parse.
+            let given = if self.store.is_some() {
+                sections.clone()
+            } else {
+                sections.take()
+            };
+            match (self.format.parse)(text, given) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => Some(problems),
             }
         };
-        let (merged, json) = self.merge(text, number);
+        let (merged, json) = self.merge(text, number, sections.as_ref());
         let problems = match (merged, own_problems) {
             (Some(Ok((value, answer))), _) => {
                 return Verdict::Value {
@@ -181,7 +207,7 @@ where
             (None, Some(own_problems)) => own_problems,
             // Nothing earlier to merge with after all: the reply is read
             // alone.
-            (None, None) => match (self.format.parse)(text) {
+            (None, None) => match (self.format.parse)(text, sections) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => problems,
             },
@@ -321,13 +347,21 @@ where
         self.shown.take()
     }
 
-    /// True when sections kept from earlier replies are not all in `text`,
-    /// so that `text` read alone would lose them.
-    fn keeps_sections_beyond(&self, text: &str) -> bool {
+    /// True when sections kept from earlier replies are not all in `text`
+    /// (whose `sections` may be found already), so that `text` read alone
+    /// would lose them.
+    fn keeps_sections_beyond(&self, text: &str, sections: Option<&SectionMap<'_>>) -> bool {
         let (Some(store), Some(specs)) = (&self.store, self.format.specs) else {
             return false;
         };
-        let map = split_sections(text, specs);
+        let split;
+        let map = match sections {
+            Some(map) => map,
+            None => {
+                split = split_sections(text, specs);
+                &split
+            }
+        };
         store
             .headers_present()
             .any(|header| map.get(header).is_none())
@@ -357,7 +391,7 @@ where
         };
         let kept = store.absorb(raw, number, true);
         let answer = store.render();
-        let (parsed, json) = (self.format.parse)(&answer);
+        let (parsed, json) = (self.format.parse)(&answer, None);
         let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -411,23 +445,28 @@ where
         Verdict::Truncated { message }
     }
 
-    /// In patch mode, takes the sections of `raw` and parses the merged
-    /// answer, once there is something from an earlier reply to merge with.
+    /// In patch mode, takes the sections of `raw` (its `sections`, when
+    /// found already) and parses the merged answer, once there is something
+    /// from an earlier reply to merge with.
     #[allow(clippy::type_complexity)]
     fn merge(
         &mut self,
         raw: &str,
         number: usize,
+        sections: Option<&SectionMap<'_>>,
     ) -> (Option<Result<(U, String), Feedback>>, Vec<JsonProvenance>) {
         let Some(store) = self.store.as_mut() else {
             return (None, Vec::new());
         };
-        store.absorb(raw, number, false);
+        match sections {
+            Some(sections) => store.absorb_sections(sections, number, false),
+            None => store.absorb(raw, number, false),
+        };
         if !store.has_earlier_than(number) {
             return (None, Vec::new());
         }
         let answer = store.render();
-        let (parsed, json) = (self.format.parse)(&answer);
+        let (parsed, json) = (self.format.parse)(&answer, None);
         (Some(parsed.map(|value| (value, answer))), json)
     }
 

@@ -21,6 +21,7 @@ use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
 use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
+use crate::parse::SectionMap;
 use crate::text::SharedText;
 use tracing::{Instrument as _, Span};
 
@@ -72,7 +73,7 @@ struct Accepted<U> {
 impl<'r, 'a, M, U, F> Run<'r, 'a, M, U, F>
 where
     M: ChatModel,
-    F: Fn(&str) -> Parsed<U>,
+    F: for<'p> Fn(&'p str, Option<SectionMap<'p>>) -> Parsed<U>,
 {
     /// A run of `think` for `prompt`: the first request is the prompt with
     /// the format guide, after the caller's system message, the
