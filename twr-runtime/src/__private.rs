@@ -13,6 +13,7 @@ pub use ::core;
 pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
+use crate::parse::section_reader::read_type;
 pub use crate::parse::section_reader::{from_str, Codec, CodecNotes, SectionReader};
 pub use crate::parse::{choice, choice_matches};
 
@@ -67,7 +68,7 @@ use crate::sections::{ChoiceSpec, VariantSpec};
 /// `T::parse_sections_with_report` of a derived type: splits `raw` into
 /// `T`'s sections and reads them.
 pub fn parse<T: Sections + SectionSet>(raw: &str) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    parse_split::<T>(raw, crate::parse::split_sections(raw, T::SPECS))
+    read_type::<T>(raw, crate::parse::split_sections(raw, T::SPECS))
 }
 
 /// `T::parse_sections_split` of a derived type: reads `sections`, already
@@ -76,14 +77,7 @@ pub fn parse_split<'a, T: Sections + SectionSet>(
     raw: &'a str,
     sections: SectionMap<'a>,
 ) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    let mut reader = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
-    let mut shapes = Vec::new();
-    T::shapes(0, &mut shapes);
-    for (index, shape) in shapes {
-        reader.shape(index, shape);
-    }
-    let value = T::read(&mut reader, 0);
-    reader.finish(value)
+    read_type::<T>(raw, sections)
 }
 
 /// `T::format_guide` of a derived type: the guide of its specs and choices

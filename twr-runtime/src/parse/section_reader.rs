@@ -11,6 +11,8 @@ use serde::de::DeserializeOwned;
 
 use super::hints::{inline_mention, near_misses, unread_lines};
 use super::reply::without_reasoning;
+use super::sections::Sections;
+use super::set::SectionSet;
 use super::split::{split_sections, SectionMap};
 use super::value::{none_word, strip_decoration};
 use crate::feedback::Feedback;
@@ -82,6 +84,24 @@ enum Found<T> {
     NotApplicable,
     Value(T),
     Problem,
+}
+
+/// Reads a derived type `T` from `sections`, already found in `raw`: a
+/// reader over its specs, given the examples of its tables and records,
+/// reads its fields and collects every problem. What a derived type's
+/// `parse_sections` and `parse_sections_split` come down to.
+pub(crate) fn read_type<'a, T: Sections + SectionSet>(
+    raw: &'a str,
+    sections: SectionMap<'a>,
+) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
+    let mut reader = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
+    let mut shapes = Vec::new();
+    T::shapes(0, &mut shapes);
+    for (index, shape) in shapes {
+        reader.shape(index, shape);
+    }
+    let value = T::read(&mut reader, 0);
+    reader.finish(value)
 }
 
 impl<'a> SectionReader<'a> {
