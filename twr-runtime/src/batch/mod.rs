@@ -73,7 +73,10 @@
 //! - [`BatchModel::anthropic`]: Message Batches (`processing_status`,
 //!   results `succeeded`, `errored`, `canceled` or `expired` per request);
 //! - [`BatchModel::gemini`]: Gemini's batch mode with inline requests (a
-//!   long-running operation, `BATCH_STATE_*`, `inlinedResponses`).
+//!   long-running operation, `BATCH_STATE_*`, `inlinedResponses`);
+//! - [`BatchModel::local`]: batches run in this process, their lines
+//!   answered by any [`ChatModel`] (a [`ScriptedModel`](crate::ScriptedModel)
+//!   included): a batch job tried offline, with no server to write.
 //!
 //! Each line is the body the online client would send, with its options
 //! (Anthropic's prompt caching breakpoints included), and each result is
@@ -126,6 +129,7 @@
 mod anthropic;
 mod api;
 mod gemini;
+mod local;
 mod openai;
 
 use std::collections::{HashMap, HashSet};
@@ -138,6 +142,7 @@ use tokio::time::Instant;
 
 pub use anthropic::AnthropicBatchApi;
 pub use gemini::GeminiBatchApi;
+pub use local::LocalBatchApi;
 pub use openai::OpenAiBatchApi;
 
 pub use api::BatchApi;
@@ -245,6 +250,50 @@ impl BatchModel<GeminiBatchApi> {
     /// (its `stream` option does not apply).
     pub fn gemini(client: crate::Gemini) -> Self {
         BatchModel::new(GeminiBatchApi::new(client))
+    }
+}
+
+impl<M: ChatModel + 'static> BatchModel<LocalBatchApi<M>> {
+    /// A batch model whose batches run in this process, their lines
+    /// answered by `model` (a [`ScriptedModel`](crate::ScriptedModel), a
+    /// model of your own, or an online client): a batch job tried offline,
+    /// with no server to write. Rounds, re-asks, custom ids, the journal
+    /// and resumption work as with a provider; each batch is in progress
+    /// for one poll ([`LocalBatchApi::polls`] to change it, through
+    /// [`BatchModel::new`]). It gathers for 20 ms and polls every 10 ms.
+    ///
+    /// ```
+    /// use twr_runtime::batch::BatchModel;
+    /// use twr_runtime::{ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Total {
+    ///     /// The order's total in euros.
+    ///     euros: u32,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // Round one: both prompts in one batch; the second reply does not
+    /// // parse, so its re-ask is round two.
+    /// let batch = BatchModel::local(ScriptedModel::new([
+    ///     "[Euros]\n45",
+    ///     "[Euros]\nforty or so",
+    ///     "[Euros]\n40",
+    /// ]));
+    /// let results = Think::new(&batch)
+    ///     .concurrency(2)
+    ///     .run_many::<Total>(["Order A: €45", "Order B: €40"])
+    ///     .await;
+    /// let totals: Vec<u32> = results.into_iter().map(|r| r.unwrap().value.euros).collect();
+    /// assert_eq!(totals, [45, 40]);
+    /// assert_eq!((batch.rounds(), batch.lines()), (2, 3));
+    /// # }
+    /// ```
+    pub fn local(model: M) -> Self {
+        BatchModel::new(LocalBatchApi::new(model))
+            .gather_window(Duration::from_millis(20))
+            .poll_interval(Duration::from_millis(10))
     }
 }
 
