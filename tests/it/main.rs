@@ -28,6 +28,7 @@ mod client_retry;
 mod client_stream;
 mod contract_names;
 mod custom_provider;
+mod derive_bounds;
 mod derive_choice;
 mod derive_choices;
 mod derive_contract;

@@ -266,6 +266,36 @@ impl Field<'_> {
         })
     }
 
+    /// The number type a section's bounds apply to: the field's type, the
+    /// type in its `Option`, or the item type of its `Vec`, when that is a
+    /// whole-number or decimal type (by its spelling: an alias is not
+    /// recognised).
+    pub(crate) fn number_ty(&self) -> Option<NumberTy> {
+        let ty = self.value_ty();
+        let ty = match generic_args(ty, &["Vec"]) {
+            Some(args) => match args.as_slice() {
+                [item] => *item,
+                _ => return None,
+            },
+            None => ty,
+        };
+        let Type::Path(path) = ty else {
+            return None;
+        };
+        if path.qself.is_some() || path.path.segments.len() != 1 {
+            return None;
+        }
+        let segment = &path.path.segments[0];
+        if !matches!(segment.arguments, PathArguments::None) {
+            return None;
+        }
+        let name = segment.ident.to_string();
+        NUMBER_TYS
+            .iter()
+            .find(|number| number.name == name)
+            .copied()
+    }
+
     /// The key type of a map section: `K` for `HashMap<K, V>` or
     /// `BTreeMap<K, V>`.
     pub(crate) fn map_key_ty(&self) -> Option<&Type> {
@@ -322,6 +352,67 @@ impl Field<'_> {
             .collect()
     }
 }
+
+/// A number type a section's bounds may apply to.
+#[derive(Clone, Copy)]
+pub(crate) struct NumberTy {
+    pub(crate) name: &'static str,
+    /// The smallest and largest value of a whole-number type; `None` for
+    /// a decimal one. `usize` and `isize` as on 64-bit targets.
+    pub(crate) range: Option<(i128, i128)>,
+}
+
+/// Every number type `min` and `max` apply to.
+pub(crate) const NUMBER_TYS: &[NumberTy] = &[
+    NumberTy {
+        name: "u8",
+        range: Some((0, u8::MAX as i128)),
+    },
+    NumberTy {
+        name: "u16",
+        range: Some((0, u16::MAX as i128)),
+    },
+    NumberTy {
+        name: "u32",
+        range: Some((0, u32::MAX as i128)),
+    },
+    NumberTy {
+        name: "u64",
+        range: Some((0, u64::MAX as i128)),
+    },
+    NumberTy {
+        name: "usize",
+        range: Some((0, u64::MAX as i128)),
+    },
+    NumberTy {
+        name: "i8",
+        range: Some((i8::MIN as i128, i8::MAX as i128)),
+    },
+    NumberTy {
+        name: "i16",
+        range: Some((i16::MIN as i128, i16::MAX as i128)),
+    },
+    NumberTy {
+        name: "i32",
+        range: Some((i32::MIN as i128, i32::MAX as i128)),
+    },
+    NumberTy {
+        name: "i64",
+        range: Some((i64::MIN as i128, i64::MAX as i128)),
+    },
+    NumberTy {
+        name: "isize",
+        range: Some((i64::MIN as i128, i64::MAX as i128)),
+    },
+    NumberTy {
+        name: "f32",
+        range: None,
+    },
+    NumberTy {
+        name: "f64",
+        range: None,
+    },
+];
 
 /// An enum deriving `Choice`.
 pub(crate) struct Enum<'a> {

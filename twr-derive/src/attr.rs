@@ -51,9 +51,14 @@ pub(crate) const TABLE: &str = "table";
 pub(crate) const RECORD: &str = "record";
 /// `#[section(flatten)]`.
 pub(crate) const FLATTEN: &str = "flatten";
+/// `#[section(min = 0)]`.
+pub(crate) const MIN: &str = "min";
+/// `#[section(max = 1)]`.
+pub(crate) const MAX: &str = "max";
 /// Every key of `#[section(...)]`.
 pub(crate) const FIELD_KEYS: &[&str] = &[
-    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP, TABLE, RECORD, FLATTEN,
+    HEADER, ALIASES, EXAMPLE, DEFAULT, JSON, FROM_STR, VALIDATE, SKIP, TABLE, RECORD, FLATTEN, MIN,
+    MAX,
 ];
 
 /// A value together with the span of the key that set it.
@@ -118,6 +123,22 @@ pub(crate) struct Field {
     pub(crate) table: Option<Span>,
     pub(crate) record: Option<Span>,
     pub(crate) flatten: Option<Span>,
+    pub(crate) min: Option<Spanned<Bound>>,
+    pub(crate) max: Option<Spanned<Bound>>,
+}
+
+/// A number literal of `min = ...` or `max = ...`, negative or not.
+pub(crate) struct Bound {
+    /// As the spec carries it: the digits as written, without `_` or a
+    /// type suffix, `-` before them when negative (`-2.5`, `1e3`).
+    pub(crate) text: String,
+    /// Written with a fraction or an exponent (`0.5`, `1.0`, `1e3`).
+    pub(crate) float: bool,
+    /// The value, for comparing two bounds.
+    pub(crate) value: f64,
+    /// The value of a whole literal, exactly; `None` for a float, or one
+    /// beyond every integer type.
+    pub(crate) whole: Option<i128>,
 }
 
 impl Field {
@@ -141,6 +162,8 @@ impl Field {
         push(TABLE, self.table);
         push(RECORD, self.record);
         push(FLATTEN, self.flatten);
+        push(MIN, self.min.as_ref().map(|a| a.key));
+        push(MAX, self.max.as_ref().map(|a| a.key));
         keys
     }
 }
@@ -337,6 +360,16 @@ pub(crate) fn field(cx: &Ctxt, attrs: &[Attribute]) -> Field {
                 TABLE => flag(cx, &mut out.table, &meta, TABLE),
                 RECORD => flag(cx, &mut out.record, &meta, RECORD),
                 FLATTEN => flag(cx, &mut out.flatten, &meta, FLATTEN),
+                MIN | MAX => {
+                    if let Some(bound) = bound_value(cx, &meta, key) {
+                        let slot = if key == MIN {
+                            &mut out.min
+                        } else {
+                            &mut out.max
+                        };
+                        set(cx, slot, &meta, key, bound);
+                    }
+                }
                 // `key_of` returns only keys of FIELD_KEYS.
                 _ => {}
             }
@@ -574,6 +607,64 @@ fn string_list_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
             None
         }
     }
+}
+
+/// `min = 0`, `max = -2.5`: a number literal, maybe negative.
+fn bound_value(cx: &Ctxt, meta: &Meta, name: &str) -> Option<Bound> {
+    let usage = if name == MIN { "min = 0" } else { "max = 1" };
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, format!("`{name}` needs a number: {usage}"));
+        return None;
+    };
+    let (negative, lit) = match &nv.value {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => (true, &**expr),
+        other => (false, other),
+    };
+    let (digits, float) = match lit {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => (int.base10_digits().to_owned(), false),
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(float),
+            ..
+        }) => (float.base10_digits().to_owned(), true),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{name}` expects a number literal, such as {usage} or {name} = -2.5"),
+            );
+            return None;
+        }
+    };
+    let text = if negative {
+        format!("-{digits}")
+    } else {
+        digits
+    };
+    // Digits as the lexer gave them always read as an f64 (a huge one as
+    // infinity, which no type holds either).
+    let value: f64 = text.parse().unwrap_or(f64::INFINITY);
+    let whole = if float {
+        None
+    } else {
+        text.parse::<i128>().ok()
+    };
+    // `-0` is 0.
+    let text = if whole == Some(0) {
+        "0".to_owned()
+    } else {
+        text
+    };
+    Some(Bound {
+        text,
+        float,
+        value,
+        whole,
+    })
 }
 
 /// `validate = path::to::function`, `phrases = path::TO_TABLE`.

@@ -71,6 +71,15 @@ use crate::ctxt::Ctxt;
 ///   `T` may be the field type or what it borrows as (`&str` for a
 ///   `String`, `&[T]` for a `Vec<T>`); an `Option` field's validator sees
 ///   the inner value when there is one.
+/// - `min = 0`, `max = 1` (either or both; whole or decimal literals,
+///   negative allowed): on a whole-number or decimal field (`u8` to `u64`,
+///   `i8` to `i64`, `usize`, `isize`, `f32`, `f64`, an `Option` of one, or
+///   a `Vec` of one, each item bounded), the smallest and largest value
+///   allowed, both included. The guide says them ("A single number from 0
+///   to 1."), a value outside gets feedback naming them, and a
+///   constrained attempt's grammar keeps to them where a grammar can say
+///   them exactly (see `twr_runtime::grammar`). A `validate` function runs
+///   after, on a value within them.
 /// - `skip`: not a section; the field is `Default::default()`.
 /// - `table` on a `Vec<Row>` with `Row: serde::Deserialize`: the section
 ///   holds a table (a markdown pipe table with or without outer pipes and
@@ -132,7 +141,9 @@ use crate::ctxt::Ctxt;
 /// with other keys, on an `Option`, on a type that uses a type parameter or
 /// does not derive `Sections`, or whose headers meet another section's; a
 /// field type that cannot be a section; a `validate` function of the wrong
-/// type.
+/// type; `min` or `max` on a field that is no number, a bound with a
+/// fraction on a whole-number field or outside its type's range, `min`
+/// above `max`.
 #[proc_macro_derive(Sections, attributes(sections, section))]
 pub fn derive_sections(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use crate::ast::{is_string, mentions};
 use crate::ast::{Container, Data, Enum, Field, Name};
-use crate::attr::{DEFAULT, FLATTEN, FROM_STR, JSON, RECORD, SKIP, TABLE};
+use crate::attr::{
+    Bound, Spanned, DEFAULT, FLATTEN, FROM_STR, JSON, MAX, MIN, RECORD, SKIP, TABLE,
+};
 use crate::ctxt::Ctxt;
 
 /// Checks a `Sections` struct or enum.
@@ -45,6 +47,7 @@ pub(crate) fn check_sections(cx: &Ctxt, cont: &Container) {
     }
     for field in cont.fields() {
         check_keys(cx, field);
+        check_bounds(cx, field);
         check_flatten(cx, cont, field);
     }
     check_names(cx, cont);
@@ -117,6 +120,94 @@ fn check_flatten(cx: &Ctxt, cont: &Container, field: &Field) {
             field.ty,
             format!("{what} without type parameters: its sections are fixed when the type deriving Sections is compiled"),
         );
+    }
+}
+
+/// `min` and `max` bound a plain number section (or each item of a list
+/// of numbers), with numbers its type holds, the smallest first.
+fn check_bounds(cx: &Ctxt, field: &Field) {
+    let attrs = &field.attrs;
+    let given: Vec<(&str, &Spanned<Bound>)> = [(MIN, &attrs.min), (MAX, &attrs.max)]
+        .into_iter()
+        .filter_map(|(key, bound)| Some((key, bound.as_ref()?)))
+        .collect();
+    if given.is_empty() || attrs.skip.is_some() || attrs.flatten.is_some() {
+        // Reported with `skip` or `flatten`.
+        return;
+    }
+    let ty = field.value_ty();
+    let written = quote::quote!(#ty).to_string().replace(' ', "");
+    let format = [
+        (JSON, attrs.json),
+        (FROM_STR, attrs.from_str),
+        (TABLE, attrs.table),
+        (RECORD, attrs.record),
+    ]
+    .into_iter()
+    .find_map(|(key, span)| span.map(|_| key));
+    let number = field.number_ty().filter(|_| format.is_none());
+    let Some(number) = number else {
+        let why = match format {
+            Some(format) => format!("a `{format}` section is read by its own rules"),
+            None => format!("`{}` is `{written}`", field.name),
+        };
+        for (key, bound) in &given {
+            cx.error_at(
+                bound.key,
+                format!("`{key}` bounds a number section: {why}; `{key}` goes on a field of a whole-number or decimal type (u8 to u64, i8 to i64, usize, isize, f32, f64), an Option or a Vec of one"),
+            );
+        }
+        return;
+    };
+    let mut fit = true;
+    for (key, bound) in &given {
+        let bound_text = &bound.value.text;
+        let Some((low, high)) = number.range else {
+            if !bound.value.value.is_finite() {
+                fit = false;
+                cx.error_at(
+                    bound.key,
+                    format!("`{key} = {bound_text}` is beyond every `{}`", number.name),
+                );
+            }
+            continue;
+        };
+        if bound.value.float {
+            fit = false;
+            // `+ 0.0`: -0.5 gives 0, not -0.
+            let whole = bound.value.value.trunc() + 0.0;
+            cx.error_at(
+                bound.key,
+                format!("`{key} = {bound_text}` is not written as a whole number, and `{}` holds whole numbers (`{}`): write `{key} = {whole}`", field.name, number.name),
+            );
+            continue;
+        }
+        if !bound
+            .value
+            .whole
+            .is_some_and(|value| (low..=high).contains(&value))
+        {
+            fit = false;
+            cx.error_at(
+                bound.key,
+                format!(
+                    "`{key} = {bound_text}` is outside what `{}` holds, {low} to {high}",
+                    number.name
+                ),
+            );
+        }
+    }
+    if let (true, Some(min), Some(max)) = (fit, &attrs.min, &attrs.max) {
+        let above = match (min.value.whole, max.value.whole) {
+            (Some(min), Some(max)) => min > max,
+            _ => min.value.value > max.value.value,
+        };
+        if above {
+            cx.error_at(
+                max.key,
+                format!("`{MAX} = {}` is below `{MIN} = {}`, so no value would do: the smallest allowed value is `{MIN}`, the largest `{MAX}`", max.value.text, min.value.text),
+            );
+        }
     }
 }
 

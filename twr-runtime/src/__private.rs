@@ -30,7 +30,7 @@ pub fn format_guide_styled(
     crate::prompt::format_guide_styled(specs, lang, style, shapes)
 }
 
-use crate::sections::{Lang, Presence, SectionSpec, Style, ValueKind};
+use crate::sections::{Bounds, Lang, Presence, SectionSpec, Style, ValueKind};
 
 /// The [`SectionSpec`] of one derived section. Generated code calls this
 /// rather than writing a struct literal, so that fields can be added to
@@ -55,6 +55,7 @@ pub const fn spec(
         example,
         kind,
         presence,
+        bounds: Bounds::NONE,
     }
 }
 

@@ -222,7 +222,28 @@ fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Styl
         if !description.is_empty() {
             guide.push_str(words.sentence_gap);
         }
-        guide.push_str(&words.guide_kind(&spec.kind));
+        match words.guide_bounds(&spec.kind, &spec.bounds) {
+            // A bounded number: its sentence says the kind and the bounds.
+            Some(bounded) if !matches!(spec.kind, ValueKind::List(_)) => {
+                guide.push_str(&bounded);
+                return;
+            }
+            _ => guide.push_str(&words.guide_kind(&spec.kind)),
+        }
+        if let Some(bounded) = words.guide_bounds(&spec.kind, &spec.bounds) {
+            guide.push_str(words.sentence_gap);
+            guide.push_str(&bounded);
+        }
+        return;
+    }
+    // The slot or the description said the kind; the bounds are said here
+    // (the slot is the kind's alone, which the parser and the feedback
+    // know a copied slot by).
+    if let Some(bounded) = words.guide_bounds(&spec.kind, &spec.bounds) {
+        if !guide.ends_with('\n') {
+            guide.push_str(words.sentence_gap);
+        }
+        guide.push_str(&bounded);
     }
 }
 

@@ -138,6 +138,22 @@ pub struct Agent {
     pub extra: Custom,
 }
 
+/// Numbers within bounds the grammar says exactly (whole bounds): whole
+/// and decimal, negative, one-sided, a list.
+#[derive(Debug, Sections)]
+pub struct Bounded {
+    #[section(min = 0, max = 1)]
+    pub confidence: f64,
+    #[section(min = -40, max = 255)]
+    pub level: i32,
+    #[section(min = -3, max = -1)]
+    pub drift: f32,
+    #[section(max = 12)]
+    pub months: Option<u8>,
+    #[section(min = 3, max = 1000)]
+    pub counts: Vec<u32>,
+}
+
 /// Every grammar of the corpus, named: each type's whole grammar, a patch
 /// and a focused value.
 pub fn grammars() -> Vec<(String, Grammar)> {
@@ -151,6 +167,7 @@ pub fn grammars() -> Vec<(String, Grammar)> {
         ("headed".to_owned(), Grammar::of::<Headed>()),
         ("step".to_owned(), Grammar::of::<Step>()),
         ("agent".to_owned(), Grammar::of::<Agent>()),
+        ("bounded".to_owned(), Grammar::of::<Bounded>()),
         (
             "scalars-plain".to_owned(),
             Grammar::of::<Scalars>().reasoning(false),
@@ -186,6 +203,7 @@ pub fn parses(name: &str, reply: &str) -> Result<(), Feedback> {
         "headed" => ok(Headed::parse_sections(reply)),
         "step" => ok(Step::parse_sections(reply)),
         "agent" => ok(Agent::parse_sections(reply)),
+        "bounded" => ok(Bounded::parse_sections(reply)),
         other => panic!("no parser for {other}"),
     }
 }

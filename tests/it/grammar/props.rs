@@ -24,7 +24,7 @@ fn every_sampled_reply_parses_into_its_type() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 10 * SAMPLES);
+    assert_eq!(checked, 11 * SAMPLES);
 }
 
 #[test]
@@ -72,4 +72,27 @@ fn a_patch_holds_only_its_sections_and_they_parse() {
             assert_eq!(found, expected, "{name}, seed {seed}:\n{reply}");
         }
     }
+}
+
+/// A bounded section's sampled values are within its bounds, the bounds
+/// themselves reached.
+#[test]
+fn sampled_numbers_keep_to_their_bounds() {
+    let grammar = twr_runtime::grammar::Grammar::of::<corpus::Bounded>().reasoning(false);
+    let mut seen_top = false;
+    for seed in 0..400 {
+        let reply = grammar.sample(seed);
+        let value = corpus::Bounded::parse_sections(&reply)
+            .unwrap_or_else(|feedback| panic!("seed {seed}: {reply}\n{feedback}"));
+        assert!((0.0..=1.0).contains(&value.confidence), "{reply}");
+        assert!((-40..=255).contains(&value.level), "{reply}");
+        assert!((-3.0..=-1.0).contains(&value.drift), "{reply}");
+        assert!(value.months.is_none_or(|m| m <= 12), "{reply}");
+        assert!(
+            value.counts.iter().all(|c| (3..=1000).contains(c)),
+            "{reply}"
+        );
+        seen_top |= value.confidence == 1.0;
+    }
+    assert!(seen_top, "the top bound is sampled too");
 }

@@ -18,6 +18,7 @@
 
 use super::expr::{Class, Expr, Rules};
 use super::lines::{label_start, line_start, NEVER, SPACES};
+use super::numbers::{float, float_within, integer, integer_within};
 use super::{Columns, Grammar, Scope};
 use crate::sections::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
 
@@ -87,10 +88,6 @@ fn word_char() -> Class {
         .with_range('a', 'z')
         .with_range('A', 'Z')
         .with_range('0', '9')
-}
-
-fn digits() -> Expr {
-    Expr::Class(Class::of([]).with_range('0', '9'))
 }
 
 impl Builder<'_> {
@@ -227,6 +224,11 @@ impl Builder<'_> {
                 let text = self.free_text(limits.text);
                 self.rules.add("text", text, true)
             }
+            ValueKind::Integer | ValueKind::Float if !self.bounds(index).is_none() => {
+                let number = self.number(kind, index);
+                let expr = Expr::seq(vec![number, line_end()]);
+                self.rules.add(&format!("number-{index}"), expr, true)
+            }
             ValueKind::Integer => {
                 let expr = Expr::seq(vec![integer(), line_end()]);
                 self.rules.add("integer", expr, true)
@@ -285,6 +287,26 @@ impl Builder<'_> {
         }
     }
 
+    /// The bounds of the section at `index` (none for a focused value of
+    /// no section).
+    fn bounds(&self, index: usize) -> crate::sections::Bounds {
+        self.grammar
+            .specs
+            .get(index)
+            .map_or(crate::sections::Bounds::NONE, |spec| spec.bounds)
+    }
+
+    /// A whole number (`kind` Integer) or decimal within the bounds of the
+    /// section at `index`; unbounded when it has none, or when no number
+    /// is within them (the parser's feedback says so then).
+    fn number(&self, kind: &ValueKind, index: usize) -> Expr {
+        let bounds = self.bounds(index);
+        match kind {
+            ValueKind::Integer => integer_within(&bounds).unwrap_or_else(integer),
+            _ => float_within(&bounds).unwrap_or_else(float),
+        }
+    }
+
     fn columns(&self, index: usize) -> Option<Columns> {
         self.grammar.columns_of(index)
     }
@@ -330,8 +352,7 @@ impl Builder<'_> {
     fn list(&mut self, inner: &ValueKind, index: usize) -> Expr {
         let limits = self.grammar.limits;
         let item = match inner {
-            ValueKind::Integer => integer(),
-            ValueKind::Float => float(),
+            ValueKind::Integer | ValueKind::Float => self.number(inner, index),
             ValueKind::Bool => self.bool_words(),
             ValueKind::Char => self.one_char(),
             ValueKind::Choice(variants) => words(variants.iter()),
@@ -486,25 +507,4 @@ fn markers(style: Style, spec: &SectionSpec) -> (String, Option<String>) {
 /// One of `words`, as written.
 fn words<'a>(words: impl IntoIterator<Item = &'a &'a str>) -> Expr {
     Expr::alt(words.into_iter().map(|word| Expr::lit(*word)).collect())
-}
-
-/// A whole number that fits every integer type from `u32` and `i32` up:
-/// at most nine digits, no sign.
-fn integer() -> Expr {
-    Expr::alt(vec![
-        Expr::lit("0"),
-        Expr::seq(vec![
-            Expr::Class(Class::of([]).with_range('1', '9')),
-            digits().repeat(0, Some(8)),
-        ]),
-    ])
-}
-
-/// A decimal number: a sign, nine digits at most, six decimals at most.
-fn float() -> Expr {
-    Expr::seq(vec![
-        Expr::lit("-").optional(),
-        integer(),
-        Expr::seq(vec![Expr::lit("."), digits().repeat(1, Some(6))]).optional(),
-    ])
 }

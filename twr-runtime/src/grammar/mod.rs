@@ -38,6 +38,7 @@ mod expr;
 mod gbnf;
 mod lark;
 mod lines;
+mod numbers;
 mod sample;
 mod schema;
 mod words;

@@ -10,6 +10,10 @@
 //! text, read by the same reader as a reply's section. A nullable
 //! `reasoning` string comes first: the model thinks before it answers.
 //!
+//! A number's bounds (`#[section(min = 0, max = 1)]`) are said in its
+//! `description` ("A single number from 0 to 1."), not as `minimum` and
+//! `maximum` (see `value_schema`).
+//!
 //! The reply is read back by writing each property under its header, so
 //! values, feedback and validators work as for any reply.
 
@@ -163,13 +167,26 @@ fn value_schema(grammar: &Grammar, index: usize, nullable: bool) -> Value {
     if nullable {
         make_nullable(&mut schema);
     }
-    if !spec.description.is_empty() {
-        if let Value::Object(map) = &mut schema {
-            map.insert(
-                "description".to_owned(),
-                Value::String(spec.description.to_owned()),
-            );
-        }
+    // The bounds of a number are said in its description, not as
+    // `minimum`/`maximum`: the schema goes to OpenAI's, Anthropic's and
+    // Gemini's structured outputs alike, and not every one of them takes
+    // numeric constraints in its strict subset (Anthropic's lists them as
+    // unsupported); a value outside gets the parser's feedback, as in a
+    // reply of sections.
+    let words = crate::phrases::phrases(grammar.lang);
+    let bounds = words.guide_bounds(&spec.kind, &spec.bounds);
+    let description = match (spec.description.trim(), bounds) {
+        ("", None) => None,
+        (description, None) => Some(description.to_owned()),
+        ("", Some(bounds)) => Some(bounds),
+        (description, Some(bounds)) => Some(format!(
+            "{}{}{bounds}",
+            words.sentence_end(description),
+            words.sentence_gap
+        )),
+    };
+    if let (Some(description), Value::Object(map)) = (description, &mut schema) {
+        map.insert("description".to_owned(), Value::String(description));
     }
     schema
 }

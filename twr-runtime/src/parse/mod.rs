@@ -19,6 +19,7 @@
 //! Parsing is one pass over the reply's lines, and each line is looked at
 //! only as far as the longest header could reach.
 
+mod bounds;
 mod checks;
 mod choice;
 mod divider;
@@ -37,6 +38,7 @@ mod stream;
 mod value;
 mod value_error;
 
+pub use bounds::Bounded;
 pub use checks::{Rule, SerdeValue, Validator, ValidatorError};
 pub use choice::{choice, choice_matches};
 pub use divider::divider_parser;

@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use serde::de::DeserializeOwned;
 
+use super::bounds::Bounded;
 use super::hints::{inline_mention, near_misses, unread_lines};
 use super::reply::without_reasoning;
 use super::sections::Sections;
@@ -232,6 +233,25 @@ impl<'a> SectionReader<'a> {
     pub fn validate(&mut self, index: usize, verdict: Option<Result<(), String>>) {
         if let Some(Err(message)) = verdict {
             self.push(index, ProblemKind::Invalid { message });
+        }
+    }
+
+    /// Checks a value that parsed (`None`: none to check) against the
+    /// bounds of the section at `index` (`#[section(min = .., max = ..)]`),
+    /// recording the problem when it is outside. True when it is within,
+    /// or there is no value: the field's validator runs only then, so one
+    /// section gets one problem.
+    pub fn bounds<T: Bounded + ?Sized>(&mut self, index: usize, value: Option<&T>) -> bool {
+        let (Some(value), Some(spec)) = (value, self.specs.get(index)) else {
+            return true;
+        };
+        match value.check_bounds(&spec.bounds) {
+            Ok(()) => true,
+            Err(error) => {
+                let problem = error.into_problem("");
+                self.push(index, problem);
+                false
+            }
         }
     }
 

@@ -815,6 +815,7 @@ mod tests {
             example: "",
             kind: ValueKind::Text,
             presence: Presence::Required,
+            bounds: crate::vocab::Bounds::NONE,
         }
     }
 

@@ -15,7 +15,7 @@ mod zh;
 
 pub(crate) use lang::Lang;
 
-use crate::vocab::{Expected, ValueKind};
+use crate::vocab::{Bounds, Expected, ValueKind};
 
 /// Every sentence and word twr writes for a model in one language: the
 /// format guide, each problem, the retry requests and the focused
@@ -75,6 +75,15 @@ pub struct Phrases {
     pub whole_number_between: &'static str,
     /// [`Expected::Number`], [`ValueKind::Float`].
     pub number: &'static str,
+    /// [`Expected::Within`] bounded on both sides, and a bounded number
+    /// section in the guide (`#[section(min = 0, max = 1)]`): `{number}`
+    /// (the noun, [`Phrases::whole_number`] or [`Phrases::number`]),
+    /// `{min}`, `{max}`.
+    pub number_between: &'static str,
+    /// [`Expected::Within`] with only a lower bound: `{number}`, `{min}`.
+    pub at_least: &'static str,
+    /// [`Expected::Within`] with only an upper bound: `{number}`, `{max}`.
+    pub at_most: &'static str,
     /// [`Expected::YesNo`], [`ValueKind::Bool`].
     pub yes_no: &'static str,
     /// [`Expected::OneCharacter`], [`ValueKind::Char`].
@@ -83,6 +92,9 @@ pub struct Phrases {
     pub one_of: &'static str,
     /// [`ValueKind::List`].
     pub list: &'static str,
+    /// What each item of a bounded list of numbers is, in the guide:
+    /// `{what}` ("each item is a single number from 0 to 1").
+    pub each_item: &'static str,
     /// After a scalar's noun, its example said inline: `{example}`.
     pub such_as: &'static str,
     /// [`ValueKind::Table`].
@@ -362,8 +374,16 @@ impl Phrases {
     pub const CHINESE: Phrases = zh::ZH;
 
     /// Every template, by field name, with the blanks twr fills in it.
-    fn templates(&self) -> [(&'static str, &'static str, &'static [&'static str]); 65] {
+    fn templates(&self) -> [(&'static str, &'static str, &'static [&'static str]); 69] {
         [
+            (
+                "number_between",
+                self.number_between,
+                &["number", "min", "max"],
+            ),
+            ("at_least", self.at_least, &["number", "min"]),
+            ("at_most", self.at_most, &["number", "max"]),
+            ("each_item", self.each_item, &["what"]),
             ("at_cell", self.at_cell, &["row", "column"]),
             ("at_row", self.at_row, &["row"]),
             ("at_label", self.at_label, &["label"]),
@@ -529,6 +549,14 @@ impl Phrases {
                 ],
             ),
             Expected::Number => self.number.to_owned(),
+            Expected::Within { whole, min, max } => {
+                let number = if *whole {
+                    self.whole_number
+                } else {
+                    self.number
+                };
+                self.within(number, min.as_deref(), max.as_deref())
+            }
             Expected::YesNo => self.yes_no.to_owned(),
             Expected::OneCharacter => self.one_character.to_owned(),
             Expected::OneOf(values) => self.one_of(values),
@@ -538,6 +566,43 @@ impl Phrases {
             Some(example) => noun + &fill(self.such_as, &[("example", example)]),
             None => noun,
         }
+    }
+
+    /// `number` (a noun) from `min` to `max`, either open.
+    fn within(&self, number: &str, min: Option<&str>, max: Option<&str>) -> String {
+        match (min, max) {
+            (Some(min), Some(max)) => fill(
+                self.number_between,
+                &[("number", number), ("min", min), ("max", max)],
+            ),
+            (Some(min), None) => fill(self.at_least, &[("number", number), ("min", min)]),
+            (None, Some(max)) => fill(self.at_most, &[("number", number), ("max", max)]),
+            (None, None) => number.to_owned(),
+        }
+    }
+
+    /// The format guide's sentence for a section of `kind` within
+    /// `bounds`: "A single number from 0 to 1."; for a list of numbers,
+    /// "Each item: a single number from 0 to 1." `None` when the kind is
+    /// no number (or list of numbers) or nothing bounds it.
+    pub(crate) fn guide_bounds(&self, kind: &ValueKind, bounds: &Bounds) -> Option<String> {
+        if bounds.is_none() {
+            return None;
+        }
+        let (number, list) = match kind {
+            ValueKind::Integer => (self.whole_number, false),
+            ValueKind::Float => (self.number, false),
+            ValueKind::List(ValueKind::Integer) => (self.whole_number, true),
+            ValueKind::List(ValueKind::Float) => (self.number, true),
+            _ => return None,
+        };
+        let noun = self.within(number, bounds.min, bounds.max);
+        let text = if list {
+            fill(self.each_item, &[("what", &noun)])
+        } else {
+            noun
+        };
+        Some(capitalized(&text) + &self.stop.to_string())
     }
 
     /// What to write under a missing or empty section of `kind`.
@@ -553,14 +618,7 @@ impl Phrases {
     /// The format guide's sentence for a section of `kind`: "A single whole
     /// number."
     pub(crate) fn guide_kind(&self, kind: &ValueKind) -> String {
-        let noun = self.guide_noun(kind);
-        let mut chars = noun.chars();
-        let mut sentence: String = chars
-            .next()
-            .into_iter()
-            .flat_map(char::to_uppercase)
-            .collect();
-        sentence.push_str(chars.as_str());
+        let mut sentence = capitalized(&self.guide_noun(kind));
         sentence.push(self.stop);
         sentence
     }
@@ -689,6 +747,18 @@ impl Phrases {
             Some(_) => format!("{text}{}", self.stop),
         }
     }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    out.push_str(chars.as_str());
+    out
 }
 
 /// `text` without its final full stops, to be set inside a sentence.

@@ -9,4 +9,4 @@
 
 pub use crate::parse::sections::Sections;
 pub use crate::phrases::lang::Lang;
-pub use crate::vocab::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
+pub use crate::vocab::{Bounds, ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::ValueKind;
+use super::{Bounds, ValueKind};
 
 /// What a section (or list item) should hold; rendered in the feedback's
 /// language.
@@ -26,6 +26,17 @@ pub enum Expected {
     },
     /// A single number, possibly with a fraction.
     Number,
+    /// A single number within the bounds its section sets
+    /// (`#[section(min = 0, max = 1)]`), either side open. (A whole number
+    /// bounded on both sides is [`Expected::WholeNumberBetween`].)
+    Within {
+        /// A whole number (else one that may have a fraction).
+        whole: bool,
+        /// The smallest allowed value, as written; `None`: no lower bound.
+        min: Option<String>,
+        /// The largest allowed value, as written; `None`: no upper bound.
+        max: Option<String>,
+    },
     /// yes or no.
     YesNo,
     /// A single character.
@@ -56,6 +67,20 @@ impl Expected {
     }
 }
 
+impl Expected {
+    /// What a value within `bounds` should be: a whole number (`whole`) or
+    /// one that may have a fraction, from `min` to `max`.
+    pub fn within(whole: bool, bounds: &Bounds) -> Expected {
+        let text = |bound: Option<&str>| bound.map(|text| text.trim().to_owned());
+        match (whole, text(bounds.min), text(bounds.max)) {
+            (true, Some(min), Some(max)) => Expected::WholeNumberBetween { min, max },
+            (true, None, None) => Expected::WholeNumber,
+            (false, None, None) => Expected::Number,
+            (whole, min, max) => Expected::Within { whole, min, max },
+        }
+    }
+}
+
 impl From<String> for Expected {
     fn from(text: String) -> Self {
         Expected::Described(text)
@@ -71,7 +96,9 @@ impl From<&str> for Expected {
 /// The English words of [`Expected`]: its `Display` writes them, and the
 /// English phrase table takes them from here. (The two templates,
 /// `{whole_number} from {min} to {max}` and `one of: {values}`, are the
-/// table's; a test holds the `Display` to them.)
+/// table's, as are `{number} from {min} to {max}`, `{number} of at least
+/// {min}` and `{number} of at most {max}`; a test holds the `Display` to
+/// them.)
 pub(crate) mod english {
     /// [`Expected::Text`](super::Expected::Text).
     pub(crate) const SOME_TEXT: &str = "some text";
@@ -96,6 +123,15 @@ impl fmt::Display for Expected {
                 write!(f, "{WHOLE_NUMBER} from {min} to {max}")
             }
             Expected::Number => f.write_str(NUMBER),
+            Expected::Within { whole, min, max } => {
+                let number = if *whole { WHOLE_NUMBER } else { NUMBER };
+                match (min, max) {
+                    (Some(min), Some(max)) => write!(f, "{number} from {min} to {max}"),
+                    (Some(min), None) => write!(f, "{number} of at least {min}"),
+                    (None, Some(max)) => write!(f, "{number} of at most {max}"),
+                    (None, None) => f.write_str(number),
+                }
+            }
             Expected::YesNo => f.write_str(YES_NO),
             Expected::OneCharacter => f.write_str(ONE_CHARACTER),
             Expected::OneOf(values) => write!(f, "one of: {}", values.join(", ")),

@@ -13,4 +13,4 @@ mod spec;
 
 pub(crate) use expected::english;
 pub use expected::Expected;
-pub use spec::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
+pub use spec::{Bounds, ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};

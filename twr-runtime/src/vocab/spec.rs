@@ -113,6 +113,64 @@ pub struct SectionSpec {
     pub kind: ValueKind,
     /// Whether the section must be present.
     pub presence: Presence,
+    /// The bounds of a number section (`#[section(min = 0, max = 1)]`),
+    /// for each item of a list of numbers; [`Bounds::NONE`] otherwise.
+    pub bounds: Bounds,
+}
+
+/// The smallest and largest value a number section allows, each as the
+/// literal's text (`"0"`, `"-2.5"`), either open.
+///
+/// Text rather than a number: a spec stays `Copy + Eq + Hash` (an `f64`
+/// is neither `Eq` nor `Hash`), one spec serves every number type (each
+/// reads the bound in its own type, so `0.1` bounds an `f32` at the `f32`
+/// nearest 0.1, not at an `f64` rounded twice), and the guide, the
+/// feedback and the grammar say the bound exactly as it was written,
+/// never `0.30000000000000004`. The derive checks that each bound is a
+/// number the field's type holds; a bound of a hand-written spec that is
+/// no number bounds nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub struct Bounds {
+    /// The smallest allowed value, included; `None`: no lower bound.
+    pub min: Option<&'static str>,
+    /// The largest allowed value, included; `None`: no upper bound.
+    pub max: Option<&'static str>,
+}
+
+impl Bounds {
+    /// No bounds.
+    pub const NONE: Bounds = Bounds {
+        min: None,
+        max: None,
+    };
+
+    /// From `min` to `max`, both included; `None` leaves that side open.
+    ///
+    /// ```
+    /// use twr_runtime::sections::Bounds;
+    ///
+    /// let bounds = Bounds::new(Some("0"), Some("1"));
+    /// assert!(bounds.contains(0.5f64));
+    /// assert!(!bounds.contains(1.25f64));
+    /// assert!(Bounds::new(None, Some("10")).contains(-3i32));
+    /// ```
+    pub const fn new(min: Option<&'static str>, max: Option<&'static str>) -> Self {
+        Bounds { min, max }
+    }
+
+    /// Whether neither side is bounded.
+    pub const fn is_none(&self) -> bool {
+        self.min.is_none() && self.max.is_none()
+    }
+
+    /// Whether `value` is within the bounds, each bound read in `T`'s own
+    /// type. A bound that does not read as a `T` bounds nothing.
+    pub fn contains<T: PartialOrd + std::str::FromStr>(&self, value: T) -> bool {
+        let bound = |text: Option<&str>| text.and_then(|text| text.trim().parse::<T>().ok());
+        bound(self.min).is_none_or(|min| value >= min)
+            && bound(self.max).is_none_or(|max| value <= max)
+    }
 }
 
 impl SectionSpec {
@@ -145,6 +203,7 @@ impl SectionSpec {
             example: "",
             kind,
             presence: Presence::Required,
+            bounds: Bounds::NONE,
         }
     }
 
@@ -169,6 +228,31 @@ impl SectionSpec {
     /// The same spec with `presence`.
     pub const fn with_presence(mut self, presence: Presence) -> Self {
         self.presence = presence;
+        self
+    }
+
+    /// The same spec with a smallest allowed value, the literal's text
+    /// (`"0"`, `"-2.5"`): see [`Bounds`]. A hand-written parser checks it
+    /// itself ([`Bounded`](crate::parse::Bounded) does for numbers); the
+    /// guide and the grammar say it.
+    ///
+    /// ```
+    /// use twr_runtime::sections::{SectionSpec, ValueKind};
+    ///
+    /// static SPEC: SectionSpec = SectionSpec::new("confidence", "[Confidence]", "Confidence", ValueKind::Float)
+    ///     .with_min("0")
+    ///     .with_max("1");
+    /// assert_eq!((SPEC.bounds.min, SPEC.bounds.max), (Some("0"), Some("1")));
+    /// ```
+    pub const fn with_min(mut self, min: &'static str) -> Self {
+        self.bounds.min = Some(min);
+        self
+    }
+
+    /// The same spec with a largest allowed value, the literal's text: see
+    /// [`SectionSpec::with_min`].
+    pub const fn with_max(mut self, max: &'static str) -> Self {
+        self.bounds.max = Some(max);
         self
     }
 }
