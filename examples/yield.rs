@@ -6,7 +6,7 @@
 //!
 //! It runs 35 prompts of its own (25 to tune on, 10 held out) over five
 //! derived structs (lists, whole and fractional numbers, choices, yes/no,
-//! optional sections, validators) against the OpenAI-compatible server at
+//! optional sections, bounded numbers) against the OpenAI-compatible server at
 //! `TWR_BASE_URL` (`TWR_MODEL` names the model, default
 //! `smollm2-135m-instruct`; `TWR_API_KEY` is sent when set), once per
 //! strategy, and prints for each strategy: the runs typed on the first
@@ -116,18 +116,10 @@ struct Review {
     /// The overall tone of the review.
     sentiment: Sentiment,
     /// The rating the review deserves, from 1 to 5 stars.
-    #[section(validate = one_to_five)]
+    #[section(min = 1, max = 5)]
     stars: u8,
     /// The review summed up in one sentence.
     summary: String,
-}
-
-fn one_to_five(stars: &u8) -> Result<(), String> {
-    if (1..=5).contains(stars) {
-        Ok(())
-    } else {
-        Err(format!("a rating is from 1 to 5 stars, not {stars}"))
-    }
 }
 
 /// A person's contact details taken from a text.
@@ -153,16 +145,8 @@ struct Decision {
     /// The main reasons for your answer.
     reasons: Vec<String>,
     /// How sure you are, from 0 (a guess) to 1 (certain).
-    #[section(validate = zero_to_one)]
+    #[section(min = 0, max = 1)]
     confidence: f64,
-}
-
-fn zero_to_one(confidence: &f64) -> Result<(), String> {
-    if (0.0..=1.0).contains(confidence) {
-        Ok(())
-    } else {
-        Err(format!("confidence is from 0 to 1, not {confidence}"))
-    }
 }
 
 // ---------------------------------------------------------------------------
