@@ -165,6 +165,11 @@ pub(super) fn content(span: &Span, sent: &[Message], reply: &str) {
 /// no problem names (kept from earlier replies, not asked for) were not
 /// judged.
 pub(super) fn evaluations(specs: &[SectionSpec], text: &str, problems: Option<&Feedback>) {
+    // Finding the sections is a pass over the reply: not made when no
+    // subscriber would see the events.
+    if !tracing::enabled!(tracing::Level::INFO) {
+        return;
+    }
     let map = split_sections(text, specs);
     for (index, spec) in specs.iter().enumerate() {
         let failed: Vec<String> = problems
