@@ -282,3 +282,32 @@ async fn before_a_constrained_last_attempt_every_failing_section_is_asked_for_at
     );
     assert_eq!(model.grammars()[2], Some(Grammar::of::<Trip>()));
 }
+
+#[derive(Debug, PartialEq, Sections)]
+struct Verdict {
+    /// How sure you are.
+    #[section(min = 0, max = 1)]
+    confidence: f64,
+    /// Why.
+    reason: String,
+}
+
+#[tokio::test]
+async fn a_focused_question_about_a_bounded_number_says_its_bounds() {
+    // Wrong twice: a patch retry, then a question about it alone.
+    let model = twr_runtime::ScriptedModel::new([
+        "[Confidence]\nhigh\n[Reason]\nThe data agree.",
+        "[Confidence]\n1.5",
+        "0.9",
+    ]);
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Verdict>("Is it safe?")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.confidence, 0.9);
+    assert_eq!(
+        outcome.attempts[1].sent_back.as_deref(),
+        Some("How sure you are. Reply with only the number from 0 to 1.")
+    );
+}

@@ -52,7 +52,7 @@ pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
     text.push_str(&fill(
         template,
         &[
-            ("what", &reply_with(words, &spec.kind)),
+            ("what", &reply_with(words, spec)),
             ("example", without_stop(example)),
         ],
     ));
@@ -122,9 +122,23 @@ pub(crate) fn question_after(spec: &SectionSpec, problems: &Feedback, lang: Lang
 }
 
 /// What a focused question asks the model to reply with.
-fn reply_with(words: &Phrases, kind: &ValueKind) -> String {
+fn reply_with(words: &Phrases, spec: &SectionSpec) -> String {
+    let kind = &spec.kind;
     match kind {
-        ValueKind::Integer | ValueKind::Float => words.the_number.to_owned(),
+        // A bounded number says its bounds, as the guide does: "the number
+        // from 0 to 1".
+        ValueKind::Integer | ValueKind::Float => {
+            let number = words.the_number;
+            match (spec.bounds.min, spec.bounds.max) {
+                (Some(min), Some(max)) => fill(
+                    words.number_between,
+                    &[("number", number), ("min", min), ("max", max)],
+                ),
+                (Some(min), None) => fill(words.at_least, &[("number", number), ("min", min)]),
+                (None, Some(max)) => fill(words.at_most, &[("number", number), ("max", max)]),
+                (None, None) => number.to_owned(),
+            }
+        }
         ValueKind::Bool => words.yes_no.to_owned(),
         ValueKind::Char => words.one_character.to_owned(),
         ValueKind::Choice(values) => fill(words.one_of, &[("values", &values.join(words.comma))]),
