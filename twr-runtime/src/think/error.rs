@@ -73,7 +73,9 @@ pub enum ThinkErrorKind {
     Exhausted,
     /// The model sent the same reply as the time before: asking again would
     /// only burn the budget, so the run stopped early. The last attempt of
-    /// the ledger is the repeat.
+    /// the ledger is the repeat. (A model that takes grammars, or a run with
+    /// [`Think::constrain_after`](crate::Think::constrain_after), gets its
+    /// next attempt constrained instead, while attempts are left.)
     RepeatedReply,
     /// An optional budget ran out before a reply parsed.
     Budget {

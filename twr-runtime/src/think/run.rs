@@ -147,9 +147,10 @@ where
         self.max_attempts
     }
 
-    /// The loop's story: ask; stop on a repeat; keep a value; otherwise send
-    /// the problems back and ask again, until the attempts or a budget run
-    /// out.
+    /// The loop's story: ask; on a repeat, constrain the next attempt when
+    /// the model can be held to a grammar, else stop; keep a value;
+    /// otherwise send the problems back and ask again, until the attempts
+    /// or a budget run out.
     pub(super) async fn go(mut self) -> Result<Outcome<U>, ThinkError> {
         // An attachment that cannot be sent fails before any request.
         if let Err(error) = self.conversation.check_attachments() {
