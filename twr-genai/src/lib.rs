@@ -63,7 +63,10 @@ use genai::chat::{
 };
 use genai::Client;
 use serde_json::Value;
-use twr_runtime::model::{Attachment, AttachmentKind, BoxFuture, ErrorDetail, Request, Response};
+use twr_runtime::model::{
+    until_deadline, within_deadline, Attachment, AttachmentKind, BoxFuture, ErrorDetail, Request,
+    Response,
+};
 use twr_runtime::{ChatModel, Delta, FinishReason, Message, ModelError, Reply, Role, Usage};
 
 /// A [`ChatModel`] that asks a genai [`Client`] for one model, with the
@@ -169,11 +172,11 @@ impl ChatModel for GenAi {
             let started = tokio::time::Instant::now();
             let deadline = request.deadline;
             if !self.stream {
-                let reply = within(deadline, started, self.whole(body)).await??;
+                let reply = within_deadline(deadline, started, self.whole(body)).await??;
                 return Ok(Response::from_reply(reply));
             }
-            let deltas = within(deadline, started, self.streamed(body)).await??;
-            Ok(Response::new(until(deadline, started, deltas).boxed()))
+            let deltas = within_deadline(deadline, started, self.streamed(body)).await??;
+            Ok(Response::new(until_deadline(deadline, started, deltas)))
         })
     }
 
@@ -201,38 +204,6 @@ impl ChatModel for GenAi {
         });
         (!object.is_empty()).then_some(options)
     }
-}
-
-/// `future`, or a [`ModelError::Timeout`] once `deadline` passes.
-async fn within<T>(
-    deadline: Option<tokio::time::Instant>,
-    started: tokio::time::Instant,
-    future: impl std::future::Future<Output = T>,
-) -> Result<T, ModelError> {
-    match deadline {
-        None => Ok(future.await),
-        Some(deadline) => tokio::time::timeout_at(deadline, future)
-            .await
-            .map_err(|_| ModelError::Timeout(deadline.saturating_duration_since(started))),
-    }
-}
-
-/// `deltas`, ended by a [`ModelError::Timeout`] when `deadline` passes
-/// first: the caller keeps what arrived (as [`ModelError::Incomplete`]).
-fn until(
-    deadline: Option<tokio::time::Instant>,
-    started: tokio::time::Instant,
-    deltas: impl Stream<Item = Result<Delta, ModelError>> + Send + 'static,
-) -> impl Stream<Item = Result<Delta, ModelError>> + Send + 'static {
-    let deltas = Box::pin(deltas);
-    futures_util::stream::unfold(Some(deltas), move |state| async move {
-        let mut deltas = state?;
-        match within(deadline, started, deltas.next()).await {
-            Ok(Some(item)) => Some((item, Some(deltas))),
-            Ok(None) => None,
-            Err(timeout) => Some((Err(timeout), None)),
-        }
-    })
 }
 
 /// The conversation as a genai request (system messages stay in place:

@@ -6,7 +6,8 @@
 //! root. This module holds what only the author of a model or of a wrapper
 //! names: the two types of the seam ([`Request`], [`Response`]), the future
 //! a model returns ([`BoxFuture`]), a model made of an async function
-//! ([`from_fn`]), the detail of an error
+//! ([`from_fn`]), a deadline kept by a model over a client of its own
+//! ([`within_deadline`], [`until_deadline`]), the detail of an error
 //! ([`ErrorDetail`]), where a reply came from ([`Served`]), what a response
 //! said about rate limits ([`RateLimits`]), the text type of a message
 //! ([`SharedText`]) and the error of a [`ScriptedModel`](crate::ScriptedModel)
@@ -67,6 +68,7 @@
 
 pub(crate) mod attachment;
 pub(crate) mod chat;
+mod deadline;
 pub(crate) mod error;
 mod from_fn;
 pub(crate) mod limits;
@@ -77,6 +79,7 @@ pub(crate) mod served;
 pub use crate::text::SharedText;
 pub use attachment::{Attachment, AttachmentError, AttachmentKind, Content, LimitScope};
 pub use chat::BoxFuture;
+pub use deadline::{until_deadline, within_deadline};
 pub use error::{ErrorDetail, ScriptExhausted};
 pub use from_fn::{from_fn, FromFn};
 pub use limits::RateLimits;
