@@ -1,7 +1,7 @@
 //! The yield benchmark: how often does the loop end with a typed value?
 //!
 //! ```text
-//! cargo run --release --example yield -- --temperature 0.7 --attempts 3
+//! cargo run -p twr-tests --release --example yield -- --temperature 0.7 --attempts 3
 //! ```
 //!
 //! It runs 35 prompts of its own (25 to tune on, 10 held out) over five
@@ -20,6 +20,19 @@
 //! the details give the time and tokens of a free reply and of a
 //! constrained one, measured in the same run. `TWR_BASE_URL` may list several servers of the same
 //! model, comma-separated: they share the runs, one at a time each.
+//!
+//! The `learned` strategy learns from the model's own typed replies
+//! (`Think::learn_from`): before it, the tuning prompts run once each with
+//! the defaults and the client told its dialect (so a run the free
+//! attempts could not type is typed under the grammar), recorded in a job
+//! of a journal (`--journal FILE`, else a temporary file); then each of its
+//! prompts is shown the `--learned K` tuning prompts most like it, with the
+//! answers that were typed, as earlier turns. Its own runs are free: the
+//! client is not told a dialect, so it pairs with `baseline` and `demo`.
+//! The held-out prompts never reach the job it learns from. Every strategy's
+//! runs are recorded in the journal too (a job per model and strategy), so
+//! a run repeated with the same file and seeds replays them without asking
+//! the model.
 //!
 //! Each run gets its own sampling seed (`--seed` plus the run's index),
 //! the same for every strategy, so strategies that send the same first
@@ -41,7 +54,13 @@
 //! --limit N         only the first N prompts of the set
 //! --strategies A,B  strategies to run, by name (default all)
 //! --dump DIR        write every run's ledger to DIR/<strategy>.md
+//! --journal FILE    record every run in this journal file (SQLite; made if absent)
+//! --learned K       demonstrations a `learned` run is shown (default 2)
+//! --tune-limit N    only the first N tuning prompts fill the job `learned` learns from
 //! ```
+//!
+//! It is an example of the `twr-tests` package, which builds twr-runtime
+//! with its journal: `cargo run -p twr-tests --release --example yield`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::error::Error;
@@ -52,11 +71,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use twr_runtime::grammar::{Dialect, Format};
+use twr_runtime::journal::{Job, Journal};
 use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
     feedback::ProblemKind, sections::ValueKind, Attempt, AttemptKind, ChatModel, Choice,
-    FinishReason, Message, ModelError, OpenAiCompatible, Outcome, Reply, ScriptedModel,
+    FinishReason, Learned, Message, ModelError, OpenAiCompatible, Outcome, Reply, ScriptedModel,
     SectionSpec, Sections, Think, ThinkError, ThinkErrorKind, Usage,
 };
 
@@ -311,6 +331,9 @@ struct Strategy {
     /// Whether the client is told its server's dialect (llama.cpp's GBNF):
     /// the loop then constrains the last attempt of a run.
     grammar: bool,
+    /// Whether runs are shown demonstrations learned from the tuning job
+    /// (`Think::learn_from`).
+    learn: bool,
 }
 
 const STRATEGIES: &[Strategy] = &[
@@ -319,6 +342,7 @@ const STRATEGIES: &[Strategy] = &[
         about: "the defaults: Think::new(&model).run::<T>(prompt)",
         configure: |think, _| think,
         grammar: false,
+        learn: false,
     },
     Strategy {
         name: "demo",
@@ -328,18 +352,21 @@ const STRATEGIES: &[Strategy] = &[
             think.demonstration(question, answer)
         },
         grammar: false,
+        learn: false,
     },
     Strategy {
         name: "auto-demo",
         about: "Think::auto_demonstration(true): a demonstration built from the struct's examples",
         configure: |think, _| think.auto_demonstration(true),
         grammar: false,
+        learn: false,
     },
     Strategy {
         name: "no-focused",
         about: "the defaults without focused questions: Think::focused_questions(false)",
         configure: |think, _| think.focused_questions(false),
         grammar: false,
+        learn: false,
     },
     Strategy {
         name: "demo-history",
@@ -349,6 +376,7 @@ const STRATEGIES: &[Strategy] = &[
             think.history(&[Message::user(question), Message::assistant(answer)])
         },
         grammar: false,
+        learn: false,
     },
     Strategy {
         name: "constrained",
@@ -356,8 +384,30 @@ const STRATEGIES: &[Strategy] = &[
                 OpenAiCompatible::grammar(Dialect::LlamaCpp) (the last attempt constrained)",
         configure: |think, _| think,
         grammar: true,
+        learn: false,
+    },
+    Strategy {
+        name: "learned",
+        about:
+            "Think::learn_from(&job): the --learned K tuning prompts most like the prompt, with \
+                the answers typed for them (by the defaults, the last attempt constrained), \
+                as earlier turns; the run itself free",
+        configure: |think, _| think,
+        grammar: false,
+        learn: true,
     },
 ];
+
+/// The runs that fill the job `learned` learns from: the tuning prompts,
+/// with the defaults and the client told its server's dialect.
+static TUNE: Strategy = Strategy {
+    name: "tune",
+    about: "the tuning prompts that fill the job `learned` learns from: the defaults, \
+            the client told its server's dialect (the last attempt constrained)",
+    configure: |think, _| think,
+    grammar: true,
+    learn: false,
+};
 
 /// A question like the task's and its answer in the format, as a user of
 /// `Think::demonstration` would write it.
@@ -400,6 +450,9 @@ struct Options {
     limit: Option<usize>,
     strategies: Vec<&'static Strategy>,
     dump: Option<std::path::PathBuf>,
+    journal: Option<std::path::PathBuf>,
+    learned: usize,
+    tune_limit: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -410,7 +463,8 @@ enum Set {
 }
 
 const USAGE: &str = "usage: cargo run --release --example yield -- [--temperature T] [--attempts N] \
-[--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR]";
+[--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR] \
+[--journal FILE] [--learned K] [--tune-limit N]";
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
@@ -423,6 +477,9 @@ fn options() -> Result<Options, String> {
         limit: None,
         strategies: STRATEGIES.iter().collect(),
         dump: None,
+        journal: None,
+        learned: 2,
+        tune_limit: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -473,6 +530,11 @@ fn options() -> Result<Options, String> {
                     .collect::<Result<_, _>>()?
             }
             "--dump" => options.dump = Some(value.into()),
+            "--journal" => options.journal = Some(value.into()),
+            "--learned" => options.learned = value.parse().map_err(|_| bad("a whole number"))?,
+            "--tune-limit" => {
+                options.tune_limit = Some(value.parse().map_err(|_| bad("a whole number"))?)
+            }
             _ => return Err(format!("unknown option {flag}")),
         }
     }
@@ -499,6 +561,9 @@ struct Run {
     /// The typed value has a section copied from the guide: its example
     /// text or a placeholder (`...`, `<...>`).
     copied: bool,
+    /// The learned demonstrations it was shown: their prompts and how alike
+    /// each was to its own.
+    learned: Vec<(String, f64)>,
 }
 
 async fn run_typed<T: Sections + std::fmt::Debug>(
@@ -511,6 +576,7 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
     let sections = T::specs().len();
     match result {
         Ok(outcome) => Run {
+            learned: learned_of(&outcome.learned),
             prompt,
             typed_at: Some(outcome.attempts.len()),
             usage: outcome.usage,
@@ -522,6 +588,7 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             sections,
         },
         Err(error) => Run {
+            learned: learned_of(error.learned()),
             prompt,
             typed_at: None,
             usage: error.usage(),
@@ -533,6 +600,13 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             copied: false,
         },
     }
+}
+
+fn learned_of(learned: &[Learned]) -> Vec<(String, f64)> {
+    learned
+        .iter()
+        .map(|l| (l.prompt.clone(), l.similarity))
+        .collect()
 }
 
 /// True when a section of `answer` is a copy of the guide rather than an
@@ -944,6 +1018,18 @@ fn details(strategy: &Strategy, runs: &[Run]) {
         })
         .collect();
     println!("  typed by struct: {}", parts.join(", "));
+    let shown: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.learned.iter().map(|(_, similarity)| *similarity))
+        .collect();
+    if !shown.is_empty() {
+        println!(
+            "  learned demonstrations: {} shown in {} runs, mean similarity {:.2}",
+            shown.len(),
+            runs.len(),
+            shown.iter().sum::<f64>() / shown.len() as f64
+        );
+    }
     let seconds: f64 = runs.iter().map(|r| r.elapsed.as_secs_f64()).sum();
     println!(
         "  {} tokens in {} runs, {seconds:.0} s",
@@ -975,6 +1061,12 @@ fn dump(strategy: &Strategy, runs: &[&Run]) -> String {
                 (None, failure) => format!("failed: {}", failure.unwrap_or("?")),
             }
         );
+        for (prompt, similarity) in &run.learned {
+            let _ = writeln!(
+                text,
+                "\nshown, learned: {prompt} (similarity {similarity:.2})"
+            );
+        }
         for attempt in &run.attempts {
             let _ = write!(
                 text,
@@ -1091,10 +1183,68 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
         })
         .collect();
 
+    // The journal: every run is recorded in a job of its model and
+    // strategy; `learned` learns from the job of the tuning runs.
+    let learns = options.strategies.iter().any(|s| s.learn);
+    let model_name = match &sources[0] {
+        Source::Server(client) => client.model().to_string(),
+        Source::Offline => "offline".to_string(),
+    };
+    let journal = match (&options.journal, learns) {
+        (Some(path), _) => Some(Journal::open(path)?),
+        (None, true) => {
+            let path = std::env::temp_dir().join(format!("twr-yield-{}.twr", std::process::id()));
+            println!("Recording the runs in {}.", path.display());
+            Some(Journal::open(path)?)
+        }
+        (None, false) => None,
+    };
+    let job_of = |strategy: &Strategy| {
+        journal
+            .as_ref()
+            .map(|journal| journal.job(format!("{model_name}/{}", strategy.name)))
+    };
+
     let mut results: Vec<(&Strategy, Vec<Run>)> = Vec::new();
+    let tuned = match (learns, &sources[0]) {
+        (false, _) => None,
+        (true, source) => {
+            let tuning: Vec<(usize, &'static Prompt)> = match source {
+                Source::Offline => vec![&OFFLINE_PROMPT; OFFLINE.len()],
+                Source::Server(_) => PROMPTS
+                    .iter()
+                    .filter(|p| !p.heldout)
+                    .take(options.tune_limit.unwrap_or(usize::MAX))
+                    .collect(),
+            }
+            .into_iter()
+            .enumerate()
+            .collect();
+            let started = Instant::now();
+            let stores = Stores {
+                record: job_of(&TUNE),
+                learn: None,
+                k: 0,
+            };
+            let runs = run_strategy(&TUNE, &sources, &tuning, &options, &stores).await?;
+            eprintln!(
+                "{}: {} runs in {:.0} s",
+                TUNE.name,
+                runs.len(),
+                started.elapsed().as_secs_f64()
+            );
+            results.push((&TUNE, runs));
+            stores.record
+        }
+    };
     for &strategy in &options.strategies {
         let started = Instant::now();
-        let runs = run_strategy(strategy, &sources, &jobs, &options).await?;
+        let stores = Stores {
+            record: job_of(strategy),
+            learn: tuned.clone().filter(|_| strategy.learn),
+            k: options.learned,
+        };
+        let runs = run_strategy(strategy, &sources, &jobs, &options, &stores).await?;
         eprintln!(
             "{}: {} runs in {:.0} s",
             strategy.name,
@@ -1120,11 +1270,22 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
 
 /// Runs every job of `strategy`, one at a time on each source, and returns
 /// the runs in job order.
+/// The journal jobs of a strategy's runs.
+struct Stores {
+    /// The job every run is recorded in.
+    record: Option<Job>,
+    /// The job a `learned` run learns from.
+    learn: Option<Job>,
+    /// How many learned demonstrations a run is shown.
+    k: usize,
+}
+
 async fn run_strategy(
     strategy: &'static Strategy,
     sources: &[Source],
     jobs: &[(usize, &'static Prompt)],
     options: &Options,
+    stores: &Stores,
 ) -> Result<Vec<Run>, Box<dyn Error>> {
     let total = jobs.len();
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs.to_vec())));
@@ -1135,6 +1296,7 @@ async fn run_strategy(
         let queue = Arc::clone(&queue);
         let done = Arc::clone(&done);
         let (attempts, seed, dump_dir) = (options.attempts, options.seed, options.dump.clone());
+        let (record, learn, k) = (stores.record.clone(), stores.learn.clone(), stores.k);
         workers.push(tokio::spawn(async move {
             loop {
                 let Some((number, prompt)) = lock(&queue).pop_front() else {
@@ -1146,10 +1308,14 @@ async fn run_strategy(
                     Source::Offline => OFFLINE[number % OFFLINE.len()].len(),
                     Source::Server(_) => attempts,
                 };
-                let think = (strategy.configure)(
-                    Think::new(&*model).max_attempts(max_attempts),
-                    prompt.task,
-                );
+                let mut think = Think::new(&*model).max_attempts(max_attempts);
+                if let Some(job) = &record {
+                    think = think.journal(job.clone());
+                }
+                if let Some(job) = &learn {
+                    think = think.learn_from(job).learned_demonstrations(k);
+                }
+                let think = (strategy.configure)(think, prompt.task);
                 let run = match source {
                     Source::Offline => run_offline(&think).await,
                     Source::Server(_) => run_prompt(&think, prompt).await,

@@ -215,8 +215,8 @@ pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use sections::{SectionSpec, Sections};
 pub use think::{
-    think_with_retry, Attempt, AttemptKind, Outcome, Progress, RetryMode, SectionEvent, Think,
-    ThinkError, ThinkErrorKind,
+    think_with_retry, Attempt, AttemptKind, Learned, Outcome, Progress, RetryMode, SectionEvent,
+    Think, ThinkError, ThinkErrorKind,
 };
 
 /// Derives [`Sections`](trait@Sections) for a struct with named fields, or
