@@ -462,7 +462,7 @@ enum Set {
     All,
 }
 
-const USAGE: &str = "usage: cargo run --release --example yield -- [--temperature T] [--attempts N] \
+const USAGE: &str = "usage: cargo run -p twr-tests --release --example yield -- [--temperature T] [--attempts N] \
 [--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR] \
 [--journal FILE] [--learned K] [--tune-limit N]";
 
@@ -1155,7 +1155,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
                  reading differs; a replayed reply takes no grammar, so `constrained` reads as \
                  `baseline`). To measure a model, point it at a server, e.g.\n  \
                  bash scripts/local-llm.sh start\n  \
-                 TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run --release --example yield",
+                 TWR_BASE_URL=http://127.0.0.1:8088/v1 cargo run -p twr-tests --release --example yield",
                 OFFLINE.len()
             );
             vec![Source::Offline]

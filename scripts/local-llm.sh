@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/local-llm.sh — run a real, small, local OpenAI-compatible chat server on 127.0.0.1:
 # the test model of twr's real-model tests (tests/e2e_local_llm.rs, run by .ci/run) and of
-# `cargo run --example yield`. From the repository's root:
+# `cargo run -p twr-tests --example yield`. From the repository's root:
 #
 #   bash scripts/local-llm.sh install   # build/install into the venv (idempotent; start does it too)
 #   bash scripts/local-llm.sh start     # start in the background, wait for /v1/models, print base URL
