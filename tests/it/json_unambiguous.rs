@@ -137,6 +137,90 @@ fn strings_joined_with_plus_are_one_string() {
     );
 }
 
+/// A comment between a string and the `+` or the string that continues it
+/// is no part of the text: the strings are joined, the comment named in
+/// what was dropped.
+#[test]
+fn a_comment_beside_a_plus_is_not_text() {
+    let cases: &[(&str, Value, &[Repair])] = &[
+        (
+            r#"["abc"/*c*/+"def"]"#,
+            json!(["abcdef"]),
+            &[Repair::Comment, Repair::StringConcatenation],
+        ),
+        (
+            r#"["abc" + /* c */ "def"]"#,
+            json!(["abcdef"]),
+            &[Repair::Comment, Repair::StringConcatenation],
+        ),
+        (
+            "{\"a\": \"abc\" // c\n + \"def\"}",
+            json!({"a": "abcdef"}),
+            &[Repair::Comment, Repair::StringConcatenation],
+        ),
+        (
+            "['abc' + # c\n 'def', 'g' /* d */ + 'h']",
+            json!(["abcdef", "gh"]),
+            &[
+                Repair::Comment,
+                Repair::SingleQuotes,
+                Repair::StringConcatenation,
+            ],
+        ),
+        (
+            r#""abc" /*c*/ + "def""#,
+            json!("abcdef"),
+            &[Repair::Comment, Repair::StringConcatenation],
+        ),
+    ];
+    for (raw, want, repairs) in cases {
+        repaired(raw, want.clone(), repairs);
+    }
+    let got = extract_value_with_report(r#"{"a": "x" /* one */ + "y"}"#).unwrap();
+    assert_eq!(got.report.dropped, ["/* one */"]);
+    // A comment with no `+` after it stays a comment, given back whole.
+    repaired(
+        r#"["abc" /* c */, "d"]"#,
+        json!(["abc", "d"]),
+        &[Repair::Comment],
+    );
+}
+
+/// A quote followed by a comment that could as well be the string's text,
+/// each reading giving a value: feedback, never one of the two.
+#[test]
+fn a_comment_that_may_be_text_after_a_quote_is_feedback() {
+    const TWO: &str = "a quote inside this string is followed by what could be a comment";
+    for raw in [
+        // `see "//" here`, or `see ` and a member with its comma left out.
+        "{\"a\": \"see \"//\" here\",\n\"b\": 1}",
+        "{\"a\": \"see \"/*\" here*/\",\n\"b\": 1}",
+        // `x"/*"y"*/"z` or two items.
+        r#"["x"/*"y"*/"z"]"#,
+        // One string over two lines, or `abc` joined to `def`.
+        "{\"a\": \"abc\"#c\n+\"def\"}",
+    ] {
+        assert!(refused(raw).contains(TWO), "{raw:?}: {}", refused(raw));
+    }
+    // One reading each: a `#` in text before more of it on the line, and a
+    // comment without quotes (it cannot end the string).
+    repaired(
+        r##"{"a": "C# "#1" lang"}"##,
+        json!({"a": "C# \"#1\" lang"}),
+        &[Repair::UnescapedQuote],
+    );
+    repaired(
+        "{\"a\": \"Use \"#\" here\",\n\"b\": 1}",
+        json!({"a": "Use \"#\" here", "b": 1}),
+        &[Repair::UnescapedQuote],
+    );
+    repaired(
+        r#"["x" /* y */ "z"]"#,
+        json!(["x", "z"]),
+        &[Repair::Comment, Repair::MissingComma],
+    );
+}
+
 #[test]
 fn python_tuples_are_lists() {
     repaired(

@@ -21,7 +21,10 @@
 //!    `ObjectId("…")`, strings joined with `+`, Python tuples, JSON written
 //!    inside a string (`{\"a\": 1}`), and a reply cut off anywhere (the
 //!    open string, arrays and objects are closed, a key left without a value
-//!    is dropped). Each [`Repair`] is named in the [`Report`].
+//!    is dropped; a number cut inside its fraction or exponent, `1.` or
+//!    `2e`, and a literal cut where a word without quotes could stand,
+//!    `{"a": tr`, are feedback, as their values are not known). Each
+//!    [`Repair`] is named in the [`Report`].
 //!
 //! The repair never invents data and never guesses: a repair is taken only
 //! where the input has one reading, never two guesses stacked on one value

@@ -159,6 +159,10 @@ pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
             member_at(src, item) || last_item_at(src, item)
         }
         Some(b'"') => member_at(src, at) || last_item_at(src, at),
+        // `{"a"}: 1}`: a closer between a key and its `:`, the member's
+        // value after it, then a `,` or a closer; not prose after an
+        // object (`{"a": 1}: six weeks`).
+        Some(b':') => last_item_at(src, skip_space(src, at + 1)),
         // `[1, 2] 3, 4]`: a number and its comma or closer, the comma
         // before it left out; so a literal (a word and a comma is prose:
         // `True story,`).
@@ -236,10 +240,14 @@ mod tests {
         assert!(continues(", b: 2}"));
         assert!(continues(", 3]"));
         assert!(continues(", \"x\", \"y\"]"));
+        assert!(continues(":\"[\"}"));
+        assert!(continues(": 1, \"b\": 2}"));
+        assert!(!continues(": [1, 2] are the items"));
         assert!(!continues(", 2 more"));
         assert!(!continues(", which is all."));
         assert!(!continues(" and \"b\": 2"));
         assert!(!continues(", see http://x"));
+        assert!(!continues(": six weeks."));
         assert!(!continues("\n\"quoted\" prose"));
         assert!(!continues(""));
     }

@@ -66,6 +66,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         pos: start,
         fenced,
         next_quote: None,
+        next_newline: None,
         out: Vec::with_capacity(input.len() - start + 16),
         stack: Vec::new(),
         objects: Vec::new(),
@@ -185,6 +186,9 @@ struct Repairer<'a> {
     /// The next `"` at or after some position once searched for (`None`
     /// inside: there is none), so that the search is done once.
     next_quote: Option<Option<usize>>,
+    /// The same for the next line break, so that many `"#` on one line
+    /// cost one search.
+    next_newline: Option<Option<usize>>,
     out: Vec<u8>,
     stack: Vec<Frame>,
     /// Where the open objects and arrays are in `stack`, innermost last: a
@@ -597,7 +601,7 @@ impl Repairer<'_> {
                 )
             }
             b'-' | b'+' | b'.' | b'0'..=b'9' if self.number_here() => {
-                if !self.number() {
+                if !self.number()? {
                     // Only `-` or a bare exponent before the end: no value.
                     return self.finish_without_value(item_out);
                 }

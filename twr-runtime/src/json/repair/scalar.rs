@@ -1,6 +1,6 @@
 //! Numbers and literals, copied or translated to their JSON spelling.
 
-use super::{Repair, Repairer};
+use super::{Repair, RepairError, Repairer};
 
 /// The JSON spelling of a literal word, and the repair its spelling needs:
 /// `true`, `false`, `null` as they are; Python's `True`, `False`, `None`;
@@ -62,9 +62,16 @@ impl Repairer<'_> {
     }
 
     /// A number, in JSON's spelling: `+1` is `1`, `.25` is `0.25` and `1.`
-    /// is `1` (`number_spelling`); at the end of the input an incomplete
-    /// tail (`1.`, `2e`, `-`) is cut. Returns false when nothing was left.
-    pub(super) fn number(&mut self) -> bool {
+    /// is `1` (`number_spelling`). Returns false when the input ends after
+    /// a sign alone (`-`): no value was written.
+    ///
+    /// # Errors
+    ///
+    /// At the end of the input, a number whose tail is incomplete (`1.`,
+    /// `2e`, `1.5e-`): the digits that were cut off are not known, so no
+    /// value can be read (`1.` is 1 in Python, but as likely the start of
+    /// 1.5; `2e` is never 2).
+    pub(super) fn number(&mut self) -> Result<bool, RepairError> {
         let src = self.src;
         let digits = |mut i: usize| {
             while i < src.len() && src[i].is_ascii_digit() {
@@ -129,25 +136,33 @@ impl Repairer<'_> {
                 // Leave it to the deserializer to name the bad number.
                 self.out.extend_from_slice(&src[self.pos..i]);
                 self.pos = i;
-                return true;
+                return Ok(true);
             }
-            // An incomplete tail at the end of the input: cut it.
+            if complete.is_some() {
+                // `1.`, `2e`, `1.5e-` cut off: the value has two readings
+                // or none; dropping the tail would be a guess.
+                return self.error(
+                    "this number is cut off where the reply ends, so its value is not known; \
+                     write the whole number",
+                );
+            }
+            // A sign alone: no value; the item or member is dropped.
             self.repairs.insert(Repair::Truncated);
         }
         self.pos = i;
         let Some((_, len)) = complete else {
-            return false;
+            return Ok(false);
         };
         if spelled {
             self.repairs.insert(Repair::NumberSpelling);
         }
         self.out.extend_from_slice(&out[..len]);
-        true
+        Ok(true)
     }
 
     /// True when only trivia stands between `at` and the end of the input
     /// (or a fence).
-    fn ends_after(&mut self, at: usize) -> bool {
+    pub(super) fn ends_after(&mut self, at: usize) -> bool {
         let (pos, repairs, dropped) = (self.pos, self.repairs, self.dropped.len());
         self.pos = at;
         self.skip_trivia();

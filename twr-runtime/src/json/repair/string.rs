@@ -51,6 +51,10 @@ pub(super) const LEFT_SINGLE: &[u8] = "\u{2018}".as_bytes();
 pub(super) const RIGHT_SINGLE: &[u8] = "\u{2019}".as_bytes();
 pub(super) const BOM: &[u8] = "\u{FEFF}".as_bytes();
 
+/// A quote in a string followed by what may be a comment or text.
+const COMMENT_OR_TEXT: &str = "a quote inside this string is followed by what could be a comment \
+                               or more of its text; write a quote inside a string as \\\"";
+
 /// Bytes that need attention inside a double-quoted string.
 const SPECIAL_DOUBLE: [bool; 256] = special_table(false);
 /// Bytes that need attention inside other strings (quotes of any kind and
@@ -214,6 +218,9 @@ impl Repairer<'_> {
                     // `""[1]`: an empty string, then a list.
                     let empty_then_container =
                         self.pos == content && matches!(src.get(self.pos + 1), Some(b'[' | b'{'));
+                    if self.comment_has_two_readings(self.pos) {
+                        return self.error(COMMENT_OR_TEXT);
+                    }
                     if (empty_then_container || self.quote_ends_string(self.pos))
                         && !self.quote_before_quote_that_ends(content)
                     {
@@ -221,10 +228,7 @@ impl Repairer<'_> {
                             // `"see "https://x" // more", "n": 1`: the
                             // comment may be the string's own text, its end
                             // on the line after; two readings.
-                            return self.error(
-                                "a quote inside this string is followed by what could be a \
-                                 comment or more of its text; write a quote inside a string as \\\"",
-                            );
+                            return self.error(COMMENT_OR_TEXT);
                         }
                         return self.close_value_string(after_comma);
                     }
@@ -361,14 +365,30 @@ impl Repairer<'_> {
     /// written as one.
     pub(super) fn joined_strings(&mut self) -> Result<Ended, RepairError> {
         loop {
-            let plus = skip_any_space(self.src, self.pos);
-            if self.src.get(plus) != Some(&b'+') {
+            // Comments may stand on either side of the `+` (`"a" /* c */ +
+            // "b"`): skipped, and given back when no `+` and string follow
+            // (the pass then reads them once more).
+            let before = (
+                self.pos,
+                self.repairs,
+                self.dropped.len(),
+                self.structure_in_last_comment,
+            );
+            let give_back = |r: &mut Self| {
+                r.pos = before.0;
+                r.repairs = before.1;
+                r.dropped.truncate(before.2);
+                r.structure_in_last_comment = before.3;
+            };
+            self.skip_trivia();
+            if self.peek() != Some(b'+') {
+                give_back(self);
                 return Ok(Ended::Complete);
             }
-            let before = self.pos;
-            self.pos = skip_any_space(self.src, plus + 1);
+            self.pos += 1;
+            self.skip_trivia();
             let Some((quote, len)) = self.quote_here() else {
-                self.pos = before;
+                give_back(self);
                 return Ok(Ended::Complete);
             };
             self.repairs.insert(Repair::StringConcatenation);
@@ -406,6 +426,54 @@ impl Repairer<'_> {
             Some(_) if next == at => false,
             Some(_) if self.stack.last() == Some(&Frame::Object) => member_at(src, next),
             Some(_) => item_at(src, next),
+        }
+    }
+
+    /// True when the `"` at `quote`, inside a value string, is followed by
+    /// a comment that could as well be the string's text, and each reading
+    /// gives a value:
+    ///
+    /// - `//` or `/* */` (after which the quote ends the string) whose text
+    ///   holds a `"`, where the string could end instead, and after which
+    ///   no `,`, closer or `+` follows (`{"a": "see "//" here",\n"b": 1}`
+    ///   is `see "//" here`, or `see ` and a member with its comma left
+    ///   out);
+    /// - `#` (text, as in `"C# "#1" lang"`) after which, on the next line, a
+    ///   `,`, a closer or a `+` follows (`"abc"#c\n+"def"` is one string
+    ///   over two lines, or `abc` joined to `def`).
+    fn comment_has_two_readings(&mut self, quote: usize) -> bool {
+        let src = self.src;
+        let at = skip_any_space(src, quote + 1);
+        let clean_after = |end: usize| {
+            let next = skip_any_space(src, end);
+            matches!(src.get(next), Some(b',' | b'}' | b']' | b')' | b'+' | b':'))
+        };
+        match (src.get(at), src.get(at + 1)) {
+            (Some(b'/'), Some(b'/')) => {
+                // Read again as a comment once the string ends here: each
+                // byte twice at most.
+                let end = memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+                memchr(b'"', &src[at..end]).is_some() && !clean_after(end)
+            }
+            (Some(b'/'), Some(b'*')) => {
+                let end =
+                    memchr::memmem::find(&src[at + 2..], b"*/").map_or(src.len(), |i| at + i + 4);
+                memchr(b'"', &src[at..end]).is_some() && !clean_after(end)
+            }
+            (Some(b'#'), _) => {
+                // The string goes on over this line: the line break found
+                // is kept for the next `"#` on it.
+                let newline = match self.next_newline {
+                    Some(found) if found.is_none_or(|n| n >= at) => found,
+                    _ => {
+                        let found = memchr(b'\n', &src[at..]).map(|i| at + i);
+                        self.next_newline = Some(found);
+                        found
+                    }
+                };
+                newline.is_some_and(clean_after)
+            }
+            _ => false,
         }
     }
 

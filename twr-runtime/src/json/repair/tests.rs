@@ -234,14 +234,22 @@ fn truncated_anywhere() {
             r#"{"a": 1}"#,
             &[Repair::Truncated, Repair::DanglingKey],
         ),
-        (r#"{"a": 1.5e"#, r#"{"a": 1.5}"#, &[Repair::Truncated]),
         (
             r#"{"a": -"#,
             r#"{}"#,
             &[Repair::Truncated, Repair::DanglingKey],
         ),
-        (r#"[1, 2."#, r#"[1, 2]"#, &[Repair::Truncated]),
+        // A cut-off word in a list with no object open can only be a
+        // literal (words without quotes stand only in objects).
         (r#"[true, fal"#, r#"[true, false]"#, &[Repair::Truncated]),
+        (r#"[1, N"#, r#"[1, null]"#, &[Repair::Truncated]),
+        (
+            r#"[{"a": 1}, tr"#,
+            r#"[{"a": 1}, true]"#,
+            &[Repair::Truncated],
+        ),
+        // A number cut off after whole digits is the number written.
+        (r#"{"a": 12"#, r#"{"a": 12}"#, &[Repair::Truncated]),
         (
             r#"[{"a": {"b": ["#,
             r#"[{"a": {"b": []}}]"#,
@@ -258,6 +266,35 @@ fn truncated_anywhere() {
     ];
     for &(input, want, repairs) in cases {
         assert_eq!(fix(input), (compact(want), repairs.to_vec()), "{input:?}");
+    }
+}
+
+#[test]
+fn a_cut_off_value_with_two_readings_is_refused() {
+    let cases: &[(&str, usize, &str)] = &[
+        // `1.` is 1 in Python, and as likely the start of 1.5.
+        ("[1, 2.", 4, "this number is cut off"),
+        (r#"{"a": 1."#, 6, "this number is cut off"),
+        ("[0.", 1, "this number is cut off"),
+        // An exponent cut off: the value is not 1.5.
+        (r#"{"a": 1.5e"#, 6, "this number is cut off"),
+        ("[1e", 1, "this number is cut off"),
+        ("[-2E+", 1, "this number is cut off"),
+        // The same before a closing fence or a comment.
+        ("[1.\n```", 1, "this number is cut off"),
+        ("[1. // more", 1, "this number is cut off"),
+        // In an object a word may be text without quotes: `tr` may begin
+        // `true` or `trip`.
+        (r#"{"a": tr"#, 6, "it may begin true, false or null"),
+        (r#"{"a": nu"#, 6, "it may begin true, false or null"),
+        (r#"{"a": F"#, 6, "it may begin true, false or null"),
+        (r#"{"a": [1, No"#, 10, "it may begin true, false or null"),
+        ("{\"a\": t\n```", 6, "it may begin true, false or null"),
+    ];
+    for &(input, at, message) in cases {
+        let e = fails(input);
+        assert_eq!(e.at, at, "{input:?}: {e:?}");
+        assert!(e.message.contains(message), "{input:?}: {e:?}");
     }
 }
 

@@ -113,12 +113,18 @@ impl Repairer<'_> {
                 self.pos = alnum_end;
                 return Ok(Ended::Complete);
             }
-            if alnum_end == src.len() {
-                if let Some(json) = cut_literal(word) {
-                    self.out.extend_from_slice(json);
-                    self.pos = alnum_end;
-                    return Ok(Ended::Truncated);
+            if let Some(json) = cut_literal(word).filter(|_| self.ends_after(alnum_end)) {
+                // `tr` cut off: `true`, unless words without quotes may
+                // stand here (`{"a": tr` may as well be `{"a": trip}`).
+                if self.plain_words_allowed() {
+                    return self.error(
+                        "this value is cut off where the reply ends: it may begin true, false \
+                         or null, or text without quotes; write the whole value",
+                    );
                 }
+                self.out.extend_from_slice(json);
+                self.pos = alnum_end;
+                return Ok(Ended::Truncated);
             }
         }
         self.plain_words()
@@ -131,7 +137,7 @@ impl Repairer<'_> {
     /// only when a `,`, a closer, a line break or a comment ends them.
     fn plain_words(&mut self) -> Result<Ended, RepairError> {
         const PROSE: &str = "expected a JSON value; text must be in double quotes";
-        if self.inserted_separator || self.objects.is_empty() {
+        if !self.plain_words_allowed() {
             return self.error(PROSE);
         }
         let src = self.src;
@@ -178,6 +184,12 @@ impl Repairer<'_> {
         Ok(Ended::Complete)
     }
 
+    /// True when words without quotes may be a value here: after a `:`
+    /// or `,` the model wrote, inside an object.
+    fn plain_words_allowed(&self) -> bool {
+        !self.inserted_separator && !self.objects.is_empty()
+    }
+
     fn write_words(&mut self, start: usize, end: usize) {
         self.repairs.insert(Repair::UnquotedString);
         self.out.push(b'"');
@@ -199,7 +211,7 @@ impl Repairer<'_> {
             return self.error("expected the value inside the wrapper");
         }
         if self.number_here() {
-            if !self.number() {
+            if !self.number()? {
                 return self.error("expected the value inside the wrapper");
             }
         } else if let Some((quote, len)) = self.quote_here() {
