@@ -1,0 +1,285 @@
+//! The adapter through a real rig model (rig's OpenAI Chat Completions wire
+//! on its bundled reqwest transport) against an axum server on 127.0.0.1
+//! (the workspace's scripted test server): a typed extraction whose first
+//! reply needs a patch, whole and streamed; a rate limit with its
+//! `Retry-After`; a bad request; a refusal; a refused connection; images
+//! and documents.
+
+#[path = "../../tests/it/support/client.rs"]
+mod server;
+
+#[path = "../../tests/adapters/openai_replies.rs"]
+mod replies;
+
+use std::time::Duration;
+
+use replies::{completion, roles, streamed, Trip};
+use rig_core::completion::CompletionRequest;
+use rig_core::providers::openai::OpenAIConfig;
+use rig_core::DynModel;
+use serde_json::json;
+use server::{Scripted, TestServer};
+use twr_rig::Rig;
+use twr_runtime::{
+    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
+    Usage,
+};
+
+/// A rig Chat Completions model served by `base` (an OpenAI-shaped API).
+fn rig_model(base: &str) -> DynModel<rig_core::operation::Completion> {
+    OpenAIConfig::new("sk-test-key")
+        .with_base_url(base)
+        .client()
+        .chat("gpt-test")
+        .erase()
+}
+
+fn rig(server: &TestServer) -> Rig {
+    Rig::new(rig_model(&server.url("/v1")))
+}
+
+#[tokio::test]
+async fn a_whole_reply_is_patched_into_the_typed_value() {
+    let server = TestServer::start(vec![
+        completion(
+            "[Plan]\nSee the temples\n[Days]\nabout a week",
+            Some("Kyoto..."),
+            (30, 10),
+        ),
+        completion("[Days]\n7", None, (50, 3)),
+    ])
+    .await;
+    let model = rig(&server).with_request(CompletionRequest::new("").temperature(0.25));
+    assert!(!model.streams());
+    assert_eq!(model.name(), "gpt-test");
+    assert_eq!(model.request_options(), Some(json!({"temperature": 0.25})));
+
+    let history = [Message::user("Hi"), Message::assistant("Hello! Where to?")];
+    let outcome = Think::new(&model)
+        .system("You plan trips.")
+        .history(&history)
+        .run::<Trip>("Plan a week in Kyoto")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "See the temples".into(),
+            days: 7
+        }
+    );
+    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AttemptKind::Rejected, AttemptKind::Merged]);
+    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("Kyoto..."));
+    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
+    assert_eq!(
+        outcome.attempts[0].usage,
+        Usage::new(30, 10).with_cache(4, 0)
+    );
+    assert_eq!(outcome.usage, Usage::new(80, 13).with_cache(8, 0));
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.path_and_query, "/v1/chat/completions");
+        assert_eq!(request.header("authorization"), Some("Bearer sk-test-key"));
+        assert_eq!(request.body["model"], "gpt-test");
+        assert_eq!(request.body["temperature"], 0.25);
+    }
+    assert_eq!(roles(&requests[0]), ["system", "user", "assistant", "user"]);
+    assert_eq!(
+        requests[0].body["messages"][2]["content"],
+        "Hello! Where to?"
+    );
+    assert_eq!(
+        roles(&requests[1]),
+        ["system", "user", "assistant", "user", "assistant", "user"]
+    );
+    assert_eq!(
+        requests[1].body["messages"][4]["content"],
+        "[Plan]\nSee the temples\n[Days]\nabout a week"
+    );
+    let fix = requests[1].body["messages"][5]["content"].to_string();
+    assert!(fix.contains("[Days]"), "{fix}");
+}
+
+#[tokio::test]
+async fn a_streamed_reply_is_patched_into_the_typed_value() {
+    let server = TestServer::start(vec![
+        streamed(
+            &["[Plan]\nSee the ", "temples\n[Days]\nabout a ", "week"],
+            "hmm",
+            (30, 10),
+        ),
+        streamed(&["[Days]\n", "7"], "ok", (50, 3)),
+    ])
+    .await;
+    let model = rig(&server).stream(true);
+    assert!(model.streams());
+    let outcome = Think::new(&model)
+        .run::<Trip>("Plan a week in Kyoto")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "See the temples".into(),
+            days: 7
+        }
+    );
+    assert_eq!(outcome.attempts.len(), 2);
+    assert_eq!(
+        outcome.attempts[0].raw.as_str(),
+        "[Plan]\nSee the temples\n[Days]\nabout a week"
+    );
+    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("hmm"));
+    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
+    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
+    assert_eq!(outcome.usage, Usage::new(80, 13));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.body["stream"], true);
+    }
+    assert_eq!(roles(&requests[1]), ["user", "assistant", "user"]);
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_transient_with_its_retry_after() {
+    let limited = || {
+        Scripted::json(
+            429,
+            json!({"error": {"message": "Rate limit reached", "type": "requests",
+                             "param": null, "code": "rate_limit_exceeded"}}),
+        )
+        .header("retry-after", "0.05")
+    };
+    for stream in [false, true] {
+        let server = TestServer::start(vec![limited()]).await;
+        let model = rig(&server).stream(stream);
+        let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+        match &error {
+            ModelError::Status {
+                status,
+                message,
+                retry_after,
+            } => {
+                assert_eq!(*status, 429);
+                assert_eq!(message, "Rate limit reached");
+                assert_eq!(*retry_after, Some(Duration::from_millis(50)));
+            }
+            other => panic!("expected a 429 status (stream {stream}), got {other:?}"),
+        }
+        assert!(error.is_transient());
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    // In a run, the loop waits at least the server's pause and asks again.
+    let server = TestServer::start(vec![
+        limited(),
+        completion("[Plan]\nGo\n[Days]\n2", None, (5, 5)),
+    ])
+    .await;
+    let model = rig(&server);
+    let policy = RetryPolicy::default().base_delay(Duration::from_millis(1));
+    let outcome = Think::new(&model)
+        .retry_policy(policy)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Trip {
+            plan: "Go".into(),
+            days: 2
+        }
+    );
+    let retries = &outcome.attempts[0].transport_retries;
+    assert_eq!(retries.len(), 1);
+    assert!(retries[0].delay >= Duration::from_millis(50), "{retries:?}");
+    assert_eq!(server.requests().len(), 2);
+
+    // A 5xx is transient too.
+    let server = TestServer::start(vec![Scripted::text(503, "upstream overloaded")]).await;
+    let error = rig(&server).chat(&[Message::user("hi")]).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 503: upstream overloaded"
+    );
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn a_bad_request_ends_the_run_at_once_and_a_content_policy_is_a_refusal() {
+    let server = TestServer::start(vec![Scripted::json(
+        400,
+        json!({"error": {"message": "Unrecognized request argument supplied: foo",
+                         "type": "invalid_request_error", "param": "foo", "code": null}}),
+    )])
+    .await;
+    let model = rig(&server);
+    let error = Think::new(&model)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap_err();
+    match error.kind() {
+        ThinkErrorKind::Model { source, retries } => {
+            assert_eq!(*retries, 0);
+            assert_eq!(
+                source.to_string(),
+                "the model server answered HTTP 400: Unrecognized request argument supplied: foo"
+            );
+            assert!(!source.is_transient());
+        }
+        other => panic!("expected a model error, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 1);
+
+    let server = TestServer::start(vec![Scripted::json(
+        400,
+        json!({"error": {"message": "Your request was rejected by the safety system.",
+                         "type": "invalid_request_error", "param": null,
+                         "code": "content_policy_violation"}}),
+    )])
+    .await;
+    let error = rig(&server).chat(&[Message::user("hi")]).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Refused(m) if m == "Your request was rejected by the safety system."),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_transient_connect_error() {
+    let model = Rig::new(rig_model(&format!("{}/v1", server::refused_origin())));
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert!(matches!(error, ModelError::Connect(_)), "{error:?}");
+    assert!(error.is_transient());
+}
+
+#[tokio::test]
+async fn images_and_documents_go_as_parts_before_the_text() {
+    let server = TestServer::start(vec![completion("[Plan]\nGo\n[Days]\n1", None, (1, 1))]).await;
+    let model = rig(&server);
+    let png = b"\x89PNG\r\n\x1a\nrest".to_vec();
+    let message = Message::user("Read these.")
+        .with_image(png, "image/png")
+        .with_image_url("https://example.com/a.jpg")
+        .with_document(b"%PDF-1.4 rest".to_vec(), "application/pdf");
+    let reply = model.chat(&[message]).await.unwrap();
+    assert_eq!(reply.content, "[Plan]\nGo\n[Days]\n1");
+    let content = &server.only_request().body["messages"][0]["content"];
+    assert_eq!(
+        content[0]["image_url"]["url"],
+        "data:image/png;base64,iVBORw0KGgpyZXN0"
+    );
+    assert_eq!(content[1]["image_url"]["url"], "https://example.com/a.jpg");
+    assert_eq!(content[2]["type"], "file", "{content}");
+    assert_eq!(content[3], json!({"type": "text", "text": "Read these."}));
+    // Bytes that are not what their media type says never leave.
+    let jpeg_as_png = Message::user("x").with_image(b"\xff\xd8\xff\xe0rest".to_vec(), "image/png");
+    let error = model.chat(&[jpeg_as_png]).await.unwrap_err();
+    assert!(matches!(error, ModelError::Attachment(_)), "{error:?}");
+    assert_eq!(server.requests().len(), 1);
+}
