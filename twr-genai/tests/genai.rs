@@ -7,28 +7,23 @@
 #[path = "../../tests/it/support/client.rs"]
 mod server;
 
+#[path = "../../tests/adapters/openai_replies.rs"]
+mod replies;
+
 use std::time::Duration;
 
 use genai::adapter::AdapterKind;
 use genai::chat::ChatOptions;
 use genai::resolver::{AuthData, Endpoint};
 use genai::{ModelIden, ServiceTarget};
-use serde_json::{json, Value};
+use replies::{completion, roles, streamed, Trip};
+use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_genai::GenAi;
 use twr_runtime::{
-    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Sections, Think,
-    ThinkErrorKind, Usage,
+    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
+    Usage,
 };
-
-/// What the extraction asks for.
-#[derive(Debug, PartialEq, Sections)]
-struct Trip {
-    /// What to see.
-    plan: String,
-    /// How many days.
-    days: u32,
-}
 
 /// A genai client whose every model is served by `server` as OpenAI.
 fn client(server: &TestServer) -> genai::Client {
@@ -43,56 +38,6 @@ fn client(server: &TestServer) -> genai::Client {
         })
         .build()
         .expect("a genai client")
-}
-
-fn completion(content: &str, reasoning: Option<&str>, usage: (u64, u64)) -> Scripted {
-    let mut message = json!({"role": "assistant", "content": content});
-    if let Some(reasoning) = reasoning {
-        message["reasoning_content"] = json!(reasoning);
-    }
-    Scripted::json(
-        200,
-        json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1,
-                      "total_tokens": usage.0 + usage.1,
-                      "prompt_tokens_details": {"cached_tokens": 4}}
-        }),
-    )
-}
-
-fn chunk(delta: Value, finish_reason: Option<&str>) -> String {
-    json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-           "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
-    .to_string()
-}
-
-fn streamed(pieces: &[&str], reasoning: &str, usage: (u64, u64)) -> Scripted {
-    let mut events = vec![chunk(
-        json!({"role": "assistant", "reasoning_content": reasoning}),
-        None,
-    )];
-    events.extend(pieces.iter().map(|p| chunk(json!({"content": p}), None)));
-    events.push(chunk(json!({}), Some("stop")));
-    events.push(
-        json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
-               "choices": [], "usage": {"prompt_tokens": usage.0, "completion_tokens": usage.1,
-                                        "total_tokens": usage.0 + usage.1}})
-        .to_string(),
-    );
-    events.push("[DONE]".to_string());
-    let events: Vec<&str> = events.iter().map(String::as_str).collect();
-    Scripted::sse(&events)
-}
-
-fn roles(request: &server::Recorded) -> Vec<String> {
-    request.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[tokio::test]
