@@ -132,6 +132,7 @@ static DEUTSCH: Phrases = Phrases {
     same_problems: "Das sind dieselben Probleme wie in deiner vorigen Antwort",
     escalate_with_guide: "{same}. Bitte halte dich genau an das Format; hier ist es noch einmal, mit einer vollständigen Beispielantwort:",
     escalate: "{same}; bitte lies sie sorgfältig und ändere deine Antwort entsprechend.",
+    show_guide: "Bitte halte dich genau an das Format; hier ist es, mit einer vollständigen Beispielantwort:",
     cut_off: "Deine Antwort wurde von der Längenbegrenzung abgeschnitten, bevor sie fertig war.",
     kept_one: "Den vollständigen Abschnitt {headers} habe ich behalten.",
     kept_many: "Die vollständigen Abschnitte {headers} habe ich behalten.",

@@ -92,4 +92,5 @@ mod think_stream_http;
 mod think_stream_progress;
 mod think_tracing;
 mod think_transport;
+mod think_wording;
 mod values_exact;

@@ -8,6 +8,8 @@
 mod message;
 mod problem;
 mod render;
+mod wording;
 
 pub use message::{Feedback, ProblemList};
 pub use problem::{Place, Problem, ProblemKind, Way};
+pub use wording::Wording;

@@ -53,10 +53,10 @@
 //! [`JournalError`]): a journal that silently stopped recording would
 //! make the next resumption pay again.
 //!
-//! # The file (schema version 2)
+//! # The file (schema version 3)
 //!
 //! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
-//! and `PRAGMA user_version = 2`. Opening checks both, SQLite's
+//! and `PRAGMA user_version = 3`. Opening checks both, SQLite's
 //! `quick_check` and the tables below; a file that is not SQLite, another
 //! program's database, a newer schema or damage is a [`JournalError`],
 //! never a silent restart. Tables (every `*_tokens` column an integer
@@ -83,6 +83,13 @@
 //!   sections (field, header, kind of value) and choices, `prompt` the
 //!   prompt's text as written, `answer` the answer in the soft format.
 //!   Schema version 2; see "Users' text" below.
+//! - `feedback(job, model, problem, wording, constrained, fixed,
+//!   recorded_at_ms)`: one row per problem a feedback message named
+//!   ([`Job::feedback_rates`]): the model that read it, the problem's kind
+//!   ([`ProblemKind::name`](crate::feedback::ProblemKind::name)), the
+//!   message's [`Wording`](crate::feedback::Wording) by name, whether the
+//!   next attempt was constrained, and whether the next reply fixed the
+//!   section (0 or 1). Schema version 3.
 //! - `batches(batch_id, job, provider, round, status, requests,
 //!   submitted_at_ms, updated_at_ms)` and `batch_requests(batch_id,
 //!   custom_id, key)`: the batches submitted to a provider's batch API
@@ -91,10 +98,11 @@
 //!   `batch_id` and `custom_id`) is still owed: a resumed job waits for its
 //!   batch instead of asking again.
 //!
-//! A file of version 1 (written before `typed_runs` existed) opens as it
-//! is: opened for writing, it gains the new table in one transaction (a
-//! failure leaves it as it was) and keeps every record; opened read-only,
-//! it is read unchanged and has no typed runs.
+//! A file of version 1 (written before `typed_runs` existed) or 2 (before
+//! `feedback`) opens as it is: opened for writing, it gains the new tables
+//! in one transaction (a failure leaves it as it was) and keeps every
+//! record; opened read-only, it is read unchanged and has no typed runs (a
+//! version 1 file) and no feedback rates.
 //!
 //! # Users' text
 //!
@@ -124,8 +132,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub use error::JournalError;
 pub(crate) use key::shape_of;
 pub use key::RequestKey;
+pub(crate) use store::FeedbackEvent;
 pub(crate) use store::ReplyEntry;
-pub use store::{RecordedOutcome, TypedRun};
+pub use store::{FeedbackRate, RecordedOutcome, TypedRun};
 
 use crate::model::Reply;
 
@@ -202,6 +211,12 @@ impl Journal {
     /// an older file opened read-only has none).
     pub(crate) fn has_typed_runs(&self) -> bool {
         self.inner.version >= 2
+    }
+
+    /// Whether the file has the table of feedback (schema version 3 on;
+    /// an older file opened read-only has none).
+    fn has_feedback(&self) -> bool {
+        self.inner.version >= 3
     }
 
     /// The job named `name` (created by its first record): the replies and
@@ -361,6 +376,40 @@ impl Job {
     /// A [`JournalError`] when the file cannot be read.
     pub fn typed_runs<T: crate::Sections>(&self) -> Result<Vec<TypedRun>, JournalError> {
         self.typed_runs_of(&shape_of(T::specs(), T::choices()))
+    }
+
+    /// Records the feedback of one attempt and what the next reply made
+    /// of it (see [`Job::feedback_rates`]).
+    pub(crate) fn record_feedback(&self, events: &[FeedbackEvent<'_>]) -> Result<(), JournalError> {
+        store::record_feedback(&self.journal, &self.name, events)
+    }
+
+    /// Which wording of the feedback was followed by a fixed section, per
+    /// model and kind of problem: for every problem the loop named in a
+    /// run of this job ([`Think::journal`](crate::Think::journal)), how
+    /// the message was worded ([`Wording`](crate::feedback::Wording)),
+    /// whether the next attempt was constrained, and whether the next reply
+    /// fixed the section (it had no problem left, or the reply gave the
+    /// value). One row per model, problem, wording and constraint, ordered
+    /// so; a program picks the wording its model follows best and sets it
+    /// with [`Think::feedback_wording`](crate::Think::feedback_wording).
+    ///
+    /// A problem is counted once per message even when it names several
+    /// items of one section; a message that asks a focused question counts
+    /// only the section it asks about; a next reply cut off by the token
+    /// limit or stopped early counts for none (it says nothing of the
+    /// wording). A reply replayed from the journal on a resumption is not
+    /// counted again: each feedback is counted when the reply after it
+    /// arrives.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the file cannot be read.
+    pub fn feedback_rates(&self) -> Result<Vec<FeedbackRate>, JournalError> {
+        if !self.journal.has_feedback() {
+            return Ok(Vec::new());
+        }
+        store::feedback_rates(&self.journal, &self.name)
     }
 
     /// How many replies the job has recorded.

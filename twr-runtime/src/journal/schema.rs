@@ -105,6 +105,19 @@ const MIGRATIONS: &[&str] = &[
         recorded_at_ms    INTEGER NOT NULL,
         PRIMARY KEY (job, shape, prompt)
     ) WITHOUT ROWID;",
+    // Version 3: each problem the loop's feedback named, how the feedback
+    // was worded, and whether the next reply fixed it (see
+    // `journal::store::record_feedback`).
+    "CREATE TABLE feedback (
+        job               TEXT    NOT NULL,
+        model             TEXT    NOT NULL,
+        problem           TEXT    NOT NULL,
+        wording           TEXT    NOT NULL,
+        constrained       INTEGER NOT NULL,
+        fixed             INTEGER NOT NULL,
+        recorded_at_ms    INTEGER NOT NULL
+    );
+    CREATE INDEX feedback_by_job ON feedback (job);",
 ];
 
 /// The tables every file of version `version` has.
@@ -126,10 +139,20 @@ fn tables(version: i64) -> &'static [&'static str] {
         "batch_requests",
         "typed_runs",
     ];
-    if version >= 2 {
-        V2
-    } else {
-        V1
+    const V3: &[&str] = &[
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+        "typed_runs",
+        "feedback",
+    ];
+    match version {
+        ..=1 => V1,
+        2 => V2,
+        _ => V3,
     }
 }
 
@@ -331,7 +354,7 @@ mod tests {
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((id, version), (0x7477_7231, 2));
+        assert_eq!((id, version), (0x7477_7231, 3));
         let created: String = connection
             .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
                 r.get(0)
@@ -391,15 +414,15 @@ mod tests {
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 3;")
+            .execute_batch("PRAGMA user_version = 4;")
             .unwrap();
         let error = Journal::open(&path).unwrap_err();
         assert!(
             matches!(
                 error,
                 JournalError::Version {
-                    found: 3,
-                    supported: 2,
+                    found: 4,
+                    supported: 3,
                     ..
                 }
             ),
@@ -511,6 +534,22 @@ mod tests {
         // Opened again, it is a current journal.
         Journal::open(&path).unwrap();
         assert_eq!(user_version(&path), VERSION);
+    }
+
+    #[test]
+    fn a_version_3_file_without_its_feedback_table_is_refused() {
+        let path = temp("v3-no-feedback");
+        drop(Journal::open(&path).unwrap());
+        assert_eq!(user_version(&path), 3);
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("DROP TABLE feedback;")
+            .unwrap();
+        let error = Journal::open(&path).unwrap_err();
+        assert!(
+            matches!(&error, JournalError::Corrupt { detail, .. } if detail == "the table feedback is missing"),
+            "{error:?}"
+        );
     }
 
     #[test]

@@ -8,6 +8,9 @@ use rusqlite::{params, OptionalExtension, Row};
 use super::error::JournalError;
 use super::key::RequestKey;
 use super::Journal;
+#[cfg(doc)]
+use crate::feedback::ProblemKind;
+use crate::feedback::Wording;
 use crate::model::{FinishReason, Reply, Usage};
 
 /// A reply to record in a job.
@@ -311,6 +314,121 @@ pub(crate) fn typed_runs(
         })?;
         rows.collect()
     })
+}
+
+/// One feedback the loop sent, as the journal records it: a problem it
+/// named, how it was worded, and whether the next reply fixed it.
+pub(crate) struct FeedbackEvent<'a> {
+    pub(crate) model: &'a str,
+    pub(crate) problem: &'static str,
+    pub(crate) wording: Wording,
+    pub(crate) constrained: bool,
+    pub(crate) fixed: bool,
+}
+
+/// How often one wording of the feedback about one kind of problem was
+/// followed by a reply that fixed it, for one model: a row of
+/// [`Job::feedback_rates`](super::Job::feedback_rates).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FeedbackRate {
+    /// The model that read the feedback (its
+    /// [`name()`](crate::ChatModel::name), or the one its response named).
+    pub model: String,
+    /// The kind of problem named ([`ProblemKind::name`]: `missing`,
+    /// `bad_value`, ...).
+    pub problem: String,
+    /// How the feedback was worded.
+    pub wording: Wording,
+    /// Whether the next attempt was constrained by a grammar (then the
+    /// server, not the wording, kept the reply in the format).
+    pub constrained: bool,
+    /// How many times a section with this problem was named so.
+    pub sent: u64,
+    /// How many of those the next reply fixed: the section had no problem
+    /// left (or the reply gave the value).
+    pub fixed: u64,
+}
+
+impl FeedbackRate {
+    /// `fixed / sent`, from 0 to 1.
+    pub fn rate(&self) -> f64 {
+        if self.sent == 0 {
+            0.0
+        } else {
+            self.fixed as f64 / self.sent as f64
+        }
+    }
+}
+
+/// Records `events`, the feedback of one attempt and what the next reply
+/// made of it, in one transaction.
+pub(crate) fn record_feedback(
+    journal: &Journal,
+    job: &str,
+    events: &[FeedbackEvent<'_>],
+) -> Result<(), JournalError> {
+    journal.with_connection(|c| {
+        let transaction = c.unchecked_transaction()?;
+        let now = now_ms();
+        for event in events {
+            transaction
+                .prepare_cached(
+                    "INSERT INTO feedback (job, model, problem, wording, constrained, fixed,
+                        recorded_at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )?
+                .execute(params![
+                    job,
+                    event.model,
+                    event.problem,
+                    event.wording.name(),
+                    event.constrained,
+                    event.fixed,
+                    now,
+                ])?;
+        }
+        transaction.commit()
+    })
+}
+
+pub(crate) fn feedback_rates(
+    journal: &Journal,
+    job: &str,
+) -> Result<Vec<FeedbackRate>, JournalError> {
+    let rows: Vec<(String, String, String, bool, i64, i64)> = journal.with_connection(|c| {
+        let mut statement = c.prepare_cached(
+            "SELECT model, problem, wording, constrained, count(*), sum(fixed) FROM feedback
+             WHERE job = ?1 GROUP BY model, problem, wording, constrained
+             ORDER BY model, problem, wording, constrained",
+        )?;
+        let rows = statement.query_map([job], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+            ))
+        })?;
+        rows.collect()
+    })?;
+    // A wording this twr does not know (written by a newer one) is left
+    // out: it cannot be chosen here.
+    Ok(rows
+        .into_iter()
+        .filter_map(|(model, problem, wording, constrained, sent, fixed)| {
+            Some(FeedbackRate {
+                model,
+                problem,
+                wording: Wording::from_name(&wording)?,
+                constrained,
+                sent: sent as u64,
+                fixed: fixed as u64,
+            })
+        })
+        .collect())
 }
 
 #[cfg(feature = "batch")]

@@ -110,6 +110,7 @@ pub(crate) const EN: Phrases = Phrases {
     same_problems: "These are the same problems as in your previous answer",
     escalate_with_guide: "{same}. Please follow the format exactly; here it is again, with a complete example answer:",
     escalate: "{same}; please read them carefully and change your answer accordingly.",
+    show_guide: "Please follow the format exactly; here it is, with a complete example answer:",
     cut_off: "Your answer was cut off by the length limit before it was finished.",
     kept_one: "I have kept the complete {headers} section.",
     kept_many: "I have kept the complete {headers} sections.",

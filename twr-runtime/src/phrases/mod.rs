@@ -277,6 +277,9 @@ pub struct Phrases {
     pub escalate_with_guide: &'static str,
     /// Escalation without a guide: `{same}`.
     pub escalate: &'static str,
+    /// Before the format guide shown with the first feedback
+    /// ([`Wording::WithExample`](crate::feedback::Wording::WithExample)).
+    pub show_guide: &'static str,
     /// The reply was cut off by the token limit.
     pub cut_off: &'static str,
     /// One complete section of a cut reply kept: `{headers}`.
@@ -374,7 +377,7 @@ impl Phrases {
     pub const CHINESE: Phrases = zh::ZH;
 
     /// Every template, by field name, with the blanks twr fills in it.
-    fn templates(&self) -> [(&'static str, &'static str, &'static [&'static str]); 69] {
+    fn templates(&self) -> [(&'static str, &'static str, &'static [&'static str]); 70] {
         [
             (
                 "number_between",
@@ -458,6 +461,7 @@ impl Phrases {
             ("ask_free", self.ask_free, &[]),
             ("escalate_with_guide", self.escalate_with_guide, &["same"]),
             ("escalate", self.escalate, &["same"]),
+            ("show_guide", self.show_guide, &[]),
             ("cut_off", self.cut_off, &[]),
             ("kept_one", self.kept_one, &["headers"]),
             ("kept_many", self.kept_many, &["headers"]),

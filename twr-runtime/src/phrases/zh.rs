@@ -110,6 +110,7 @@ pub(crate) const ZH: Phrases = Phrases {
     same_problems: "这些问题与上一次回答中的相同",
     escalate_with_guide: "{same}。请严格按照格式作答；下面再次给出格式说明和完整的示例回答：",
     escalate: "{same}；请仔细阅读，并据此修改你的回答。",
+    show_guide: "请严格按照格式作答；下面给出格式说明和完整的示例回答：",
     cut_off: "你的回答因长度限制被截断，没有写完。",
     kept_one: "我已保留完整的{headers}部分。",
     kept_many: "我已保留完整的{headers}部分。",

@@ -23,15 +23,24 @@ pub(crate) enum Request<'h> {
     Free,
 }
 
+/// What follows the request in a message about problems.
+pub(crate) enum Then<'g> {
+    /// Nothing.
+    Nothing,
+    /// The same problems came twice in a row: say so, with the format
+    /// guide (its complete example answer included) when there is one.
+    Repeated(Option<&'g str>),
+    /// The format guide, shown with the first feedback
+    /// ([`Wording::WithExample`](crate::feedback::Wording::WithExample)).
+    Guide(&'g str),
+}
+
 /// The message sent back after a reply with format problems.
-///
-/// `escalate` is set when the same problems came twice in a row; it carries
-/// the format guide (with its complete example answer) when there is one.
 pub(crate) fn format_feedback(
     lang: Lang,
     feedback: &Feedback,
     request: Request<'_>,
-    escalate: Option<Option<&str>>,
+    then: Then<'_>,
 ) -> String {
     let words = phrases(lang);
     // The loop's own request below replaces the feedback's generic closing.
@@ -50,17 +59,23 @@ pub(crate) fn format_feedback(
         Request::Free => text.push_str(words.ask_free),
     }
     let same = [("same", words.same_problems)];
-    match escalate {
-        None => {}
-        Some(Some(guide)) => {
+    match then {
+        Then::Nothing => {}
+        Then::Repeated(Some(guide)) => {
             text.push_str("\n\n");
             text.push_str(&fill(words.escalate_with_guide, &same));
             text.push_str("\n\n");
             text.push_str(guide);
         }
-        Some(None) => {
+        Then::Repeated(None) => {
             text.push_str("\n\n");
             text.push_str(&fill(words.escalate, &same));
+        }
+        Then::Guide(guide) => {
+            text.push_str("\n\n");
+            text.push_str(words.show_guide);
+            text.push_str("\n\n");
+            text.push_str(guide);
         }
     }
     text

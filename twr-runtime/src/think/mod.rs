@@ -49,7 +49,7 @@ use run::Run;
 use stream::NoteSinks;
 
 use crate::cost::Prices;
-use crate::feedback::Feedback;
+use crate::feedback::{Feedback, Wording};
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
@@ -229,6 +229,8 @@ pub struct Think<'a, M> {
     #[cfg(feature = "journal")]
     learned: usize,
     focused_questions: bool,
+    // How feedback is worded: see feedback::Wording.
+    wording: Wording,
     // The constrained attempts: see Run::grammar_for.
     constrain_after: Option<usize>,
     // Whether the attempt spans carry the messages: see think/trace.rs.
@@ -271,6 +273,7 @@ impl<M> Clone for Think<'_, M> {
             #[cfg(feature = "journal")]
             learned: self.learned,
             focused_questions: self.focused_questions,
+            wording: self.wording,
             constrain_after: self.constrain_after,
             trace_content: self.trace_content,
             on_section: self.on_section.clone(),
@@ -309,6 +312,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             #[cfg(feature = "journal")]
             learned: DEFAULT_LEARNED,
             focused_questions: true,
+            wording: Wording::Listed,
             constrain_after: None,
             trace_content: false,
             on_section: None,
@@ -628,6 +632,18 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// guide again instead, as in full retries.
     pub fn focused_questions(mut self, on: bool) -> Self {
         self.focused_questions = on;
+        self
+    }
+
+    /// How the first feedback of a run is worded ([`Wording`]; default
+    /// [`Wording::Listed`]): the problems listed, the same with the
+    /// complete example answer, or a focused question about one section.
+    /// With a journal ([`Think::journal`]), every feedback is recorded with
+    /// its wording and whether the next reply fixed what it named, so that
+    /// a program can choose the wording its model follows best
+    /// ([`Job::feedback_rates`](crate::journal::Job::feedback_rates)).
+    pub fn feedback_wording(mut self, wording: Wording) -> Self {
+        self.wording = wording;
         self
     }
 
@@ -1106,6 +1122,7 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("learn_from", &self.learn_names())
             .field("learned_demonstrations", &self.learned_count())
             .field("focused_questions", &self.focused_questions)
+            .field("feedback_wording", &self.wording)
             .field("constrain_after", &self.constrain_after)
             .field("trace_content", &self.trace_content)
             .field("on_section", &self.on_section.is_some())

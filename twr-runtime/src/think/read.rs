@@ -6,9 +6,9 @@ use std::mem::Discriminant;
 use super::bare;
 use super::conversation::{single_way, SectionStore};
 use super::focus::{self, Asked};
-use super::messages::{self, Request};
+use super::messages::{self, Request, Then};
 use super::outcome::{AttemptKind, SectionSource};
-use crate::feedback::{Feedback, ProblemKind};
+use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::parse::{split_sections, SectionMap};
@@ -103,6 +103,11 @@ pub(crate) struct Reader<F> {
     /// request, when not the reply itself: the answer so far, before a
     /// focused question.
     shown: Option<String>,
+    /// How feedback is worded (`Think::feedback_wording`).
+    wording: Wording,
+    /// How the last message about problems was worded; `None` after a
+    /// reply that gave a value, was cut off, or only acknowledged.
+    worded: Option<Wording>,
 }
 
 impl<U, F> Reader<F>
@@ -111,7 +116,7 @@ where
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
-    pub(crate) fn new(format: Format<F>, patch: bool, focused: bool) -> Self {
+    pub(crate) fn new(format: Format<F>, patch: bool, focused: bool, wording: Wording) -> Self {
         let store = match (patch, format.specs) {
             (true, Some(specs)) => Some(SectionStore::new(specs, format.choices)),
             _ => None,
@@ -125,13 +130,42 @@ where
             patched: vec![false; sections],
             focused,
             next_constrained: false,
-            struggling: false,
+            // Focused questions from the first feedback on are what the
+            // reader asks a model that struggles.
+            struggling: wording == Wording::Focused,
             shown: None,
+            wording,
+            worded: None,
         }
+    }
+
+    /// How the last message about problems was worded (see
+    /// [`Reader::worded`]).
+    pub(crate) fn worded(&self) -> Option<Wording> {
+        self.worded
+    }
+
+    /// What a message about problems says after its request: that the
+    /// same problems came twice (`repeated`), with the guide; the guide
+    /// alone, when the wording shows it from the start; or nothing. Notes
+    /// the wording that makes of the message.
+    fn then(&mut self, repeated: bool) -> Then<'_> {
+        let guide = self.format.guide.as_deref();
+        let then = match (repeated, guide) {
+            (true, guide) => Then::Repeated(guide),
+            (false, Some(guide)) if self.wording == Wording::WithExample => Then::Guide(guide),
+            (false, _) => Then::Nothing,
+        };
+        self.worded = Some(match then {
+            Then::Repeated(Some(_)) | Then::Guide(_) => Wording::WithExample,
+            _ => Wording::Listed,
+        });
+        then
     }
 
     /// Reads `raw`, the reply of attempt `number`.
     pub(crate) fn read(&mut self, raw: &str, number: usize, truncated: bool) -> Verdict<U> {
+        self.worded = None;
         let asked = std::mem::replace(&mut self.asked, Asked::Whole);
         let kind = |plain| match asked {
             Asked::Focused(_) => AttemptKind::Focused,
@@ -272,6 +306,7 @@ where
                 .map(|store| store.render_except(Some(index)))
                 .filter(|answer| !answer.is_empty());
             let message = focus::question_after(spec, &problems, lang);
+            self.worded = Some(Wording::Focused);
             return Verdict::Rejected {
                 problems,
                 message,
@@ -299,12 +334,7 @@ where
         } else {
             self.whole()
         };
-        let message = messages::format_feedback(
-            lang,
-            &problems,
-            request,
-            escalate.then_some(self.format.guide.as_deref()),
-        );
+        let message = messages::format_feedback(lang, &problems, request, self.then(escalate));
         Verdict::Rejected {
             problems,
             message,
@@ -480,6 +510,7 @@ where
         number: usize,
         invalid: Feedback,
     ) -> Verdict<U> {
+        self.worded = None;
         self.asked = Asked::Whole;
         let lang = self.lang(Some(&invalid));
         let invalid = invalid.with_lang(lang);
@@ -536,12 +567,7 @@ where
             self.asked = Asked::Sections(failing);
             Request::AfterStop(&wanted)
         };
-        let message = messages::format_feedback(
-            lang,
-            &invalid,
-            request,
-            escalate.then_some(self.format.guide.as_deref()),
-        );
+        let message = messages::format_feedback(lang, &invalid, request, self.then(escalate));
         Verdict::Rejected {
             problems: invalid,
             message,

@@ -16,7 +16,7 @@ use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::trace;
 use super::transport::{self, Call, CallFailure, Stop};
 use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
-use crate::feedback::{Feedback, Problem, ProblemKind};
+use crate::feedback::{Feedback, Problem, ProblemKind, Wording};
 use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
 use crate::model::Served;
@@ -55,6 +55,11 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// recorded in the job (never without the journal).
     #[cfg_attr(not(feature = "journal"), allow(dead_code))]
     record_as: Option<String>,
+    /// The feedback sent after the last attempt, until the next reply is
+    /// judged: its wording, and the one section a focused question asked
+    /// about.
+    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
+    sent: Option<(Wording, Option<&'static str>)>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -125,6 +130,7 @@ where
                 format,
                 think.mode == RetryMode::Patch,
                 think.focused_questions,
+                think.wording,
             ),
             budget: Budget::new(
                 think.max_total_tokens,
@@ -139,6 +145,7 @@ where
             constrain_from: None,
             learned: lessons.learned,
             record_as: lessons.record_as,
+            sent: None,
         }
     }
 
@@ -467,7 +474,12 @@ where
         problems.push(Problem::new(String::new(), ProblemKind::Check { message }));
         attempt.kind = AttemptKind::CheckFailed;
         attempt.json = accepted.json.clone();
-        let message = messages::format_feedback(lang, &problems, self.reader.whole_request(), None);
+        let message = messages::format_feedback(
+            lang,
+            &problems,
+            self.reader.whole_request(),
+            messages::Then::Nothing,
+        );
         attempt.problems = Some(problems);
         message
     }
@@ -542,6 +554,63 @@ where
     #[cfg(not(feature = "journal"))]
     fn record_typed(&self, _answer: &str, _last: &Attempt) {}
 
+    /// Records in the job what `next` made of the feedback sent before it
+    /// (see [`Job::feedback_rates`](crate::journal::Job::feedback_rates)):
+    /// for each problem of the previous attempt the feedback named, whether
+    /// `next` fixed its section. Not for a reply replayed from the journal
+    /// (counted when it first came), nor for one cut off or stopped early
+    /// (it says nothing of the wording).
+    #[cfg(feature = "journal")]
+    fn record_feedback(&mut self, next: &Attempt) {
+        let Some((wording, asked)) = self.sent.take() else {
+            return;
+        };
+        let (Some(job), Some(previous)) = (&self.think.stores.job, self.attempts.last()) else {
+            return;
+        };
+        if next.served == Served::Journal
+            || matches!(next.kind, AttemptKind::Truncated | AttemptKind::Aborted)
+        {
+            return;
+        }
+        let Some(problems) = &previous.problems else {
+            return;
+        };
+        let remaining = next.problems.as_ref().map(Feedback::problems);
+        let mut named: Vec<(&str, &'static str)> = problems
+            .problems()
+            .iter()
+            .filter(|p| !matches!(p.kind, ProblemKind::Omitted { .. }))
+            .filter(|p| asked.is_none_or(|header| p.header == header))
+            .map(|p| (p.header.as_str(), p.kind.name()))
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        let events: Vec<crate::journal::FeedbackEvent<'_>> = named
+            .into_iter()
+            .map(|(header, problem)| crate::journal::FeedbackEvent {
+                model: &next.model,
+                problem,
+                wording,
+                constrained: next.constrained,
+                // A repeated reply fixed nothing, whatever it was read as.
+                fixed: next.kind != AttemptKind::Repeated
+                    && remaining.is_none_or(|left| left.iter().all(|p| p.header != header)),
+            })
+            .collect();
+        if events.is_empty() {
+            return;
+        }
+        if let Err(error) = job.record_feedback(&events) {
+            tracing::warn!(%error, "twr could not record how feedback was followed");
+        }
+    }
+
+    #[cfg(not(feature = "journal"))]
+    fn record_feedback(&mut self, _next: &Attempt) {
+        self.sent = None;
+    }
+
     /// Puts the failed reply (or, for a huge one, its excerpt) and `message`
     /// into the conversation for the next request.
     fn send_back(&mut self, mut attempt: Attempt, message: String) {
@@ -554,6 +623,15 @@ where
             .map(Feedback::headers)
             .unwrap_or_default();
         let lang = self.reader.lang(attempt.problems.as_ref());
+        // How the message is worded: a check's refusal is a plain list.
+        let wording = match attempt.kind {
+            AttemptKind::CheckFailed => Some(Wording::Listed),
+            _ => self.reader.worded(),
+        };
+        let asked = match (self.reader.asked(), self.reader.specs()) {
+            (Asked::Focused(index), Some(specs)) => specs.get(*index).map(|spec| spec.header),
+            _ => None,
+        };
         let reply = match shown {
             Some(shown) => SharedText::from(shown),
             None => match excerpt(&attempt.raw, &focus, |bytes| {
@@ -571,6 +649,7 @@ where
         });
         attempt.sent_back = Some(message);
         self.record(attempt);
+        self.sent = wording.map(|wording| (wording, asked));
     }
 
     /// The run ends during a call that got no reply.
@@ -607,6 +686,7 @@ where
 
     /// Emits the attempt's event, calls the hook and appends the entry.
     fn record(&mut self, attempt: Attempt) {
+        self.record_feedback(&attempt);
         trace::attempt_ended(&Span::current(), &attempt);
         self.think.record(&attempt);
         self.attempts.push(attempt);
