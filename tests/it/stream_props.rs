@@ -103,6 +103,30 @@ fn an_empty_section_before_a_block_has_the_same_range() {
     );
 }
 
+/// A reply wrapped whole in a fence whose closing fence line also holds
+/// the closing tag of the section being read (```` ```</weeks> ````): the
+/// tag closed the section with the fence in its content, and only at the
+/// end is the fence known to close the reply; the stream then reports the
+/// section again with what the whole reply's map holds. Found by
+/// `any_chunking_gives_the_whole_replys_result` (it reported `5\n```` `).
+#[test]
+fn a_section_closed_on_the_closing_fence_line_is_reported_as_the_map_has_it() {
+    for raw in [
+        "```\n<weeks>```\n[Weeks]\n5\n```</weeks>\n",
+        "Here you go:\n```\n<weeks>\n5\n```</weeks>\n",
+        "```markdown\r\n[Plan]\r\n- a\r\n<weeks>5\r\n```</weeks>\r\n",
+    ] {
+        let whole = split_sections(raw, Report::specs());
+        assert_eq!(whole.get("Weeks"), Some("5"), "{raw:?}");
+        check(raw, &[]).unwrap();
+        let bounds: Vec<usize> = raw.char_indices().map(|(i, _)| i).skip(1).collect();
+        check(raw, &bounds).unwrap();
+        for &cut in &bounds {
+            check(raw, &[cut]).unwrap();
+        }
+    }
+}
+
 /// Cuts `raw` at `picks` (indices into its char boundaries).
 fn cuts(raw: &str, picks: &[prop::sample::Index]) -> Vec<usize> {
     let bounds: Vec<usize> = raw.char_indices().map(|(i, _)| i).skip(1).collect();

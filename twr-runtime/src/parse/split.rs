@@ -670,8 +670,10 @@ impl LineScan {
 
     /// The text ends after `len` bytes: the section being read ends there,
     /// or before a closing fence when the whole reply is wrapped in one.
-    /// Returns the scan and the section that ended, with its span.
-    pub(crate) fn finish(mut self, len: usize) -> (Scan, Option<(usize, usize, usize)>) {
+    /// Returns the scan and the sections that ended here, with their spans:
+    /// the one being read, and any closed on the closing fence's own line
+    /// (`` ```</weeks> ``), whose content now ends before that line.
+    pub(crate) fn finish(mut self, len: usize) -> (Scan, Vec<(usize, usize, usize)>) {
         // An answer wrapped whole in a fence: closed on the last line, opened
         // by the first fence, before the first header (after a preamble,
         // perhaps), any fences inside paired up. Its closing line is not
@@ -683,10 +685,23 @@ impl LineScan {
                 .first_header
                 .is_some_and(|header| self.fence_starts[0] < header);
         let end = if wrapped { self.last_line } else { len };
-        let last = self.open.map(|(section, start)| {
+        // Reported as closed past the fence line, they end before it now,
+        // as the map says; told again (only a section closed on the last
+        // line can be).
+        let mut last: Vec<(usize, usize, usize)> = self
+            .spans
+            .iter()
+            .enumerate()
+            .filter_map(|(section, span)| {
+                let (start, closed_end) = (*span)?;
+                (closed_end > end).then_some((section, start.min(end), end))
+            })
+            .collect();
+        if let Some((section, start)) = self.open {
             self.spans[section] = Some((start, len));
-            (section, start.min(end), end)
-        });
+            last.retain(|&(closed, _, _)| closed != section);
+            last.push((section, start.min(end), end));
+        }
         let scan = Scan {
             spans: self.spans,
             unknown: self.unknown,

@@ -296,7 +296,7 @@ impl StreamReader {
         }
         let lines = std::mem::replace(&mut self.lines, LineScan::new(&self.keys));
         let (scan, last) = lines.finish(text_len);
-        if let Some(last) = last {
+        for last in last {
             events.push(self.closed(last));
         }
         self.ended = Some(scan);
