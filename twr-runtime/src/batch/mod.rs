@@ -914,7 +914,13 @@ mod tests {
         model.shared.lock().claimed.values().map(HashSet::len).sum()
     }
 
-    #[tokio::test]
+    /// The gather window runs on the runtime's paused clock: it closes once
+    /// every run of a wave waits for its reply, so all five lines are open
+    /// by then however long the work before each call (the journal's
+    /// writes) takes. On the real clock, when that work outlasted the
+    /// window, the first batches ended and were recorded before the last
+    /// was submitted, which let their claims go early (1 held, not 5).
+    #[tokio::test(start_paused = true)]
     async fn claims_are_let_go_once_their_replies_are_recorded() {
         let dir = std::env::temp_dir().join(format!("twr-claims-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
