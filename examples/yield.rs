@@ -32,7 +32,10 @@
 //! The held-out prompts never reach the job it learns from. Every strategy's
 //! runs are recorded in the journal too (a job per model and strategy), so
 //! a run repeated with the same file and seeds replays them without asking
-//! the model.
+//! the model. With a journal, the report ends with which wording of the
+//! feedback was followed by a fixed section (`Job::feedback_rates`, over the
+//! strategies run); `with-example` and `focused` word the first feedback of
+//! every run so (`Think::feedback_wording`).
 //!
 //! Each run gets its own sampling seed (`--seed` plus the run's index),
 //! the same for every strategy, so strategies that send the same first
@@ -75,9 +78,11 @@ use twr_runtime::journal::{Job, Journal};
 use twr_runtime::model::{BoxFuture, Request, Response};
 use twr_runtime::parse::split_sections;
 use twr_runtime::{
-    feedback::ProblemKind, sections::ValueKind, Attempt, AttemptKind, ChatModel, Choice,
-    FinishReason, Learned, Message, ModelError, OpenAiCompatible, Outcome, Reply, ScriptedModel,
-    SectionSpec, Sections, Think, ThinkError, ThinkErrorKind, Usage,
+    feedback::{ProblemKind, Wording},
+    sections::ValueKind,
+    Attempt, AttemptKind, ChatModel, Choice, FinishReason, Learned, Message, ModelError,
+    OpenAiCompatible, Outcome, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError,
+    ThinkErrorKind, Usage,
 };
 
 // ---------------------------------------------------------------------------
@@ -384,6 +389,22 @@ const STRATEGIES: &[Strategy] = &[
                 OpenAiCompatible::grammar(Dialect::LlamaCpp) (the last attempt constrained)",
         configure: |think, _| think,
         grammar: true,
+        learn: false,
+    },
+    Strategy {
+        name: "with-example",
+        about: "Think::feedback_wording(Wording::WithExample): the first feedback shows the \
+                complete example answer",
+        configure: |think, _| think.feedback_wording(Wording::WithExample),
+        grammar: false,
+        learn: false,
+    },
+    Strategy {
+        name: "focused",
+        about: "Think::feedback_wording(Wording::Focused): a focused question about one section \
+                from the first feedback on",
+        configure: |think, _| think.feedback_wording(Wording::Focused),
+        grammar: false,
         learn: false,
     },
     Strategy {
@@ -1264,6 +1285,56 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
     }
     for (strategy, runs) in &results {
         details(strategy, runs);
+    }
+    if journal.is_some() {
+        feedback_rates(&results, &job_of)?;
+    }
+    Ok(())
+}
+
+/// Which wording of the feedback was followed by a fixed section, from the
+/// journal jobs of the strategies run (`Job::feedback_rates`): per kind of
+/// problem and wording, over the strategies' replies written free (a
+/// constrained reply is held to the format by the server, not by the
+/// words), then the constrained ones in one line.
+fn feedback_rates(
+    results: &[(&Strategy, Vec<Run>)],
+    job_of: &dyn Fn(&Strategy) -> Option<Job>,
+) -> Result<(), Box<dyn Error>> {
+    let mut free: BTreeMap<(String, Wording), (u64, u64)> = BTreeMap::new();
+    let mut constrained = (0, 0);
+    for (strategy, _) in results {
+        let Some(job) = job_of(strategy) else {
+            continue;
+        };
+        for rate in job.feedback_rates()? {
+            let entry = if rate.constrained {
+                &mut constrained
+            } else {
+                free.entry((rate.problem.clone(), rate.wording))
+                    .or_default()
+            };
+            entry.0 += rate.sent;
+            entry.1 += rate.fixed;
+        }
+    }
+    if free.is_empty() && constrained.0 == 0 {
+        return Ok(());
+    }
+    println!("\nfeedback followed by a fixed section (Job::feedback_rates), free next replies:\n");
+    println!("| problem | wording | fixed on the next reply |");
+    println!("| --- | --- | --- |");
+    for ((problem, wording), (sent, fixed)) in &free {
+        println!(
+            "| {problem} | {wording} | {} |",
+            percent(*fixed as usize, *sent as usize)
+        );
+    }
+    if constrained.0 > 0 {
+        println!(
+            "\nconstrained next replies, any problem and wording: {}",
+            percent(constrained.1 as usize, constrained.0 as usize)
+        );
     }
     Ok(())
 }
