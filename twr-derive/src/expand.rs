@@ -23,6 +23,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     let specs = layout.specs();
     let shapes = layout.shapes(&quote!(__twr_offset));
     let columns = layout.columns(&quote!(__twr_offset));
+    let schemas = layout.schemas(&quote!(__twr_offset));
     let check = layout.header_check();
     let (choices, read) = match &cont.data {
         Data::Struct(all) => {
@@ -98,6 +99,17 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             ) {
                 #(#columns)*
             }
+
+            #[allow(unused_variables)]
+            fn schemas(
+                __twr_offset: usize,
+                __twr_schemas: &mut ::twr_runtime::__private::std::vec::Vec<(
+                    usize,
+                    ::twr_runtime::__private::Schema,
+                )>,
+            ) {
+                #(#schemas)*
+            }
         }
 
         #[automatically_derived]
@@ -117,6 +129,15 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 let mut __twr_columns = ::twr_runtime::__private::std::vec::Vec::new();
                 <Self as ::twr_runtime::__private::SectionSet>::columns(0, &mut __twr_columns);
                 __twr_columns
+            }
+
+            fn schemas() -> ::twr_runtime::__private::std::vec::Vec<(
+                usize,
+                ::twr_runtime::__private::Schema,
+            )> {
+                let mut __twr_schemas = ::twr_runtime::__private::std::vec::Vec::new();
+                <Self as ::twr_runtime::__private::SectionSet>::schemas(0, &mut __twr_schemas);
+                __twr_schemas
             }
 
             fn format_guide() -> ::twr_runtime::__private::std::string::String {
@@ -422,6 +443,38 @@ impl<'f, 'a> Layout<'f, 'a> {
                 };
                 Some(quote! {
                     __twr_columns.push((#start + #position, #function as ::twr_runtime::__private::Columns));
+                })
+            })
+            .collect()
+    }
+
+    /// Statements registering the JSON schema of `json` sections (their
+    /// type's, found by `SchemaProbe` where the type is concrete), the
+    /// layout starting at `start`.
+    pub(crate) fn schemas(&self, start: &TokenStream) -> Vec<TokenStream> {
+        self.fields
+            .iter()
+            .zip(self.positions())
+            .filter_map(|(field, position)| {
+                if field.is_flatten() {
+                    let ty = field.ty;
+                    return Some(quote! {
+                        <#ty as ::twr_runtime::__private::SectionSet>::schemas(#start + #position, __twr_schemas);
+                    });
+                }
+                field.attrs.json?;
+                let ty = field.value_ty();
+                // A closure, not a function: it may name the type's generic
+                // parameters, and coerces to a function pointer all the same.
+                Some(quote! {
+                    __twr_schemas.push((
+                        #start + #position,
+                        (|| {
+                            #[allow(unused_imports)]
+                            use ::twr_runtime::__private::{NoSchema as _, ProbeSchema as _};
+                            (&::twr_runtime::__private::SchemaProbe::<#ty>::new()).json_schema()
+                        }) as ::twr_runtime::__private::Schema,
+                    ));
                 })
             })
             .collect()

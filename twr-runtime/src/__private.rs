@@ -61,7 +61,7 @@ pub const fn spec(
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
-pub use crate::parse::set::{Columns, SectionSet};
+pub use crate::parse::set::{Columns, NoSchema, ProbeSchema, Schema, SchemaProbe, SectionSet};
 use crate::parse::SectionMap;
 use crate::sections::Sections;
 use crate::sections::{ChoiceSpec, VariantSpec};

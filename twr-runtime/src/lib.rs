@@ -78,6 +78,7 @@
 //! | `limits` | with `client` | [`Limited`]: concurrency, requests and tokens per minute for any [`ChatModel`], your own included | governor |
 //! | `journal` | no | the durable journal and the response cache (`journal` module): a SQLite file, built from SQLite's bundled source | rusqlite, libsqlite3-sys, sha2 |
 //! | `batch` | no | `batch::BatchModel`: [`Think::run_many`] over a provider's batch API, in rounds of re-asks; turns on `journal` and the clients, but no TLS backend (so a `native-tls` program builds no rustls): the default features bring `client`; without them name `client` or `native-tls` too, or reach only `http://` servers | as `client` and `journal` |
+//! | `schemars` | no | a `#[section(json)]` field whose type implements `schemars::JsonSchema` is written to that type's shape in every [`grammar`] rendering instead of any JSON value | schemars |
 //! | `serde` | no | nothing any more: the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) is `Serialize` whatever the features, as [`Message`] and [`Usage`] always were; kept so manifests naming it build | none |
 //!
 //! With `default-features = false`, twr-runtime is the derives, the

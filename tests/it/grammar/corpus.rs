@@ -154,6 +154,52 @@ pub struct Bounded {
     pub counts: Vec<u32>,
 }
 
+/// `json` sections whose types give their JSON schema (schemars): nested
+/// objects, a list, an optional and a defaulted field, a unit enum, a
+/// recursive type and a map.
+#[derive(Debug, Sections)]
+pub struct Order {
+    pub customer: String,
+    #[section(json)]
+    pub cart: Cart,
+    #[section(json)]
+    pub handling: Option<Handling>,
+    #[section(json)]
+    pub bundle: Part,
+    #[section(json)]
+    pub stock: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Cart {
+    /// What is bought.
+    pub items: Vec<Item>,
+    pub express: bool,
+    pub coupon: Option<String>,
+    #[serde(default)]
+    pub gift_wrap: bool,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Item {
+    pub sku: String,
+    pub quantity: u32,
+    pub price: f64,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Handling {
+    Fragile,
+    Urgent,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Part {
+    pub name: String,
+    pub parts: Vec<Part>,
+}
+
 /// Every grammar of the corpus, named: each type's whole grammar, a patch
 /// and a focused value.
 pub fn grammars() -> Vec<(String, Grammar)> {
@@ -168,6 +214,7 @@ pub fn grammars() -> Vec<(String, Grammar)> {
         ("step".to_owned(), Grammar::of::<Step>()),
         ("agent".to_owned(), Grammar::of::<Agent>()),
         ("bounded".to_owned(), Grammar::of::<Bounded>()),
+        ("order".to_owned(), Grammar::of::<Order>()),
         (
             "scalars-plain".to_owned(),
             Grammar::of::<Scalars>().reasoning(false),
@@ -204,6 +251,7 @@ pub fn parses(name: &str, reply: &str) -> Result<(), Feedback> {
         "step" => ok(Step::parse_sections(reply)),
         "agent" => ok(Agent::parse_sections(reply)),
         "bounded" => ok(Bounded::parse_sections(reply)),
+        "order" => ok(Order::parse_sections(reply)),
         other => panic!("no parser for {other}"),
     }
 }

@@ -24,7 +24,7 @@ fn every_sampled_reply_parses_into_its_type() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 11 * SAMPLES);
+    assert_eq!(checked, 12 * SAMPLES);
 }
 
 #[test]

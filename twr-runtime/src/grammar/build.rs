@@ -250,10 +250,19 @@ impl Builder<'_> {
                 self.rules.add(&format!("choice-{index}"), expr, true)
             }
             ValueKind::List(inner) => self.list(inner, index),
-            ValueKind::Json => {
-                let expr = Expr::seq(vec![Expr::Json, line_end()]);
-                self.rules.add("json", expr, false)
-            }
+            ValueKind::Json => match self.grammar.type_schema(index) {
+                // The type's own shape: its objects, fields and variants.
+                Some(schema) => {
+                    let prefix = format!("json-{index}-def");
+                    let value = super::type_schema::compile(schema, &prefix, &mut self.rules);
+                    let expr = Expr::seq(vec![value, line_end()]);
+                    self.rules.add(&format!("json-{index}"), expr, false)
+                }
+                None => {
+                    let expr = Expr::seq(vec![Expr::Json, line_end()]);
+                    self.rules.add("json", expr, false)
+                }
+            },
             ValueKind::Custom => {
                 let expr = Expr::seq(vec![
                     self.line_start(),

@@ -173,6 +173,14 @@ impl Rules {
         Expr::rule(name)
     }
 
+    /// Sets the expression of the rule `name`, added before its body was
+    /// known (a rule that refers to itself).
+    pub fn replace(&mut self, name: &str, expr: Expr) {
+        if let Some(rule) = self.rules.iter_mut().find(|rule| rule.name == name) {
+            rule.expr = expr;
+        }
+    }
+
     /// The rule of this name.
     pub fn get(&self, name: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.name == name)

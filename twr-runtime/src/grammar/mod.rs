@@ -41,6 +41,7 @@ mod lines;
 mod numbers;
 mod sample;
 mod schema;
+mod type_schema;
 mod words;
 
 pub use schema::JsonReply;
@@ -205,6 +206,8 @@ pub struct Grammar {
     scope: Scope,
     limits: Limits,
     columns: Vec<(usize, Columns)>,
+    /// The exact shape of each `json` section whose type gives a schema.
+    schemas: Vec<(usize, type_schema::TypeSchema)>,
 }
 
 impl Grammar {
@@ -215,6 +218,10 @@ impl Grammar {
         grammar.columns = T::columns()
             .into_iter()
             .filter_map(|(index, columns)| Some((index, columns()?)))
+            .collect();
+        grammar.schemas = T::schemas()
+            .into_iter()
+            .filter_map(|(index, schema)| Some((index, type_schema::TypeSchema::new(&schema()?))))
             .collect();
         grammar
     }
@@ -238,6 +245,7 @@ impl Grammar {
             },
             limits: Limits::default(),
             columns: Vec::new(),
+            schemas: Vec::new(),
         }
     }
 
@@ -400,6 +408,15 @@ impl Grammar {
     /// ```
     pub fn read_json(&self, raw: &str) -> Result<JsonReply, Feedback> {
         schema::read(self, raw)
+    }
+
+    /// The exact shape of the `json` section at `index`, when its type
+    /// gives a schema.
+    pub(crate) fn type_schema(&self, index: usize) -> Option<&type_schema::TypeSchema> {
+        self.schemas
+            .iter()
+            .find(|(at, _)| *at == index)
+            .map(|(_, schema)| schema)
     }
 
     /// The columns of the table or record section at `index`, when known.

@@ -98,6 +98,14 @@ pub(crate) fn integer_within(bounds: &Bounds) -> Option<Expr> {
         0
     });
     let high = max.unwrap_or_else(|| OPEN.max(top_of_length(low)));
+    integer_range(low, high)
+}
+
+/// The whole numbers from `low` to `high` (included) as alternatives, no
+/// `-0` among them; `None` when there are none. A side beyond the open
+/// rule's reach (nine digits) is drawn in to it.
+pub(crate) fn integer_range(low: i128, high: i128) -> Option<Expr> {
+    let (low, high) = (low.max(-OPEN), high.min(OPEN));
     if low > high {
         return None;
     }

@@ -32,8 +32,18 @@ fn walk(expr: &Expr, rules: &Rules, rng: &mut fastrand::Rng, out: &mut String, d
             }
         }
         Expr::Alt(items) => {
-            let item = &items[rng.usize(..items.len())];
+            // Deep in a recursive rule (a type that holds itself), a way
+            // that refers to no rule, when there is one, so the value ends.
+            let shallow = (depth > DEEP)
+                .then(|| items.iter().find(|item| !refers(item)))
+                .flatten();
+            let item = shallow.unwrap_or_else(|| &items[rng.usize(..items.len())]);
             walk(item, rules, rng, out, depth);
+        }
+        Expr::Repeat { expr, min, .. } if depth > DEEP => {
+            for _ in 0..*min {
+                walk(expr, rules, rng, out, depth);
+            }
         }
         Expr::Repeat { expr, min, max } => {
             // Mostly a few repetitions; sometimes up to the bound, so that
@@ -51,10 +61,24 @@ fn walk(expr: &Expr, rules: &Rules, rng: &mut fastrand::Rng, out: &mut String, d
         }
         Expr::Rule(name) => {
             if let Some(rule) = rules.get(name) {
-                walk(&rule.expr, rules, rng, out, depth);
+                walk(&rule.expr, rules, rng, out, depth + 1);
             }
         }
-        Expr::Json => json(rng, out, depth),
+        Expr::Json => json(rng, out, 0),
+    }
+}
+
+/// The rule depth past which a sample takes the shortest way it sees: a
+/// reply's own rules nest a few deep, a recursive type's without end.
+const DEEP: u32 = 12;
+
+/// Whether `expr` refers to a rule (or any JSON, which nests too).
+fn refers(expr: &Expr) -> bool {
+    match expr {
+        Expr::Rule(_) | Expr::Json => true,
+        Expr::Lit(_) | Expr::Class(_) => false,
+        Expr::Seq(items) | Expr::Alt(items) => items.iter().any(refers),
+        Expr::Repeat { expr, min, .. } => *min > 0 && refers(expr),
     }
 }
 

@@ -7,7 +7,11 @@
 //! choice of ways is one property holding one object per way (`anyOf`),
 //! and a kind strict mode cannot say (a map, any JSON, a `from_str` value,
 //! a table or record of unknown columns) is a string holding the section's
-//! text, read by the same reader as a reply's section. A nullable
+//! text, read by the same reader as a reply's section. A `json` section
+//! whose type gives a schema (the `schemars` feature) is that schema,
+//! normalized for strict mode, its definitions under the root's `$defs`
+//! (named `{field}.{name}`), unless it holds what strict mode cannot say
+//! (a map, any value): then it is text too. A nullable
 //! `reasoning` string comes first: the model thinks before it answers.
 //!
 //! A number's bounds (`#[section(min = 0, max = 1)]`) are said in its
@@ -29,13 +33,19 @@ pub(crate) const REASONING: &str = "reasoning";
 /// The schema of `grammar`.
 pub(crate) fn schema(grammar: &Grammar) -> Value {
     let mut properties = Map::new();
+    let mut defs = Map::new();
     let reasoning;
     match &grammar.scope {
         Scope::Value(index) => {
             let spec = &grammar.specs[*index];
             properties.insert(
                 spec.field.to_owned(),
-                value_schema(grammar, *index, spec.presence != Presence::Required),
+                value_schema(
+                    grammar,
+                    *index,
+                    spec.presence != Presence::Required,
+                    &mut defs,
+                ),
             );
             reasoning = false;
         }
@@ -48,6 +58,7 @@ pub(crate) fn schema(grammar: &Grammar) -> Value {
                 only.as_deref(),
                 &mut Vec::new(),
                 &mut properties,
+                &mut defs,
             );
         }
     }
@@ -56,7 +67,11 @@ pub(crate) fn schema(grammar: &Grammar) -> Value {
         root.insert(REASONING.to_owned(), json!({"type": ["string", "null"]}));
     }
     root.extend(properties);
-    object(root)
+    let mut root = object(root);
+    if let (false, Value::Object(map)) = (defs.is_empty(), &mut root) {
+        map.insert("$defs".to_owned(), Value::Object(defs));
+    }
+    root
 }
 
 /// A closed object of `properties`, all required.
@@ -118,6 +133,7 @@ fn add_range(
     only: Option<&[bool]>,
     open: &mut Vec<usize>,
     properties: &mut Map<String, Value>,
+    defs: &mut Map<String, Value>,
 ) {
     let mut index = range.start;
     while index < range.end {
@@ -133,7 +149,7 @@ fn add_range(
                     continue;
                 }
                 let mut inner = Map::new();
-                add_range(grammar, way_range, only, open, &mut inner);
+                add_range(grammar, way_range, only, open, &mut inner, defs);
                 ways.push(object(inner));
             }
             open.pop();
@@ -153,7 +169,7 @@ fn add_range(
             let nullable = only.is_none() && spec.presence != Presence::Required;
             properties.insert(
                 spec.field.to_owned(),
-                value_schema(grammar, index, nullable),
+                value_schema(grammar, index, nullable, defs),
             );
         }
         index += 1;
@@ -161,9 +177,14 @@ fn add_range(
 }
 
 /// The schema of the value of the section at `index`.
-fn value_schema(grammar: &Grammar, index: usize, nullable: bool) -> Value {
+fn value_schema(
+    grammar: &Grammar,
+    index: usize,
+    nullable: bool,
+    defs: &mut Map<String, Value>,
+) -> Value {
     let spec = &grammar.specs[index];
-    let mut schema = kind_schema(grammar, &spec.kind, index);
+    let mut schema = kind_schema(grammar, &spec.kind, index, defs);
     if nullable {
         make_nullable(&mut schema);
     }
@@ -185,26 +206,42 @@ fn value_schema(grammar: &Grammar, index: usize, nullable: bool) -> Value {
             words.sentence_gap
         )),
     };
-    if let (Some(description), Value::Object(map)) = (description, &mut schema) {
-        map.insert("description".to_owned(), Value::String(description));
+    if let Some(description) = description {
+        // Strict mode takes nothing beside a `$ref`.
+        if schema.get("$ref").is_some() {
+            schema = json!({ "anyOf": [schema] });
+        }
+        if let Value::Object(map) = &mut schema {
+            map.insert("description".to_owned(), Value::String(description));
+        }
     }
     schema
 }
 
-/// Adds `null` to the schema's type (and to its `enum`).
+/// Adds `null` to the schema's type (and to its `enum`); a schema of no
+/// single type (a type's `$ref` or `anyOf`) becomes a way beside `null`.
 fn make_nullable(schema: &mut Value) {
     let Value::Object(map) = schema else {
         return;
     };
-    if let Some(Value::String(kind)) = map.get("type").cloned() {
-        map.insert("type".to_owned(), json!([kind, "null"]));
-    }
-    if let Some(Value::Array(values)) = map.get_mut("enum") {
-        values.push(Value::Null);
+    match map.get("type").cloned() {
+        Some(Value::String(kind)) => {
+            map.insert("type".to_owned(), json!([kind, "null"]));
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.push(Value::Null);
+            }
+        }
+        Some(_) => {}
+        None => *schema = json!({ "anyOf": [schema.take(), {"type": "null"}] }),
     }
 }
 
-fn kind_schema(grammar: &Grammar, kind: &ValueKind, index: usize) -> Value {
+fn kind_schema(
+    grammar: &Grammar,
+    kind: &ValueKind,
+    index: usize,
+    defs: &mut Map<String, Value>,
+) -> Value {
     match kind {
         ValueKind::Integer => json!({"type": "integer"}),
         ValueKind::Float => json!({"type": "number"}),
@@ -212,19 +249,25 @@ fn kind_schema(grammar: &Grammar, kind: &ValueKind, index: usize) -> Value {
         ValueKind::Choice(variants) => json!({"type": "string", "enum": variants}),
         ValueKind::List(inner) => json!({
             "type": "array",
-            "items": kind_schema(grammar, inner, index),
+            "items": kind_schema(grammar, inner, index, defs),
         }),
         ValueKind::Table => match grammar.columns_of(index) {
             Some(columns) => json!({
                 "type": "array",
-                "items": row_schema(grammar, &columns, index),
+                "items": row_schema(grammar, &columns, index, defs),
             }),
             None => text(),
         },
         ValueKind::Record => match grammar.columns_of(index) {
-            Some(columns) => row_schema(grammar, &columns, index),
+            Some(columns) => row_schema(grammar, &columns, index, defs),
             None => text(),
         },
+        // A type's own shape, when it gives one strict mode can say.
+        ValueKind::Json => grammar
+            .type_schema(index)
+            .zip(grammar.specs.get(index))
+            .and_then(|(schema, spec)| schema.embedded(spec.field, defs))
+            .unwrap_or_else(text),
         // Text, a character, and what strict mode cannot say: a map, any
         // JSON, a `from_str` value; the section's text, read as a reply's.
         _ => text(),
@@ -236,12 +279,17 @@ fn text() -> Value {
 }
 
 /// One object with a property per column.
-fn row_schema(grammar: &Grammar, columns: &super::Columns, index: usize) -> Value {
+fn row_schema(
+    grammar: &Grammar,
+    columns: &super::Columns,
+    index: usize,
+    defs: &mut Map<String, Value>,
+) -> Value {
     let mut properties = Map::new();
     for (name, _, kind) in columns {
         let schema = match kind {
             ValueKind::Table | ValueKind::Record => text(),
-            kind => kind_schema(grammar, kind, index),
+            kind => kind_schema(grammar, kind, index, defs),
         };
         properties.insert((*name).to_owned(), schema);
     }
@@ -336,6 +384,11 @@ fn write_range(
 /// The section text of `value` for the section at `index`.
 fn write_value(grammar: &Grammar, index: usize, value: &Value, out: &mut String) {
     let kind = &grammar.specs[index].kind;
+    // A value of a type's own schema is JSON, read back by its `json` reader.
+    if matches!(kind, ValueKind::Json) && grammar.type_schema(index).is_some_and(|s| s.strict()) {
+        out.push_str(&value.to_string());
+        return;
+    }
     match (kind, value) {
         (ValueKind::Table, Value::Array(rows)) => table(rows, out),
         (ValueKind::Record, Value::Object(fields)) => {

@@ -81,6 +81,16 @@ pub trait Sections: Sized {
         Vec::new()
     }
 
+    /// The JSON schema of each `#[section(json)]` section whose type gives
+    /// one (the `schemars` feature), by position in the
+    /// [`specs`](Sections::specs), for a grammar of the type. The derive
+    /// implements it; by default none are known (a grammar then takes any
+    /// JSON value).
+    #[doc(hidden)]
+    fn schemas() -> Vec<(usize, super::set::Schema)> {
+        Vec::new()
+    }
+
     /// The language of the guide and the feedback (`#[sections(lang = "zh")]`).
     fn lang() -> Lang {
         Lang::En

@@ -38,7 +38,68 @@ pub trait SectionSet: Sized {
     fn columns(offset: usize, columns: &mut Vec<(usize, Columns)>) {
         let _ = (offset, columns);
     }
+
+    /// Adds to `schemas` the function giving the JSON schema of each
+    /// `#[section(json)]` section (its type's, when it gives one), at its
+    /// position plus `offset`. None by default.
+    fn schemas(offset: usize, schemas: &mut Vec<(usize, Schema)>) {
+        let _ = (offset, schemas);
+    }
 }
+
+/// The JSON schema of a `#[section(json)]` value's type, when it gives
+/// one: what [`SchemaProbe`] finds.
+pub type Schema = fn() -> Option<serde_json::Value>;
+
+/// Finds the JSON schema of `T` where the generated code names `T`
+/// concretely: `(&SchemaProbe::<T>::new()).json_schema()` is `T`'s schema
+/// when `T` implements `schemars::JsonSchema` (the `schemars` feature),
+/// and `None` otherwise. Method lookup tries the receiver as it is before
+/// taking a reference to it, so [`ProbeSchema`] (on `SchemaProbe<T>`, for
+/// schema types only) wins over [`NoSchema`] (on `&SchemaProbe<T>`, for
+/// every type) whenever it applies: a choice made by the compiler per
+/// type, with no trait a user must implement.
+pub struct SchemaProbe<T: ?Sized>(core::marker::PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> SchemaProbe<T> {
+    /// The probe of `T`.
+    pub const fn new() -> Self {
+        SchemaProbe(core::marker::PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for SchemaProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The schema of a type that gives one (see [`SchemaProbe`]).
+pub trait ProbeSchema {
+    /// The type's JSON schema.
+    fn json_schema(&self) -> Option<serde_json::Value>;
+}
+
+#[cfg(feature = "schemars")]
+impl<T: schemars::JsonSchema + ?Sized> ProbeSchema for SchemaProbe<T> {
+    fn json_schema(&self) -> Option<serde_json::Value> {
+        Some(
+            schemars::SchemaGenerator::default()
+                .into_root_schema_for::<T>()
+                .to_value(),
+        )
+    }
+}
+
+/// No schema: a type that gives none (see [`SchemaProbe`]).
+pub trait NoSchema {
+    /// `None`.
+    fn json_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<T: ?Sized> NoSchema for &SchemaProbe<T> {}
 
 /// The columns of a table or record section: each field's name, its name
 /// as the guide writes it, and its kind (`SerdeValue::columns`).
