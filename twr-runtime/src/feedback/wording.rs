@@ -26,6 +26,17 @@ use super::ProblemKind;
 ///   follow the format. Needs [`Think::focused_questions`] on (the
 ///   default) and a patch retry ([`RetryMode::Patch`], the default).
 ///
+/// The loop does not choose a wording from the journal's figures by
+/// itself. Measured on SmolLM2-135M (README, "Feedback that worked"), a
+/// focused question got a missing section back half the time and a list of
+/// problems almost never, yet runs worded focused from the start were not
+/// typed more often: one section per attempt is too slow when two or three
+/// are wrong. The loop already asks focused questions where they work
+/// (after a patch failed, or once the model shows it does not follow the
+/// format); a program whose own figures
+/// ([`Job::feedback_rates`](crate::journal::Job::feedback_rates)) say
+/// otherwise sets the wording.
+///
 /// [`Think::feedback_wording`]: crate::Think::feedback_wording
 /// [`Think::focused_questions`]: crate::Think::focused_questions
 /// [`RetryMode::Patch`]: crate::RetryMode::Patch
