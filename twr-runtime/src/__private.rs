@@ -56,6 +56,7 @@ pub const fn spec(
         kind,
         presence,
         bounds: Bounds::NONE,
+        signed: false,
     }
 }
 

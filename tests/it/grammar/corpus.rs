@@ -152,6 +152,11 @@ pub struct Bounded {
     pub months: Option<u8>,
     #[section(min = 3, max = 1000)]
     pub counts: Vec<u32>,
+    /// Signed and open below: a sign is offered.
+    #[section(max = 5)]
+    pub delta: i64,
+    pub offset: i32,
+    pub steps: Vec<i32>,
 }
 
 /// `json` sections whose types give their JSON schema (schemars): nested

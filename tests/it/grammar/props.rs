@@ -80,6 +80,7 @@ fn a_patch_holds_only_its_sections_and_they_parse() {
 fn sampled_numbers_keep_to_their_bounds() {
     let grammar = twr_runtime::grammar::Grammar::of::<corpus::Bounded>().reasoning(false);
     let mut seen_top = false;
+    let mut negatives = [false; 3];
     for seed in 0..400 {
         let reply = grammar.sample(seed);
         let value = corpus::Bounded::parse_sections(&reply)
@@ -92,7 +93,33 @@ fn sampled_numbers_keep_to_their_bounds() {
             value.counts.iter().all(|c| (3..=1000).contains(c)),
             "{reply}"
         );
+        assert!(value.delta <= 5, "{reply}");
         seen_top |= value.confidence == 1.0;
+        negatives[0] |= value.delta < 0;
+        negatives[1] |= value.offset < 0;
+        negatives[2] |= value.steps.iter().any(|step| *step < 0);
     }
     assert!(seen_top, "the top bound is sampled too");
+    // A signed type open below is offered a sign, alone, with a `max`, and
+    // in a list.
+    assert_eq!(negatives, [true; 3]);
+}
+
+#[test]
+fn only_a_signed_whole_number_is_offered_a_sign() {
+    let gbnf = twr_runtime::grammar::Grammar::of::<corpus::Bounded>().gbnf();
+    assert!(
+        gbnf.contains("signed-integer ::= ( \"0\" | [1-9] [0-9]{0,8} | \"-\" [1-9] [0-9]{0,8} ) \"\\n\" \"\\n\"?\n"),
+        "{gbnf}"
+    );
+    assert!(
+        gbnf.contains("section-6 ::= \"[Offset]\\n\" signed-integer\n"),
+        "{gbnf}"
+    );
+    let unsigned = twr_runtime::grammar::Grammar::of::<Scalars>().gbnf();
+    assert!(
+        unsigned.contains("integer ::= ( \"0\" | [1-9] [0-9]{0,8} ) \"\\n\" \"\\n\"?\n"),
+        "{unsigned}"
+    );
+    assert!(!unsigned.contains("signed-integer"), "{unsigned}");
 }

@@ -18,7 +18,7 @@
 
 use super::expr::{Class, Expr, Rules};
 use super::lines::{label_start, line_start, NEVER, SPACES};
-use super::numbers::{float, float_within, integer, integer_within};
+use super::numbers::{float, float_within, integer, integer_within, signed_integer};
 use super::{Columns, Grammar, Scope};
 use crate::sections::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
 
@@ -229,6 +229,10 @@ impl Builder<'_> {
                 let expr = Expr::seq(vec![number, line_end()]);
                 self.rules.add(&format!("number-{index}"), expr, true)
             }
+            ValueKind::Integer if self.signed(index) => {
+                let expr = Expr::seq(vec![signed_integer(), line_end()]);
+                self.rules.add("signed-integer", expr, true)
+            }
             ValueKind::Integer => {
                 let expr = Expr::seq(vec![integer(), line_end()]);
                 self.rules.add("integer", expr, true)
@@ -310,10 +314,26 @@ impl Builder<'_> {
     /// is within them (the parser's feedback says so then).
     fn number(&self, kind: &ValueKind, index: usize) -> Expr {
         let bounds = self.bounds(index);
+        let signed = self.signed(index);
         match kind {
-            ValueKind::Integer => integer_within(&bounds).unwrap_or_else(integer),
+            ValueKind::Integer => integer_within(&bounds, signed).unwrap_or_else(|| {
+                if signed {
+                    signed_integer()
+                } else {
+                    integer()
+                }
+            }),
             _ => float_within(&bounds).unwrap_or_else(float),
         }
+    }
+
+    /// Whether the whole numbers of the section at `index` may be below
+    /// zero (its type is signed).
+    fn signed(&self, index: usize) -> bool {
+        self.grammar
+            .specs
+            .get(index)
+            .is_some_and(|spec| spec.signed)
     }
 
     fn columns(&self, index: usize) -> Option<Columns> {

@@ -16,8 +16,9 @@
 //! included, and the parser's check refuses what lies between (`0.1`
 //! under `min = 0.25`), with feedback naming the bounds. A side without
 //! a bound keeps the unbounded rule's reach: at most nine digits, and a
-//! whole number without `min` no sign (the grammar knows the kind, not
-//! the type, and `-3` is no `u32`).
+//! whole number without `min` a sign only when its type is signed
+//! ([`SectionSpec::signed`](crate::sections::SectionSpec::signed), which
+//! the derive sets for `i32` and its kin: `-3` is no `u32`).
 
 use super::expr::{Class, Expr};
 use crate::vocab::Bounds;
@@ -46,6 +47,19 @@ pub(crate) fn integer() -> Expr {
     Expr::alt(vec![
         Expr::lit("0"),
         Expr::seq(vec![
+            Expr::Class(Class::of([]).with_range('1', '9')),
+            digits().repeat(0, Some(8)),
+        ]),
+    ])
+}
+
+/// A whole number of a signed type: [`integer`], or `-` and one that is
+/// not 0.
+pub(crate) fn signed_integer() -> Expr {
+    Expr::alt(vec![
+        integer(),
+        Expr::seq(vec![
+            Expr::lit("-"),
             Expr::Class(Class::of([]).with_range('1', '9')),
             digits().repeat(0, Some(8)),
         ]),
@@ -88,11 +102,12 @@ fn bound(text: Option<&str>, up: bool) -> Option<(i128, bool)> {
 }
 
 /// The whole numbers from `min` to `max` (included) as alternatives, or
-/// `None` when there are none. Without `min`, from 0.
-pub(crate) fn integer_within(bounds: &Bounds) -> Option<Expr> {
+/// `None` when there are none. Without `min`, from 0, or as far below as
+/// the open rule reaches when the type is `signed`.
+pub(crate) fn integer_within(bounds: &Bounds, signed: bool) -> Option<Expr> {
     let min = bound(bounds.min, true).map(|(min, _)| min);
     let max = bound(bounds.max, false).map(|(max, _)| max);
-    let low = min.unwrap_or(if max.is_some_and(|max| max < 0) {
+    let low = min.unwrap_or(if signed || max.is_some_and(|max| max < 0) {
         -OPEN
     } else {
         0
@@ -279,7 +294,7 @@ mod tests {
     }
 
     fn whole(min: Option<&'static str>, max: Option<&'static str>) -> Vec<i128> {
-        let expr = integer_within(&Bounds::new(min, max)).expect("some numbers");
+        let expr = integer_within(&Bounds::new(min, max), false).expect("some numbers");
         let mut numbers: Vec<i128> = language(&expr)
             .iter()
             .map(|text| text.parse().expect(text))
@@ -314,13 +329,16 @@ mod tests {
         }
         assert_eq!(whole(None, Some("12")), (0..=12).collect::<Vec<_>>());
         assert_eq!(whole(Some("5"), Some("5")), [5]);
-        assert_eq!(integer_within(&Bounds::new(Some("5"), Some("4"))), None);
+        assert_eq!(
+            integer_within(&Bounds::new(Some("5"), Some("4")), false),
+            None
+        );
     }
 
     #[test]
     fn the_pattern_of_a_small_range_is_short() {
         let mut rules = Rules::default();
-        let expr = integer_within(&Bounds::new(Some("3"), Some("255"))).unwrap();
+        let expr = integer_within(&Bounds::new(Some("3"), Some("255")), false).unwrap();
         rules.add("root", expr, true);
         assert_eq!(
             crate::grammar::gbnf::render(&rules),

@@ -831,6 +831,7 @@ mod tests {
             kind: ValueKind::Text,
             presence: Presence::Required,
             bounds: crate::vocab::Bounds::NONE,
+            signed: false,
         }
     }
 

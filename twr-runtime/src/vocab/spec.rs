@@ -116,6 +116,11 @@ pub struct SectionSpec {
     /// The bounds of a number section (`#[section(min = 0, max = 1)]`),
     /// for each item of a list of numbers; [`Bounds::NONE`] otherwise.
     pub bounds: Bounds,
+    /// Whether the section's whole numbers may be below zero where no
+    /// `min` bounds them: a signed type (`i32`, `Vec<i64>`). The derive
+    /// sets it from the type's spelling; `false` otherwise, as for a `u32`
+    /// (a grammar then offers no sign). Decimals always take a sign.
+    pub signed: bool,
 }
 
 /// The smallest and largest value a number section allows, each as the
@@ -204,6 +209,7 @@ impl SectionSpec {
             kind,
             presence: Presence::Required,
             bounds: Bounds::NONE,
+            signed: false,
         }
     }
 
@@ -253,6 +259,13 @@ impl SectionSpec {
     /// [`SectionSpec::with_min`].
     pub const fn with_max(mut self, max: &'static str) -> Self {
         self.bounds.max = Some(max);
+        self
+    }
+
+    /// The same spec with whole numbers that may be below zero where no
+    /// `min` bounds them (see [`SectionSpec::signed`]).
+    pub const fn with_signed(mut self) -> Self {
+        self.signed = true;
         self
     }
 }
