@@ -245,4 +245,17 @@ fn a_generic_struct_flattens_a_concrete_type() {
             twr_runtime::sections::ValueKind::Text
         ]
     );
+    // Each instance writes its own guide (a type without parameters writes
+    // its guide once and keeps it; one with parameters cannot share it).
+    for _ in 0..2 {
+        let (number, yes_no) = (
+            Tagged::<u32>::format_guide(),
+            Tagged::<bool>::format_guide(),
+        );
+        assert!(
+            number.contains("[Tag]\n<a single whole number>"),
+            "{number}"
+        );
+        assert!(yes_no.contains("[Tag]\n<yes or no>"), "{yes_no}");
+    }
 }

@@ -55,6 +55,20 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
         Some(Style::Markdown) => Some(quote!(::twr_runtime::sections::Style::Markdown)),
         Some(Style::Brackets) | None => None,
     };
+    // The guide is fixed by the type's constants: a type without type or
+    // const parameters writes it once, into a static of its own (a static
+    // in a generic impl would be one for every instance of the type).
+    let format_guide = if cont.generics.type_params().next().is_none()
+        && cont.generics.const_params().next().is_none()
+    {
+        quote! {
+            static __TWR_GUIDE: ::twr_runtime::__private::GuideCell =
+                ::twr_runtime::__private::GuideCell::new();
+            ::twr_runtime::__private::format_guide_once::<Self>(&__TWR_GUIDE)
+        }
+    } else {
+        quote!(::twr_runtime::__private::format_guide::<Self>())
+    };
     let style_fn = style.map(|style| {
         quote! {
             fn style() -> ::twr_runtime::sections::Style {
@@ -141,7 +155,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             }
 
             fn format_guide() -> ::twr_runtime::__private::std::string::String {
-                ::twr_runtime::__private::format_guide::<Self>()
+                #format_guide
             }
 
             fn parse_sections(
