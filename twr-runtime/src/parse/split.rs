@@ -32,6 +32,9 @@ use crate::vocab::{SectionSpec, ValueKind};
 pub struct SectionMap<'a> {
     sections: Vec<Section<'a>>,
     unknown: Vec<UnknownHeader>,
+    /// For a map made to check one section's value alone
+    /// ([`SectionMap::only_section`]): that section's index.
+    only: Option<usize>,
 }
 
 /// One asked-for section and what the reply says under it.
@@ -207,7 +210,53 @@ impl<'a> SectionMap<'a> {
                 })
                 .collect(),
             unknown: self.unknown,
+            only: self.only,
         }
+    }
+
+    /// The map of sections of `specs` whose trimmed contents were found
+    /// already (`contents`, by position in `specs`, each with where it lies
+    /// in the text it is read from): what [`split_sections`] would find in
+    /// that text, without reading it again.
+    pub(crate) fn from_contents(
+        specs: &[SectionSpec],
+        contents: impl IntoIterator<Item = Option<(&'a str, Range<usize>)>>,
+    ) -> Self {
+        let mut sections = spec_sections(specs);
+        for (section, content) in sections.iter_mut().zip(contents) {
+            section.content = content.map(|(text, range)| Content {
+                text: Cow::Borrowed(text),
+                range,
+            });
+        }
+        SectionMap {
+            sections,
+            unknown: Vec::new(),
+            only: None,
+        }
+    }
+
+    /// The map of one section of `specs`, the `index`-th, whose trimmed
+    /// content `text` lies at `range`, made to check that section's value
+    /// alone: a reader of it records the problems of that section only
+    /// (the others are absent on purpose).
+    pub(crate) fn only_section(
+        specs: &[SectionSpec],
+        index: usize,
+        text: &'a str,
+        range: Range<usize>,
+    ) -> Self {
+        let contents = (0..specs.len()).map(|at| (at == index).then(|| (text, range.clone())));
+        SectionMap {
+            only: Some(index),
+            ..SectionMap::from_contents(specs, contents)
+        }
+    }
+
+    /// The section this map was made to check alone, if it was
+    /// ([`SectionMap::only_section`]).
+    pub(crate) fn only(&self) -> Option<usize> {
+        self.only
     }
 }
 
@@ -400,6 +449,7 @@ impl Scan {
         SectionMap {
             sections,
             unknown: self.unknown,
+            only: None,
         }
     }
 }

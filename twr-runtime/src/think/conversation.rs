@@ -1,5 +1,7 @@
 //! The private retry conversation and the patch merge of sections.
 
+use std::ops::Range;
+
 use super::outcome::SectionSource;
 use crate::model::Message;
 use crate::parse::{split_sections, SectionMap};
@@ -168,7 +170,21 @@ impl SectionStore {
 
     /// As [`render`](Self::render), without the section at `skip`.
     pub(crate) fn render_except(&self, skip: Option<usize>) -> String {
+        self.write(skip).0
+    }
+
+    /// The merged answer, and its sections as [`split_sections`] finds
+    /// them in it: the store knows where it wrote each one, so the answer
+    /// is not read again to find them.
+    pub(crate) fn render_split(&self) -> (String, Vec<Option<Range<usize>>>) {
+        self.write(None)
+    }
+
+    /// The merged answer without the section at `skip`, and where each
+    /// section's content lies in it.
+    fn write(&self, skip: Option<usize>) -> (String, Vec<Option<Range<usize>>>) {
         let mut text = String::new();
+        let mut ranges = vec![None; self.specs.len()];
         for (index, (spec, slot)) in self.specs.iter().zip(&self.slots).enumerate() {
             if Some(index) == skip {
                 continue;
@@ -179,10 +195,11 @@ impl SectionStore {
                 }
                 text.push_str(spec.header);
                 text.push('\n');
+                ranges[index] = Some(text.len()..text.len() + content.len());
                 text.push_str(content);
             }
         }
-        text
+        (text, ranges)
     }
 
     /// Where each known section came from.

@@ -3,7 +3,7 @@
 //! only acknowledged.
 
 use crate::feedback::{Feedback, ProblemKind};
-use crate::parse::split_sections;
+use crate::parse::SectionMap;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
 use crate::prompt::{example_answer, first_example, placeholder};
 use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
@@ -65,14 +65,14 @@ pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
     text
 }
 
-/// True when a section of `raw` is a copy of the guide rather than an
-/// answer: its first line repeats the section's description, or its lines
-/// are the guide's slot for it (`<a single whole number>`, `- <item>`).
+/// True when a section of a reply (its sections `map`, of `specs`) is a
+/// copy of the guide rather than an answer: its first line repeats the
+/// section's description, or its lines are the guide's slot for it (`<a
+/// single whole number>`, `- <item>`).
 ///
 /// A capable model never does this; a small one that does will fumble a
 /// patch retry as well, so the loop goes straight to focused questions.
-pub(crate) fn copies_the_guide(raw: &str, specs: &[SectionSpec], lang: Lang) -> bool {
-    let map = split_sections(raw, specs);
+pub(crate) fn copies_the_guide(map: &SectionMap<'_>, specs: &[SectionSpec], lang: Lang) -> bool {
     specs.iter().enumerate().any(|(index, spec)| {
         let Some(content) = map.content(index) else {
             return false;

@@ -2,6 +2,7 @@
 //! what to send back when it does not parse.
 
 use std::mem::Discriminant;
+use std::ops::Range;
 
 use super::bare;
 use super::conversation::{single_way, SectionStore};
@@ -165,6 +166,18 @@ where
 
     /// Reads `raw`, the reply of attempt `number`.
     pub(crate) fn read(&mut self, raw: &str, number: usize, truncated: bool) -> Verdict<U> {
+        self.read_split(raw, None, number, truncated)
+    }
+
+    /// As [`read`](Self::read), given the reply's sections when they were
+    /// found already (as it streamed), with the specs of the format.
+    pub(crate) fn read_split<'a>(
+        &mut self,
+        raw: &'a str,
+        found: Option<SectionMap<'a>>,
+        number: usize,
+        truncated: bool,
+    ) -> Verdict<U> {
         self.worded = None;
         let asked = std::mem::replace(&mut self.asked, Asked::Whole);
         let kind = |plain| match asked {
@@ -177,7 +190,10 @@ where
         }
         // The reply is split into its sections once, here: each step below
         // that needs them is handed this map.
-        let sections = self.format.specs.map(|specs| split_sections(raw, specs));
+        let sections = match found {
+            Some(found) if self.format.specs.is_some() => Some(found),
+            _ => self.format.specs.map(|specs| split_sections(raw, specs)),
+        };
         let headerless = match (self.format.specs, &sections) {
             (Some(specs), Some(map)) => specs.iter().all(|spec| map.get(spec.header).is_none()),
             _ => false,
@@ -201,7 +217,7 @@ where
         let text = bare_text.as_deref().unwrap_or(raw);
         // The sections found are those of `text` unless a bare answer was
         // rewritten under its header.
-        let mut sections = if bare_text.is_none() { sections } else { None };
+        let sections = if bare_text.is_none() { sections } else { None };
         // A reply to a patch retry or a focused question is part of an
         // answer: read alone, it would drop the sections kept from earlier
         // replies (an optional one silently becoming `None`), so then it is
@@ -216,13 +232,9 @@ where
         let own_problems = if partial {
             None
         } else {
-            // A patch merge reads the sections again after a failed parse.
-            let given = if self.store.is_some() {
-                sections.clone()
-            } else {
-                sections.take()
-            };
-            match (self.format.parse)(text, given) {
+            // The sections serve again after a failed parse: for a patch
+            // merge, and to tell whether the reply copied the guide.
+            match (self.format.parse)(text, sections.clone()) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => Some(problems),
             }
@@ -241,7 +253,7 @@ where
             (None, Some(own_problems)) => own_problems,
             // Nothing earlier to merge with after all: the reply is read
             // alone.
-            (None, None) => match (self.format.parse)(text, sections) {
+            (None, None) => match (self.format.parse)(text, sections.clone()) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => problems,
             },
@@ -275,7 +287,11 @@ where
         let general = has_general_problem(&problems);
         if let Some(specs) = self.format.specs {
             let again_headerless = headerless && asked == Asked::Whole && number > 1;
-            if again_headerless || focus::copies_the_guide(text, specs, lang) {
+            let copies_the_guide = match &sections {
+                Some(map) => focus::copies_the_guide(map, specs, lang),
+                None => focus::copies_the_guide(&split_sections(text, specs), specs, lang),
+            };
+            if again_headerless || copies_the_guide {
                 self.struggling = true;
             }
         }
@@ -420,8 +436,8 @@ where
             };
         };
         let kept = store.absorb(raw, number, true);
-        let answer = store.render();
-        let (parsed, json) = (self.format.parse)(&answer, None);
+        let (answer, ranges) = store.render_split();
+        let (parsed, json) = parse_merged(&self.format, &answer, ranges);
         let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -495,8 +511,8 @@ where
         if !store.has_earlier_than(number) {
             return (None, Vec::new());
         }
-        let answer = store.render();
-        let (parsed, json) = (self.format.parse)(&answer, None);
+        let (answer, ranges) = store.render_split();
+        let (parsed, json) = parse_merged(&self.format, &answer, ranges);
         (Some(parsed.map(|value| (value, answer))), json)
     }
 
@@ -632,6 +648,26 @@ where
             .or(feedback.map(Feedback::lang))
             .unwrap_or_default()
     }
+}
+
+/// Parses `answer`, a merged answer whose sections lie at `ranges` (by
+/// position in the specs, as the store wrote them): handed to the parser as
+/// found, so the merged answer is not split again.
+fn parse_merged<U, F>(
+    format: &Format<F>,
+    answer: &str,
+    ranges: Vec<Option<Range<usize>>>,
+) -> Parsed<U>
+where
+    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>) -> Parsed<U>,
+{
+    let sections = format.specs.map(|specs| {
+        let contents = ranges
+            .into_iter()
+            .map(|range| range.and_then(|range| Some((answer.get(range.clone())?, range))));
+        SectionMap::from_contents(specs, contents)
+    });
+    (format.parse)(answer, sections)
 }
 
 /// What makes two replies' problems "the same": the section and the kind of

@@ -418,7 +418,22 @@ where
                 invalid.push(problem);
                 self.reader.read_aborted(&raw, attempt.number, invalid)
             }
-            None => self.reader.read(&raw, attempt.number, truncated),
+            None => {
+                // A reply read as it streamed was split then: its sections
+                // are handed on (a reply read whole, from JSON, or cut short
+                // by a transport retry is split by the reader).
+                let streamed = match (&from_json, &self.listener) {
+                    (None, Some(listener)) => listener.sections_of(&raw),
+                    _ => None,
+                };
+                match streamed {
+                    Some((text, sections)) => {
+                        self.reader
+                            .read_split(text, Some(sections), attempt.number, truncated)
+                    }
+                    None => self.reader.read(&raw, attempt.number, truncated),
+                }
+            }
         };
         let specs = self.reader.specs().unwrap_or(&[]);
         match verdict {

@@ -8,6 +8,7 @@ use super::notes::{Note, NoteSinks};
 use super::watch::{Found, Watch};
 use crate::feedback::{Problem, ProblemKind, Way};
 use crate::model::{Delta, ModelError};
+use crate::parse::SectionMap;
 use crate::sections::{ChoiceSpec, SectionSpec};
 
 /// Watches the streamed replies of one run, attempt by attempt.
@@ -121,6 +122,15 @@ impl<'r> Listener<'r> {
         let early_abort = std::mem::replace(&mut self.early_abort, false);
         self.report(found);
         self.early_abort = early_abort;
+    }
+
+    /// The sections of the reply `raw`, found as it streamed, when `raw` is
+    /// the reply the listener read to its end: with the text they were
+    /// found in (equal to `raw`), which the map borrows.
+    pub(crate) fn sections_of(&self, raw: &str) -> Option<(&str, SectionMap<'_>)> {
+        self.watch
+            .sections()
+            .filter(|(streamed, _)| *streamed == raw)
     }
 
     /// Reports how much of the reply has arrived.

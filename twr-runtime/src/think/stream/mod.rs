@@ -8,11 +8,13 @@
 //! asked to stream; its content goes through the incremental section parser
 //! ([`SectionStream`](crate::parse::SectionStream)), which reads each byte a
 //! bounded number of times however the reply is chunked. When a section
-//! closes, its text alone is read by the type's own parser (as the reply
-//! `[Header]\ntext`): a problem with that section's value (not its
-//! absence) makes it invalid. Nothing else is parsed early: the reply as a
-//! whole is read by the loop as before, so a streamed run ends exactly as a
-//! run of the same replies read whole.
+//! closes, its text alone is read by the type's own parser (handed over as
+//! the section found, under its header: a derived type reads that section
+//! only): a problem with that section's value (not its absence) makes it
+//! invalid. Nothing else is parsed early: the reply as a whole is read by
+//! the loop as before, from the sections the stream found (it is not split
+//! again), so a streamed run ends exactly as a run of the same replies read
+//! whole.
 //!
 //! One concern per file: `events` (what the caller receives), `notes`
 //! (where a run's notes go), `watch` (the early-abort watcher), `listener`

@@ -2,7 +2,7 @@
 //! each one checked by the type's own parser the moment it is complete.
 
 use crate::feedback::{Feedback, Problem, ProblemKind};
-use crate::parse::{StreamEvent, StreamReader};
+use crate::parse::{SectionMap, StreamEvent, StreamReader};
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections};
 
 /// The sections of a type, read as a reply streams: the section parser and
@@ -21,6 +21,10 @@ pub(crate) trait Watch: Send {
     fn choices(&self) -> &'static [ChoiceSpec];
     /// The type's phrase table, whose words its values are read with.
     fn lang(&self) -> Lang;
+    /// After [`finish`](Watch::finish): the reply as received and its
+    /// sections, as [`split_sections`](crate::parse::split_sections) finds
+    /// them in it, for the loop to read without splitting it again.
+    fn sections(&self) -> Option<(&str, SectionMap<'_>)>;
 }
 
 /// What a chunk completed.
@@ -52,9 +56,15 @@ pub(crate) fn watch<T: Sections>() -> Box<dyn Watch> {
     })
 }
 
-/// `T`'s problems with `reply`, if any.
-fn problems_of<T: Sections>(reply: &str) -> Option<Feedback> {
-    T::parse_sections(reply).err()
+/// `T`'s problems with the section at `index` of its specs, alone under
+/// its header in `alone` (its content starting at byte `start`), if any.
+/// The section is handed over as found: a derived type reads that section
+/// only and looks for nothing else in `alone`; a type that implements
+/// [`Sections`] by hand and no `parse_sections_split` parses `alone`.
+fn problems_of<T: Sections>(alone: &str, index: usize, start: usize) -> Option<Feedback> {
+    let content = alone.get(start..).unwrap_or_default();
+    let map = SectionMap::only_section(T::specs(), index, content, start..alone.len());
+    T::parse_sections_split(alone, map).0.err()
 }
 
 struct SectionWatch {
@@ -62,8 +72,11 @@ struct SectionWatch {
     specs: &'static [SectionSpec],
     choices: &'static [ChoiceSpec],
     lang: Lang,
-    parse: fn(&str) -> Option<Feedback>,
+    parse: ProblemsOf,
 }
+
+/// How a [`SectionWatch`] checks a section: [`problems_of`] of its type.
+type ProblemsOf = fn(&str, usize, usize) -> Option<Feedback>;
 
 impl SectionWatch {
     fn found(&self, events: Vec<StreamEvent>) -> Vec<Found> {
@@ -73,7 +86,8 @@ impl SectionWatch {
                 StreamEvent::Closed(section) => {
                     let text = self.reader.content(&section).to_string();
                     let spec = &self.specs[section.index];
-                    let problem = value_problem(self.parse, spec, &text).map(Box::new);
+                    let problem =
+                        value_problem(self.parse, section.index, spec, &text).map(Box::new);
                     Found::Section {
                         index: section.index,
                         text,
@@ -115,20 +129,26 @@ impl Watch for SectionWatch {
     fn lang(&self) -> Lang {
         self.lang
     }
+
+    fn sections(&self) -> Option<(&str, SectionMap<'_>)> {
+        Some((self.reader.raw(), self.reader.sections()?))
+    }
 }
 
-/// The problem of a complete section's value: the type's own parser reads
-/// the section alone, under its header, and any problem with that section
-/// other than its absence counts (a number section with no number, a choice
-/// that is none of the choices, a failed validator, JSON that no repair
-/// makes fit, an empty section).
+/// The problem of a complete section's value (the section at `index`, its
+/// trimmed content `text`): the type's own parser reads the section alone,
+/// under its header, and any problem with that section other than its
+/// absence counts (a number section with no number, a choice that is none
+/// of the choices, a failed validator, JSON that no repair makes fit, an
+/// empty section).
 fn value_problem(
-    parse: fn(&str) -> Option<Feedback>,
+    parse: ProblemsOf,
+    index: usize,
     spec: &SectionSpec,
     text: &str,
 ) -> Option<Problem> {
     let alone = format!("{}\n{}", spec.header, text);
-    let feedback = parse(&alone)?;
+    let feedback = parse(&alone, index, spec.header.len() + 1)?;
     feedback
         .into_problems()
         .into_iter()
