@@ -94,3 +94,45 @@ async fn a_custom_parser_reports_no_json() {
     assert_eq!(outcome.value.total, 7);
     assert!(outcome.attempts[0].json.is_empty());
 }
+
+#[derive(Debug, Sections)]
+struct Scored {
+    plan: String,
+    #[section(json)]
+    scores: Vec<u32>,
+}
+
+/// A reply cut off by the length limit inside a JSON list: `[4, 2` may have
+/// been `[4, 25, ...]`. The repair reads a section's text, where the end of
+/// the text is the end of the value (the next header or the reply's end);
+/// only the loop knows the reply was cut, and it never reads the section
+/// the cut went through: it asks for that section again.
+#[tokio::test]
+async fn a_json_list_cut_off_by_the_length_limit_is_asked_for_again_not_read_as_written() {
+    let model = ScriptedModel::from_results([
+        Ok(crate::support::think::truncated(
+            "[Plan]\nTemples\n[Scores]\n[4, 2",
+        )),
+        Ok(crate::support::think::reply_with_usage(
+            "[Scores]\n[4, 25, 7]",
+            1,
+            1,
+        )),
+    ]);
+    let outcome = Think::new(&model)
+        .max_attempts(3)
+        .run::<Scored>("Score it")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.plan, "Temples");
+    assert_eq!(outcome.value.scores, [4, 25, 7]);
+    assert_eq!(
+        outcome.attempts[0].kind,
+        twr_runtime::AttemptKind::Truncated
+    );
+    assert!(outcome.attempts[0].json.is_empty());
+    // The same text in a reply that ended normally is the list written.
+    let model = ScriptedModel::new(["[Plan]\nTemples\n[Scores]\n[4, 2"]);
+    let outcome = Think::new(&model).run::<Scored>("Score it").await.unwrap();
+    assert_eq!(outcome.value.scores, [4, 2]);
+}

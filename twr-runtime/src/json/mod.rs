@@ -26,6 +26,15 @@
 //!    `{"a": tr`, are feedback, as their values are not known). Each
 //!    [`Repair`] is named in the [`Report`].
 //!
+//! Whole digits at the very end of the text (`[1, 2`) are read as written:
+//! the end of the text is where the value ended, since a section's text
+//! ends at the next header or where the model stopped. Whether the model
+//! was cut off mid-number (`2` of `25`) only the reply's
+//! [`FinishReason`](crate::FinishReason) tells, so the loop, which has it,
+//! never reads the section a length limit cut through: it asks for that
+//! section again. A caller of [`extract`] on a reply cut by the length
+//! limit should do the same.
+//!
 //! The repair never invents data and never guesses: a repair is taken only
 //! where the input has one reading, never two guesses stacked on one value
 //! (a quote left out after a comma that was left out too); prose without
