@@ -16,6 +16,7 @@ mod support;
 mod attachments;
 mod batch_lines;
 mod batch_openai;
+mod batch_outside;
 mod batch_providers;
 mod batch_resume;
 mod client_anthropic;

@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
-use crate::grammar::Format;
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::Anthropic;
 
@@ -119,16 +118,8 @@ impl BatchApi for AnthropicBatchApi {
     /// Anthropic's limit is 256 MB for the whole request.
     const MAX_BYTES: usize = 250_000_000;
 
-    fn model_name(&self) -> &str {
-        self.client.name()
-    }
-
-    fn request_options(&self) -> Option<Value> {
-        self.client.request_options()
-    }
-
-    fn takes_grammar(&self) -> Option<Format> {
-        self.client.takes_grammar()
+    fn online(&self) -> &dyn ChatModel {
+        &self.client
     }
 
     fn line(&self, request: Request<'_>) -> Result<Value, ModelError> {

@@ -2,8 +2,7 @@
 //! write one request line, submit a batch, say where it stands, and read its
 //! results. One implementation per provider, in the files beside this one.
 
-use crate::grammar::Format;
-use crate::model::{BoxFuture, ModelError, Reply, Request};
+use crate::model::{BoxFuture, ChatModel, ModelError, Reply, Request};
 
 /// Where a submitted batch stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,20 +36,17 @@ pub trait BatchApi: Send + Sync + 'static {
     /// the whole upload, which also holds each line's envelope.
     const MAX_BYTES: usize;
 
-    /// The model's name, for keys and the ledger.
-    fn model_name(&self) -> &str;
-
-    /// The options its requests carry (as the online client's
-    /// [`request_options`](crate::ChatModel::request_options)).
-    fn request_options(&self) -> Option<serde_json::Value>;
-
-    /// The rendering of a grammar its requests carry (as the online
-    /// client's [`takes_grammar`](crate::ChatModel::takes_grammar)).
-    ///
-    /// Provided: `None`, a batch API whose lines carry no grammar.
-    fn takes_grammar(&self) -> Option<Format> {
-        None
-    }
+    /// The online model this API is the batch form of (for a built-in, the
+    /// client it was made from; for [`LocalBatchApi`](super::LocalBatchApi),
+    /// the model that answers the lines). The batch model takes three
+    /// things from it, so a provider never repeats them: its
+    /// [`name`](ChatModel::name) (for the journal's keys and the ledger),
+    /// its [`request_options`](ChatModel::request_options) (the journal's
+    /// keys hold them, as online) and its
+    /// [`takes_grammar`](ChatModel::takes_grammar) (whether the loop
+    /// constrains an attempt, and the grammar's rendering in a line). The
+    /// batch model never calls it.
+    fn online(&self) -> &dyn ChatModel;
 
     /// The request of one line: the body the online client would send for
     /// `request`, its messages and its grammar (in the field the client's
@@ -66,8 +62,10 @@ pub trait BatchApi: Send + Sync + 'static {
     /// Where batch `id` stands.
     fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Status, ModelError>>;
 
-    /// The results of the ended batch `id`, in any order; a line with no
-    /// result is one the batch never ran (see `missing`).
+    /// The results of the ended batch `id`, in any order. A submitted line
+    /// with no result is one the batch never ran: its run's call fails,
+    /// transient (asked again in the next round) when the batch's last
+    /// [`Status::Ended`] word is `"expired"`, not transient otherwise.
     fn results<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Vec<LineResult>, ModelError>>;
 }
 

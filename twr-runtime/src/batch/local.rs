@@ -61,12 +61,8 @@ impl<M: ChatModel + 'static> BatchApi for LocalBatchApi<M> {
 
     const MAX_BYTES: usize = 1 << 30;
 
-    fn model_name(&self) -> &str {
-        self.model.name()
-    }
-
-    fn request_options(&self) -> Option<Value> {
-        self.model.request_options()
+    fn online(&self) -> &dyn ChatModel {
+        &self.model
     }
 
     /// The line is the request's messages.

@@ -83,6 +83,16 @@
 //! read by the online client's own decoder: usage, cache tokens, refusals
 //! and finish reasons are the same as online.
 //!
+//! A provider's batch API of your own is a [`BatchApi`] handed to
+//! [`BatchModel::new`]: it names the online model it is the batch form of
+//! ([`BatchApi::online`], whose name, options and grammar the lines carry),
+//! writes a line (an [`HttpModel`](crate::client::HttpModel)'s
+//! [`request_body_for`](crate::client::HttpModel::request_body_for) is the
+//! online body), submits, says where a batch stands ([`Status`]) and reads
+//! its results ([`LineResult`]); the rounds, re-asks, journal and pricing
+//! are the batch model's. `tests/it/batch_outside.rs` in the repository is
+//! a complete one, written with only the crate's public items.
+//!
 //! # Rounds
 //!
 //! A round is open while calls keep coming: it closes when no new call came
@@ -366,11 +376,15 @@ impl<A: BatchApi> BatchModel<A> {
         let shared = &*self.shared;
         // A constrained request is another request, as online.
         let options = options_with_grammar(
-            shared.api.request_options(),
+            shared.api.online().request_options(),
             request.grammar(),
-            shared.api.takes_grammar(),
+            shared.api.online().takes_grammar(),
         );
-        let key = RequestKey::new(shared.api.model_name(), options.as_ref(), request.messages);
+        let key = RequestKey::new(
+            shared.api.online().name(),
+            options.as_ref(),
+            request.messages,
+        );
         let mut waiting = match shared.claim_journaled(&key)? {
             Some(waiting) => waiting,
             None => shared.open_line(key, shared.api.line(request)?),
@@ -801,17 +815,17 @@ impl<A: BatchApi> ChatModel for BatchModel<A> {
     }
 
     fn name(&self) -> &str {
-        self.shared.api.model_name()
+        self.shared.api.online().name()
     }
 
     fn request_options(&self) -> Option<serde_json::Value> {
-        self.shared.api.request_options()
+        self.shared.api.online().request_options()
     }
 
     /// The batch API's, so the loop constrains a batch job's last attempt
     /// as it would online, and the grammar goes into its line.
     fn takes_grammar(&self) -> Option<Format> {
-        self.shared.api.takes_grammar()
+        self.shared.api.online().takes_grammar()
     }
 }
 
@@ -835,9 +849,19 @@ mod tests {
 
     /// A batch API in the process: every batch ends at its first poll, and
     /// each line's reply is its request's text.
-    #[derive(Default)]
     struct InProcess {
         batches: Mutex<Vec<Vec<(String, serde_json::Value)>>>,
+        /// Only its name and options are read: the lines never reach it.
+        online: crate::ScriptedModel,
+    }
+
+    impl Default for InProcess {
+        fn default() -> Self {
+            InProcess {
+                batches: Mutex::default(),
+                online: crate::ScriptedModel::new(Vec::<String>::new()).with_name("in-process"),
+            }
+        }
     }
 
     impl BatchApi for Arc<InProcess> {
@@ -846,12 +870,8 @@ mod tests {
         // Each line below is `{"text":"item N"}`: 17 bytes; two fit.
         const MAX_BYTES: usize = 40;
 
-        fn model_name(&self) -> &str {
-            "in-process"
-        }
-
-        fn request_options(&self) -> Option<serde_json::Value> {
-            None
+        fn online(&self) -> &dyn ChatModel {
+            &self.online
         }
 
         fn line(&self, request: Request<'_>) -> Result<serde_json::Value, ModelError> {

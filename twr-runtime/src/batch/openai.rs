@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
-use crate::grammar::Format;
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::OpenAiCompatible;
 
@@ -130,16 +129,8 @@ impl BatchApi for OpenAiBatchApi {
     /// OpenAI's limit is 200 MB for the input file.
     const MAX_BYTES: usize = 190_000_000;
 
-    fn model_name(&self) -> &str {
-        self.client.name()
-    }
-
-    fn request_options(&self) -> Option<Value> {
-        self.client.request_options()
-    }
-
-    fn takes_grammar(&self) -> Option<Format> {
-        self.client.takes_grammar()
+    fn online(&self) -> &dyn ChatModel {
+        &self.client
     }
 
     fn line(&self, request: Request<'_>) -> Result<Value, ModelError> {
