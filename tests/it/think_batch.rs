@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use twr_runtime::model::{BoxFuture, Request, Response};
-use twr_runtime::run::BatchProgress;
+use twr_runtime::run::RunsProgress;
 use twr_runtime::{ChatModel, ModelError, Reply, Sections, Think, ThinkErrorKind, Usage};
 
 /// Twice the item's number.
@@ -73,7 +73,7 @@ async fn twenty_prompts_five_at_a_time_in_input_order_with_progress() {
         pause_ms: 2,
         ..Doubler::default()
     };
-    let seen: Mutex<Vec<BatchProgress>> = Mutex::default();
+    let seen: Mutex<Vec<RunsProgress>> = Mutex::default();
     let results = Think::new(&model)
         .max_attempts(1)
         .concurrency(5)
@@ -145,7 +145,7 @@ async fn run_each_hands_out_each_run_as_it_ends_from_a_window_over_lazy_prompts(
         ..Doubler::default()
     };
     let taken = AtomicUsize::new(0);
-    let seen: Mutex<Vec<BatchProgress>> = Mutex::default();
+    let seen: Mutex<Vec<RunsProgress>> = Mutex::default();
     let think = Think::new(&model)
         .max_attempts(1)
         .concurrency(5)

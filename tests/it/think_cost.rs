@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use twr_runtime::cost::{Price, Prices};
 use twr_runtime::model::ErrorDetail;
-use twr_runtime::run::BatchProgress;
+use twr_runtime::run::RunsProgress;
 use twr_runtime::{
     ChatModel, Fallback, ModelError, Reply, RetryPolicy, ScriptedModel, Sections, Think, Usage,
 };
@@ -139,7 +139,7 @@ async fn run_many_reports_the_cost_so_far() {
     let results = Think::new(&model)
         .prices(prices())
         .concurrency(1)
-        .on_progress(|p: &BatchProgress| seen.lock().unwrap().push((p.done, p.cost)))
+        .on_progress(|p: &RunsProgress| seen.lock().unwrap().push((p.done, p.cost)))
         .run_many::<Count>(["a", "b", "c"])
         .await;
     assert!(results.iter().all(Result::is_ok));

@@ -6,7 +6,7 @@
 //! each attempt's cost into the ledger ([`Attempt::cost`](crate::Attempt::cost)),
 //! sums it per run ([`Outcome::cost`](crate::Outcome::cost),
 //! [`ThinkError::cost`](crate::ThinkError::cost)) and per batch
-//! ([`BatchProgress::cost`](crate::run::BatchProgress::cost)).
+//! ([`RunsProgress::cost`](crate::run::RunsProgress::cost)).
 
 use std::collections::BTreeMap;
 

@@ -37,8 +37,8 @@
 //!   choice ([`feedback::Way`]) and the message without its closing request
 //!   ([`feedback::ProblemList`]);
 //! - [`run`]: the details of a run's ledger ([`run::Ending`],
-//!   [`run::SectionSource`], [`run::TransportRetry`], [`run::FailedCall`]),
-//!   [`run::BudgetLimit`], [`run::Completed`], [`run::BatchProgress`], and
+//!   [`run::SectionSource`], [`run::FailedRequest`], [`run::FailedCall`]),
+//!   [`run::BudgetLimit`], [`run::Completed`], [`run::RunsProgress`], and
 //!   the loop's defaults and environment variables
 //!   ([`run::DEFAULT_MAX_ATTEMPTS`], [`run::TWR_MAX_ATTEMPTS_ENV`], ...);
 //! - [`cost`]: [`cost::Prices`] per model and each model's [`cost::Price`];

@@ -4,11 +4,11 @@
 //! [`Outcome`](crate::Outcome), [`Attempt`](crate::Attempt),
 //! [`ThinkError`](crate::ThinkError), [`Progress`](crate::Progress), ...)
 //! is at the crate root. Here are the details of the ledger ([`Ending`],
-//! [`SectionSource`], [`TransportRetry`], [`FailedCall`]), the budget that
+//! [`SectionSource`], [`FailedRequest`], [`FailedCall`]), the budget that
 //! stopped a run ([`BudgetLimit`]), the sections a streamed run completed so
 //! far ([`Completed`]), a `Think` with an asynchronous check
 //! ([`Checked`], from [`Think::check`](crate::Think::check)), the progress of
-//! [`Think::run_many`](crate::Think::run_many) ([`BatchProgress`]), and the
+//! [`Think::run_many`](crate::Think::run_many) ([`RunsProgress`]), and the
 //! loop's defaults and environment variables ([`DEFAULT_MAX_ATTEMPTS`],
 //! [`DEFAULT_MAX_DURATION`], [`DEFAULT_CONCURRENCY`],
 //! [`TWR_MAX_ATTEMPTS_ENV`], [`MAX_ATTEMPTS_ENV`]).
@@ -31,8 +31,14 @@
 //! # }).unwrap();
 //! ```
 
+/// The former name of [`RunsProgress`].
+#[allow(deprecated)]
+pub use crate::think::BatchProgress;
+/// The former name of [`FailedRequest`].
+#[allow(deprecated)]
+pub use crate::think::TransportRetry;
 pub use crate::think::{
-    BatchProgress, BudgetLimit, Checked, Completed, Ending, FailedCall, Learned, SectionSource,
-    TransportRetry, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,
+    BudgetLimit, Checked, Completed, Ending, FailedCall, FailedRequest, Learned, RunsProgress,
+    SectionSource, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };

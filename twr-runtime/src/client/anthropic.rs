@@ -464,7 +464,7 @@ impl Provider for AnthropicApi {
 }
 
 /// The stop reason as a finish piece. `refusal` stops the reply as a filter
-/// does: the collector makes it a [`ModelError::Refused`] with the server's
+/// does: the reader makes it a [`ModelError::Refused`] with the server's
 /// explanation from `stop_details` (its category when it gives no
 /// explanation), keeping any text that arrived before it.
 fn stop_reason(reason: &str, details: Option<StopDetails>, out: &mut Vec<Piece>) {

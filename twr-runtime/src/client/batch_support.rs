@@ -12,7 +12,7 @@ use super::body::BodyReader;
 use super::http::{self, Deadline};
 use super::http_model::{decode_pieces, HttpModel};
 use super::provider::{Provider, RequestHead};
-use super::reply::ReplyCollector;
+use super::reply::PieceReader;
 use super::secret::Secrets;
 use crate::model::{ErrorDetail, Message, ModelError, Reply};
 
@@ -124,7 +124,8 @@ impl Endpoint {
             ModelError::Decode(ErrorDetail::with_source(
                 format!(
                     "the batch API's response is not JSON: {}",
-                    self.secrets.excerpt(&String::from_utf8_lossy(&bytes), 200)
+                    self.secrets
+                        .scrubbed_quote(&String::from_utf8_lossy(&bytes), 200)
                 ),
                 e,
             ))
@@ -212,7 +213,7 @@ pub(crate) fn decode_reply<P: Provider>(
 ) -> Result<Reply, ModelError> {
     let mut pieces = Vec::new();
     decode_pieces(&client.provider, bytes, &endpoint.secrets, &mut pieces)?;
-    let mut collector = ReplyCollector::default();
-    pieces.into_iter().for_each(|piece| collector.add(piece));
-    collector.finish()
+    let mut reader = PieceReader::default();
+    pieces.into_iter().for_each(|piece| reader.add(piece));
+    reader.finish()
 }

@@ -1,6 +1,6 @@
 //! A streamed [`ChatModel::call`](crate::ChatModel::call) of
 //! [`HttpModel`]: the reply handed out as [`Delta`]s while the server sends
-//! it, event by event, read by the same [`ReplyCollector`] as `chat`'s reply.
+//! it, event by event, read by the same [`PieceReader`] as `chat`'s reply.
 
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use tracing::Instrument as _;
 use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
-use super::reply::ReplyCollector;
+use super::reply::PieceReader;
 use crate::model::{BoxFuture, Delta, ModelError, Request, Response};
 
 /// Where a streamed call is.
@@ -24,7 +24,7 @@ enum State<'a, P: Provider> {
 /// A response being read, and what it said so far.
 struct Reading<'a, P: Provider> {
     source: Source<'a, P>,
-    collector: ReplyCollector,
+    reader: PieceReader,
 }
 
 /// The streamed call of `model` for `request`'s messages (with its
@@ -72,14 +72,14 @@ pub(crate) fn deltas<'a, P: Provider>(
                 return Err(error);
             }
         };
-        let collector = match source {
+        let reader = match source {
             // A server that ignored the request to stream sent one
             // document: its reply is handed out whole, as `chat` reads it.
-            Source::Whole { .. } => ReplyCollector::default(),
-            Source::Events(_) => ReplyCollector::streaming(),
+            Source::Whole { .. } => PieceReader::default(),
+            Source::Events(_) => PieceReader::streaming(),
         }
         .scrubbing(source.secrets());
-        let reading = State::Reading(Box::new(Reading { source, collector }));
+        let reading = State::Reading(Box::new(Reading { source, reader }));
         let batches = stream::unfold(reading, move |state| {
             let span = reading_span.clone();
             async move {
@@ -100,21 +100,21 @@ async fn step<'a, P: Provider>(
     state: State<'a, P>,
     started: Instant,
 ) -> Option<(Vec<Result<Delta, ModelError>>, State<'a, P>)> {
-    let (mut source, mut collector) = match state {
+    let (mut source, mut reader) = match state {
         State::Over => return None,
-        State::Reading(reading) => (reading.source, reading.collector),
+        State::Reading(reading) => (reading.source, reading.reader),
     };
     let mut pieces = Vec::new();
     let more = source.next(&mut pieces).await;
-    pieces.into_iter().for_each(|piece| collector.add(piece));
+    pieces.into_iter().for_each(|piece| reader.add(piece));
     match more {
         Ok(true) => {
-            let batch = collector.take_deltas().into_iter().map(Ok).collect();
-            let reading = Reading { source, collector };
+            let batch = reader.take_deltas().into_iter().map(Ok).collect();
+            let reading = Reading { source, reader };
             Some((batch, State::Reading(Box::new(reading))))
         }
         Ok(false) => {
-            let batch = collector.finish_stream();
+            let batch = reader.finish_stream();
             match batch.last() {
                 Some(Ok(Delta::Done {
                     usage,
@@ -146,7 +146,7 @@ async fn step<'a, P: Provider>(
         }
         Err(error) => {
             trace_failure(&error, started);
-            let mut batch: Vec<_> = collector.take_deltas().into_iter().map(Ok).collect();
+            let mut batch: Vec<_> = reader.take_deltas().into_iter().map(Ok).collect();
             batch.push(Err(error));
             Some((batch, State::Over))
         }

@@ -3,7 +3,7 @@
 //! decode, refusals.
 //!
 //! This is the one place server text enters an error: every piece of it goes
-//! through [`Secrets::excerpt`] (scrubbed of every credential, then cut), so
+//! through [`Secrets::scrubbed_quote`] (scrubbed of every credential, then cut), so
 //! a server that echoes the key cannot leak it through an error's message,
 //! its source chain, or the logs that print it.
 
@@ -23,7 +23,7 @@ use crate::model::{FinishReason, ModelError};
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 const ERROR_MESSAGE_CHARS: usize = 1000;
 /// How much of a body that did not decode is quoted.
-const EXCERPT_CHARS: usize = 200;
+const QUOTE_CHARS: usize = 200;
 
 /// Which text a decode error is about.
 #[derive(Clone, Copy)]
@@ -54,7 +54,7 @@ pub(crate) fn from_fault<P: Provider>(
     subject: Subject,
     secrets: &Secrets,
 ) -> ModelError {
-    let excerpt = || secrets.excerpt(&String::from_utf8_lossy(raw), EXCERPT_CHARS);
+    let quote = || secrets.scrubbed_quote(&String::from_utf8_lossy(raw), QUOTE_CHARS);
     match fault {
         // The body ended cleanly in the middle of an event: the reply broke
         // off, as when the connection drops, and is worth asking again.
@@ -64,13 +64,13 @@ pub(crate) fn from_fault<P: Provider>(
             ModelError::Interrupted(
                 format!(
                     "the stream ended in the middle of an event ({complaint}): {}",
-                    excerpt()
+                    quote()
                 )
                 .into(),
             )
         }
         Fault::NotJson { expected, error } => {
-            // serde's words go into the message, before the excerpt they
+            // serde's words go into the message, before the quote they
             // are about, and scrubbed, as serde quotes values it did not
             // expect; so its error is not kept as the source, which would
             // say them again, unscrubbed.
@@ -78,12 +78,12 @@ pub(crate) fn from_fault<P: Provider>(
             let message = format!(
                 "{} is not {expected} ({complaint}): {}",
                 subject.as_str(),
-                excerpt()
+                quote()
             );
             ModelError::Decode(message.into())
         }
         Fault::Missing(what) => {
-            ModelError::Decode(format!("{} has no {what}: {}", subject.as_str(), excerpt()).into())
+            ModelError::Decode(format!("{} has no {what}: {}", subject.as_str(), quote()).into())
         }
         Fault::Embedded(error) => embedded(provider, &error, secrets),
         Fault::ErrorEvent(data) => match serde_json::from_str::<Value>(&data) {
@@ -96,7 +96,7 @@ pub(crate) fn from_fault<P: Provider>(
             }
         },
         Fault::Refused(message) => {
-            ModelError::Refused(secrets.excerpt(&message, ERROR_MESSAGE_CHARS))
+            ModelError::Refused(secrets.scrubbed_quote(&message, ERROR_MESSAGE_CHARS))
         }
     }
 }
@@ -122,7 +122,7 @@ pub(crate) fn embedded<P: Provider>(provider: &P, error: &Value, secrets: &Secre
     match embedded_status(provider, error) {
         Some(status) => ModelError::Status {
             status,
-            message: secrets.excerpt(&message, ERROR_MESSAGE_CHARS),
+            message: secrets.scrubbed_quote(&message, ERROR_MESSAGE_CHARS),
             retry_after: None,
         },
         None => interrupted_by_server(&message, secrets),
@@ -133,7 +133,7 @@ fn interrupted_by_server(message: &str, secrets: &Secrets) -> ModelError {
     ModelError::Interrupted(
         format!(
             "the server reported an error: {}",
-            secrets.excerpt(message, ERROR_MESSAGE_CHARS)
+            secrets.scrubbed_quote(message, ERROR_MESSAGE_CHARS)
         )
         .into(),
     )
@@ -250,7 +250,7 @@ fn status_message(status: StatusCode, body: &[u8], secrets: &Secrets) -> String 
         Some(message) => message,
         None => String::from_utf8_lossy(body).into_owned(),
     };
-    let message = secrets.excerpt(&message, ERROR_MESSAGE_CHARS);
+    let message = secrets.scrubbed_quote(&message, ERROR_MESSAGE_CHARS);
     if message.is_empty() {
         return status
             .canonical_reason()

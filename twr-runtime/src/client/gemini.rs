@@ -514,7 +514,7 @@ fn blocked_message(reason: &str, message: Option<&str>, ratings: &[SafetyRating]
 mod tests {
     use super::*;
     use crate::client::http_model::decode_whole;
-    use crate::client::reply::ReplyCollector;
+    use crate::client::reply::PieceReader;
     use crate::client::secret::Secrets;
     use crate::client::ResponseHeaders;
     use crate::model::Message;
@@ -573,12 +573,12 @@ mod tests {
 
     #[test]
     fn blocked_prompts_are_refused() {
-        let mut collector = ReplyCollector::default();
+        let mut reader = PieceReader::default();
         let api = GeminiApi {
             include_thoughts: false,
         };
         let body = br#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
-        let err = decode_whole(&api, body, &Secrets::default(), &mut collector).unwrap_err();
+        let err = decode_whole(&api, body, &Secrets::default(), &mut reader).unwrap_err();
         assert_eq!(
             err.to_string(),
             "the model server refused to answer: Gemini blocked the prompt (blockReason SAFETY)"
@@ -588,16 +588,16 @@ mod tests {
 
     #[test]
     fn cached_content_tokens_are_cache_reads() {
-        let mut collector = ReplyCollector::default();
+        let mut reader = PieceReader::default();
         let api = GeminiApi {
             include_thoughts: false,
         };
         let body = br#"{"candidates":[{"content":{"parts":[{"text":"A"}]},"finishReason":"STOP"}],
             "usageMetadata":{"promptTokenCount":2100,"candidatesTokenCount":7,"totalTokenCount":2107,
                              "cachedContentTokenCount":2048}}"#;
-        decode_whole(&api, body, &Secrets::default(), &mut collector).unwrap();
+        decode_whole(&api, body, &Secrets::default(), &mut reader).unwrap();
         assert_eq!(
-            collector.finish().unwrap().usage,
+            reader.finish().unwrap().usage,
             Usage::new(2100, 7).with_cache(2048, 0)
         );
     }

@@ -17,7 +17,7 @@ use super::options::Options;
 use super::otel;
 use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
-use super::reply::ReplyCollector;
+use super::reply::PieceReader;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::grammar::{Dialect, Format, Grammar};
@@ -362,11 +362,11 @@ impl<P: Provider> HttpModel<P> {
         until: Option<tokio::time::Instant>,
     ) -> Result<(Reply, RateLimits), ModelError> {
         let (mut source, limits) = self.open_with_limits(messages, grammar, until).await?;
-        let mut collector = ReplyCollector::default().scrubbing(source.secrets());
+        let mut reader = PieceReader::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
         let read = loop {
             let more = source.next(&mut pieces).await;
-            pieces.drain(..).for_each(|piece| collector.add(piece));
+            pieces.drain(..).for_each(|piece| reader.add(piece));
             match more {
                 Ok(true) => continue,
                 Ok(false) => break Ok(()),
@@ -374,9 +374,9 @@ impl<P: Provider> HttpModel<P> {
             }
         };
         match read {
-            Ok(()) => collector.finish().map(|reply| (reply, limits)),
-            Err(source) if collector.has_text() => Err(ModelError::Incomplete {
-                partial: Box::new(collector.partial()),
+            Ok(()) => reader.finish().map(|reply| (reply, limits)),
+            Err(source) if reader.has_text() => Err(ModelError::Incomplete {
+                partial: Box::new(reader.partial()),
                 source: Box::new(source),
             }),
             Err(error) => Err(error),
@@ -456,17 +456,17 @@ impl<P: Provider> Source<'_, P> {
     }
 }
 
-/// Decodes a whole response body into `collector`.
+/// Decodes a whole response body into `reader`.
 #[cfg(test)]
 pub(crate) fn decode_whole<P: Provider>(
     provider: &P,
     bytes: &[u8],
     secrets: &Secrets,
-    collector: &mut ReplyCollector,
+    reader: &mut PieceReader,
 ) -> Result<(), ModelError> {
     let mut pieces = Vec::new();
     decode_pieces(provider, bytes, secrets, &mut pieces)?;
-    pieces.into_iter().for_each(|piece| collector.add(piece));
+    pieces.into_iter().for_each(|piece| reader.add(piece));
     Ok(())
 }
 

@@ -549,7 +549,7 @@ fn text_of(value: Option<Value>) -> Option<String> {
 mod tests {
     use super::*;
     use crate::client::http_model::decode_whole;
-    use crate::client::reply::ReplyCollector;
+    use crate::client::reply::PieceReader;
     use crate::client::secret::Secrets;
     use crate::model::{Message, Reply};
     use std::time::Duration;
@@ -563,10 +563,10 @@ mod tests {
     }
 
     fn parse_response(bytes: &[u8]) -> Result<Reply, ModelError> {
-        let mut collector = ReplyCollector::default();
+        let mut reader = PieceReader::default();
         let api = OpenAiApi { stream_usage: true };
-        decode_whole(&api, bytes, &Secrets::default(), &mut collector)?;
-        collector.finish()
+        decode_whole(&api, bytes, &Secrets::default(), &mut reader)?;
+        reader.finish()
     }
 
     #[test]

@@ -12,9 +12,13 @@ use super::secret::Secrets;
 use crate::model::{Delta, FinishReason, ModelError, Reply, Usage};
 use crate::reasoning::{Event, ThinkSplitter};
 
-/// A reply being put together.
+/// A reply being put together from an adapter's [`Piece`]s, whole or as
+/// they stream in (then also handed out as deltas): where refusals are
+/// decided, inline `<think>` blocks split off and keys scrubbed. Not the
+/// model seam's `Gathered`, which puts a reply together from [`Delta`]s,
+/// where all of that is done already.
 #[derive(Default)]
-pub(crate) struct ReplyCollector {
+pub(crate) struct PieceReader {
     /// Visible text, with inline `<think>` blocks moved out as it arrives.
     splitter: ThinkSplitter,
     /// Reasoning sent in its own field or part.
@@ -30,17 +34,17 @@ pub(crate) struct ReplyCollector {
     secrets: Option<Arc<Secrets>>,
 }
 
-impl ReplyCollector {
-    /// A collector that also makes [`Delta`]s of what arrives (take them
+impl PieceReader {
+    /// A reader that also makes [`Delta`]s of what arrives (take them
     /// with [`take_deltas`](Self::take_deltas)).
     pub(crate) fn streaming() -> Self {
-        ReplyCollector {
+        PieceReader {
             deltas: Some(Deltas::default()),
-            ..ReplyCollector::default()
+            ..PieceReader::default()
         }
     }
 
-    /// The same collector, scrubbing `secrets` out of the text an error
+    /// The same reader, scrubbing `secrets` out of the text an error
     /// keeps (what arrived before a failure or a refusal): an error never
     /// shows a key, even one a server or proxy made the model's text echo.
     pub(crate) fn scrubbing(mut self, secrets: Arc<Secrets>) -> Self {
@@ -90,7 +94,7 @@ impl ReplyCollector {
     /// Ends a stream that completed: the last deltas (text a tag held back
     /// at the very end), then [`Delta::Done`], or the error
     /// [`finish`](Self::finish) gives (an empty reply, a refusal).
-    /// A collector that is not [`streaming`](Self::streaming) (a whole
+    /// A reader that is not [`streaming`](Self::streaming) (a whole
     /// body) gives the whole reply as [`Delta::from_reply`] does.
     pub(crate) fn finish_stream(mut self) -> Vec<Result<Delta, ModelError>> {
         let Some(mut deltas) = self.deltas.take() else {
@@ -287,12 +291,12 @@ impl Deltas {
 mod tests {
     use super::*;
 
-    fn collect(pieces: Vec<Piece>) -> ReplyCollector {
-        let mut collector = ReplyCollector::default();
+    fn collect(pieces: Vec<Piece>) -> PieceReader {
+        let mut reader = PieceReader::default();
         for piece in pieces {
-            collector.add(piece);
+            reader.add(piece);
         }
-        collector
+        reader
     }
 
     #[test]

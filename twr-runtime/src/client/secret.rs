@@ -92,9 +92,11 @@ impl Secrets {
         text
     }
 
-    /// Server text made safe to keep: trimmed, scrubbed, and only then cut
-    /// to `max_chars` (cutting first could leave a piece of a key behind).
-    pub(crate) fn excerpt(&self, text: &str, max_chars: usize) -> String {
+    /// Server text made safe to quote in an error: trimmed, scrubbed, and
+    /// only then cut to `max_chars` (cutting first could leave a piece of a
+    /// key behind). Not the feedback's `excerpt` of a value (one line, for
+    /// the model): this one is for the person reading the error.
+    pub(crate) fn scrubbed_quote(&self, text: &str, max_chars: usize) -> String {
         let mut text = self.scrub(text.trim());
         if let Some((cut, _)) = text.char_indices().nth(max_chars) {
             text.truncate(cut);
@@ -184,8 +186,8 @@ mod tests {
         let secrets = Secrets::new(Some(&key), "http://h/v1");
         let text = format!("{}sk-0123456789 tail", "x".repeat(7));
         // Cut first, 3 characters of the key would have stayed: "sk-".
-        assert_eq!(secrets.excerpt(&text, 10), "xxxxxxx[re…");
-        assert_eq!(secrets.excerpt("  short \n", 10), "short");
+        assert_eq!(secrets.scrubbed_quote(&text, 10), "xxxxxxx[re…");
+        assert_eq!(secrets.scrubbed_quote("  short \n", 10), "short");
     }
 
     #[test]

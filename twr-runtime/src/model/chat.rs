@@ -13,6 +13,12 @@ use super::seam::{Request, Response};
 use crate::grammar::Format;
 
 /// A boxed, sendable future, as returned by [`ChatModel::chat`].
+///
+/// Both boxed types the model's methods return are in [`model`](crate::model),
+/// the seam's module: this one and [`BoxStream`]. `BoxStream` is at the crate
+/// root too, beside [`ChatModel::chat_stream`], which returns it and which
+/// the second round's names fix there; `BoxFuture` is named only by code
+/// that writes a model ([`ChatModel::call`]), which imports `model::` anyway.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A boxed, sendable stream, as returned by [`ChatModel::chat_stream`]

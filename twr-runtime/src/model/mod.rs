@@ -78,7 +78,7 @@ pub(crate) mod served;
 
 pub use crate::text::SharedText;
 pub use attachment::{Attachment, AttachmentError, AttachmentKind, Content, LimitScope};
-pub use chat::BoxFuture;
+pub use chat::{BoxFuture, BoxStream};
 pub use deadline::{until_deadline, within_deadline};
 pub use error::{ErrorDetail, ScriptExhausted};
 pub use from_fn::{from_fn, FromFn};

@@ -16,6 +16,8 @@ use crate::grammar::Grammar;
 /// the conversation, and whether the caller reads the reply piece by piece.
 ///
 /// Built with [`Request::new`] and the `with_` methods; it may gain fields.
+/// The crate's one `Request`: what the loop asks the model to write after a
+/// rejected reply is its `AskFor`, not a request.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct Request<'a> {
@@ -203,7 +205,8 @@ impl<'a> Response<'a> {
 
 /// A reply gathered from its deltas as they arrive: the one reading of a
 /// stream of [`Delta`]s, for [`Response::into_reply`] and for the loop,
-/// which watches the pieces as it gathers them.
+/// which watches the pieces as it gathers them. (An HTTP client puts its
+/// provider's pieces together first, in its own `PieceReader`.)
 #[derive(Debug, Default)]
 pub(crate) struct Gathered {
     reply: Reply,

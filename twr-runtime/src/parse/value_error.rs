@@ -118,6 +118,9 @@ impl fmt::Display for ValueError {
 impl std::error::Error for ValueError {}
 
 /// `text` shortened for quoting in feedback: one line, at most 80 characters.
+/// The crate's one `excerpt`: a huge failed reply sent back to the model
+/// is the loop's `bounded_reply`, server text quoted in an error the
+/// client's `Secrets::scrubbed_quote`.
 pub(crate) fn excerpt(text: &str) -> String {
     const MAX: usize = 80;
     let mut out = String::new();

@@ -64,7 +64,7 @@ impl Conversation {
     }
 
     /// Replaces the failed exchange with `reply` (the failed reply, or its
-    /// excerpt) and the `message` about it.
+    /// bounded form) and the `message` about it.
     pub(crate) fn send_back(&mut self, reply: SharedText, message: &str) {
         let message = Message::user(message);
         self.log.push(message.clone());

@@ -17,7 +17,7 @@ use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 use super::error::{ThinkError, ThinkErrorKind};
 use super::learn::Learned;
 use super::outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, SectionSource,
 };
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
@@ -81,10 +81,10 @@ impl Serialize for Reply {
     }
 }
 
-impl Serialize for TransportRetry {
+impl Serialize for FailedRequest {
     /// `{error, delay_ms, partial}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("TransportRetry", 3)?;
+        let mut s = serializer.serialize_struct("FailedRequest", 3)?;
         s.serialize_field("error", &self.error)?;
         s.serialize_field("delay_ms", &millis(self.delay))?;
         s.serialize_field("partial", &self.partial)?;

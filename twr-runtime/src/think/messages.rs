@@ -9,8 +9,9 @@ use crate::feedback::Feedback;
 use crate::phrases::{fill, phrases, Phrases};
 use crate::sections::Lang;
 
-/// What the model is asked to send after a rejected reply.
-pub(crate) enum Request<'h> {
+/// What the model is asked to send after a rejected reply. (Not a
+/// [`model::Request`](crate::model::Request), the call a model answers.)
+pub(crate) enum AskFor<'h> {
     /// Only these sections (patch retry).
     Sections(&'h [&'h str]),
     /// These sections, from the one a streamed reply was stopped at on.
@@ -39,24 +40,24 @@ pub(crate) enum Then<'g> {
 pub(crate) fn format_feedback(
     lang: Lang,
     feedback: &Feedback,
-    request: Request<'_>,
+    ask: AskFor<'_>,
     then: Then<'_>,
 ) -> String {
     let words = phrases(lang);
     // The loop's own request below replaces the feedback's generic closing.
     let mut text = format!("{}\n\n", feedback.problem_list());
-    match request {
-        Request::Sections(headers) => text.push_str(&fill(
+    match ask {
+        AskFor::Sections(headers) => text.push_str(&fill(
             words.ask_sections,
             &[("sections", &sections(words, headers))],
         )),
-        Request::AfterStop(headers) => text.push_str(&fill(
+        AskFor::AfterStop(headers) => text.push_str(&fill(
             words.ask_after_stop,
             &[("sections", &sections(words, headers))],
         )),
-        Request::Whole => text.push_str(words.ask_whole),
-        Request::WholeOneWay => text.push_str(words.ask_whole_way),
-        Request::Free => text.push_str(words.ask_free),
+        AskFor::Whole => text.push_str(words.ask_whole),
+        AskFor::WholeOneWay => text.push_str(words.ask_whole_way),
+        AskFor::Free => text.push_str(words.ask_free),
     }
     let same = [("same", words.same_problems)];
     match then {
@@ -114,7 +115,7 @@ pub(crate) fn truncated_whole(lang: Lang) -> String {
 }
 
 /// The note that marks `bytes` bytes left out of a huge failed reply sent
-/// back as an excerpt.
+/// back in its bounded form.
 pub(crate) fn left_out(lang: Lang, bytes: usize) -> String {
     fill(phrases(lang).left_out, &[("bytes", &bytes.to_string())])
 }

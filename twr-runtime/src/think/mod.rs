@@ -7,16 +7,16 @@
 //! How a run goes is told in `run.md`, shown in the docs of [`Think`].
 
 mod bare;
-mod batch;
+mod bounded_reply;
 mod budget;
 mod check;
 mod conversation;
 mod demo;
 mod error;
-mod excerpt;
 mod focus;
 mod hook;
 mod learn;
+mod many;
 // Always built, as the other Serialize impls of the crate (`Message`,
 // `Usage`, ...): one rule for every type, and serde is a dependency anyway.
 mod ledger_serde;
@@ -34,13 +34,18 @@ use std::time::Duration;
 
 use tracing::Instrument;
 
-pub use batch::{BatchProgress, DEFAULT_CONCURRENCY};
 pub use check::Checked;
 pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use learn::{Learned, DEFAULT_LEARNED};
+pub use many::{RunsProgress, DEFAULT_CONCURRENCY};
 pub use outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource, TransportRetry,
+    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, SectionSource,
 };
+// The former names, kept compiling for a release.
+#[allow(deprecated)]
+pub use many::BatchProgress;
+#[allow(deprecated)]
+pub use outcome::TransportRetry;
 pub use stream::{Completed, Progress, SectionEvent};
 
 use hook::AttemptHook;
@@ -243,7 +248,7 @@ pub struct Think<'a, M> {
     escalate: Option<(Arc<dyn ChatModel + 'a>, usize)>,
     // Many prompts at once: see think/batch.rs.
     concurrency: Option<usize>,
-    progress: Option<batch::ProgressHook<'a>>,
+    progress: Option<many::ProgressHook<'a>>,
     // Cost: prices by model name; see crate::cost.
     prices: Option<Arc<Prices>>,
     // The journal and the response cache: a layer around the model, see
@@ -382,7 +387,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// Prices per model, so that each attempt's tokens get a cost in the
     /// ledger ([`Attempt::cost`]), summed per run ([`Outcome::cost`],
     /// [`ThinkError::cost`]) and per batch of
-    /// [`run_many`](Self::run_many) ([`BatchProgress::cost`]). A model is
+    /// [`run_many`](Self::run_many) ([`RunsProgress::cost`]). A model is
     /// looked up by its [`name()`](ChatModel::name); one without a price
     /// has no cost (`None`), never a guessed one.
     ///
@@ -432,7 +437,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// Calls `hook` each time a run of [`run_many`](Self::run_many) or
     /// [`run_each`](Self::run_each) ends,
     /// with the runs done, the total, the failures and the tokens so far.
-    pub fn on_progress(mut self, hook: impl Fn(&BatchProgress) + Send + Sync + 'a) -> Self {
+    pub fn on_progress(mut self, hook: impl Fn(&RunsProgress) + Send + Sync + 'a) -> Self {
         self.progress = Some(Arc::new(hook));
         self
     }

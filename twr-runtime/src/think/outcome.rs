@@ -46,10 +46,14 @@ pub enum AttemptKind {
 
 /// One request that failed: a transient failure that was retried before an
 /// attempt got its reply ([`Attempt::transport_retries`]), or one of the
-/// requests of a call that got no reply at all ([`FailedCall::failures`]).
+/// requests of a call that got no reply at all ([`FailedCall::failures`]),
+/// the last of which was never retried (it ended the run). Named for what
+/// it records, a failed request, not for what followed it (the
+/// [`Progress::TransportRetry`](crate::Progress::TransportRetry) event is
+/// sent only when a request is sent again).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct TransportRetry {
+pub struct FailedRequest {
     /// The error, as text: the `ModelError`'s message and each cause of
     /// its source chain, once each (never a key).
     pub error: String,
@@ -62,6 +66,11 @@ pub struct TransportRetry {
     /// when nothing arrived.
     pub partial: Option<Reply>,
 }
+
+/// The former name of [`FailedRequest`], which records a request that
+/// failed whether or not it was sent again.
+#[deprecated(note = "renamed FailedRequest: it also records a failure that was not retried")]
+pub type TransportRetry = FailedRequest;
 
 /// The model call under way when a run ended without a value, when it had
 /// sent at least one request: none of its requests got a usable reply.
@@ -77,7 +86,7 @@ pub struct FailedCall {
     /// Every request of the call, in order, each with its error; the last one
     /// is the failure that ended the run (or the request the time budget cut
     /// short).
-    pub failures: Vec<TransportRetry>,
+    pub failures: Vec<FailedRequest>,
     /// Time from the call's first request to the end of the run.
     pub latency: Duration,
     /// Tokens of its failed requests (empty replies, partial replies), already
@@ -125,7 +134,7 @@ pub struct Attempt {
     /// Why the model stopped writing, when the server said.
     pub finish_reason: Option<FinishReason>,
     /// The transient failures retried before the reply came.
-    pub transport_retries: Vec<TransportRetry>,
+    pub transport_retries: Vec<FailedRequest>,
     /// Whether the request carried a grammar the reply had to follow
     /// ([`Think::constrain_after`](crate::Think::constrain_after)).
     pub constrained: bool,

@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::bare;
 use super::conversation::{single_way, SectionStore};
 use super::focus::{self, Asked};
-use super::messages::{self, Request, Then};
+use super::messages::{self, AskFor, Then};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
@@ -329,8 +329,8 @@ where
                 kind: kind(AttemptKind::Rejected),
             };
         }
-        let request = if self.format.specs.is_none() {
-            Request::Free
+        let ask = if self.format.specs.is_none() {
+            AskFor::Free
         } else if !headers.is_empty()
             && !general
             && self.store.as_ref().is_some_and(|store| {
@@ -346,11 +346,11 @@ where
                 }
             }
             self.asked = Asked::Sections(failing.clone());
-            Request::Sections(&headers)
+            AskFor::Sections(&headers)
         } else {
             self.whole()
         };
-        let message = messages::format_feedback(lang, &problems, request, self.then(escalate));
+        let message = messages::format_feedback(lang, &problems, ask, self.then(escalate));
         Verdict::Rejected {
             problems,
             message,
@@ -571,7 +571,7 @@ where
                 wanted.clear();
             }
         }
-        let request = if wanted.is_empty() {
+        let ask = if wanted.is_empty() {
             self.whole()
         } else {
             let failing = self.indices(&wanted);
@@ -581,9 +581,9 @@ where
                 }
             }
             self.asked = Asked::Sections(failing);
-            Request::AfterStop(&wanted)
+            AskFor::AfterStop(&wanted)
         };
-        let message = messages::format_feedback(lang, &invalid, request, self.then(escalate));
+        let message = messages::format_feedback(lang, &invalid, ask, self.then(escalate));
         Verdict::Rejected {
             problems: invalid,
             message,
@@ -622,9 +622,9 @@ where
 
     /// The request for the whole answer again, for a value the loop's
     /// check refused.
-    pub(crate) fn whole_request(&self) -> Request<'static> {
+    pub(crate) fn whole_ask(&self) -> AskFor<'static> {
         if self.format.specs.is_none() {
-            Request::Free
+            AskFor::Free
         } else {
             self.whole()
         }
@@ -632,11 +632,11 @@ where
 
     /// The request for the whole answer again; in one way, for a type with
     /// a choice of ways.
-    fn whole(&self) -> Request<'static> {
+    fn whole(&self) -> AskFor<'static> {
         if self.format.choices.is_empty() {
-            Request::Whole
+            AskFor::Whole
         } else {
-            Request::WholeOneWay
+            AskFor::WholeOneWay
         }
     }
 

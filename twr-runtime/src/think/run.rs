@@ -1,12 +1,12 @@
 //! One run of the loop, step by step: ask, record, read, and either finish
 //! or send the problems back and ask again.
 
+use super::bounded_reply::bounded_reply;
 use super::budget::Budget;
 use super::check::AsyncCheck;
 use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
-use super::excerpt::excerpt;
 use super::focus::Asked;
 use super::learn::{Learned, Lessons};
 use super::messages;
@@ -26,6 +26,10 @@ use crate::text::SharedText;
 use tracing::{Instrument as _, Span};
 
 /// The state of one run of [`Think`].
+///
+/// One idea, one name: [`Think::run`] starts a run, this is its state, and
+/// the public [`run`](crate::run) module holds the details of its record
+/// (the ledger's parts, its budgets and defaults).
 pub(super) struct Run<'r, 'a, M, U, F> {
     think: &'r Think<'a, M>,
     max_attempts: usize,
@@ -492,7 +496,7 @@ where
         let message = messages::format_feedback(
             lang,
             &problems,
-            self.reader.whole_request(),
+            self.reader.whole_ask(),
             messages::Then::Nothing,
         );
         attempt.problems = Some(problems);
@@ -626,7 +630,7 @@ where
         self.sent = None;
     }
 
-    /// Puts the failed reply (or, for a huge one, its excerpt) and `message`
+    /// Puts the failed reply (or, for a huge one, its bounded form) and `message`
     /// into the conversation for the next request.
     fn send_back(&mut self, mut attempt: Attempt, message: String) {
         // Before a focused question the model sees its answer so far (the
@@ -649,10 +653,10 @@ where
         };
         let reply = match shown {
             Some(shown) => SharedText::from(shown),
-            None => match excerpt(&attempt.raw, &focus, |bytes| {
+            None => match bounded_reply(&attempt.raw, &focus, |bytes| {
                 messages::left_out(lang, bytes)
             }) {
-                Some(excerpt) => SharedText::from(excerpt),
+                Some(bounded) => SharedText::from(bounded),
                 None => attempt.raw.clone(),
             },
         };

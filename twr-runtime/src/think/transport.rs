@@ -2,7 +2,7 @@
 //! replies are retried with backoff, under the run's budgets.
 //!
 //! Every request made is written down: the failed ones as
-//! [`TransportRetry`] records (with the error and the pause after it), the
+//! [`FailedRequest`] records (with the error and the pause after it), the
 //! last one as the reply. A call that gets no reply returns its records too,
 //! so the run's ledger always accounts for every request.
 
@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::budget::{sum, Budget};
 use super::error::BudgetLimit;
-use super::outcome::{FailedCall, TransportRetry};
+use super::outcome::{FailedCall, FailedRequest};
 use futures_util::StreamExt as _;
 
 use super::stream::Listener;
@@ -27,7 +27,7 @@ use crate::retry::RetryPolicy;
 pub(crate) struct Call {
     pub(crate) reply: Reply,
     /// The failed requests before the reply.
-    pub(crate) retries: Vec<TransportRetry>,
+    pub(crate) retries: Vec<FailedRequest>,
     pub(crate) latency: Duration,
     /// Tokens of the failed requests (empty replies that were retried); already
     /// counted in the budget.
@@ -271,7 +271,7 @@ fn timed_out(error: &ModelError) -> bool {
 struct RequestLog {
     attempt: usize,
     started: Instant,
-    failures: Vec<TransportRetry>,
+    failures: Vec<FailedRequest>,
     wasted: Usage,
 }
 
@@ -284,7 +284,7 @@ impl RequestLog {
             ModelError::Incomplete { partial, .. } => Some(*partial),
             _ => None,
         };
-        self.failures.push(TransportRetry {
+        self.failures.push(FailedRequest {
             error: text,
             delay,
             partial,
@@ -294,7 +294,7 @@ impl RequestLog {
     /// Records the failure that ends the run; `error` itself goes into the
     /// `ThinkError`, so the record gets a copy of its partial reply.
     fn last_failed(&mut self, error: &ModelError) {
-        self.failures.push(TransportRetry {
+        self.failures.push(FailedRequest {
             error: crate::model::error::report(error),
             delay: Duration::ZERO,
             partial: error.partial().cloned(),
@@ -328,7 +328,7 @@ impl RequestLog {
         self.wasted = sum(self.wasted, usage);
         budget.add_usage(usage);
         let limit = budget.duration_limit();
-        self.failures.push(TransportRetry {
+        self.failures.push(FailedRequest {
             error: format!("stopped when the {limit} ran out"),
             delay: Duration::ZERO,
             partial,

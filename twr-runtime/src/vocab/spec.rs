@@ -277,6 +277,12 @@ impl SectionSpec {
 /// The sections of the variants follow each other in
 /// [`Sections::specs`](crate::Sections::specs), from
 /// [`start`](Self::start) on, variant after variant in declaration order.
+///
+/// Two ideas share the word "choice": this is a choice between whole sets
+/// of sections (the guide and feedback call them the *ways* to answer),
+/// named as [`Sections::choices`](crate::Sections::choices) returns it;
+/// the [`Choice`](crate::Choice) derive is a value inside one section, one
+/// word of a closed list ([`ValueKind::Choice`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct ChoiceSpec {

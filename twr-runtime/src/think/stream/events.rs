@@ -354,7 +354,10 @@ impl fmt::Debug for Completed {
 }
 
 /// What happens during a run of [`Think::stream`](crate::Think::stream), in
-/// order; the last item is [`Progress::Finished`].
+/// order; the last item is [`Progress::Finished`]. (Not the
+/// [`RunsProgress`](crate::run::RunsProgress) that
+/// [`Think::on_progress`](crate::Think::on_progress) hears, which counts
+/// the ended runs of `run_many`.)
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Progress<T> {

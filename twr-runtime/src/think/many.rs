@@ -16,13 +16,21 @@ use crate::sections::Sections;
 /// [`Think::concurrency`] says otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
-/// Where a batch of [`Think::run_many`] stands, after each run ends.
+/// Where the runs of [`Think::run_many`] (or
+/// [`run_each`](Think::run_each)) stand, after each run ends: the hook of
+/// [`Think::on_progress`] hears it.
+///
+/// Not a [`Progress`](crate::Progress) event, which tells how one streamed
+/// run goes (its attempts and sections); this counts the runs that ended.
+/// Not about the `batch` module's batches either: the runs go to whatever
+/// model the `Think` has, online or a provider's batch API.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
-pub struct BatchProgress {
+pub struct RunsProgress {
     /// Runs ended so far (with a value or an error).
     pub done: usize,
-    /// Runs in the batch.
+    /// Runs in all: the prompts given (for [`run_each`](Think::run_each), see
+    /// there).
     pub total: usize,
     /// Runs ended without a value so far.
     pub failed: usize,
@@ -34,8 +42,14 @@ pub struct BatchProgress {
     pub cost: Option<f64>,
 }
 
+/// The former name of [`RunsProgress`].
+#[deprecated(
+    note = "renamed RunsProgress: the progress of run_many's runs, with or without a batch API"
+)]
+pub type BatchProgress = RunsProgress;
+
 /// The callback of [`Think::on_progress`].
-pub(super) type ProgressHook<'a> = std::sync::Arc<dyn Fn(&BatchProgress) + Send + Sync + 'a>;
+pub(super) type ProgressHook<'a> = std::sync::Arc<dyn Fn(&RunsProgress) + Send + Sync + 'a>;
 
 impl<M: ChatModel> Think<'_, M> {
     /// Runs [`run`](Self::run) for every prompt, at most
@@ -44,7 +58,7 @@ impl<M: ChatModel> Think<'_, M> {
     /// order of `prompts`. A failed run never stops the others. Every run
     /// shares this `Think`'s options and model (so a
     /// [`Limited`](crate::Limited) or [`CircuitBreaker`](crate::CircuitBreaker)
-    /// model is shared by the whole batch); the
+    /// model is shared by all the runs); the
     /// [`on_progress`](Self::on_progress) hook hears of each run as it ends.
     ///
     /// All runs are driven by the returned future itself, on the caller's
@@ -94,7 +108,7 @@ impl<M: ChatModel> Think<'_, M> {
     /// outcome is recorded there before it is handed out (see
     /// [`Job::outcomes`](crate::journal::Job::outcomes)).
     ///
-    /// [`BatchProgress::total`] is the number of prompts when their
+    /// [`RunsProgress::total`] is the number of prompts when their
     /// iterator knows it exactly (its `size_hint`), else the number started
     /// so far.
     ///
@@ -136,7 +150,7 @@ impl<M: ChatModel> Think<'_, M> {
         let started = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&started);
         let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
-        let mut progress = BatchProgress {
+        let mut progress = RunsProgress {
             done: 0,
             total: known_total.unwrap_or(0),
             failed: 0,
@@ -163,7 +177,7 @@ impl<M: ChatModel> Think<'_, M> {
     /// records its outcome in the journal, and tells the progress hook.
     fn run_ended<T>(
         &self,
-        progress: &mut BatchProgress,
+        progress: &mut RunsProgress,
         index: usize,
         result: &Result<Outcome<T>, ThinkError>,
     ) {
@@ -185,7 +199,7 @@ impl<M: ChatModel> Think<'_, M> {
             let record = recorded_outcome(index, result);
             if let Err(error) = job.record_outcome(&record) {
                 // The replies are recorded already: a resumption still
-                // replays this run, so the batch goes on.
+                // replays this run, so the other runs go on.
                 tracing::warn!(index, %error, "twr could not record a run's outcome");
             }
         }

@@ -1,5 +1,10 @@
 //! What of a huge failed reply goes back to the model: the reply whole when
-//! it is of a normal size, else a bounded excerpt.
+//! it is of a normal size, else a bounded reply (its edges and the
+//! surroundings of the failing headers).
+//!
+//! Not the feedback's one-line quote of a value (`parse::excerpt`), nor the
+//! client's scrubbed quote of server text (`Secrets::scrubbed_quote`): this
+//! keeps whole lines of the reply, many kilobytes of them, for the model.
 //!
 //! The retry request carries the latest failed reply so that the feedback
 //! makes sense to the model. A reply of megabytes (a model that looped, a
@@ -23,12 +28,16 @@ const MAX_FOCUS: usize = 8;
 /// How far a cut may move to fall on a line break.
 const LINE_SLACK: usize = 256;
 
-/// The excerpt of `raw` to send back, or `None` when it goes back whole.
+/// The bounded form of `raw` to send back, or `None` when it goes back whole.
 /// `focus` are the headers of the failing sections; `note` writes the
 /// marker for a cut of that many bytes. At most
 /// `2 * EDGE + MAX_FOCUS * (BEFORE + AFTER)` bytes of the reply (56 KiB)
 /// plus the notes; one linear search per header.
-pub(crate) fn excerpt(raw: &str, focus: &[&str], note: impl Fn(usize) -> String) -> Option<String> {
+pub(crate) fn bounded_reply(
+    raw: &str,
+    focus: &[&str],
+    note: impl Fn(usize) -> String,
+) -> Option<String> {
     if raw.len() <= WHOLE_MAX {
         return None;
     }
@@ -121,8 +130,8 @@ mod tests {
 
     #[test]
     fn a_normal_reply_goes_back_whole() {
-        assert_eq!(excerpt("[Days]\nmany", &["[Days]"], note), None);
-        assert_eq!(excerpt(&"x".repeat(WHOLE_MAX), &[], note), None);
+        assert_eq!(bounded_reply("[Days]\nmany", &["[Days]"], note), None);
+        assert_eq!(bounded_reply(&"x".repeat(WHOLE_MAX), &[], note), None);
     }
 
     #[test]
@@ -132,7 +141,7 @@ mod tests {
         let header_at = raw.len();
         raw.push_str("[Days]\nmany\n");
         raw.push_str(&line.repeat(4000));
-        let text = excerpt(&raw, &["[Days]", "[Absent]"], note).unwrap();
+        let text = bounded_reply(&raw, &["[Days]", "[Absent]"], note).unwrap();
         // The first and last 327 whole lines (8,175 bytes), and from the
         // line 1,000 bytes before the failing header to the last whole line
         // 4,096 bytes after it; each cut noted with its size.
@@ -151,7 +160,7 @@ mod tests {
         // Three bytes a character, no line breaks: 8,192 bytes end inside
         // a character, so both cuts move to the nearest boundary inside.
         let raw = "語".repeat(40_000);
-        let text = excerpt(&raw, &[], note).unwrap();
+        let text = bounded_reply(&raw, &[], note).unwrap();
         let edge = "語".repeat(2730);
         assert_eq!(text, format!("{edge}\n[103620 left out]\n{edge}"));
     }
