@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
+use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::Anthropic;
@@ -29,6 +30,18 @@ impl AnthropicBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         AnthropicBatchApi { client, endpoint }
+    }
+}
+
+/// An Anthropic batch model: Message Batches.
+pub type AnthropicBatch = BatchModel<AnthropicBatchApi>;
+
+impl BatchModel<AnthropicBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`,
+    /// its prompt caching breakpoints included (its `stream` option does
+    /// not apply).
+    pub fn anthropic(client: crate::Anthropic) -> Self {
+        BatchModel::new(AnthropicBatchApi::new(client))
     }
 }
 

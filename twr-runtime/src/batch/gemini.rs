@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
+use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::Gemini;
@@ -38,6 +39,17 @@ impl GeminiBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         GeminiBatchApi { client, endpoint }
+    }
+}
+
+/// A Gemini batch model: batch mode with inline requests.
+pub type GeminiBatch = BatchModel<GeminiBatchApi>;
+
+impl BatchModel<GeminiBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply).
+    pub fn gemini(client: crate::Gemini) -> Self {
+        BatchModel::new(GeminiBatchApi::new(client))
     }
 }
 

@@ -5,10 +5,12 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
+use super::BatchModel;
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Request};
 
 /// A batch API in this process over a chat model: see
@@ -51,6 +53,50 @@ impl<M: ChatModel + 'static> LocalBatchApi<M> {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Batches> {
         self.batches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<M: ChatModel + 'static> BatchModel<LocalBatchApi<M>> {
+    /// A batch model whose batches run in this process, their lines
+    /// answered by `model` (a [`ScriptedModel`](crate::ScriptedModel), a
+    /// model of your own, or an online client): a batch job tried offline,
+    /// with no server to write. Rounds, re-asks, custom ids, the journal
+    /// and resumption work as with a provider; each batch is in progress
+    /// for one poll ([`LocalBatchApi::polls`] to change it, through
+    /// [`BatchModel::new`]). It gathers for 20 ms and polls every 10 ms.
+    ///
+    /// ```
+    /// use twr_runtime::batch::BatchModel;
+    /// use twr_runtime::{ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Total {
+    ///     /// The order's total in euros.
+    ///     euros: u32,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // Round one: both prompts in one batch; the second reply does not
+    /// // parse, so its re-ask is round two.
+    /// let batch = BatchModel::local(ScriptedModel::new([
+    ///     "[Euros]\n45",
+    ///     "[Euros]\nforty or so",
+    ///     "[Euros]\n40",
+    /// ]));
+    /// let results = Think::new(&batch)
+    ///     .concurrency(2)
+    ///     .run_many::<Total>(["Order A: €45", "Order B: €40"])
+    ///     .await;
+    /// let totals: Vec<u32> = results.into_iter().map(|r| r.unwrap().value.euros).collect();
+    /// assert_eq!(totals, [45, 40]);
+    /// assert_eq!((batch.rounds(), batch.lines()), (2, 3));
+    /// # }
+    /// ```
+    pub fn local(model: M) -> Self {
+        BatchModel::new(LocalBatchApi::new(model))
+            .gather_window(Duration::from_millis(20))
+            .poll_interval(Duration::from_millis(10))
     }
 }
 

@@ -136,6 +136,9 @@
 //! was submitted but not yet answered waits for that batch instead of
 //! submitting the request again: nothing is asked, or paid for, twice.
 
+// One file per provider holds all of it: its `BatchApi`, its constructor
+// (`BatchModel::openai`) and its alias (`OpenAiBatch`); adding a built-in
+// batch provider is that file plus its `mod` and `pub use` lines here.
 mod anthropic;
 mod api;
 mod gemini;
@@ -150,10 +153,10 @@ use std::time::Duration;
 use futures_util::future::Either;
 use tokio::time::Instant;
 
-pub use anthropic::AnthropicBatchApi;
-pub use gemini::GeminiBatchApi;
+pub use anthropic::{AnthropicBatch, AnthropicBatchApi};
+pub use gemini::{GeminiBatch, GeminiBatchApi};
 pub use local::LocalBatchApi;
-pub use openai::OpenAiBatchApi;
+pub use openai::{OpenAiBatch, OpenAiBatchApi};
 
 pub use api::BatchApi;
 pub use api::{LineResult, Status};
@@ -173,16 +176,6 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(30);
 pub struct BatchModel<A> {
     shared: Arc<Shared<A>>,
 }
-
-/// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
-/// `/v1/batches`.
-pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
-
-/// An Anthropic batch model: Message Batches.
-pub type AnthropicBatch = BatchModel<AnthropicBatchApi>;
-
-/// A Gemini batch model: batch mode with inline requests.
-pub type GeminiBatch = BatchModel<GeminiBatchApi>;
 
 struct Shared<A> {
     api: A,
@@ -236,75 +229,6 @@ struct Running {
     custom_ids: Vec<String>,
     /// The polls in a row whose answer could not be read.
     unreadable: u32,
-}
-
-impl BatchModel<OpenAiBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`
-    /// (its `stream` option does not apply: batch lines never stream).
-    pub fn openai(client: crate::OpenAiCompatible) -> Self {
-        BatchModel::new(OpenAiBatchApi::new(client))
-    }
-}
-
-impl BatchModel<AnthropicBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`,
-    /// its prompt caching breakpoints included (its `stream` option does
-    /// not apply).
-    pub fn anthropic(client: crate::Anthropic) -> Self {
-        BatchModel::new(AnthropicBatchApi::new(client))
-    }
-}
-
-impl BatchModel<GeminiBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`
-    /// (its `stream` option does not apply).
-    pub fn gemini(client: crate::Gemini) -> Self {
-        BatchModel::new(GeminiBatchApi::new(client))
-    }
-}
-
-impl<M: ChatModel + 'static> BatchModel<LocalBatchApi<M>> {
-    /// A batch model whose batches run in this process, their lines
-    /// answered by `model` (a [`ScriptedModel`](crate::ScriptedModel), a
-    /// model of your own, or an online client): a batch job tried offline,
-    /// with no server to write. Rounds, re-asks, custom ids, the journal
-    /// and resumption work as with a provider; each batch is in progress
-    /// for one poll ([`LocalBatchApi::polls`] to change it, through
-    /// [`BatchModel::new`]). It gathers for 20 ms and polls every 10 ms.
-    ///
-    /// ```
-    /// use twr_runtime::batch::BatchModel;
-    /// use twr_runtime::{ScriptedModel, Sections, Think};
-    ///
-    /// #[derive(Debug, Sections)]
-    /// struct Total {
-    ///     /// The order's total in euros.
-    ///     euros: u32,
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// // Round one: both prompts in one batch; the second reply does not
-    /// // parse, so its re-ask is round two.
-    /// let batch = BatchModel::local(ScriptedModel::new([
-    ///     "[Euros]\n45",
-    ///     "[Euros]\nforty or so",
-    ///     "[Euros]\n40",
-    /// ]));
-    /// let results = Think::new(&batch)
-    ///     .concurrency(2)
-    ///     .run_many::<Total>(["Order A: €45", "Order B: €40"])
-    ///     .await;
-    /// let totals: Vec<u32> = results.into_iter().map(|r| r.unwrap().value.euros).collect();
-    /// assert_eq!(totals, [45, 40]);
-    /// assert_eq!((batch.rounds(), batch.lines()), (2, 3));
-    /// # }
-    /// ```
-    pub fn local(model: M) -> Self {
-        BatchModel::new(LocalBatchApi::new(model))
-            .gather_window(Duration::from_millis(20))
-            .poll_interval(Duration::from_millis(10))
-    }
 }
 
 impl<A: BatchApi> BatchModel<A> {

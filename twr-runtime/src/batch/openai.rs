@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::api::{self, BatchApi, LineResult, Status};
+use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
 use crate::OpenAiCompatible;
@@ -29,6 +30,18 @@ impl OpenAiBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         OpenAiBatchApi { client, endpoint }
+    }
+}
+
+/// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
+/// `/v1/batches`.
+pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
+
+impl BatchModel<OpenAiBatchApi> {
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply: batch lines never stream).
+    pub fn openai(client: crate::OpenAiCompatible) -> Self {
+        BatchModel::new(OpenAiBatchApi::new(client))
     }
 }
 
