@@ -246,7 +246,7 @@ pub struct Think<'a, M> {
     // Escalation: the stronger model and after how many failed
     // format attempts it takes over; see Run::ask. Held like the model.
     escalate: Option<(Arc<dyn ChatModel + 'a>, usize)>,
-    // Many prompts at once: see think/batch.rs.
+    // Many prompts at once: see think/many.rs.
     concurrency: Option<usize>,
     progress: Option<many::ProgressHook<'a>>,
     // Cost: prices by model name; see crate::cost.
