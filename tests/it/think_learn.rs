@@ -257,6 +257,36 @@ async fn a_run_typed_only_under_the_grammar_teaches_the_free_format() {
     assert_eq!(outcome.learned[0].prompt, "Two days in Kyoto");
 }
 
+/// An answer that talks about the format instead of answering it (it names
+/// a header, copies the guide, holds a slot or repeats a line) is recorded,
+/// since its value was typed, but never shown: the next prompt sees the
+/// fit answer instead, even a less similar one.
+#[tokio::test]
+async fn answers_that_copy_the_format_are_never_shown() {
+    let journal = journal("unfit");
+    let job = journal.job("tuning");
+    let junk = "[City]\nKyoto, as the [Days] section says\n[Days]\n2";
+    let _: Trip = record(&job, "Two days in Kyoto", &[junk]).await;
+    let _: Trip = record(
+        &job,
+        "Two days in Nara",
+        &["[City]\nNara, a fine city\nNara, a fine city\n[Days]\n2"],
+    )
+    .await;
+    let _: Trip = record(&job, "Three nights in Osaka", &["[City]\nOsaka\n[Days]\n3"]).await;
+    assert_eq!(runs(&job).len(), 3);
+    let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n2"]);
+    let outcome = Think::new(&model)
+        .learn_from(&job)
+        .run::<Trip>("Two days in Kyoto in May")
+        .await
+        .unwrap();
+    let shown: Vec<&str> = outcome.learned.iter().map(|l| l.prompt.as_str()).collect();
+    assert_eq!(shown, ["Three nights in Osaka"]);
+    let sent = &model.requests()[0];
+    assert_eq!(sent[1], Message::assistant("[City]\nOsaka\n\n[Days]\n3"));
+}
+
 /// A store of runs in three jobs of one file, and runs of other types.
 async fn store(journal: &Journal) -> (Job, Job) {
     let trips = journal.job("trips");

@@ -543,12 +543,27 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// run that was typed only on its constrained attempt still teaches the
     /// next similar prompt the free format, on its first try.
     ///
+    /// Not every typed answer is shown. A grammar holds a reply to the
+    /// format, not to the sense, and a model that did not understand the
+    /// format fills its sections with what it was told; shown, such an
+    /// answer is copied again. So an answer is left out when a section
+    /// repeats the format guide (the section's description or slot, or a
+    /// line of the guide of 12 characters or more), holds a placeholder (a
+    /// line wholly in `<...>`, or in `[...]` outside JSON, table and record
+    /// sections), names one of the type's own headers (`the [Stars]
+    /// section needs...`: the feedback it was sent), or repeats a line of 8
+    /// characters or more. The rules read the answer and the type alone,
+    /// whatever the prompts; each line is compared trimmed, without its
+    /// list marker, ignoring case.
+    ///
     /// For each prompt the run picks [`learned_demonstrations`](Self::learned_demonstrations)
-    /// of them (default [`DEFAULT_LEARNED`]), the most alike first, by the
-    /// similarity of their text (character trigrams: lexical, linear in the
-    /// job's runs, nothing sent anywhere), ties going to the job given
-    /// first, then to the prompt first in byte order: the same store and
-    /// prompt give the same picks. An earlier run of the very same prompt
+    /// of the answers left (default [`DEFAULT_LEARNED`]): first those typed
+    /// without a grammar ([`TypedRun::constrained`] false: the model's own
+    /// reply to the format), then the others; in each group the most alike
+    /// first, by the similarity of their text (character trigrams: lexical,
+    /// linear in the job's runs, nothing sent anywhere), ties going to the
+    /// job given first, then to the prompt first in byte order: the same
+    /// store and prompt give the same picks. An earlier run of the very same prompt
     /// is not shown. Types that ask for the same sections, with the same
     /// kinds, share their runs; any other type's runs are never shown. The
     /// picks are in the ledger ([`Outcome::learned`], [`ThinkError::learned`])
@@ -597,6 +612,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// ```
     ///
     /// [`Job::typed_runs`]: crate::journal::Job::typed_runs
+    /// [`TypedRun::constrained`]: crate::journal::TypedRun::constrained
     #[cfg(feature = "journal")]
     pub fn learn_from(mut self, job: &crate::journal::Job) -> Self {
         self.learn_from.push(job.clone());
@@ -1045,7 +1061,13 @@ impl<'a, M: ChatModel> Think<'a, M> {
     where
         F: for<'p> Fn(&'p str, Option<SectionMap<'p>>) -> Parsed<U>,
     {
-        let lessons = match self.lessons(&prompt, format.specs, format.choices) {
+        let lessons = match self.lessons(
+            &prompt,
+            format.specs,
+            format.choices,
+            format.guide.as_deref(),
+            format.lang.unwrap_or_default(),
+        ) {
             Ok(lessons) => lessons,
             Err(error) => return Err(*error),
         };
