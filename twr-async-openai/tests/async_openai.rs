@@ -43,7 +43,7 @@ async fn a_whole_reply_is_patched_into_the_typed_value() {
     .await;
     let template = CreateChatCompletionRequestArgs::default()
         .model("gpt-test")
-        .temperature(0.25)
+        .temperature(0.25_f32)
         .build()
         .unwrap();
     let model = AsyncOpenAi::with_request(client(&server), template);
