@@ -16,7 +16,7 @@ mod server;
 
 use rig_agent::AgentBuilder;
 use rig_core::providers::openai::OpenAIConfig;
-use rig_core::tool::PortableTool;
+use rig_core::tool::{Tool, ToolContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use server::{Scripted, TestServer};
@@ -43,7 +43,7 @@ struct PlanTripArgs {
     request: String,
 }
 
-impl PortableTool for PlanTrip {
+impl Tool for PlanTrip {
     const NAME: &'static str = "plan_trip";
     type Args = PlanTripArgs;
     type Output = Trip;
@@ -59,7 +59,13 @@ impl PortableTool for PlanTrip {
                "required": ["request"]})
     }
 
-    async fn call(&self, args: PlanTripArgs) -> Result<Trip, ThinkError> {
+    // The call's context (what the run published for its tools) is not
+    // needed: the step reads only its arguments.
+    async fn call(
+        &self,
+        _context: &mut ToolContext,
+        args: PlanTripArgs,
+    ) -> Result<Trip, ThinkError> {
         let outcome = Think::new(&self.model).run::<Trip>(&args.request).await?;
         println!(
             "  typed step: {} attempts ({:?}), {:?}",

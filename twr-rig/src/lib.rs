@@ -31,10 +31,10 @@
 //!
 //! # Rust version
 //!
-//! rig-core 0.44 declares Rust 1.95, above the 1.88 the rest of twr
+//! rig-core 0.46 declares Rust 1.97.1, above the 1.88 the rest of twr
 //! declares; this crate is apart so that a program without rig keeps the
-//! older compiler. rig-core 0.45 and later need Rust 1.97; see the README
-//! ("Using the client you already have") for moving to a newer rig.
+//! older compiler. See the README ("Using the client you already have")
+//! for moving to a newer rig.
 //!
 //! # What maps, and what rig hides
 //!
@@ -67,7 +67,8 @@
 //!   and the other 4xx are not, and an error rig marks as a refusal (a
 //!   Gemini safety block, say) or a 400 whose body names a content policy
 //!   is [`ModelError::Refused`]. Connect failures and broken streams are
-//!   transient.
+//!   transient, and so is a stream rig dropped for sending nothing too long
+//!   (rig's `Stalled`, a [`ModelError::Timeout`] of that idle time).
 //! - **Hidden by rig**: a successful response's headers, so
 //!   [`Response::rate_limits`] stays empty (the `x-ratelimit-*` counts do
 //!   not reach twr's `Limited`); rig's transport error is a boxed error of
@@ -81,11 +82,13 @@
 #![warn(missing_docs)]
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use futures_util::{Stream, StreamExt as _};
 use rig_core::completion::message::{
-    AssistantContent, DocumentMediaType, DocumentSourceKind, ImageMediaType, MimeType, UserContent,
+    AssistantContent, DocumentData, DocumentMediaType, DocumentSourceKind, ImageMediaType,
+    MimeType, UserContent,
 };
 use rig_core::completion::{
     CompletionRequest, CompletionResponse, FinishReason as RigFinishReason, Message as RigMessage,
@@ -169,7 +172,9 @@ impl Rig {
     /// conversation.
     fn request(&self, messages: Vec<RigMessage>) -> CompletionRequest {
         let mut request = self.template.clone();
-        request.chat_history = messages;
+        // rig 0.45 shares each message (`Arc`), so a cloned request copies
+        // pointers.
+        request.chat_history = messages.into_iter().map(Arc::new).collect();
         request.tools.clear();
         request.documents.clear();
         request.tool_choice = None;
@@ -245,7 +250,14 @@ impl ChatModel for Rig {
             !value.is_null()
                 && !matches!(
                     name.as_str(),
-                    "chat_history" | "documents" | "tools" | "tool_choice" | "model"
+                    "chat_history"
+                        | "documents"
+                        | "tools"
+                        | "tool_choice"
+                        | "model"
+                        // Where a provider may cache a prefix: it changes
+                        // the price, not the answer.
+                        | "cache_points"
                 )
                 && value != &Value::Array(Vec::new())
                 && value != &Value::Object(serde_json::Map::new())
@@ -318,8 +330,10 @@ const DOCUMENT_TYPES: &[&str] = &[
     "text/markdown",
     "text/csv",
     "text/xml",
-    "text/javascript",
+    "text/x-javascript",
+    "application/x-javascript",
     "text/x-python",
+    "application/x-python",
 ];
 
 /// One attachment as rig user content: base64 of the bytes, or the URL.
@@ -364,7 +378,9 @@ fn user_content(attachment: &Attachment) -> Result<UserContent, AttachmentError>
             };
             Ok(UserContent::Document(
                 rig_core::completion::message::Document {
-                    data: source,
+                    // A file's bytes or URL, never text of its own: rig's
+                    // `DocumentData::Text` is sent as text on every wire.
+                    data: DocumentData::File(source),
                     media_type,
                     additional_params: None,
                 },
@@ -505,6 +521,7 @@ fn deltas(
 /// | a provider's error without a status, `Provider` | [`ModelError::Other`] | no |
 /// | `Http`: an `io::Error` of a refused or unreachable connection in its sources | [`ModelError::Connect`] | yes |
 /// | `Http`: other transport failures, `StreamEnded`; `Truncated` | [`ModelError::Interrupted`] | yes |
+/// | `Stalled`: a stream that sent nothing for its idle limit | [`ModelError::Timeout`] of that limit | yes |
 /// | `Http`: protocol, header and content-type errors; `Json`, `Response` | [`ModelError::Decode`] | no |
 /// | `Request`, `UnsupportedOption`, `Url` (what the wire cannot send) | [`ModelError::Config`] | no |
 /// | anything else | [`ModelError::Other`] | no |
@@ -551,6 +568,8 @@ pub fn map_error(error: ProviderError) -> ModelError {
         ProviderError::Truncated => {
             ModelError::Interrupted(ErrorDetail::with_source(message, error))
         }
+        // rig 0.45: a stream that sent nothing for `idle` was dropped.
+        ProviderError::Stalled(idle) => ModelError::Timeout(*idle),
         ProviderError::Json(_) | ProviderError::Response(_) => {
             ModelError::Decode(ErrorDetail::with_source(message, error))
         }
@@ -701,6 +720,12 @@ mod tests {
         assert!(overloaded.is_transient());
         let cut = map_error(ProviderError::Truncated);
         assert!(matches!(cut, ModelError::Interrupted(_)) && cut.is_transient());
+        let stalled = map_error(ProviderError::Stalled(Duration::from_secs(90)));
+        assert!(
+            matches!(stalled, ModelError::Timeout(idle) if idle == Duration::from_secs(90))
+                && stalled.is_transient(),
+            "{stalled:?}"
+        );
         let request = map_error(ProviderError::request("no such option"));
         assert!(matches!(request, ModelError::Config(_)) && !request.is_transient());
         let body = map_error(ProviderError::Response("not JSON".into()));
@@ -724,7 +749,10 @@ mod tests {
         match user_content(&pdf).unwrap() {
             UserContent::Document(document) => {
                 assert_eq!(document.media_type, Some(DocumentMediaType::PDF));
-                assert!(matches!(document.data, DocumentSourceKind::Base64(_)));
+                assert!(matches!(
+                    document.data,
+                    DocumentData::File(DocumentSourceKind::Base64(_))
+                ));
             }
             other => panic!("{other:?}"),
         }
