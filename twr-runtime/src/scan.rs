@@ -1,5 +1,7 @@
-//! The byte search of the stream parser and the reasoning lexer, tuned for
-//! the short slices a stream fed a few bytes at a time searches.
+//! The byte searches of the parsers: one byte, for the stream parser and
+//! the reasoning lexer, tuned for the short slices a stream fed a few bytes
+//! at a time searches; and the lines of a section's content, for the list
+//! and record readers.
 
 /// The first `byte` in `haystack`: `memchr` for long slices, a plain loop
 /// for short ones, where `memchr`'s set-up costs more than the search (a
@@ -29,9 +31,58 @@ pub(crate) fn find_byte(byte: u8, haystack: &[u8]) -> Option<usize> {
     tail.iter().position(|&b| b == byte).map(|found| at + found)
 }
 
+/// The lines of `text`, as [`str::lines`] gives them (split at `\n`, a
+/// `\r` before it dropped, no empty line after a final `\n`), found with
+/// one `memchr` iterator: `str::lines` starts a new search for every line,
+/// with core's portable search, which costs more than the search itself on
+/// the short lines of a long list.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    std::iter::from_fn(move || {
+        let line = match ends.next() {
+            Some(end) => {
+                let line = &text[start..end];
+                start = end + 1;
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None if start < text.len() => {
+                let line = &text[start..];
+                start = text.len();
+                line
+            }
+            None => return None,
+        };
+        Some(line)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_those_of_str_lines() {
+        for text in [
+            "",
+            "\n",
+            "\n\n",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\r",
+            "a\rb\r\n\r\nc",
+            "\r\n",
+            "- one\n- two\r\n\n  - three",
+            "日本\n語\r\n",
+        ] {
+            assert_eq!(
+                lines(text).collect::<Vec<_>>(),
+                text.lines().collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn find_byte_finds_the_first_at_every_position_and_length() {

@@ -57,7 +57,7 @@ pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
     // growing its vectors than on reading its lines.
     let mut lines: Vec<Line<'a>> =
         Vec::with_capacity(memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1);
-    lines.extend(content.lines().filter_map(|raw| {
+    lines.extend(crate::scan::lines(content).filter_map(|raw| {
         let start_trimmed = raw.trim_start();
         let trimmed = start_trimmed.trim_end();
         if trimmed.is_empty() {
@@ -156,10 +156,11 @@ impl<T: SectionValue> SectionValue for Vec<T> {
         if items.is_empty() {
             return Err(ValueError::Empty);
         }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
+        // Sized once: collecting `Result`s gives the vector no size hint,
+        // and a long list then spends its time growing it.
+        let mut values = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let value =
                 T::parse_section_with(item, phrases).map_err(|error| ValueError::BadItem {
                     index: i + 1,
                     item: excerpt(item),
@@ -172,9 +173,10 @@ impl<T: SectionValue> SectionValue for Vec<T> {
                         }
                         ValueError::Rows(_) => Expected::of_kind(&T::KIND),
                     },
-                })
-            })
-            .collect()
+                })?;
+            values.push(value);
+        }
+        Ok(values)
     }
 }
 
