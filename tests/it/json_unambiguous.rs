@@ -96,6 +96,29 @@ fn json_written_inside_a_string_is_read_unescaped() {
     assert_eq!(got.report.repairs, [Repair::StringifiedJson]);
 }
 
+/// Stringified JSON has every quote escaped: one escaped quote among plain
+/// ones is a stray backslash, and reading the text unescaped would make a
+/// different object of it (found by the property test: `{"": ":"}`, the
+/// second key lost).
+#[test]
+fn one_escaped_quote_among_plain_ones_is_not_stringified_json() {
+    let raw = r#"{\""":"]","\"":null}"#;
+    match twr_runtime::json::extract_value(raw) {
+        Ok(value) => panic!("{raw:?} read as {value}"),
+        Err(feedback) => assert_eq!(
+            feedback.to_string(),
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 \
+             (near `\\\"\"\":\"]\",\"\\\"\":null}`): expected a key in double quotes."
+        ),
+    }
+    // Escaped throughout, the same object is read unescaped.
+    repaired(
+        r#"{\"\":\"]\",\"k\":null}"#,
+        json!({"": "]", "k": null}),
+        &[Repair::StringifiedJson],
+    );
+}
+
 #[test]
 fn numbers_spelled_loosely_and_javascript_literals() {
     repaired(

@@ -11,7 +11,7 @@ use super::fence::fences;
 use super::repair::{comma_and_container, continues_value, repair};
 use super::report::{Extracted, Layer, Repair, Report};
 use super::scan::scan;
-use super::stringified::{looks_stringified, string_holding_json, unescape};
+use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
 use super::think_blocks::strip_think;
 
 /// At most this many repair attempts per reply: each costs up to the
@@ -376,9 +376,12 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
 
 /// The value in `text`, stringified JSON (`{\"a\": 1}`), read unescaped.
 fn stringified<T: DeserializeOwned>(text: &str, in_fence: bool) -> Option<Extracted<T>> {
-    let inner = unescape(text);
+    let (inner, bare_quote) = unescape_marking(text);
     let mut repaired = repair(&inner, 0, in_fence).ok()?;
     if !repaired.whole && continues_value(inner.as_bytes(), repaired.end) {
+        return None;
+    }
+    if bare_quote.is_some_and(|at| at < repaired.end) {
         return None;
     }
     repaired.repairs.insert(Repair::StringifiedJson);

@@ -16,11 +16,24 @@ pub(crate) fn looks_stringified(text: &str, start: usize) -> bool {
 /// `text` unescaped as the inside of a JSON string: `\"` is `"`, `\\` is
 /// `\`, `\n` a line break, `\u00e9` an `é`. Escapes JSON does not know are
 /// kept as written.
+#[cfg(test)]
 pub(crate) fn unescape(text: &str) -> String {
+    unescape_marking(text).0
+}
+
+/// As [`unescape`], with where the first quote that was not escaped lands
+/// in the output: inside a string every quote is escaped, so a value that
+/// reaches past that quote was never stringified JSON (in `{\"""}` the
+/// backslash is a stray one, not an escape).
+pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>) {
     let mut out = String::with_capacity(text.len());
+    let mut bare_quote = None;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
+            if c == '"' && bare_quote.is_none() {
+                bare_quote = Some(out.len());
+            }
             out.push(c);
             continue;
         }
@@ -58,7 +71,7 @@ pub(crate) fn unescape(text: &str) -> String {
             _ => out.push('\\'),
         }
     }
-    out
+    (out, bare_quote)
 }
 
 /// The JSON a reply that is one JSON string holds, when its text is an
