@@ -457,21 +457,10 @@ fn status_error(status: u16, body: String, retry_after: Option<Duration>) -> Mod
     }
 }
 
-/// The pause a failed call's headers ask for: `retry-after-ms`, else
-/// `Retry-After` in seconds or as an HTTP date (relative to `now`).
+/// The pause a failed call's headers ask for, by twr's one reading of
+/// `retry-after-ms` and `Retry-After` (relative to `now`).
 fn retry_after(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
-    let header = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
-    }
-    let value = header("retry-after")?;
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+    twr_runtime::model::retry_after(|name| headers.get(name)?.to_str().ok(), now)
 }
 
 /// At most 500 characters of server text, for an error message.
@@ -486,26 +475,6 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::{HeaderMap, HeaderValue};
-
-    #[test]
-    fn retry_after_in_every_form() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let of = |name: &'static str, value: &str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(name, HeaderValue::from_str(value).unwrap());
-            retry_after(&headers, now)
-        };
-        assert_eq!(of("retry-after", "7"), Some(Duration::from_secs(7)));
-        assert_eq!(
-            of("retry-after-ms", "250"),
-            Some(Duration::from_millis(250))
-        );
-        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
-        assert_eq!(of("retry-after", &later), Some(Duration::from_secs(30)));
-        assert_eq!(of("retry-after", "soon"), None);
-        assert_eq!(of("retry-after", "-1"), None);
-    }
 
     #[test]
     fn a_policy_400_is_a_refusal_and_other_bodies_keep_their_message() {

@@ -11,15 +11,16 @@
 //!
 //! - what a failure is: [`ModelError::is_transient`] and
 //!   [`ModelError::retry_after`], on the error that every model returns;
-//! - the pause a server asks for: [`server_pause`] reads `retry-after-ms`
-//!   and `Retry-After`, for the clients (which only hand it their headers);
+//! - the pause a server asks for: [`model::retry_after`](crate::model::retry_after)
+//!   reads `retry-after-ms` and `Retry-After`, for twr's clients and any
+//!   model over a client of its own (which hand it their headers);
 //! - the policy: [`RetryPolicy`], its budget and backoff, and
 //!   [`RetryPolicy::pause_after`], the decision for one failed request;
 //! - the call site: the loop's transport step (`think/transport.rs`), which
 //!   asks [`RetryPolicy::pause_after`], sleeps, records each failed request
 //!   in the ledger and keeps the run's budgets.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::model::ModelError;
 
@@ -124,34 +125,6 @@ impl RetryPolicy {
     }
 }
 
-/// The pause a server asked for, from the value of each header by its
-/// lower-case name (`header`): `retry-after-ms` (OpenAI, Azure), else
-/// `Retry-After` as seconds or as an HTTP date (a date in the past is zero).
-// Read only by the HTTP clients; a build without them leaves it unused.
-#[cfg_attr(not(feature = "__client"), allow(dead_code))]
-pub(crate) fn server_pause<'h>(
-    header: impl Fn(&str) -> Option<&'h str>,
-    now: SystemTime,
-) -> Option<Duration> {
-    let header = |name: &str| header(name).map(str::trim);
-    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
-    }
-    let value = header("retry-after")?;
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    if let Ok(seconds) = value.parse::<f64>() {
-        if seconds.is_finite() && seconds >= 0.0 {
-            return Some(Duration::from_secs_f64(seconds));
-        }
-    }
-    let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,45 +227,6 @@ mod tests {
             .all(|d| *d >= floor && *d <= Duration::from_secs(8)));
         let top = delays.iter().max().copied().unwrap_or_default();
         assert!(top > Duration::from_millis(7200), "{top:?}");
-    }
-
-    #[test]
-    fn server_pauses_in_every_form() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let pause = |headers: &[(&str, &str)]| {
-            let headers: Vec<(String, String)> = headers
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            server_pause(
-                |name| {
-                    headers
-                        .iter()
-                        .find(|(k, _)| k == name)
-                        .map(|(_, v)| v.as_str())
-                },
-                now,
-            )
-        };
-        assert_eq!(pause(&[]), None);
-        assert_eq!(pause(&[("retry-after", "7")]), Some(Duration::from_secs(7)));
-        assert_eq!(
-            pause(&[("retry-after", " 1.5 ")]),
-            Some(Duration::from_millis(1500))
-        );
-        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
-        assert_eq!(
-            pause(&[("retry-after", &later)]),
-            Some(Duration::from_secs(30))
-        );
-        let earlier = httpdate::fmt_http_date(now - Duration::from_secs(30));
-        assert_eq!(pause(&[("retry-after", &earlier)]), Some(Duration::ZERO));
-        assert_eq!(pause(&[("retry-after", "soon")]), None);
-        assert_eq!(
-            pause(&[("retry-after", "soon"), ("retry-after-ms", "250")]),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(pause(&[("retry-after-ms", "-1")]), None);
     }
 
     #[test]

@@ -191,9 +191,9 @@ pub(crate) fn transport_error(
 }
 
 /// The pause a server asked for, read from the response's headers by the
-/// rule of [`crate::retry::server_pause`].
+/// rule of [`crate::model::retry_after`].
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    crate::retry::server_pause(|name| headers.get(name)?.to_str().ok(), now)
+    crate::model::retry_after(|name| headers.get(name)?.to_str().ok(), now)
 }
 
 /// True when the response is an event stream (a server may ignore a

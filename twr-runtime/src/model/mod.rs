@@ -9,9 +9,11 @@
 //! ([`from_fn`]), a deadline kept by a model over a client of its own
 //! ([`within_deadline`], [`until_deadline`]), the detail of an error
 //! ([`ErrorDetail`]), where a reply came from ([`Served`]), what a response
-//! said about rate limits ([`RateLimits`]), the text type of a message
-//! ([`SharedText`]) and the error of a [`ScriptedModel`](crate::ScriptedModel)
-//! whose script ran out ([`ScriptExhausted`]).
+//! said about rate limits ([`RateLimits`]), the pause a failed response's
+//! headers ask for ([`retry_after`], for a model over a client of its
+//! own), the text type of a message ([`SharedText`]) and the error of a
+//! [`ScriptedModel`](crate::ScriptedModel) whose script ran out
+//! ([`ScriptExhausted`]).
 //!
 //! A model implements one method, `call`, and answers every kind of call
 //! with it: the loop's, whole replies ([`ChatModel::chat`]) and streamed
@@ -73,6 +75,7 @@ pub(crate) mod error;
 mod from_fn;
 pub(crate) mod limits;
 pub(crate) mod message;
+mod retry_after;
 mod seam;
 pub(crate) mod served;
 
@@ -83,6 +86,7 @@ pub use deadline::{until_deadline, within_deadline};
 pub use error::{ErrorDetail, ScriptExhausted};
 pub use from_fn::{from_fn, FromFn};
 pub use limits::RateLimits;
+pub use retry_after::retry_after;
 pub use seam::{Request, Response};
 pub use served::Served;
 
