@@ -170,7 +170,7 @@ async fn a_retry_reads_the_system_history_and_guide_from_the_prompt_cache() {
             "system": cached("Answer briefly."),
             "messages": [
                 {"role": "user", "content": cached("Capital of France?")},
-                {"role": "assistant", "content": "Paris."},
+                {"role": "assistant", "content": cached("Paris.")},
                 {"role": "user", "content": cached(&prompt)},
             ],
         })
@@ -185,7 +185,7 @@ async fn a_retry_reads_the_system_history_and_guide_from_the_prompt_cache() {
             "system": cached("Answer briefly."),
             "messages": [
                 {"role": "user", "content": "Capital of France?"},
-                {"role": "assistant", "content": "Paris."},
+                {"role": "assistant", "content": cached("Paris.")},
                 {"role": "user", "content": cached(&prompt)},
                 {"role": "assistant", "content": "[Name]\nRome\n[Millions]\nabout three"},
                 {"role": "user", "content": cached(&feedback)},
@@ -207,6 +207,102 @@ async fn a_retry_reads_the_system_history_and_guide_from_the_prompt_cache() {
     let body = &server.only_request().body;
     assert_eq!(body["system"], json!("Be brief."));
     assert!(body["messages"][0]["content"].is_string(), "{body}");
+}
+
+/// A breakpoint sits right after the demonstrations the program wrote: the
+/// part every request repeats whatever its prompt, so the next prompt reads
+/// it from the cache too. Learned demonstrations, picked for each prompt,
+/// come after it, outside that part.
+#[tokio::test]
+async fn the_written_demonstrations_end_with_a_breakpoint_before_the_learned_ones() {
+    let answer = "[Name]\nParis\n[Millions]\n2";
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            cached_message("[Name]\nRome\n[Millions]\nthree", 9, 0, 0, 9),
+        ),
+        Scripted::json(200, cached_message("[Millions]\n3", 9, 0, 0, 4)),
+    ])
+    .await;
+    let outcome = twr_runtime::Think::new(&client(&server))
+        .system("Answer briefly.")
+        .demonstration("The capital of France?", answer)
+        .run::<City>("The capital of Italy?")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.millions, 3);
+    let cached = |text: &str| json!([{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]);
+    let question = outcome.transcript[1].content.to_string();
+    let prompt = outcome.transcript[3].content.to_string();
+    assert!(
+        question.starts_with("The capital of France?\n\n"),
+        "{question}"
+    );
+    let feedback = outcome.attempts[0].sent_back.clone().unwrap();
+    // Four breakpoints, Anthropic's most: the system text, the written
+    // demonstration's answer, the prompt before the failed reply, the last
+    // message.
+    assert_eq!(
+        server.requests()[1].body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 4096,
+            "system": cached("Answer briefly."),
+            "messages": [
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": cached(answer)},
+                {"role": "user", "content": cached(&prompt)},
+                {"role": "assistant", "content": "[Name]\nRome\n[Millions]\nthree"},
+                {"role": "user", "content": cached(&feedback)},
+            ],
+        })
+    );
+
+    // With a demonstration learned from a journal job, after the written one.
+    let dir = std::env::temp_dir().join(format!("twr-it-anthropic-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = twr_runtime::journal::Journal::open(dir.join("journal.twr")).unwrap();
+    let job = journal.job("capitals");
+    let earlier = twr_runtime::ScriptedModel::new(["[Name]\nMadrid\n[Millions]\n3"]);
+    twr_runtime::Think::new(&earlier)
+        .journal(job.clone())
+        .run::<City>("The capital of Spain?")
+        .await
+        .unwrap();
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        cached_message("[Name]\nRome\n[Millions]\n3", 9, 0, 0, 9),
+    )])
+    .await;
+    let outcome = twr_runtime::Think::new(&client(&server))
+        .system("Answer briefly.")
+        .demonstration("The capital of France?", answer)
+        .learn_from(&job)
+        .run::<City>("The capital of Italy?")
+        .await
+        .unwrap();
+    assert_eq!(outcome.learned[0].prompt, "The capital of Spain?");
+    let question = outcome.transcript[1].content.to_string();
+    let prompt = outcome.transcript[5].content.to_string();
+    assert_eq!(
+        server.only_request().body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 4096,
+            "system": cached("Answer briefly."),
+            "messages": [
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": cached(answer)},
+                // The shape of a retry (a question, an answer, the last
+                // message) marks the message two before the last too.
+                {"role": "user", "content": cached("The capital of Spain?")},
+                {"role": "assistant", "content": "[Name]\nMadrid\n\n[Millions]\n3"},
+                {"role": "user", "content": cached(&prompt)},
+            ],
+        })
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[tokio::test]

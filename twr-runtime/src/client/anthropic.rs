@@ -160,10 +160,16 @@ impl HttpModel<AnthropicApi> {
     /// The loop's requests are the system text, the demonstrations and the
     /// caller's history, the prompt with its format guide, then at most the
     /// latest failed reply and what was sent back about it. The breakpoints
-    /// go after the system text, after the last message, and, in a retry,
-    /// after the prompt with its guide (the user message before the failed
-    /// reply): a retry, whose last two messages are new, reads everything
-    /// up to the prompt from the cache. A prefix shorter than the
+    /// go after the system text, after the last message, in a retry after
+    /// the prompt with its guide (the user message before the failed
+    /// reply), and after the part every request of the program repeats
+    /// whatever its prompt ([`Request::shared_prefix`](crate::model::Request#structfield.shared_prefix): the demonstrations
+    /// written with [`Think::demonstration`](crate::Think::demonstration),
+    /// before those learned for this prompt; the history too when none was
+    /// learned). So a retry, whose last two messages are new, reads
+    /// everything up to the prompt from the cache, and the next prompt
+    /// reads the system text and the written demonstrations from it. Four
+    /// breakpoints at most, Anthropic's limit. A prefix shorter than the
     /// model's minimum (1,024 tokens for most models) is not cached and
     /// the markers cost nothing. What was read and written is in
     /// [`Usage::cache_read_tokens`] and [`Usage::cache_write_tokens`].
@@ -174,18 +180,22 @@ impl HttpModel<AnthropicApi> {
 }
 
 /// Which of the non-system messages get a `cache_control` breakpoint: the
-/// last one, and the user message two before it when the message between
-/// is the model's (the prompt of a retry, followed by the failed reply and
-/// the feedback). At most two, so that with the system text's the request
-/// stays within Anthropic's limit of four.
-fn breakpoints(roles: &[&str]) -> [Option<usize>; 2] {
+/// last of the `shared` first ones (the end of the part every request
+/// repeats, [`Request::shared_prefix`](crate::model::Request#structfield.shared_prefix),
+/// counted here without the system
+/// messages), the last one, and the user message two before it when the
+/// message between is the model's (the prompt of a retry, followed by the
+/// failed reply and the feedback). At most three, so that with the system
+/// text's the request stays within Anthropic's limit of four.
+fn breakpoints(roles: &[&str], shared: usize) -> [Option<usize>; 3] {
     let Some(last) = roles.len().checked_sub(1) else {
-        return [None, None];
+        return [None, None, None];
     };
     let prompt = last
         .checked_sub(2)
         .filter(|&p| roles[p] == "user" && roles[p + 1] == "assistant");
-    [prompt, Some(last)]
+    let shared = shared.min(roles.len()).checked_sub(1);
+    [shared, prompt, Some(last)]
 }
 
 /// The `content` of one message: its text alone, or a list of blocks:
@@ -279,7 +289,12 @@ impl Provider for AnthropicApi {
     fn body(&self, spec: &RequestSpec<'_>) -> Result<Value, ModelError> {
         let mut system = Vec::new();
         let mut turns = Vec::new();
-        for message in spec.messages {
+        // The shared part's messages that are turns (not system text).
+        let mut shared = 0;
+        for (index, message) in spec.messages.iter().enumerate() {
+            if index < spec.shared_prefix && message.role != Role::System {
+                shared += 1;
+            }
             let role = match message.role {
                 Role::System => {
                     system.push(message.content.as_str());
@@ -292,9 +307,9 @@ impl Provider for AnthropicApi {
         }
         let marked = if self.prompt_caching {
             let roles: Vec<&str> = turns.iter().map(|(role, _)| *role).collect();
-            breakpoints(&roles)
+            breakpoints(&roles, shared)
         } else {
-            [None, None]
+            [None, None, None]
         };
         let messages = turns
             .iter()
@@ -664,18 +679,39 @@ pub(crate) mod tests {
 
     #[test]
     fn breakpoints_mark_the_prompt_of_a_retry_and_the_last_message() {
-        assert_eq!(breakpoints(&[]), [None, None]);
-        assert_eq!(breakpoints(&["user"]), [None, Some(0)]);
+        assert_eq!(breakpoints(&[], 0), [None, None, None]);
+        assert_eq!(breakpoints(&["user"], 0), [None, None, Some(0)]);
         assert_eq!(
-            breakpoints(&["user", "assistant", "user"]),
-            [Some(0), Some(2)]
+            breakpoints(&["user", "assistant", "user"], 0),
+            [None, Some(0), Some(2)]
         );
         assert_eq!(
-            breakpoints(&["user", "assistant", "user", "assistant", "user"]),
-            [Some(2), Some(4)]
+            breakpoints(&["user", "assistant", "user", "assistant", "user"], 0),
+            [None, Some(2), Some(4)]
         );
         // Two user messages in a row: no retry shape, only the last.
-        assert_eq!(breakpoints(&["user", "user", "user"]), [None, Some(2)]);
+        assert_eq!(
+            breakpoints(&["user", "user", "user"], 0),
+            [None, None, Some(2)]
+        );
+    }
+
+    #[test]
+    fn breakpoints_mark_the_end_of_the_shared_part() {
+        let retry = [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+        ];
+        // A demonstration, the prompt, the failed reply and the feedback.
+        assert_eq!(breakpoints(&retry[..5], 2), [Some(1), Some(2), Some(4)]);
+        assert_eq!(breakpoints(&retry, 4), [Some(3), Some(4), Some(6)]);
+        // A count beyond the messages marks the last one.
+        assert_eq!(breakpoints(&retry[..3], 9), [Some(2), Some(0), Some(2)]);
     }
 
     #[test]

@@ -40,12 +40,7 @@ pub(crate) fn deltas<'a, P: Provider>(
     model: &'a HttpModel<P>,
     request: Request<'a>,
 ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
-    let Request {
-        messages,
-        deadline: until,
-        grammar,
-        ..
-    } = request;
+    let messages = request.messages;
     let span = tracing::debug_span!(
         "twr.chat_stream",
         provider = P::NAME,
@@ -65,7 +60,7 @@ pub(crate) fn deltas<'a, P: Provider>(
     let started = Instant::now();
     let reading_span = span.clone();
     let open = async move {
-        let (source, limits) = match model.open_with_limits(messages, grammar, until).await {
+        let (source, limits) = match model.open_with_limits(request).await {
             Ok(opened) => opened,
             Err(error) => {
                 trace_failure(&error, started);

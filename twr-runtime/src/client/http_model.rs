@@ -225,7 +225,8 @@ impl<P: Provider> HttpModel<P> {
     /// As [`request_body`](Self::request_body), and [`ModelError::Config`]
     /// when the provider's API does not take the client's dialect.
     pub fn request_body_for(&self, request: Request<'_>) -> Result<Value, ModelError> {
-        let spec = self.spec(request.messages, request.grammar);
+        let mut spec = self.spec(request.messages, request.grammar);
+        spec.shared_prefix = request.shared_prefix;
         self.body(&spec).map(|(body, _)| body)
     }
 
@@ -263,24 +264,26 @@ impl<P: Provider> HttpModel<P> {
             max_tokens: self.options.max_tokens,
             seed: self.options.seed,
             grammar: self.options.grammar.zip(grammar),
+            shared_prefix: 0,
         }
     }
 
     /// Everything that can fail before a byte is sent fails here, as
     /// [`ModelError::Config`]: nothing to retry. With the grammar the
-    /// request carries, if any.
+    /// request carries, if any, and where its shared prefix ends.
     fn request(
         &self,
-        messages: &[Message],
-        grammar: Option<&Grammar>,
+        call: Request<'_>,
     ) -> Result<(reqwest::RequestBuilder, Option<Sent>), ModelError> {
+        let messages = call.messages;
         if self.model.trim().is_empty() {
             return Err(ModelError::Config("the model name is empty".into()));
         }
         if messages.is_empty() {
             return Err(ModelError::Config("no messages to send".into()));
         }
-        let spec = self.spec(messages, grammar);
+        let mut spec = self.spec(messages, call.grammar);
+        spec.shared_prefix = call.shared_prefix;
         let mut head = RequestHead::new();
         self.provider
             .head(&spec, self.api_key.as_ref(), &mut head)?;
@@ -319,11 +322,10 @@ impl<P: Provider> HttpModel<P> {
     /// keeps the text that arrived.
     pub(crate) async fn open_with_limits(
         &self,
-        messages: &[Message],
-        grammar: Option<&Grammar>,
-        until: Option<tokio::time::Instant>,
+        call: Request<'_>,
     ) -> Result<(Source<'_, P>, RateLimits), ModelError> {
-        let (request, sent) = self.request(messages, grammar)?;
+        let until = call.deadline;
+        let (request, sent) = self.request(call)?;
         let secrets = Arc::new(Secrets::new(self.api_key.as_ref(), &self.base_url));
         let deadline = Deadline::after(self.options.timeout).until(until);
         let response = match http::send(request, deadline, &secrets).await {
@@ -355,13 +357,8 @@ impl<P: Provider> HttpModel<P> {
 
     /// The whole reply to `messages` (read from the event stream with
     /// `stream(true)`), and the response's rate limits.
-    async fn whole_reply(
-        &self,
-        messages: &[Message],
-        grammar: Option<&Grammar>,
-        until: Option<tokio::time::Instant>,
-    ) -> Result<(Reply, RateLimits), ModelError> {
-        let (mut source, limits) = self.open_with_limits(messages, grammar, until).await?;
+    async fn whole_reply(&self, call: Request<'_>) -> Result<(Reply, RateLimits), ModelError> {
+        let (mut source, limits) = self.open_with_limits(call).await?;
         let mut reader = PieceReader::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
         let read = loop {
@@ -621,9 +618,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         Box::pin(
             async move {
                 let started = Instant::now();
-                let result = self
-                    .whole_reply(messages, request.grammar, request.deadline)
-                    .await;
+                let result = self.whole_reply(request).await;
                 trace_result(&result, started);
                 let reply = result.as_ref().ok();
                 let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));

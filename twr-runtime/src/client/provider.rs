@@ -221,6 +221,12 @@ pub struct RequestSpec<'a> {
     /// [`Provider::grammar`] writes it into the body; [`Provider::head`]
     /// sees it too, for an API that wants a header with it.
     pub grammar: Option<(Dialect, &'a Grammar)>,
+    /// How many of [`messages`](Self::messages), from the first, are the
+    /// part every request of the program repeats
+    /// ([`Request::shared_prefix`](crate::model::Request::shared_prefix)):
+    /// an API with a prompt cache marks its end. `0` when the request did
+    /// not say.
+    pub shared_prefix: usize,
 }
 
 /// The error of an API whose structured outputs take a JSON schema in

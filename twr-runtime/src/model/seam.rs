@@ -49,6 +49,17 @@ pub struct Request<'a> {
     /// [`Dialect`](crate::grammar::Dialect)); a model that takes none may
     /// ignore it, and its reply is read as any other.
     pub grammar: Option<&'a Grammar>,
+    /// How many of `messages`, from the first, are the part that every
+    /// request of the program repeats, whatever its prompt: the system
+    /// text and the demonstrations the program wrote (and, for a run shown
+    /// no learned demonstration, the caller's history too). A model with a
+    /// prompt cache may mark the end of that part, so that it is read from
+    /// the cache across prompts, not only across the attempts of one run
+    /// ([`Anthropic`](crate::Anthropic) puts a `cache_control` breakpoint
+    /// there). `0`, the default, says nothing; a model without such a cache
+    /// ignores it. The loop sets it on every request; a request built by
+    /// hand sets it with [`with_shared_prefix`](Self::with_shared_prefix).
+    pub shared_prefix: usize,
 }
 
 impl<'a> Request<'a> {
@@ -59,6 +70,7 @@ impl<'a> Request<'a> {
             stream: false,
             deadline: None,
             grammar: None,
+            shared_prefix: 0,
         }
     }
 
@@ -78,6 +90,20 @@ impl<'a> Request<'a> {
     pub fn with_stream(mut self, stream: bool) -> Self {
         self.stream = stream;
         self
+    }
+
+    /// The same request, its first `messages` the part every request of
+    /// the program repeats (see [`Request::shared_prefix`](Request#structfield.shared_prefix)).
+    pub fn with_shared_prefix(mut self, messages: usize) -> Self {
+        self.shared_prefix = messages;
+        self
+    }
+
+    /// How many of the messages, from the first, every request of the
+    /// program repeats (see
+    /// [`Request::shared_prefix`](Request#structfield.shared_prefix)).
+    pub fn shared_prefix(&self) -> usize {
+        self.shared_prefix
     }
 
     /// The same request, waited for until `deadline` (see

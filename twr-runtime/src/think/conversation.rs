@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::outcome::SectionSource;
-use crate::model::Message;
+use crate::model::{Message, Role};
 use crate::parse::{split_sections, SectionMap};
 use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::text::SharedText;
@@ -17,6 +17,9 @@ use crate::text::SharedText;
 /// mistakes. The full exchange is still kept in a log for the outcome.
 pub(crate) struct Conversation {
     base: Vec<Message>,
+    /// How many messages of `base`, from the first, every request of the
+    /// program repeats (see [`Conversation::sharing`]).
+    shared: usize,
     latest: Option<[Message; 2]>,
     log: Vec<Message>,
 }
@@ -34,12 +37,37 @@ impl Conversation {
         }
         base.extend_from_slice(demonstrations);
         base.extend_from_slice(history);
+        let shared = base.len();
         base.push(prompt);
         Conversation {
             log: base.clone(),
             base,
+            shared,
             latest: None,
         }
+    }
+
+    /// The same conversation, where only the first `pairs` demonstrations
+    /// are the same for every prompt (the ones after them were picked for
+    /// this prompt); `None`: all of them, and the history, are. Everything
+    /// before the prompt is shared unless told otherwise.
+    pub(crate) fn sharing(mut self, pairs: Option<usize>) -> Self {
+        if let Some(pairs) = pairs {
+            let system = usize::from(self.base.first().is_some_and(|m| m.role == Role::System));
+            self.shared = self.shared.min(system + 2 * pairs);
+        }
+        self
+    }
+
+    /// How many messages of each request, from the first, every request of
+    /// the program repeats whatever its prompt ([`Request::shared_prefix`]):
+    /// the system text, the demonstrations written for the `Think`, and,
+    /// when none was learned for this prompt, the rest of the
+    /// demonstrations and the history.
+    ///
+    /// [`Request::shared_prefix`]: crate::model::Request::shared_prefix
+    pub(crate) fn shared_prefix(&self) -> usize {
+        self.shared
     }
 
     /// [`Message::check_attachments`] for every message of the requests

@@ -487,7 +487,10 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// (Anthropic's prompt caching, `Anthropic::prompt_caching`)
     /// holds them for every retry. Demonstrations learned with
     /// [`learn_from`](Self::learn_from) come after these, so the ones you
-    /// write stay the same start for every prompt.
+    /// write stay the same start for every prompt: each request says where
+    /// that start ends ([`Request::shared_prefix`](crate::model::Request#structfield.shared_prefix)),
+    /// and `Anthropic` puts a cache breakpoint there, so the next prompt
+    /// reads them from the cache too.
     ///
     /// The format guide then goes with the first demonstration's question
     /// (so the demonstrated answer follows it, as the real one will), and

@@ -103,6 +103,15 @@ where
         let listener = watch.map(|make| Listener::new(make(), early_abort, notes));
         let lang = format.lang.unwrap_or_default();
         let mut demonstrations = think.demonstrations.clone();
+        // What every request of this Think repeats, whatever the prompt:
+        // the demonstrations written for it and, when none is learned for
+        // this prompt, the one built from the examples and the history
+        // too. Learned ones change with the prompt, and come after.
+        let shared_demonstrations = if lessons.demonstrations.is_empty() {
+            None
+        } else {
+            Some(think.demonstrations.len())
+        };
         demonstrations.extend(lessons.demonstrations);
         if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
             demonstrations.push(demo::from_examples(specs, format.choices, lang));
@@ -129,7 +138,8 @@ where
                 &opening.demonstrations,
                 &think.history,
                 asked,
-            ),
+            )
+            .sharing(shared_demonstrations),
             reader: Reader::new(
                 format,
                 think.mode == RetryMode::Patch,
@@ -291,6 +301,7 @@ where
             &stored,
             &think.retry_policy,
             &request,
+            self.conversation.shared_prefix(),
             grammar.as_ref(),
             &mut self.budget,
             number,

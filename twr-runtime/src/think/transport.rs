@@ -72,12 +72,15 @@ pub(crate) enum Stop {
 
 /// One model call for attempt `attempt`, with transport retries under
 /// `policy`, its reply constrained to `grammar` when there is one; streamed
-/// through `listener` when there is one.
+/// through `listener` when there is one. The first `shared_prefix` of
+/// `messages` are the part every request of the program repeats
+/// ([`Request::shared_prefix`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
     policy: &RetryPolicy,
     messages: &[Message],
+    shared_prefix: usize,
     grammar: Option<&Grammar>,
     budget: &mut Budget,
     attempt: usize,
@@ -94,7 +97,16 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             return Err(log.stop(Stop::Budget(limit)));
         }
         let sent = Instant::now();
-        let result = match send(model, messages, grammar, budget, listener.as_deref_mut()).await {
+        let result = match send(
+            model,
+            messages,
+            shared_prefix,
+            grammar,
+            budget,
+            listener.as_deref_mut(),
+        )
+        .await
+        {
             // The run's time is up: the model ended the request at its time
             // limit (keeping the text that arrived, when it could), or the
             // request was dropped.
@@ -174,12 +186,15 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
     messages: &[Message],
+    shared_prefix: usize,
     grammar: Option<&Grammar>,
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
     let deadline = budget.deadline();
-    let mut request = Request::new(messages).with_stream(listener.is_some());
+    let mut request = Request::new(messages)
+        .with_stream(listener.is_some())
+        .with_shared_prefix(shared_prefix);
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
     }
