@@ -14,14 +14,14 @@ use std::time::Duration;
 use async_openai::config::OpenAIConfig;
 use async_openai::types::chat::CreateChatCompletionRequestArgs;
 use async_openai::Client;
-use replies::{completion, roles, streamed, Trip};
+use replies::{
+    completion, streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script,
+    Trip,
+};
 use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_async_openai::AsyncOpenAi;
-use twr_runtime::{
-    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
-    Usage,
-};
+use twr_runtime::{ChatModel, Message, ModelError, RetryPolicy, Think, ThinkErrorKind};
 
 fn client(server: &TestServer) -> Client<OpenAIConfig> {
     let config = OpenAIConfig::new()
@@ -32,118 +32,29 @@ fn client(server: &TestServer) -> Client<OpenAIConfig> {
 
 #[tokio::test]
 async fn a_whole_reply_is_patched_into_the_typed_value() {
-    let server = TestServer::start(vec![
-        completion(
-            "[Plan]\nSee the temples\n[Days]\nabout a week",
-            Some("Kyoto..."),
-            (30, 10),
-        ),
-        completion("[Days]\n7", None, (50, 3)),
-    ])
-    .await;
+    let server = TestServer::start(whole_patch_script()).await;
     let template = CreateChatCompletionRequestArgs::default()
         .model("gpt-test")
         .temperature(0.25_f32)
         .build()
         .unwrap();
     let model = AsyncOpenAi::with_request(client(&server), template);
-    assert!(!model.streams());
-    assert_eq!(model.name(), "gpt-test");
-    assert_eq!(model.request_options(), Some(json!({"temperature": 0.25})));
-
-    let history = [Message::user("Hi"), Message::assistant("Hello! Where to?")];
-    let outcome = Think::new(&model)
-        .system("You plan trips.")
-        .history(&history)
-        .run::<Trip>("Plan a week in Kyoto")
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome.value,
-        Trip {
-            plan: "See the temples".into(),
-            days: 7
-        }
-    );
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
-    assert_eq!(kinds, [AttemptKind::Rejected, AttemptKind::Merged]);
-    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("Kyoto..."));
-    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
-    assert_eq!(
-        outcome.attempts[0].usage,
-        Usage::new(30, 10).with_cache(4, 0)
-    );
-    assert_eq!(outcome.usage, Usage::new(80, 13).with_cache(8, 0));
-
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    for request in &requests {
-        assert_eq!(request.path_and_query, "/v1/chat/completions");
-        assert_eq!(request.header("authorization"), Some("Bearer sk-test-key"));
-        assert_eq!(request.body["model"], "gpt-test");
-        assert_eq!(request.body["temperature"], 0.25);
+    for request in whole_patch_case(&model, &server).await {
         assert_eq!(request.body.get("stream"), None);
     }
-    assert_eq!(roles(&requests[0]), ["system", "user", "assistant", "user"]);
-    assert_eq!(
-        requests[0].body["messages"][2]["content"],
-        "Hello! Where to?"
-    );
-    // The patch request: the conversation so far, the reply, and what to fix.
-    assert_eq!(
-        roles(&requests[1]),
-        ["system", "user", "assistant", "user", "assistant", "user"]
-    );
-    assert_eq!(
-        requests[1].body["messages"][4]["content"],
-        "[Plan]\nSee the temples\n[Days]\nabout a week"
-    );
-    let fix = requests[1].body["messages"][5]["content"].as_str().unwrap();
-    assert!(fix.contains("[Days]"), "{fix}");
 }
 
 #[tokio::test]
 async fn a_streamed_reply_is_patched_into_the_typed_value() {
-    let server = TestServer::start(vec![
-        streamed(
-            &["[Plan]\nSee the ", "temples\n[Days]\nabout a ", "week"],
-            "hmm",
-            (30, 10),
-        ),
-        streamed(&["[Days]\n", "7"], "ok", (50, 3)),
-    ])
-    .await;
+    let server = TestServer::start(streamed_patch_script()).await;
     let model = AsyncOpenAi::new(client(&server), "gpt-test").stream(true);
-    assert!(model.streams());
-    let outcome = Think::new(&model)
-        .run::<Trip>("Plan a week in Kyoto")
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome.value,
-        Trip {
-            plan: "See the temples".into(),
-            days: 7
-        }
-    );
-    assert_eq!(outcome.attempts.len(), 2);
-    assert_eq!(
-        outcome.attempts[0].raw.as_str(),
-        "[Plan]\nSee the temples\n[Days]\nabout a week"
-    );
-    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("hmm"));
-    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
-    assert_eq!(outcome.usage, Usage::new(80, 13));
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
+    let (_, requests) = streamed_patch_case(&model, &server).await;
     for request in &requests {
-        assert_eq!(request.body["stream"], true);
         assert_eq!(
             request.body["stream_options"],
             json!({"include_usage": true})
         );
     }
-    assert_eq!(roles(&requests[1]), ["user", "assistant", "user"]);
 }
 
 /// A 429 as OpenAI sends it, asking for no pause (`retry-after: 0`), so

@@ -13,7 +13,10 @@ mod replies;
 
 use std::time::Duration;
 
-use replies::{completion, roles, streamed, Trip};
+use replies::{
+    completion, streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script,
+    Trip,
+};
 use rig_core::completion::CompletionRequest;
 use rig_core::providers::openai::OpenAIConfig;
 use rig_core::DynModel;
@@ -21,8 +24,7 @@ use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_rig::Rig;
 use twr_runtime::{
-    AttemptKind, ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
-    Usage,
+    ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
 };
 
 /// A rig Chat Completions model served by `base` (an OpenAI-shaped API).
@@ -40,108 +42,17 @@ fn rig(server: &TestServer) -> Rig {
 
 #[tokio::test]
 async fn a_whole_reply_is_patched_into_the_typed_value() {
-    let server = TestServer::start(vec![
-        completion(
-            "[Plan]\nSee the temples\n[Days]\nabout a week",
-            Some("Kyoto..."),
-            (30, 10),
-        ),
-        completion("[Days]\n7", None, (50, 3)),
-    ])
-    .await;
+    let server = TestServer::start(whole_patch_script()).await;
     let model = rig(&server).with_request(CompletionRequest::new("").temperature(0.25));
-    assert!(!model.streams());
-    assert_eq!(model.name(), "gpt-test");
-    assert_eq!(model.request_options(), Some(json!({"temperature": 0.25})));
-
-    let history = [Message::user("Hi"), Message::assistant("Hello! Where to?")];
-    let outcome = Think::new(&model)
-        .system("You plan trips.")
-        .history(&history)
-        .run::<Trip>("Plan a week in Kyoto")
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome.value,
-        Trip {
-            plan: "See the temples".into(),
-            days: 7
-        }
-    );
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
-    assert_eq!(kinds, [AttemptKind::Rejected, AttemptKind::Merged]);
-    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("Kyoto..."));
-    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
-    assert_eq!(
-        outcome.attempts[0].usage,
-        Usage::new(30, 10).with_cache(4, 0)
-    );
-    assert_eq!(outcome.usage, Usage::new(80, 13).with_cache(8, 0));
-
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    for request in &requests {
-        assert_eq!(request.path_and_query, "/v1/chat/completions");
-        assert_eq!(request.header("authorization"), Some("Bearer sk-test-key"));
-        assert_eq!(request.body["model"], "gpt-test");
-        assert_eq!(request.body["temperature"], 0.25);
-    }
-    assert_eq!(roles(&requests[0]), ["system", "user", "assistant", "user"]);
-    assert_eq!(
-        requests[0].body["messages"][2]["content"],
-        "Hello! Where to?"
-    );
-    assert_eq!(
-        roles(&requests[1]),
-        ["system", "user", "assistant", "user", "assistant", "user"]
-    );
-    assert_eq!(
-        requests[1].body["messages"][4]["content"],
-        "[Plan]\nSee the temples\n[Days]\nabout a week"
-    );
-    let fix = requests[1].body["messages"][5]["content"].to_string();
-    assert!(fix.contains("[Days]"), "{fix}");
+    whole_patch_case(&model, &server).await;
 }
 
 #[tokio::test]
 async fn a_streamed_reply_is_patched_into_the_typed_value() {
-    let server = TestServer::start(vec![
-        streamed(
-            &["[Plan]\nSee the ", "temples\n[Days]\nabout a ", "week"],
-            "hmm",
-            (30, 10),
-        ),
-        streamed(&["[Days]\n", "7"], "ok", (50, 3)),
-    ])
-    .await;
+    let server = TestServer::start(streamed_patch_script()).await;
     let model = rig(&server).stream(true);
-    assert!(model.streams());
-    let outcome = Think::new(&model)
-        .run::<Trip>("Plan a week in Kyoto")
-        .await
-        .unwrap();
-    assert_eq!(
-        outcome.value,
-        Trip {
-            plan: "See the temples".into(),
-            days: 7
-        }
-    );
-    assert_eq!(outcome.attempts.len(), 2);
-    assert_eq!(
-        outcome.attempts[0].raw.as_str(),
-        "[Plan]\nSee the temples\n[Days]\nabout a week"
-    );
-    assert_eq!(outcome.attempts[0].reasoning.as_deref(), Some("hmm"));
-    assert_eq!(outcome.attempts[0].finish_reason, Some(FinishReason::Stop));
-    assert_eq!(outcome.attempts[1].kind, AttemptKind::Merged);
-    assert_eq!(outcome.usage, Usage::new(80, 13));
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    for request in &requests {
-        assert_eq!(request.body["stream"], true);
-    }
-    assert_eq!(roles(&requests[1]), ["user", "assistant", "user"]);
+    let (finish_reason, _) = streamed_patch_case(&model, &server).await;
+    assert_eq!(finish_reason, Some(FinishReason::Stop));
 }
 
 #[tokio::test]
