@@ -9,7 +9,10 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use twr_runtime::{AttemptKind, ChatModel, FinishReason, Message, Sections, Think, Usage};
+use twr_runtime::{
+    AttemptKind, ChatModel, FinishReason, Message, ModelError, Sections, Think, ThinkErrorKind,
+    Usage,
+};
 
 use super::server::{Recorded, Scripted, TestServer};
 
@@ -202,4 +205,53 @@ pub async fn streamed_patch_case<M: ChatModel>(
     }
     assert_eq!(roles(&requests[1]), ["user", "assistant", "user"]);
     (outcome.attempts[0].finish_reason.clone(), requests)
+}
+
+/// OpenAI's 400 for an argument it does not know.
+pub fn bad_request() -> Scripted {
+    Scripted::json(
+        400,
+        json!({"error": {"message": "Unrecognized request argument supplied: foo",
+                         "type": "invalid_request_error", "param": "foo", "code": null}}),
+    )
+}
+
+/// A run through `model`, served [`bad_request`] by `server`, ends at once:
+/// one request, no retry, a model error that is not transient and reads
+/// `message` (each client words the server's error its own way).
+pub async fn bad_request_case<M: ChatModel>(model: &M, server: &TestServer, message: &str) {
+    let error = Think::new(model)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap_err();
+    match error.kind() {
+        ThinkErrorKind::Model { source, retries } => {
+            assert_eq!(*retries, 0);
+            assert_eq!(source.to_string(), message);
+            assert!(!source.is_transient());
+        }
+        other => panic!("expected a model error, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// OpenAI's 400 for a prompt its safety system rejected.
+pub fn content_policy() -> Scripted {
+    Scripted::json(
+        400,
+        json!({"error": {"message": "Your request was rejected by the safety system.",
+                         "type": "invalid_request_error", "param": null,
+                         "code": "content_policy_violation"}}),
+    )
+}
+
+/// A call to `model`, served [`content_policy`], is a refusal with the
+/// server's message, not transient.
+pub async fn content_policy_case<M: ChatModel>(model: &M) {
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert!(
+        matches!(&error, ModelError::Refused(m) if m == "Your request was rejected by the safety system."),
+        "{error:?}"
+    );
+    assert!(!error.is_transient());
 }

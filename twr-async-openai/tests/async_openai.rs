@@ -15,13 +15,13 @@ use async_openai::config::OpenAIConfig;
 use async_openai::types::chat::CreateChatCompletionRequestArgs;
 use async_openai::Client;
 use replies::{
-    completion, streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script,
-    Trip,
+    bad_request, bad_request_case, completion, content_policy, content_policy_case,
+    streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script, Trip,
 };
 use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_async_openai::AsyncOpenAi;
-use twr_runtime::{ChatModel, Message, ModelError, RetryPolicy, Think, ThinkErrorKind};
+use twr_runtime::{ChatModel, Message, ModelError, RetryPolicy, Think};
 
 fn client(server: &TestServer) -> Client<OpenAIConfig> {
     let config = OpenAIConfig::new()
@@ -150,45 +150,18 @@ async fn a_rate_limit_is_transient_after_the_clients_own_retries() {
 
 #[tokio::test]
 async fn a_bad_request_ends_the_run_at_once_and_a_content_policy_is_a_refusal() {
-    let server = TestServer::start(vec![Scripted::json(
-        400,
-        json!({"error": {"message": "Unrecognized request argument supplied: foo",
-                         "type": "invalid_request_error", "param": "foo", "code": null}}),
-    )])
-    .await;
+    let server = TestServer::start(vec![bad_request()]).await;
     let model = AsyncOpenAi::new(client(&server), "gpt-test");
-    let error = Think::new(&model)
-        .run::<Trip>("Plan two days")
-        .await
-        .unwrap_err();
-    match error.kind() {
-        ThinkErrorKind::Model { source, retries } => {
-            assert_eq!(*retries, 0);
-            assert_eq!(
-                source.to_string(),
-                "the model server answered HTTP 400: invalid_request_error: Unrecognized \
-                 request argument supplied: foo (param: foo)"
-            );
-            assert!(!source.is_transient());
-        }
-        other => panic!("expected a model error, got {other:?}"),
-    }
-    assert_eq!(server.requests().len(), 1);
+    bad_request_case(
+        &model,
+        &server,
+        "the model server answered HTTP 400: invalid_request_error: Unrecognized \
+         request argument supplied: foo (param: foo)",
+    )
+    .await;
 
-    let server = TestServer::start(vec![Scripted::json(
-        400,
-        json!({"error": {"message": "Your request was rejected by the safety system.",
-                         "type": "invalid_request_error", "param": null,
-                         "code": "content_policy_violation"}}),
-    )])
-    .await;
-    let model = AsyncOpenAi::new(client(&server), "gpt-test");
-    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
-    assert!(
-        matches!(&error, ModelError::Refused(m) if m == "Your request was rejected by the safety system."),
-        "{error:?}"
-    );
-    assert!(!error.is_transient());
+    let server = TestServer::start(vec![content_policy()]).await;
+    content_policy_case(&AsyncOpenAi::new(client(&server), "gpt-test")).await;
 }
 
 #[tokio::test]

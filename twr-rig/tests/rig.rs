@@ -14,8 +14,8 @@ mod replies;
 use std::time::Duration;
 
 use replies::{
-    completion, streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script,
-    Trip,
+    bad_request, bad_request_case, completion, content_policy, content_policy_case,
+    streamed_patch_case, streamed_patch_script, whole_patch_case, whole_patch_script, Trip,
 };
 use rig_core::completion::CompletionRequest;
 use rig_core::providers::openai::OpenAIConfig;
@@ -23,9 +23,7 @@ use rig_core::DynModel;
 use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_rig::Rig;
-use twr_runtime::{
-    ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think, ThinkErrorKind,
-};
+use twr_runtime::{ChatModel, FinishReason, Message, ModelError, RetryPolicy, Think};
 
 /// A rig Chat Completions model served by `base` (an OpenAI-shaped API).
 fn rig_model(base: &str) -> DynModel<rig_core::operation::Completion> {
@@ -122,43 +120,17 @@ async fn a_rate_limit_is_transient_with_its_retry_after() {
 
 #[tokio::test]
 async fn a_bad_request_ends_the_run_at_once_and_a_content_policy_is_a_refusal() {
-    let server = TestServer::start(vec![Scripted::json(
-        400,
-        json!({"error": {"message": "Unrecognized request argument supplied: foo",
-                         "type": "invalid_request_error", "param": "foo", "code": null}}),
-    )])
-    .await;
+    let server = TestServer::start(vec![bad_request()]).await;
     let model = rig(&server);
-    let error = Think::new(&model)
-        .run::<Trip>("Plan two days")
-        .await
-        .unwrap_err();
-    match error.kind() {
-        ThinkErrorKind::Model { source, retries } => {
-            assert_eq!(*retries, 0);
-            assert_eq!(
-                source.to_string(),
-                "the model server answered HTTP 400: Unrecognized request argument supplied: foo"
-            );
-            assert!(!source.is_transient());
-        }
-        other => panic!("expected a model error, got {other:?}"),
-    }
-    assert_eq!(server.requests().len(), 1);
-
-    let server = TestServer::start(vec![Scripted::json(
-        400,
-        json!({"error": {"message": "Your request was rejected by the safety system.",
-                         "type": "invalid_request_error", "param": null,
-                         "code": "content_policy_violation"}}),
-    )])
+    bad_request_case(
+        &model,
+        &server,
+        "the model server answered HTTP 400: Unrecognized request argument supplied: foo",
+    )
     .await;
-    let error = rig(&server).chat(&[Message::user("hi")]).await.unwrap_err();
-    assert!(
-        matches!(&error, ModelError::Refused(m) if m == "Your request was rejected by the safety system."),
-        "{error:?}"
-    );
-    assert!(!error.is_transient());
+
+    let server = TestServer::start(vec![content_policy()]).await;
+    content_policy_case(&rig(&server)).await;
 }
 
 #[tokio::test]
