@@ -253,3 +253,64 @@ fn python_tuples_are_lists() {
     );
     assert!(refused("{'p': (1)}").contains("not a tuple"));
 }
+
+/// One stray character in valid JSON never makes the repair drop a member
+/// or an item: where the stray shifts which quote or bracket ends what,
+/// the reading that loses part of the value is refused (cases the
+/// property test `a_repair_never_loses_a_key_or_item` found).
+#[test]
+fn a_stray_that_would_cost_a_member_or_item_is_refused() {
+    let cases: &[(&str, &str)] = &[
+        // A quote too many in a key: the list inside the string after it
+        // is not the answer.
+        (
+            r#"[{""":-1000000000000000},"]["]"#,
+            "the JSON breaks at line 1, column 27 (near `][\"]`): this closing bracket is of the wrong kind and would \
+             close the whole value, but more of it follows; close each container with its own \
+             bracket.",
+        ),
+        // A string opened with “ over lines to a plain quote, then `//`.
+        (
+            "[\n  {\n    \"\": [\n      null,“\n      1,\n      \"//\"\n    ]\n  },\n  []\n]",
+            "the JSON breaks at line 4, column 12 (near `“`): this string opened with “ runs over lines to a plain \
+             quote, so where it ends is not known; close it with ” on its line.",
+        ),
+        // A quote taken for text, then a closer of the wrong kind.
+        (
+            r#"["",""O,"}x",-1,null]"#,
+            "the JSON breaks at line 1, column 10 (near `}x\",-1,null]`): this bracket does not close what is open, \
+             and a quote before it was read as text, so where the strings end is not known; close \
+             each string and bracket with its own kind.",
+        ),
+        // A stray quote before a pretty-printed list: its items taken into
+        // one string over lines, a comma put in after it.
+        (
+            "{\n  \" \": [\n\"    null,\n    1\n  ],\n  \"\": \"{\"\n}",
+            "a string runs over lines and no comma follows it, so where it ends is not known; \
+             close each string on its line, or write a line break inside it as \\n.",
+        ),
+        // A stray quote making the rest one string that is never closed.
+        (
+            r#"["null,"{'",-75.25]"#,
+            "a comma is missing, and a key at the end is left without a value, so a quote may \
+             be a stray one; write the value whole, with a comma between items.",
+        ),
+        // A closer of the wrong kind ending the object before its members.
+        (
+            "{\n  \"_\": \"\"]\\\\\",\n  \"a\": \"\"\n}",
+            "the JSON breaks at line 2, column 10 (near `]\\\\\",`): this closing bracket is of the wrong kind and \
+             would end the value, yet the value's own closing bracket comes later; close each \
+             container with its own bracket.",
+        ),
+    ];
+    for &(raw, want) in cases {
+        match twr_runtime::json::extract_value(raw) {
+            Ok(value) => panic!("{raw:?} read as {value}"),
+            Err(feedback) => assert_eq!(
+                feedback.to_string(),
+                format!("The reply should be JSON of the expected shape: {want}"),
+                "{raw:?}"
+            ),
+        }
+    }
+}

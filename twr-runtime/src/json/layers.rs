@@ -262,6 +262,12 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // span later may still be the answer after a bracket of prose).
     let unclosed = &candidates.unclosed[..candidates.unclosed.len().min(MAX_UNCLOSED)];
     let mut unclosed_failed = false;
+    // An earlier value broke: where it broke may be anywhere in it (a
+    // quote too many shifts every string after it, so its own text may
+    // hold what looks like an opener), and a later value that needed
+    // repairs may be a piece of it, read as a guess. After a break only a
+    // later value read without repairs is taken.
+    let mut broke = false;
     for (start, span_end) in queue {
         if start < read_until {
             continue;
@@ -300,6 +306,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             Ok(repaired) => repaired,
             Err(e) => {
                 unclosed_failed |= is_unclosed;
+                broke = true;
                 // The opener is never closed and what it holds is JSON:
                 // all that follows is inside it.
                 if is_unclosed && e.json_like {
@@ -343,6 +350,31 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         {
             misses.continued(&text, repaired.end - start, repaired.end);
             read_until = read_until.max(stray_end);
+            continue;
+        }
+        if broke && !repaired.repairs.is_empty() {
+            continue;
+        }
+        // A comma left out, and a string over lines or a key left without
+        // a value where the text ends: where the string ends, or whether
+        // the text was cut, is one guess and the comma a second one (a
+        // stray quote before a pretty-printed list reads that way, its
+        // items taken into one string; or a stray quote makes the rest of
+        // the text one string that is never closed).
+        let over_lines = repaired.repairs.contains(Repair::ControlCharacter);
+        if repaired.repairs.contains(Repair::MissingComma)
+            && (over_lines || repaired.repairs.contains(Repair::DanglingKey))
+        {
+            misses.syntax(repaired.end - start, || {
+                if over_lines {
+                    "a string runs over lines and no comma follows it, so where it ends is not \
+                     known; close each string on its line, or write a line break inside it as \\n"
+                } else {
+                    "a comma is missing, and a key at the end is left without a value, so a \
+                     quote may be a stray one; write the value whole, with a comma between items"
+                }
+                .to_owned()
+            });
             continue;
         }
         // A bare value must be all there is: "True story" is prose.

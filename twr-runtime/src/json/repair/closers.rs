@@ -4,6 +4,16 @@ use super::ahead::{item_at, last_item_at, member_at, next, skip_space, Next};
 use super::{Expect, Frame, Repair, RepairError, Repairer};
 
 impl Repairer<'_> {
+    /// True when the closer of `outer`, the outermost container, stands
+    /// somewhere after the closer at `pos`: a closer of the wrong kind
+    /// that would end the whole value may then be text of a string a stray
+    /// quote ended (`{"a": ""]\\", "b": 1}`), and reading it as the end
+    /// would drop what follows. One search, once: the value ends here
+    /// either way.
+    fn own_closer_later(&self, outer: Frame) -> bool {
+        memchr::memchr(outer.closing_byte(), &self.src[self.pos + 1..]).is_some()
+    }
+
     /// Handles the closing bracket `byte` at `pos`.
     ///
     /// A closer of the wrong kind has two readings: it was meant for the
@@ -27,6 +37,16 @@ impl Repairer<'_> {
             self.pop_frame();
             return Ok(self.after_value());
         }
+        if self.repairs.contains(Repair::UnescapedQuote) {
+            // A quote inside a string was taken for text: this closer may
+            // as well be text of a string that quote ended. Two guesses
+            // about one value.
+            return self.error(
+                "this bracket does not close what is open, and a quote before it was read as \
+                 text, so where the strings end is not known; close each string and bracket \
+                 with its own kind",
+            );
+        }
         self.repairs.insert(Repair::MismatchedBracket);
         let own = match byte {
             b'}' => self.objects.last(),
@@ -43,6 +63,9 @@ impl Repairer<'_> {
             }
             if self.stack.len() == 1 && self.continues_after(self.pos + 1) {
                 return self.closed_early();
+            }
+            if self.stack.len() == 1 && self.own_closer_later(top) {
+                return self.error(WRONG_CLOSER_THEN_OWN);
             }
             self.pos += 1;
             self.pop_frame();
@@ -78,6 +101,9 @@ impl Repairer<'_> {
         let left = if meant_for_top { len - 1 } else { own };
         if left == 0 && self.continues_after(self.pos + 1) {
             return self.closed_early();
+        }
+        if left == 0 && self.own_closer_later(self.stack[0]) {
+            return self.error(WRONG_CLOSER_THEN_OWN);
         }
         self.pos += 1;
         if meant_for_top {
@@ -134,3 +160,9 @@ impl Repairer<'_> {
         Ok(self.after_value())
     }
 }
+
+/// A closer of the wrong kind would end the value while its own closer
+/// stands later.
+const WRONG_CLOSER_THEN_OWN: &str =
+    "this closing bracket is of the wrong kind and would end the value, yet the value's own \
+     closing bracket comes later; close each container with its own bracket";

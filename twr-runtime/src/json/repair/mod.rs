@@ -74,6 +74,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         repairs: RepairSet::default(),
         dropped: Vec::new(),
         inserted_separator: false,
+        bare_key_end: None,
         tuple_commas: Vec::new(),
         commas_read: 0,
         structure_in_last_comment: None,
@@ -206,6 +207,11 @@ struct Repairer<'a> {
     /// The pass put in the `,` or `:` before the coming value: a value
     /// of bare words is then refused (`[1 apples]` is not two items).
     inserted_separator: bool,
+    /// Where the last key ended when it was written without quotes: a
+    /// value right there, with no colon and not even a space between, is
+    /// a guess about where the key ends stacked on the colon's
+    /// (`{4549.75}`).
+    bare_key_end: Option<usize>,
     /// For each open tuple, innermost last: whether a `,` was met in it
     /// (`(1)` is 1 in Python, not a tuple).
     tuple_commas: Vec<bool>,
@@ -392,7 +398,10 @@ impl Repairer<'_> {
                     if b == b':' {
                         self.pos += 1;
                         self.inserted_separator = false;
-                    } else if !self.inserted_separator && self.starts_plain_value() {
+                    } else if !self.inserted_separator
+                        && self.bare_key_end != Some(self.pos)
+                        && self.starts_plain_value()
+                    {
                         // `{"a" 1}`: a value that is no bare word (which
                         // could be more of the key) right after the key;
                         // not after a key whose comma was put in too.
@@ -536,6 +545,7 @@ impl Repairer<'_> {
 
     /// An object key, quoted or bare.
     fn key(&mut self) -> Result<Ended, RepairError> {
+        self.bare_key_end = None;
         if let Some((quote, len)) = self.quote_here() {
             return self.string(quote, len, Role::Key);
         }
@@ -560,6 +570,7 @@ impl Repairer<'_> {
             return Ok(Ended::Truncated);
         }
         self.repairs.insert(Repair::UnquotedKey);
+        self.bare_key_end = Some(self.pos);
         Ok(Ended::Complete)
     }
 

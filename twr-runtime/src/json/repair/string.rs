@@ -267,6 +267,24 @@ impl Repairer<'_> {
                              the value before it, or write a comma",
                         );
                     }
+                    if quote == Quote::SmartDouble {
+                        // A string opened with `“` and ended by a plain
+                        // quote is one guess already: a second one about
+                        // the same string (where it ends, over lines or
+                        // before a comment that could be its text) is not
+                        // taken.
+                        if holds_newline {
+                            return self.error_from(
+                                opened,
+                                "this string opened with \u{201C} runs over lines to a plain \
+                                 quote, so where it ends is not known; close it with \u{201D} \
+                                 on its line",
+                            );
+                        }
+                        if self.comment_has_two_readings(self.pos) {
+                            return self.error(COMMENT_OR_TEXT);
+                        }
+                    }
                     self.pos += 1;
                     if matches!(quote, Quote::Double | Quote::SmartDouble) {
                         self.out.push(b'"');
