@@ -410,9 +410,19 @@ impl<'f, 'a> Layout<'f, 'a> {
         ))
     }
 
-    /// Statements registering the examples built from the types of table
-    /// and record sections, the layout starting at `start`.
-    pub(crate) fn shapes(&self, start: &TokenStream) -> Vec<TokenStream> {
+    /// Statements filling one per-section table of `SectionSet` (`method`,
+    /// its vector `list`), the layout starting at `start`: a flattened
+    /// field hands its type's own table the offset of its sections; any
+    /// other field adds the entry `entry` makes of it, if any.
+    fn registrations(
+        &self,
+        start: &TokenStream,
+        method: &str,
+        list: &str,
+        entry: impl Fn(&Field<'_>) -> Option<TokenStream>,
+    ) -> Vec<TokenStream> {
+        let method = Ident::new(method, Span::call_site());
+        let list = Ident::new(list, Span::call_site());
         self.fields
             .iter()
             .zip(self.positions())
@@ -420,78 +430,61 @@ impl<'f, 'a> Layout<'f, 'a> {
                 if field.is_flatten() {
                     let ty = field.ty;
                     return Some(quote! {
-                        <#ty as ::twr_runtime::__private::SectionSet>::shapes(#start + #position, __twr_shapes);
+                        <#ty as ::twr_runtime::__private::SectionSet>::#method(#start + #position, #list);
                     });
                 }
-                if field.attrs.example.is_some() {
-                    return None;
-                }
-                let shape = shape(field)?;
+                let entry = entry(field)?;
                 Some(quote! {
-                    __twr_shapes.push((#start + #position, #shape));
+                    #list.push((#start + #position, #entry));
                 })
             })
             .collect()
     }
 
+    /// Statements registering the examples built from the types of table
+    /// and record sections, the layout starting at `start`.
+    pub(crate) fn shapes(&self, start: &TokenStream) -> Vec<TokenStream> {
+        self.registrations(start, "shapes", "__twr_shapes", |field| {
+            if field.attrs.example.is_some() {
+                return None;
+            }
+            shape(field)
+        })
+    }
+
     /// Statements registering the columns of table and record sections
     /// (their row or record type's fields), the layout starting at `start`.
     pub(crate) fn columns(&self, start: &TokenStream) -> Vec<TokenStream> {
-        self.fields
-            .iter()
-            .zip(self.positions())
-            .filter_map(|(field, position)| {
-                if field.is_flatten() {
-                    let ty = field.ty;
-                    return Some(quote! {
-                        <#ty as ::twr_runtime::__private::SectionSet>::columns(#start + #position, __twr_columns);
-                    });
-                }
-                let ty = field.value_ty();
-                let function = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
-                    quote_spanned!(ty_span(row)=> <#row as ::twr_runtime::parse::SerdeValue>::columns)
-                } else if field.attrs.record.is_some() {
-                    quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::parse::SerdeValue>::columns)
-                } else {
-                    return None;
-                };
-                Some(quote! {
-                    __twr_columns.push((#start + #position, #function as ::twr_runtime::__private::Columns));
-                })
-            })
-            .collect()
+        self.registrations(start, "columns", "__twr_columns", |field| {
+            let ty = field.value_ty();
+            let function = if let (Some(_), Some(row)) = (field.attrs.table, field.row_ty()) {
+                quote_spanned!(ty_span(row)=> <#row as ::twr_runtime::parse::SerdeValue>::columns)
+            } else if field.attrs.record.is_some() {
+                quote_spanned!(ty_span(ty)=> <#ty as ::twr_runtime::parse::SerdeValue>::columns)
+            } else {
+                return None;
+            };
+            Some(quote!(#function as ::twr_runtime::__private::Columns))
+        })
     }
 
     /// Statements registering the JSON schema of `json` sections (their
     /// type's, found by `SchemaProbe` where the type is concrete), the
     /// layout starting at `start`.
     pub(crate) fn schemas(&self, start: &TokenStream) -> Vec<TokenStream> {
-        self.fields
-            .iter()
-            .zip(self.positions())
-            .filter_map(|(field, position)| {
-                if field.is_flatten() {
-                    let ty = field.ty;
-                    return Some(quote! {
-                        <#ty as ::twr_runtime::__private::SectionSet>::schemas(#start + #position, __twr_schemas);
-                    });
-                }
-                field.attrs.json?;
-                let ty = field.value_ty();
-                // A closure, not a function: it may name the type's generic
-                // parameters, and coerces to a function pointer all the same.
-                Some(quote! {
-                    __twr_schemas.push((
-                        #start + #position,
-                        (|| {
-                            #[allow(unused_imports)]
-                            use ::twr_runtime::__private::{NoSchema as _, ProbeSchema as _};
-                            (&::twr_runtime::__private::SchemaProbe::<#ty>::new()).json_schema()
-                        }) as ::twr_runtime::__private::Schema,
-                    ));
-                })
+        self.registrations(start, "schemas", "__twr_schemas", |field| {
+            field.attrs.json?;
+            let ty = field.value_ty();
+            // A closure, not a function: it may name the type's generic
+            // parameters, and coerces to a function pointer all the same.
+            Some(quote! {
+                (|| {
+                    #[allow(unused_imports)]
+                    use ::twr_runtime::__private::{NoSchema as _, ProbeSchema as _};
+                    (&::twr_runtime::__private::SchemaProbe::<#ty>::new()).json_schema()
+                }) as ::twr_runtime::__private::Schema
             })
-            .collect()
+        })
     }
 
     /// Statements reading every field, the layout starting at `start`, and
