@@ -12,7 +12,7 @@ mod refused;
 mod the_loop;
 
 /// A PNG's signature and the start of its IHDR chunk.
-pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+pub use crate::support::secret_png::PNG;
 /// `PNG` in standard base64.
 pub const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUg==";
 /// A PDF's header line and its end marker.

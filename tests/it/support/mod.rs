@@ -5,6 +5,7 @@ pub mod batch_core;
 pub mod client;
 pub mod gemini_batch;
 pub mod openai_batch;
+pub mod secret_png;
 pub mod think;
 
 /// An error and each error of its `source()` chain, joined by `": "`: the
