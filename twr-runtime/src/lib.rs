@@ -158,6 +158,29 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+/// Declares the files of the built-in providers and re-exports each one's
+/// public names, one line per provider: `file: Name, Name;`. A client's
+/// line starts with the model type a program names at the crate root, and
+/// only there (`root` arm): gathered in the `models` module that the root
+/// re-exports, while the other names are its module's.
+/// Adding a built-in provider is its own file plus its line.
+#[cfg(feature = "__client")]
+macro_rules! built_in {
+    (root $($file:ident: $model:ident $(, $name:ident)*;)+) => {
+        $(pub(crate) mod $file; pub use $file::{$($name),*};)+
+        /// The built-in providers' models, re-exported at the crate root.
+        pub(crate) mod models {
+            $(
+                #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
+                pub use super::$file::$model;
+            )+
+        }
+    };
+    ($($file:ident: $($name:ident),+;)+) => {
+        $(pub(crate) mod $file; pub use $file::{$($name),+};)+
+    };
+}
+
 #[cfg(feature = "batch")]
 pub mod batch;
 mod choice;
@@ -195,14 +218,7 @@ mod layers;
 
 pub use choice::Choice;
 #[cfg(feature = "__client")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
-pub use client::anthropic::Anthropic;
-#[cfg(feature = "__client")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
-pub use client::gemini::Gemini;
-#[cfg(feature = "__client")]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
-pub use client::openai::OpenAiCompatible;
+pub use client::models::*;
 pub use feedback::Feedback;
 pub use model::chat::{BoxStream, ChatModel, Delta};
 pub use model::error::ModelError;

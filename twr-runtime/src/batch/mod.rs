@@ -138,12 +138,15 @@
 
 // One file per provider holds all of it: its `BatchApi`, its constructor
 // (`BatchModel::openai`) and its alias (`OpenAiBatch`); adding a built-in
-// batch provider is that file plus its `mod` and `pub use` lines here.
-mod anthropic;
+// batch provider is that file plus its line here.
+built_in! {
+    anthropic: AnthropicBatch, AnthropicBatchApi;
+    gemini: GeminiBatch, GeminiBatchApi;
+    local: LocalBatchApi;
+    openai: OpenAiBatch, OpenAiBatchApi;
+}
+
 mod api;
-mod gemini;
-mod local;
-mod openai;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -152,11 +155,6 @@ use std::time::Duration;
 
 use futures_util::future::Either;
 use tokio::time::Instant;
-
-pub use anthropic::{AnthropicBatch, AnthropicBatchApi};
-pub use gemini::{GeminiBatch, GeminiBatchApi};
-pub use local::LocalBatchApi;
-pub use openai::{OpenAiBatch, OpenAiBatchApi};
 
 pub use api::BatchApi;
 pub use api::{LineResult, Status};

@@ -127,22 +127,27 @@
 // forms rate-limit headers take), `secret` (keys and scrubbing), `sse` (event
 // framing), and one file per provider, which holds everything twr knows of
 // that API (its body, its grammar field, its decoding, its attachment
-// rules, its rate-limit headers, its text error codes): adding a built-in provider is its file,
-// its `mod` and `pub use` lines here, and its client's re-export at the
-// crate root. Inline `<think>` blocks are split off by the crate's one
+// rules, its rate-limit headers, its text error codes): adding a built-in
+// provider is its file plus its line below, which also names its client at
+// the crate root. Inline `<think>` blocks are split off by the crate's one
 // reasoning-tag lexer.
 
-pub(crate) mod anthropic;
+// The built-in providers: `file: Client, its other public names;`.
+built_in! {
+    root
+    anthropic: Anthropic, AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS;
+    gemini: Gemini, GeminiApi;
+    openai: OpenAiCompatible, OpenAiApi;
+}
+
 mod attachments;
 #[cfg(feature = "batch")]
 pub(crate) mod batch_support;
 mod body;
 mod deltas;
 mod fault;
-pub(crate) mod gemini;
 mod http;
 mod http_model;
-pub(crate) mod openai;
 mod options;
 mod otel;
 mod provider;
@@ -154,11 +159,8 @@ mod sse;
 // The clients themselves ([`OpenAiCompatible`](crate::OpenAiCompatible),
 // [`Gemini`](crate::Gemini), [`Anthropic`](crate::Anthropic)) live at the
 // crate root, and only there; this module holds what they are made of.
-pub use anthropic::{AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
 pub use attachments::{AttachmentRules, SizeLimit};
-pub use gemini::GeminiApi;
 pub use http_model::HttpModel;
-pub use openai::OpenAiApi;
 pub use provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
 pub use rate_limits::ResponseHeaders;
 pub use secret::ApiKey;
