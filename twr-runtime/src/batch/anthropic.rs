@@ -16,7 +16,7 @@ use super::api::{self, BatchApi, LineResult, Status};
 use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::Anthropic;
+use crate::client::models::Anthropic;
 
 /// The Anthropic part of an [`AnthropicBatch`](super::AnthropicBatch).
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ impl BatchModel<AnthropicBatchApi> {
     /// A batch model with the model, key, base URL and options of `client`,
     /// its prompt caching breakpoints included (its `stream` option does
     /// not apply).
-    pub fn anthropic(client: crate::Anthropic) -> Self {
+    pub fn anthropic(client: Anthropic) -> Self {
         BatchModel::new(AnthropicBatchApi::new(client))
     }
 }

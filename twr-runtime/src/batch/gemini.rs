@@ -21,7 +21,7 @@ use super::api::{self, BatchApi, LineResult, Status};
 use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::Gemini;
+use crate::client::models::Gemini;
 
 /// The most bytes of a finished operation, which holds every line's
 /// response (a reply's own cap, 16 MiB by default, is too small for it).
@@ -48,7 +48,7 @@ pub type GeminiBatch = BatchModel<GeminiBatchApi>;
 impl BatchModel<GeminiBatchApi> {
     /// A batch model with the model, key, base URL and options of `client`
     /// (its `stream` option does not apply).
-    pub fn gemini(client: crate::Gemini) -> Self {
+    pub fn gemini(client: Gemini) -> Self {
         BatchModel::new(GeminiBatchApi::new(client))
     }
 }

@@ -16,7 +16,7 @@ use super::api::{self, BatchApi, LineResult, Status};
 use super::BatchModel;
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::OpenAiCompatible;
+use crate::client::models::OpenAiCompatible;
 
 /// The OpenAI part of an [`OpenAiBatch`](super::OpenAiBatch).
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
 impl BatchModel<OpenAiBatchApi> {
     /// A batch model with the model, key, base URL and options of `client`
     /// (its `stream` option does not apply: batch lines never stream).
-    pub fn openai(client: crate::OpenAiCompatible) -> Self {
+    pub fn openai(client: OpenAiCompatible) -> Self {
         BatchModel::new(OpenAiBatchApi::new(client))
     }
 }
