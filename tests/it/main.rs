@@ -94,4 +94,5 @@ mod think_stream_progress;
 mod think_tracing;
 mod think_transport;
 mod think_wording;
+mod typed_once;
 mod values_exact;

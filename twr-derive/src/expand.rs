@@ -19,7 +19,8 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     // The specs of an enum are its variants' one after another, as those of
     // a struct are its fields': one layout over every section field.
     let fields: Vec<&Field> = cont.sections().collect();
-    let layout = Layout::of(&fields);
+    let keep = keeps_values(cont);
+    let layout = Layout::of(&fields).keeping(keep);
     let specs = layout.specs();
     let shapes = layout.shapes(&quote!(__twr_offset));
     let columns = layout.columns(&quote!(__twr_offset));
@@ -31,7 +32,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
             (layout.choices(&[]), quote!(#(#reads)* #value))
         }
         Data::Enum(ways) => {
-            let (own, read) = ways_choice(cont, ways);
+            let (own, read) = ways_choice(cont, ways, keep);
             (layout.choices(&[own]), read)
         }
     };
@@ -183,6 +184,21 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 ::twr_runtime::__private::parse_split::<Self>(__twr_raw, __twr_sections)
             }
 
+            fn parse_sections_typed<'__twr>(
+                __twr_raw: &'__twr str,
+                __twr_sections: ::twr_runtime::parse::SectionMap<'__twr>,
+                __twr_typed: &mut ::twr_runtime::__private::TypedSections,
+            ) -> (
+                ::core::result::Result<Self, ::twr_runtime::Feedback>,
+                ::twr_runtime::__private::std::vec::Vec<::twr_runtime::json::JsonProvenance>,
+            ) {
+                ::twr_runtime::__private::parse_typed::<Self>(
+                    __twr_raw,
+                    __twr_sections,
+                    __twr_typed,
+                )
+            }
+
             fn lang() -> ::twr_runtime::sections::Lang {
                 #lang
             }
@@ -243,7 +259,7 @@ fn with_rules(
 
 /// The `ChoiceSpec` of an enum of section sets (its sections at position
 /// 0), and the reading of the variant the reply chooses.
-fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
+fn ways_choice(cont: &Container, ways: &[Way], keep: bool) -> (TokenStream, TokenStream) {
     let raw = cont.ident.to_string();
     let name = raw.strip_prefix("r#").unwrap_or(&raw);
     let mut variants = Vec::new();
@@ -252,7 +268,7 @@ fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
     let mut before: Vec<TokenStream> = Vec::new();
     for (number, way) in ways.iter().enumerate() {
         let fields: Vec<&Field> = way.fields.iter().filter(|f| f.is_section()).collect();
-        let layout = Layout::of(&fields);
+        let layout = Layout::of(&fields).keeping(keep);
         let len = layout.len();
         let (way_name, doc) = (&way.name, &way.doc);
         variants.push(quote!(::twr_runtime::__private::variant(#way_name, #doc, #len)));
@@ -287,11 +303,23 @@ fn ways_choice(cont: &Container, ways: &[Way]) -> (TokenStream, TokenStream) {
 /// a flattened type's length is a constant only the compiler knows.
 pub(crate) struct Layout<'f, 'a> {
     fields: &'f [&'f Field<'a>],
+    /// Whether the values of sections read are kept for the next reading
+    /// of the run when the type as a whole is not read (see
+    /// [`keeps_values`]).
+    keep: bool,
 }
 
 impl<'f, 'a> Layout<'f, 'a> {
     pub(crate) fn of(fields: &'f [&'f Field<'a>]) -> Self {
-        Layout { fields }
+        Layout {
+            fields,
+            keep: false,
+        }
+    }
+
+    /// The layout, keeping the values of sections read when `keep`.
+    pub(crate) fn keeping(self, keep: bool) -> Self {
+        Layout { keep, ..self }
     }
 
     /// How many sections a field gives.
@@ -499,6 +527,11 @@ impl<'f, 'a> Layout<'f, 'a> {
     ) -> (Vec<TokenStream>, TokenStream) {
         let mut reads = Vec::new();
         let mut locals = Vec::new();
+        // What the arm of a type not read does with each value: keeps a
+        // plain section's, leaves a flattened type's (its own reading kept
+        // its sections' values when it was not read itself).
+        let mut unread = Vec::new();
+        let mut keeps = Vec::new();
         let positions = self.positions();
         let mut inits = Vec::new();
         let mut section = 0;
@@ -516,27 +549,69 @@ impl<'f, 'a> Layout<'f, 'a> {
             section += 1;
             let index = format_ident!("__twr_at_{}", number);
             reads.push(quote!(let #index = #start + #position;));
-            reads.push(if field.is_flatten() {
+            if field.is_flatten() {
                 let ty = field.ty;
-                quote_spanned! {ty_span(ty)=>
+                reads.push(quote_spanned! {ty_span(ty)=>
                     let #local = <#ty as ::twr_runtime::__private::SectionSet>::read(__twr_reader, #index);
-                }
+                });
+                unread.push(quote!(_));
             } else {
-                read(field, &index, &local)
-            });
+                let keeper = format_ident!("__twr_keep_{}", number);
+                reads.push(self.keeper(field, &keeper));
+                reads.push(read(field, &index, &local, &keeper));
+                let value = if field.option.is_some() {
+                    quote!(#local.flatten())
+                } else {
+                    quote!(#local)
+                };
+                keeps.push(quote!(__twr_reader.keep(#index, #value, #keeper);));
+                unread.push(quote!(#local));
+            }
             inits.push(quote!(#member: #local));
             locals.push(local);
         }
+        // Without sections, the first arm matches every reading.
+        let unread_arm = (!locals.is_empty()).then(|| {
+            quote! {
+                (#(#unread,)*) => {
+                    #(#keeps)*
+                    ::core::option::Option::None
+                }
+            }
+        });
         let value = quote! {
             // Every section gave a value, or the reader recorded why not.
             match (#(#locals,)*) {
                 (#(::core::option::Option::Some(#locals),)*) => {
                     ::core::option::Option::Some(#build { #(#inits),* })
                 }
-                _ => ::core::option::Option::None,
+                #unread_arm
             }
         };
         (reads, value)
+    }
+
+    /// `let #keeper = ...;`: how the value of `field`'s section is kept
+    /// across the readings of a run, `None` when it is not (a type with
+    /// parameters, or a value type that is not `Send`).
+    fn keeper(&self, field: &Field, keeper: &Ident) -> TokenStream {
+        if !self.keep {
+            return quote!(let #keeper = ::core::option::Option::None;);
+        }
+        let value = field.value_ty();
+        let ty = match (field.attrs.table, field.row_ty()) {
+            (Some(_), Some(row)) => quote!(::twr_runtime::__private::std::vec::Vec<#row>),
+            _ => quote!(#value),
+        };
+        // Spanned at the field's type, as its codec is: the section's type
+        // is known from both, and an error about it points there.
+        quote_spanned! {ty_span(value)=>
+            let #keeper = {
+                #[allow(unused_imports)]
+                use ::twr_runtime::__private::{CanKeep as _, CannotKeep as _};
+                (&::twr_runtime::__private::KeepProbe::<#ty>::new()).keeper()
+            };
+        }
     }
 
     /// Constants that fail compilation when a flattened type's headers
@@ -685,7 +760,7 @@ fn shape(field: &Field) -> Option<TokenStream> {
 
 /// Reads one section, at the position held by `index`, into `local`, then
 /// runs its validator if any.
-fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
+fn read(field: &Field, index: &Ident, local: &Ident, keeper: &Ident) -> TokenStream {
     let ty = field.value_ty();
     // Spanned at the field's type, so that a type the codec cannot read is
     // reported there. JSON is `Noted`: it also tells how its JSON was read.
@@ -709,6 +784,8 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
             <#ty as ::twr_runtime::parse::SectionValue>::parse_section_with
         ))
     };
+    // With how its values are kept, in the one argument of the field's type.
+    let codec = quote_spanned!(ty_span(ty)=> #codec.kept(#keeper));
     let method = if field.option.is_some() {
         quote!(optional)
     } else if field.attrs.default.is_some() {
@@ -763,6 +840,13 @@ fn read(field: &Field, index: &Ident, local: &Ident) -> TokenStream {
         #read
         #call
     }
+}
+
+/// Whether the values of a type's sections are kept across the readings of
+/// a run: only for a type without type, lifetime or const parameters,
+/// whose fields' types are all `'static` (a value is kept as `dyn Any`).
+fn keeps_values(cont: &Container) -> bool {
+    cont.generics.params.is_empty()
 }
 
 /// The input's generics plus, for every field whose type uses a type

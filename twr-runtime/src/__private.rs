@@ -12,8 +12,9 @@ pub use ::core;
 pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
-pub use crate::parse::section_reader::{from_str, Codec, CodecNotes, SectionReader};
+pub use crate::parse::section_reader::{from_str, Codec, CodecNotes, Kept, SectionReader};
 pub use crate::parse::set::{Columns, NoSchema, ProbeSchema, Schema, SchemaProbe, SectionSet};
+pub use crate::parse::typed::{CanKeep, CannotKeep, KeepProbe, Keeper, TypedSections};
 pub use crate::parse::{choice, choice_matches};
 pub use crate::vocab::{check_headers, concat_choices, concat_specs, Names};
 
@@ -65,7 +66,8 @@ pub const fn choice_spec(name: &'static str, variants: &'static [VariantSpec]) -
 /// `T::parse_sections_with_report` of a derived type: splits `raw` into
 /// `T`'s sections and reads them.
 pub fn parse<T: Sections + SectionSet>(raw: &str) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    read_type::<T>(raw, crate::parse::split_sections(raw, T::SPECS))
+    let sections = crate::parse::split_sections(raw, T::SPECS);
+    read_type::<T>(raw, sections, &mut TypedSections::default())
 }
 
 /// `T::parse_sections_split` of a derived type: reads `sections`, already
@@ -74,7 +76,17 @@ pub fn parse_split<'a, T: Sections + SectionSet>(
     raw: &'a str,
     sections: SectionMap<'a>,
 ) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
-    read_type::<T>(raw, sections)
+    read_type::<T>(raw, sections, &mut TypedSections::default())
+}
+
+/// `T::parse_sections_typed` of a derived type: reads `sections`, already
+/// found in `raw`, with the sections `typed` holds from earlier readings.
+pub fn parse_typed<'a, T: Sections + SectionSet>(
+    raw: &'a str,
+    sections: SectionMap<'a>,
+    typed: &mut TypedSections,
+) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
+    read_type::<T>(raw, sections, typed)
 }
 
 /// `T::format_guide` of a derived type: the guide of its specs and choices

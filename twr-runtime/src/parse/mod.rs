@@ -35,6 +35,7 @@ pub(crate) mod sections;
 pub(crate) mod set;
 mod split;
 mod stream;
+pub(crate) mod typed;
 mod value;
 mod value_error;
 

@@ -15,6 +15,7 @@ use super::reply::without_reasoning;
 use super::sections::Sections;
 use super::set::SectionSet;
 use super::split::{split_sections, SectionMap};
+use super::typed::{Keeper, TypedSections};
 use super::value::{none_word, strip_decoration};
 use crate::feedback::Feedback;
 use crate::feedback::{Problem, ProblemKind, Way};
@@ -40,6 +41,12 @@ pub struct SectionReader<'a> {
     shapes: Vec<(usize, Shape)>,
     /// How each JSON section read so far was obtained.
     json: Vec<JsonProvenance>,
+    /// Sections typed earlier in the run: a section whose content is the
+    /// same is taken from here rather than read again.
+    typed: TypedSections,
+    /// The positions of the sections that gave a value in this reading,
+    /// which alone may be kept.
+    valued: Vec<usize>,
 }
 
 /// What a codec noticed while reading a section, beside the value: for a
@@ -63,6 +70,15 @@ pub enum Codec<T> {
 }
 
 impl<T> Codec<T> {
+    /// This codec, with the `keeper` of its type when values of it are
+    /// kept across the readings of a run (see [`TypedSections`]).
+    pub fn kept(self, keeper: Option<Keeper<T>>) -> Kept<T> {
+        Kept {
+            codec: self,
+            keeper,
+        }
+    }
+
     /// Reads `content` (trimmed), a section of a type worded by `phrases`.
     fn read(
         self,
@@ -78,6 +94,15 @@ impl<T> Codec<T> {
     }
 }
 
+/// A section's [`Codec`], and how its values are kept across the readings
+/// of a run, when they are: one argument, whose type is the section's, so
+/// that an error about that type points at the field (the derive spans it
+/// there).
+pub struct Kept<T> {
+    codec: Codec<T>,
+    keeper: Option<Keeper<T>>,
+}
+
 /// What a section's content reads as, before the field's own rules.
 enum Found<T> {
     Absent,
@@ -91,17 +116,24 @@ enum Found<T> {
 /// reader over its specs, given the examples of its tables and records,
 /// reads its fields and collects every problem. What a derived type's
 /// `parse_sections` and `parse_sections_split` come down to.
+///
+/// A section whose value `typed` holds for its content is taken from there
+/// and not read again; when `T` is not read, the values of the sections
+/// that were read are left in `typed` for the next reading of the run.
 pub(crate) fn read_type<'a, T: Sections + SectionSet>(
     raw: &'a str,
     sections: SectionMap<'a>,
+    typed: &mut TypedSections,
 ) -> (Result<T, Feedback>, Vec<JsonProvenance>) {
     let mut reader = SectionReader::with_sections(raw, T::SPECS, T::lang(), sections);
+    reader.typed = std::mem::take(typed);
     let mut shapes = Vec::new();
     T::shapes(0, &mut shapes);
     for (index, shape) in shapes {
         reader.shape(index, shape);
     }
     let value = T::read(&mut reader, 0);
+    *typed = std::mem::take(&mut reader.typed);
     reader.finish(value)
 }
 
@@ -126,6 +158,8 @@ impl<'a> SectionReader<'a> {
             problems: Vec::new(),
             shapes: Vec::new(),
             json: Vec::new(),
+            typed: TypedSections::default(),
+            valued: Vec::new(),
         }
     }
 
@@ -135,8 +169,10 @@ impl<'a> SectionReader<'a> {
         self.shapes.push((index, shape));
     }
 
-    /// A required section read with `codec`; `None` when a problem was recorded.
-    pub fn required<T>(&mut self, index: usize, codec: Codec<T>) -> Option<T> {
+    /// A required section read with `codec`; `None` when a problem was
+    /// recorded. With a keeper, a value typed earlier in the run from the
+    /// same content is used instead of reading it again.
+    pub fn required<T>(&mut self, index: usize, codec: Kept<T>) -> Option<T> {
         match self.read(index, codec, false) {
             Found::Value(value) => Some(value),
             Found::Absent => {
@@ -152,7 +188,7 @@ impl<'a> SectionReader<'a> {
     }
 
     /// An optional section: absent, empty, `N/A`, `None` or `无` give `Some(None)`.
-    pub fn optional<T>(&mut self, index: usize, codec: Codec<T>) -> Option<Option<T>> {
+    pub fn optional<T>(&mut self, index: usize, codec: Kept<T>) -> Option<Option<T>> {
         match self.read(index, codec, true) {
             Found::Value(value) => Some(Some(value)),
             Found::Absent | Found::Empty | Found::NotApplicable => Some(None),
@@ -161,7 +197,7 @@ impl<'a> SectionReader<'a> {
     }
 
     /// A `#[section(default)]` section: absent, empty or `N/A` give `T::default()`.
-    pub fn or_default<T: Default>(&mut self, index: usize, codec: Codec<T>) -> Option<T> {
+    pub fn or_default<T: Default>(&mut self, index: usize, codec: Kept<T>) -> Option<T> {
         match self.read(index, codec, true) {
             Found::Value(value) => Some(value),
             Found::Absent | Found::Empty | Found::NotApplicable => Some(T::default()),
@@ -289,6 +325,30 @@ impl<'a> SectionReader<'a> {
         false
     }
 
+    /// Keeps the value of the section at `index` for the next reading of
+    /// the run, when the section gave it in this reading with no problem
+    /// (a validator that refused it, or its bounds, leave it out). Called
+    /// by generated code for each section's value when the type as a whole
+    /// was not read.
+    pub fn keep<T>(&mut self, index: usize, value: Option<T>, keeper: Option<Keeper<T>>) {
+        let (Some(value), Some(keeper)) = (value, keeper) else {
+            return;
+        };
+        if !self.valued.contains(&index) || self.problems.iter().any(|(at, _)| *at == index) {
+            return;
+        }
+        let Some(content) = self.map.content(index) else {
+            return;
+        };
+        let header = self.specs.get(index).map(|spec| spec.header);
+        let json = self
+            .json
+            .iter()
+            .find(|provenance| Some(provenance.header) == header)
+            .map(|provenance| provenance.report.clone());
+        self.typed.put(index, content.trim(), value, json, keeper);
+    }
+
     /// The value built from the sections read, when no problem was recorded;
     /// otherwise every problem, in the order of the sections, missing ones
     /// with rename hints where a header was written under another name or
@@ -329,8 +389,9 @@ impl<'a> SectionReader<'a> {
         feedback
     }
 
-    fn read<T>(&mut self, index: usize, codec: Codec<T>, optional: bool) -> Found<T> {
-        let content = match self.map.content(index) {
+    fn read<T>(&mut self, index: usize, kept: Kept<T>, optional: bool) -> Found<T> {
+        let Kept { codec, keeper } = kept;
+        let untrimmed = match self.map.content(index) {
             None => return Found::Absent,
             Some(content) if content.trim().is_empty() => return Found::Empty,
             // The guide's slot copied as it is (`<free text>`) says nothing.
@@ -340,13 +401,24 @@ impl<'a> SectionReader<'a> {
             }
             Some(content) => content,
         };
-        let mut notes = CodecNotes::default();
-        match codec.read(content.trim(), phrases(self.lang), &mut notes) {
-            Ok(value) => {
-                if let Some(report) = notes.json {
-                    let header = self.specs.get(index).map_or("", |spec| spec.header);
+        let content = untrimmed.trim();
+        let header = self.specs.get(index).map_or("", |spec| spec.header);
+        let kept = keeper.and_then(|keeper| self.typed.take(index, content, keeper));
+        let read = match kept {
+            Some((value, json)) => Ok((value, json)),
+            None => {
+                let mut notes = CodecNotes::default();
+                codec
+                    .read(content, phrases(self.lang), &mut notes)
+                    .map(|value| (value, notes.json))
+            }
+        };
+        match read {
+            Ok((value, json)) => {
+                if let Some(report) = json {
                     self.json.push(JsonProvenance { header, report });
                 }
+                self.valued.push(index);
                 Found::Value(value)
             }
             Err(ValueError::Empty) => Found::Empty,
@@ -367,7 +439,7 @@ impl<'a> SectionReader<'a> {
                 Found::Problem
             }
             Err(error) => {
-                let problem = error.into_problem(content);
+                let problem = error.into_problem(untrimmed);
                 self.push(index, problem);
                 Found::Problem
             }
@@ -666,11 +738,11 @@ mod tests {
     /// What `#[derive(Sections)]` generates, written by hand.
     fn parse(raw: &str, lang: Lang) -> Result<Plan, Feedback> {
         let mut c = SectionReader::new(raw, &SPECS, lang);
-        let weeks = c.required(2, Codec::Plain(value::<u32>));
-        let plan = c.required(0, Codec::Plain(value::<String>));
-        let timeline = c.required(1, Codec::Plain(value::<String>));
-        let notes = c.optional(3, Codec::Plain(value::<String>));
-        let tags = c.or_default(4, Codec::Plain(value::<Vec<String>>));
+        let weeks = c.required(2, Codec::Plain(value::<u32>).kept(None));
+        let plan = c.required(0, Codec::Plain(value::<String>).kept(None));
+        let timeline = c.required(1, Codec::Plain(value::<String>).kept(None));
+        let notes = c.optional(3, Codec::Plain(value::<String>).kept(None));
+        let tags = c.or_default(4, Codec::Plain(value::<Vec<String>>).kept(None));
         c.validate(0, plan.as_deref().map(short));
         let value = match (plan, timeline, weeks, notes, tags) {
             (Some(plan), Some(timeline), Some(weeks), Some(notes), Some(tags)) => Some(Plan {
@@ -855,7 +927,7 @@ Please write that section again: the header on a line of its own, followed by it
         )];
         let mut c = SectionReader::new("[Date]\nsoon", &DATE, Lang::En);
         assert_eq!(
-            c.required(0, Codec::Plain(from_str::<std::net::Ipv4Addr>)),
+            c.required(0, Codec::Plain(from_str::<std::net::Ipv4Addr>).kept(None)),
             None
         );
         let feedback = c.finish(None::<()>).0.unwrap_err();
@@ -888,7 +960,10 @@ Please write that section again: the header on a line of its own, followed by it
             Presence::Required,
         )];
         let mut c = SectionReader::new("[Days]\n1. 3\n2. a few", &NUMS, Lang::En);
-        assert_eq!(c.required(0, Codec::Plain(value::<Vec<u8>>)), None);
+        assert_eq!(
+            c.required(0, Codec::Plain(value::<Vec<u8>>).kept(None)),
+            None
+        );
         assert_eq!(
             c.finish(None::<()>).0.unwrap_err().to_string(),
             "Item 2 of the [Days] list should be a single whole number; it says 'a few'.
@@ -900,7 +975,10 @@ Please write that section again: the header on a line of its own, followed by it
     #[test]
     fn an_index_outside_the_specs_is_a_problem_not_a_panic() {
         let mut c = SectionReader::new("[Plan]\nT", &SPECS, Lang::En);
-        assert_eq!(c.required(9, Codec::Plain(value::<String>)), None);
+        assert_eq!(
+            c.required(9, Codec::Plain(value::<String>).kept(None)),
+            None
+        );
         assert_eq!(
             c.finish(None::<()>).0.unwrap_err().into_problems(),
             [Problem::new("", ProblemKind::Missing)]
@@ -913,8 +991,8 @@ Please write that section again: the header on a line of its own, followed by it
             spec("b", "[B]", "B", "", ValueKind::Json, Presence::Required),
         ];
         let mut c = SectionReader::new("[A]\n{'x': 1,}\n[B]\n[1, 2]", &JSON, Lang::En);
-        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
-        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
+        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>).kept(None));
+        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>).kept(None));
         let (value, reports) = c.finish(a.zip(b));
         assert_eq!(value, Ok((serde_json::json!({"x": 1}), vec![1, 2])));
         assert_eq!(
@@ -938,8 +1016,8 @@ Please write that section again: the header on a line of its own, followed by it
         );
         // A JSON section that fails records nothing.
         let mut c = SectionReader::new("[A]\nnone\n[B]\n[1]", &JSON, Lang::En);
-        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>));
-        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>));
+        let a = c.required(0, Codec::Noted(super::json::<serde_json::Value>).kept(None));
+        let b = c.required(1, Codec::Noted(super::json::<Vec<u8>>).kept(None));
         let (value, reports) = c.finish(a.zip(b));
         assert!(value.is_err());
         assert_eq!(reports.len(), 1);

@@ -3,6 +3,7 @@
 //! parser's stream reads any `Sections` type; users name it at the crate
 //! root (and at [`sections`](crate::sections)).
 
+use super::typed::TypedSections;
 use super::SectionMap;
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
@@ -123,5 +124,32 @@ pub trait Sections: Sized {
     ) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
         let _ = sections;
         Self::parse_sections_with_report(raw)
+    }
+
+    /// Parses like [`Sections::parse_sections_split`], taking the value of
+    /// each section that `typed` holds for the same content instead of
+    /// reading it again, and leaving in `typed` the values of the sections
+    /// read when the type as a whole is not: the loop reads each section
+    /// once per run (a patch merge meets the kept sections again, a
+    /// streamed reply meets the sections checked as they completed). The
+    /// derive implements it. By default nothing is kept, and a map made to
+    /// check one section alone is parsed as that section under its header.
+    #[doc(hidden)]
+    fn parse_sections_typed<'a>(
+        raw: &'a str,
+        sections: SectionMap<'a>,
+        typed: &mut TypedSections,
+    ) -> (Result<Self, Feedback>, Vec<JsonProvenance>) {
+        let _ = typed;
+        match sections.only() {
+            // A type read by hand from the text: the section alone, as it
+            // would stand in a reply of one section.
+            Some(index) => {
+                let content = sections.content(index).unwrap_or_default();
+                let header = Self::specs().get(index).map_or("", |spec| spec.header);
+                Self::parse_sections_with_report(&format!("{header}\n{content}"))
+            }
+            None => Self::parse_sections_split(raw, sections),
+        }
     }
 }

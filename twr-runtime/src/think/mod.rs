@@ -58,6 +58,7 @@ use crate::feedback::{Feedback, Wording};
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, Message};
+use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
@@ -997,7 +998,9 @@ impl<'a, M: ChatModel> Think<'a, M> {
         F: Fn(&str) -> Result<U, Feedback>,
     {
         let format = Format {
-            parse: |raw: &str, _: Option<SectionMap<'_>>| (parse(raw), Vec::new()),
+            parse: |raw: &str, _: Option<SectionMap<'_>>, _: &mut TypedSections| {
+                (parse(raw), Vec::new())
+            },
             guide: None,
             specs: None,
             choices: &[],
@@ -1018,17 +1021,17 @@ impl<'a, M: ChatModel> Think<'a, M> {
         prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
         let format = Format {
-            parse: |raw: &str, _: Option<SectionMap<'_>>| match crate::json::extract_with_report::<T>(
-                raw,
-            ) {
-                Ok(extracted) => {
-                    let json = vec![JsonProvenance {
-                        header: "",
-                        report: extracted.report,
-                    }];
-                    (Ok(extracted.value), json)
+            parse: |raw: &str, _: Option<SectionMap<'_>>, _: &mut TypedSections| {
+                match crate::json::extract_with_report::<T>(raw) {
+                    Ok(extracted) => {
+                        let json = vec![JsonProvenance {
+                            header: "",
+                            report: extracted.report,
+                        }];
+                        (Ok(extracted.value), json)
+                    }
+                    Err(feedback) => (Err(feedback), Vec::new()),
                 }
-                Err(feedback) => (Err(feedback), Vec::new()),
             },
             guide: None,
             specs: None,
@@ -1062,7 +1065,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         check: Option<&'r dyn check::AsyncCheck<U>>,
     ) -> Result<Outcome<U>, ThinkError>
     where
-        F: for<'p> Fn(&'p str, Option<SectionMap<'p>>) -> Parsed<U>,
+        F: for<'p> Fn(&'p str, Option<SectionMap<'p>>, &mut TypedSections) -> Parsed<U>,
     {
         let lessons = match self.lessons(
             &prompt,

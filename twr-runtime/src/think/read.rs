@@ -12,6 +12,7 @@ use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
 use crate::json::JsonProvenance;
+use crate::parse::typed::TypedSections;
 use crate::parse::{split_sections, SectionMap};
 use crate::phrases::{fill, phrases};
 use crate::sections::Lang;
@@ -40,15 +41,16 @@ pub(crate) type Parsed<U> = (Result<U, Feedback>, Vec<JsonProvenance>);
 
 /// How a `Sections` type reads a reply: from its sections when the reader
 /// has already found them (the reader splits each reply once, for every
-/// step that needs its sections), else from the text.
+/// step that needs its sections), else from the text; a section `typed`
+/// holds with the same content is not read again, and the values of the
+/// sections read are left there when the type is not.
 pub(crate) fn sections_of<'a, T: Sections>(
     raw: &'a str,
     sections: Option<SectionMap<'a>>,
+    typed: &mut TypedSections,
 ) -> Parsed<T> {
-    match sections {
-        Some(sections) => T::parse_sections_split(raw, sections),
-        None => T::parse_sections_with_report(raw),
-    }
+    let sections = sections.unwrap_or_else(|| split_sections(raw, T::specs()));
+    T::parse_sections_typed(raw, sections, typed)
 }
 
 /// What became of one reply.
@@ -79,6 +81,9 @@ pub(crate) enum Verdict<U> {
 /// escalation need.
 pub(crate) struct Reader<F> {
     format: Format<F>,
+    /// The values of the sections read so far in the run, with the content
+    /// each was read from: a section is typed once per run.
+    typed: TypedSections,
     /// The newest content of each section, in patch mode only.
     store: Option<SectionStore>,
     /// The problems of the previous rejected reply, to notice repeats.
@@ -113,7 +118,7 @@ pub(crate) struct Reader<F> {
 
 impl<U, F> Reader<F>
 where
-    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>) -> Parsed<U>,
+    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>, &mut TypedSections) -> Parsed<U>,
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
@@ -125,6 +130,7 @@ where
         let sections = format.specs.map_or(0, <[SectionSpec]>::len);
         Reader {
             format,
+            typed: TypedSections::default(),
             store,
             previous: None,
             asked: Asked::Whole,
@@ -138,6 +144,12 @@ where
             wording,
             worded: None,
         }
+    }
+
+    /// Takes in the values of sections typed elsewhere in the run (as the
+    /// reply streamed): for a section both hold, those.
+    pub(crate) fn adopt_typed(&mut self, typed: TypedSections) {
+        self.typed.absorb(typed);
     }
 
     /// How the last message about problems was worded (see
@@ -234,7 +246,7 @@ where
         } else {
             // The sections serve again after a failed parse: for a patch
             // merge, and to tell whether the reply copied the guide.
-            match (self.format.parse)(text, sections.clone()) {
+            match (self.format.parse)(text, sections.clone(), &mut self.typed) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => Some(problems),
             }
@@ -253,7 +265,7 @@ where
             (None, Some(own_problems)) => own_problems,
             // Nothing earlier to merge with after all: the reply is read
             // alone.
-            (None, None) => match (self.format.parse)(text, sections.clone()) {
+            (None, None) => match (self.format.parse)(text, sections.clone(), &mut self.typed) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => problems,
             },
@@ -437,7 +449,7 @@ where
         };
         let kept = store.absorb(raw, number, true);
         let (answer, ranges) = store.render_split();
-        let (parsed, json) = parse_merged(&self.format, &answer, ranges);
+        let (parsed, json) = parse_merged(&self.format, &answer, ranges, &mut self.typed);
         let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -512,7 +524,7 @@ where
             return (None, Vec::new());
         }
         let (answer, ranges) = store.render_split();
-        let (parsed, json) = parse_merged(&self.format, &answer, ranges);
+        let (parsed, json) = parse_merged(&self.format, &answer, ranges, &mut self.typed);
         (Some(parsed.map(|value| (value, answer))), json)
     }
 
@@ -657,9 +669,10 @@ fn parse_merged<U, F>(
     format: &Format<F>,
     answer: &str,
     ranges: Vec<Option<Range<usize>>>,
+    typed: &mut TypedSections,
 ) -> Parsed<U>
 where
-    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>) -> Parsed<U>,
+    F: for<'a> Fn(&'a str, Option<SectionMap<'a>>, &mut TypedSections) -> Parsed<U>,
 {
     let sections = format.specs.map(|specs| {
         let contents = ranges
@@ -667,7 +680,7 @@ where
             .map(|range| range.and_then(|range| Some((answer.get(range.clone())?, range))));
         SectionMap::from_contents(specs, contents)
     });
-    (format.parse)(answer, sections)
+    (format.parse)(answer, sections, typed)
 }
 
 /// What makes two replies' problems "the same": the section and the kind of

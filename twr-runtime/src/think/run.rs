@@ -21,6 +21,7 @@ use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
 use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
+use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::text::SharedText;
 use tracing::{Instrument as _, Span};
@@ -82,7 +83,7 @@ struct Accepted<U> {
 impl<'r, 'a, M, U, F> Run<'r, 'a, M, U, F>
 where
     M: ChatModel,
-    F: for<'p> Fn(&'p str, Option<SectionMap<'p>>) -> Parsed<U>,
+    F: for<'p> Fn(&'p str, Option<SectionMap<'p>>, &mut TypedSections) -> Parsed<U>,
 {
     /// A run of `think` for `prompt`: the first request is the prompt with
     /// the format guide, after the caller's system message, the
@@ -427,6 +428,11 @@ where
             None => attempt.raw.clone(),
         };
         let from_json = from_json.map(|_| raw.clone());
+        // The sections checked as the reply streamed were typed then: the
+        // reader takes their values, and does not read them again.
+        if let (None, Some(listener)) = (&from_json, &mut self.listener) {
+            self.reader.adopt_typed(listener.take_typed());
+        }
         let verdict = match aborted {
             Some(problem) => {
                 let mut invalid = Feedback::new(Default::default());

@@ -8,6 +8,7 @@ use super::notes::{Note, NoteSinks};
 use super::watch::{Found, Watch};
 use crate::feedback::{Problem, ProblemKind, Way};
 use crate::model::{Delta, ModelError};
+use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::sections::{ChoiceSpec, SectionSpec};
 
@@ -131,6 +132,12 @@ impl<'r> Listener<'r> {
         self.watch
             .sections()
             .filter(|(streamed, _)| *streamed == raw)
+    }
+
+    /// The values of the sections checked as the reply streamed, for the
+    /// reader, which then does not read them again.
+    pub(crate) fn take_typed(&mut self) -> TypedSections {
+        self.watch.take_typed()
     }
 
     /// Reports how much of the reply has arrived.

@@ -2,6 +2,7 @@
 //! each one checked by the type's own parser the moment it is complete.
 
 use crate::feedback::{Feedback, Problem, ProblemKind};
+use crate::parse::typed::TypedSections;
 use crate::parse::{SectionMap, StreamEvent, StreamReader};
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections};
 
@@ -25,6 +26,9 @@ pub(crate) trait Watch: Send {
     /// sections, as [`split_sections`](crate::parse::split_sections) finds
     /// them in it, for the loop to read without splitting it again.
     fn sections(&self) -> Option<(&str, SectionMap<'_>)>;
+    /// The values of the sections checked in this reply, for the loop's
+    /// reading of the whole reply (which then does not read them again).
+    fn take_typed(&mut self) -> TypedSections;
 }
 
 /// What a chunk completed.
@@ -53,18 +57,21 @@ pub(crate) fn watch<T: Sections>() -> Box<dyn Watch> {
         choices: T::choices(),
         lang: T::lang(),
         parse: problems_of::<T>,
+        typed: TypedSections::default(),
     })
 }
 
-/// `T`'s problems with the section at `index` of its specs, alone under
-/// its header in `alone` (its content starting at byte `start`), if any.
-/// The section is handed over as found: a derived type reads that section
-/// only and looks for nothing else in `alone`; a type that implements
-/// [`Sections`] by hand and no `parse_sections_split` parses `alone`.
-fn problems_of<T: Sections>(alone: &str, index: usize, start: usize) -> Option<Feedback> {
-    let content = alone.get(start..).unwrap_or_default();
-    let map = SectionMap::only_section(T::specs(), index, content, start..alone.len());
-    T::parse_sections_split(alone, map).0.err()
+/// `T`'s problems with the one section `only` holds, found in `text` (the
+/// reply so far), if any. The section is handed over as found: a derived
+/// type reads that section only, keeping its value in `typed` for the
+/// reading of the whole reply; a type that implements [`Sections`] by hand
+/// parses the section alone under its header.
+fn problems_of<T: Sections>(
+    text: &str,
+    only: SectionMap<'_>,
+    typed: &mut TypedSections,
+) -> Option<Feedback> {
+    T::parse_sections_typed(text, only, typed).0.err()
 }
 
 struct SectionWatch {
@@ -73,21 +80,30 @@ struct SectionWatch {
     choices: &'static [ChoiceSpec],
     lang: Lang,
     parse: ProblemsOf,
+    /// The values of the sections checked in this reply.
+    typed: TypedSections,
 }
 
 /// How a [`SectionWatch`] checks a section: [`problems_of`] of its type.
-type ProblemsOf = fn(&str, usize, usize) -> Option<Feedback>;
+type ProblemsOf = fn(&str, SectionMap<'_>, &mut TypedSections) -> Option<Feedback>;
 
 impl SectionWatch {
-    fn found(&self, events: Vec<StreamEvent>) -> Vec<Found> {
+    fn found(&mut self, events: Vec<StreamEvent>) -> Vec<Found> {
         events
             .into_iter()
             .map(|event| match event {
                 StreamEvent::Closed(section) => {
-                    let text = self.reader.content(&section).to_string();
+                    let content = self.reader.content(&section);
+                    let only = SectionMap::only_section(
+                        self.specs,
+                        section.index,
+                        content,
+                        section.range.clone(),
+                    );
+                    let text = content.to_string();
                     let spec = &self.specs[section.index];
-                    let problem =
-                        value_problem(self.parse, section.index, spec, &text).map(Box::new);
+                    let feedback = (self.parse)(self.reader.text(), only, &mut self.typed);
+                    let problem = value_problem(feedback, spec).map(Box::new);
                     Found::Section {
                         index: section.index,
                         text,
@@ -97,7 +113,11 @@ impl SectionWatch {
                 StreamEvent::Opened(section) => Found::Opened {
                     index: section.index,
                 },
-                StreamEvent::Restart => Found::Restart,
+                StreamEvent::Restart => {
+                    // The sections checked so far were reasoning.
+                    self.typed = TypedSections::default();
+                    Found::Restart
+                }
             })
             .collect()
     }
@@ -106,6 +126,7 @@ impl SectionWatch {
 impl Watch for SectionWatch {
     fn reset(&mut self) {
         self.reader = StreamReader::new(self.specs);
+        self.typed = TypedSections::default();
     }
 
     fn push(&mut self, chunk: &str) -> Vec<Found> {
@@ -133,23 +154,19 @@ impl Watch for SectionWatch {
     fn sections(&self) -> Option<(&str, SectionMap<'_>)> {
         Some((self.reader.raw(), self.reader.sections()?))
     }
+
+    fn take_typed(&mut self) -> TypedSections {
+        std::mem::take(&mut self.typed)
+    }
 }
 
-/// The problem of a complete section's value (the section at `index`, its
-/// trimmed content `text`): the type's own parser reads the section alone,
-/// under its header, and any problem with that section other than its
-/// absence counts (a number section with no number, a choice that is none
-/// of the choices, a failed validator, JSON that no repair makes fit, an
-/// empty section).
-fn value_problem(
-    parse: ProblemsOf,
-    index: usize,
-    spec: &SectionSpec,
-    text: &str,
-) -> Option<Problem> {
-    let alone = format!("{}\n{}", spec.header, text);
-    let feedback = parse(&alone, index, spec.header.len() + 1)?;
-    feedback
+/// The problem of a complete section's value, of the section `spec`, from
+/// what the type's own parser said reading it alone: any problem with that
+/// section other than its absence counts (a number section with no number,
+/// a choice that is none of the choices, a failed validator, JSON that no
+/// repair makes fit, an empty section).
+fn value_problem(feedback: Option<Feedback>, spec: &SectionSpec) -> Option<Problem> {
+    feedback?
         .into_problems()
         .into_iter()
         .find(|problem| problem.header == spec.header && !about_presence(&problem.kind))
