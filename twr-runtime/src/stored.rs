@@ -5,23 +5,34 @@
 //! loop asks it as it asks any model; where a reply came from and what it
 //! cost travel on the [`Response`] (`served`, `cost`). Without the feature,
 //! [`Stores`] is empty and [`Stored`] passes every call on.
+//!
+//! What the loop records for later runs (the runs that ended typed, how
+//! feedback was followed, how each run of many ended) and the jobs it
+//! learns demonstrations from go through [`Stores`] too: the loop hands
+//! over plain data and never names the journal, so it has no branch for
+//! the feature.
 
 use std::fmt;
 
 use crate::cost::Prices;
-use crate::model::{BoxFuture, ChatModel, ModelError, Request, Response};
+use crate::feedback::Wording;
+use crate::model::{BoxFuture, ChatModel, ModelError, Request, Response, Usage};
 
 #[cfg(feature = "journal")]
 use crate::journal::{Job, ResponseCache};
 
 /// Where a [`Think`](crate::Think) keeps replies: a job of a journal and
-/// the response cache, each optional.
+/// the response cache, each optional; and the jobs it learns
+/// demonstrations from.
 #[derive(Clone, Default)]
 pub(crate) struct Stores {
     #[cfg(feature = "journal")]
     pub(crate) job: Option<Job>,
     #[cfg(feature = "journal")]
     pub(crate) cache: Option<ResponseCache>,
+    /// The jobs of `Think::learn_from`, in the order given.
+    #[cfg(feature = "journal")]
+    pub(crate) learn_from: Vec<Job>,
 }
 
 impl fmt::Debug for Stores {
@@ -34,7 +45,124 @@ impl fmt::Debug for Stores {
     }
 }
 
+/// How a run of many ended, as its job records it: what the loop knows of
+/// it, without naming the journal's record.
+// Without the feature nothing is recorded, so nothing reads the fields.
+#[cfg_attr(not(feature = "journal"), allow(dead_code))]
+pub(crate) struct RunEnd<'a> {
+    /// Whether it ended with a value.
+    pub(crate) ok: bool,
+    pub(crate) attempts: usize,
+    pub(crate) usage: Usage,
+    pub(crate) cost: Option<f64>,
+    /// The reply that gave the value.
+    pub(crate) final_reply: Option<&'a str>,
+    /// Why it ended without one.
+    pub(crate) error: Option<&'a (dyn std::error::Error + 'static)>,
+}
+
+/// What the loop records for later runs. Each does nothing without a job
+/// (or without the feature). A record that cannot be written is logged and
+/// takes nothing away from the run: its replies are recorded, so a
+/// resumption replays the run and records it then.
 impl Stores {
+    /// Whether runs are recorded in a job.
+    pub(crate) fn records(&self) -> bool {
+        #[cfg(feature = "journal")]
+        return self.job.is_some();
+        #[cfg(not(feature = "journal"))]
+        false
+    }
+
+    /// The names of the jobs demonstrations are learned from.
+    pub(crate) fn learn_names(&self) -> Vec<&str> {
+        #[cfg(feature = "journal")]
+        return self.learn_from.iter().map(|job| job.name()).collect();
+        #[cfg(not(feature = "journal"))]
+        Vec::new()
+    }
+
+    /// Records that a run of a type of `shape` ended typed: its `prompt`,
+    /// its `answer` in the soft format (written only when it is recorded),
+    /// whether an attempt of it was `constrained`, and in how many
+    /// `attempts`.
+    pub(crate) fn record_typed(
+        &self,
+        shape: &str,
+        prompt: &str,
+        answer: impl FnOnce() -> String,
+        constrained: bool,
+        attempts: usize,
+    ) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            let run = crate::journal::TypedRun {
+                prompt: prompt.to_string(),
+                answer: answer(),
+                constrained,
+                attempts,
+            };
+            if let Err(error) = job.record_typed(shape, &run) {
+                tracing::warn!(%error, "twr could not record a typed run");
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = (shape, prompt, answer, constrained, attempts);
+    }
+
+    /// Records what the reply of `model` (`constrained` or not) made of
+    /// feedback worded `wording`: for each problem kind it named, whether
+    /// its section was fixed.
+    pub(crate) fn record_feedback(
+        &self,
+        model: &str,
+        wording: Wording,
+        constrained: bool,
+        followed: &[(&'static str, bool)],
+    ) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            let events: Vec<crate::journal::FeedbackEvent<'_>> = followed
+                .iter()
+                .map(|&(problem, fixed)| crate::journal::FeedbackEvent {
+                    model,
+                    problem,
+                    wording,
+                    constrained,
+                    fixed,
+                })
+                .collect();
+            if let Err(error) = job.record_feedback(&events) {
+                tracing::warn!(%error, "twr could not record how feedback was followed");
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = (model, wording, constrained, followed);
+    }
+
+    /// Records how the run at `index` of many ended.
+    pub(crate) fn record_outcome(&self, index: usize, end: RunEnd<'_>) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            let record = crate::journal::RecordedOutcome {
+                index,
+                ok: end.ok,
+                attempts: end.attempts,
+                usage: end.usage,
+                cost: end.cost,
+                final_reply: end.final_reply.map(str::to_string),
+                error: end.error.map(crate::model::error::report),
+            };
+            if let Err(error) = job.record_outcome(&record) {
+                // The replies are recorded already: a resumption still
+                // replays this run, so the other runs go on.
+                tracing::warn!(index, %error, "twr could not record a run's outcome");
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = (index, end);
+    }
+
     /// `model` with these stores around it, for the calls of one attempt
     /// (its transport retries included: they ask the same request, so
     /// they share its one place in the job). `prices` price what is

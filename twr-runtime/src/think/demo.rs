@@ -113,7 +113,6 @@ pub(crate) fn from_examples(
 /// content, in declaration order (what a patch merge writes), without the
 /// reasoning, the words around the sections or anything else the reply
 /// held.
-#[cfg_attr(not(feature = "journal"), allow(dead_code))]
 pub(crate) fn soft_answer(
     answer: &str,
     specs: &'static [SectionSpec],

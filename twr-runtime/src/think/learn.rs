@@ -98,13 +98,13 @@ impl<M: ChatModel> Think<'_, M> {
         #[cfg(feature = "journal")]
         if let Some(specs) = specs {
             let records = self.stores.job.is_some();
-            if !records && self.learn_from.is_empty() {
+            if !records && self.stores.learn_from.is_empty() {
                 return Ok(Lessons::default());
             }
             let shape = crate::journal::shape_of(specs, choices);
             let checked = Shape { specs, guide, lang };
             let lessons = demonstrations(
-                &self.learn_from,
+                &self.stores.learn_from,
                 &shape,
                 checked,
                 prompt.content.as_str(),

@@ -11,6 +11,7 @@ use super::outcome::Outcome;
 use super::Think;
 use crate::model::{ChatModel, Message, Usage};
 use crate::sections::Sections;
+use crate::stored::RunEnd;
 
 /// Runs at once in [`Think::run_many`] unless
 /// [`Think::concurrency`] says otherwise.
@@ -194,47 +195,31 @@ impl<M: ChatModel> Think<'_, M> {
             }
         };
         progress.cost = crate::cost::sum_known([progress.cost, cost]);
-        #[cfg(feature = "journal")]
-        if let Some(job) = &self.stores.job {
-            let record = recorded_outcome(index, result);
-            if let Err(error) = job.record_outcome(&record) {
-                // The replies are recorded already: a resumption still
-                // replays this run, so the other runs go on.
-                tracing::warn!(index, %error, "twr could not record a run's outcome");
-            }
-        }
-        #[cfg(not(feature = "journal"))]
-        let _ = index;
+        self.stores.record_outcome(index, run_end(result));
         if let Some(hook) = &self.progress {
             hook(progress);
         }
     }
 }
 
-/// The journal's record of the run at `index` that ended with `result`.
-#[cfg(feature = "journal")]
-fn recorded_outcome<T>(
-    index: usize,
-    result: &Result<crate::Outcome<T>, crate::ThinkError>,
-) -> crate::journal::RecordedOutcome {
+/// How the run that ended with `result` ended, for its job's record.
+fn run_end<T>(result: &Result<crate::Outcome<T>, crate::ThinkError>) -> RunEnd<'_> {
     match result {
-        Ok(outcome) => crate::journal::RecordedOutcome {
-            index,
+        Ok(outcome) => RunEnd {
             ok: true,
             attempts: outcome.attempts.len(),
             usage: outcome.usage,
             cost: outcome.cost(),
-            final_reply: Some(outcome.final_reply().to_string()),
+            final_reply: Some(outcome.final_reply()),
             error: None,
         },
-        Err(error) => crate::journal::RecordedOutcome {
-            index,
+        Err(error) => RunEnd {
             ok: false,
             attempts: error.attempts().len(),
             usage: error.usage(),
             cost: error.cost(),
             final_reply: None,
-            error: Some(crate::model::error::report(&error)),
+            error: Some(error),
         },
     }
 }

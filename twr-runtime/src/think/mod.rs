@@ -228,11 +228,8 @@ pub struct Think<'a, M> {
     hook: Option<AttemptHook<'a>>,
     demonstrations: Vec<(String, String)>,
     auto_demonstration: bool,
-    // Demonstrations learned from the typed runs of these jobs, and how
-    // many: see think/learn.rs.
-    #[cfg(feature = "journal")]
-    learn_from: Vec<crate::journal::Job>,
-    #[cfg(feature = "journal")]
+    // How many demonstrations are learned from the typed runs of the jobs
+    // in `stores`: see think/learn.rs.
     learned: usize,
     focused_questions: bool,
     // How feedback is worded: see feedback::Wording.
@@ -274,9 +271,6 @@ impl<M> Clone for Think<'_, M> {
             hook: self.hook.clone(),
             demonstrations: self.demonstrations.clone(),
             auto_demonstration: self.auto_demonstration,
-            #[cfg(feature = "journal")]
-            learn_from: self.learn_from.clone(),
-            #[cfg(feature = "journal")]
             learned: self.learned,
             focused_questions: self.focused_questions,
             wording: self.wording,
@@ -313,9 +307,6 @@ impl<'a, M: ChatModel> Think<'a, M> {
             hook: None,
             demonstrations: Vec::new(),
             auto_demonstration: false,
-            #[cfg(feature = "journal")]
-            learn_from: Vec::new(),
-            #[cfg(feature = "journal")]
             learned: DEFAULT_LEARNED,
             focused_questions: true,
             wording: Wording::Listed,
@@ -619,7 +610,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// [`TypedRun::constrained`]: crate::journal::TypedRun::constrained
     #[cfg(feature = "journal")]
     pub fn learn_from(mut self, job: &crate::journal::Job) -> Self {
-        self.learn_from.push(job.clone());
+        self.stores.learn_from.push(job.clone());
         self
     }
 
@@ -630,22 +621,6 @@ impl<'a, M: ChatModel> Think<'a, M> {
     pub fn learned_demonstrations(mut self, k: usize) -> Self {
         self.learned = k;
         self
-    }
-
-    /// The names of the jobs demonstrations are learned from, for `Debug`.
-    fn learn_names(&self) -> Vec<&str> {
-        #[cfg(feature = "journal")]
-        return self.learn_from.iter().map(|job| job.name()).collect();
-        #[cfg(not(feature = "journal"))]
-        Vec::new()
-    }
-
-    /// How many learned demonstrations a run shows, for `Debug`.
-    fn learned_count(&self) -> usize {
-        #[cfg(feature = "journal")]
-        return self.learned;
-        #[cfg(not(feature = "journal"))]
-        0
     }
 
     /// Whether a section still missing or wrong after a patch retry asked
@@ -1152,8 +1127,8 @@ impl<M: ChatModel> fmt::Debug for Think<'_, M> {
             .field("on_attempt", &self.hook.is_some())
             .field("demonstrations", &self.demonstrations.len())
             .field("auto_demonstration", &self.auto_demonstration)
-            .field("learn_from", &self.learn_names())
-            .field("learned_demonstrations", &self.learned_count())
+            .field("learn_from", &self.stores.learn_names())
+            .field("learned_demonstrations", &self.learned)
             .field("focused_questions", &self.focused_questions)
             .field("feedback_wording", &self.wording)
             .field("constrain_after", &self.constrain_after)

@@ -613,13 +613,11 @@ where
     }
 
     /// The sections of the type read (none for a run of another parser).
-    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
     pub(crate) fn specs(&self) -> Option<&'static [SectionSpec]> {
         self.format.specs
     }
 
     /// The choices between the type's sections (empty without).
-    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
     pub(crate) fn choices(&self) -> &'static [ChoiceSpec] {
         self.format.choices
     }

@@ -58,12 +58,10 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     learned: Vec<Learned>,
     /// The shape of the run's type, when the value it ends with is
     /// recorded in the job (never without the journal).
-    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
     record_as: Option<String>,
     /// The feedback sent after the last attempt, until the next reply is
     /// judged: its wording, and the one section a focused question asked
     /// about.
-    #[cfg_attr(not(feature = "journal"), allow(dead_code))]
     sent: Option<(Wording, Option<&'static str>)>,
 }
 
@@ -566,29 +564,21 @@ where
     /// teach an answer to what the model cannot see. A record that cannot
     /// be written does not take the value away: the replies are recorded,
     /// so a resumption replays the run and records it then.
-    #[cfg(feature = "journal")]
     fn record_typed(&self, answer: &str, last: &Attempt) {
-        let (Some(shape), Some(job), Some(specs)) =
-            (&self.record_as, &self.think.stores.job, self.reader.specs())
-        else {
+        let (Some(shape), Some(specs)) = (&self.record_as, self.reader.specs()) else {
             return;
         };
         if !self.prompt.attachments().is_empty() {
             return;
         }
-        let run = crate::journal::TypedRun {
-            prompt: self.prompt.content.as_str().to_string(),
-            answer: super::demo::soft_answer(answer, specs, self.reader.choices()),
-            constrained: last.constrained || self.attempts.iter().any(|a| a.constrained),
-            attempts: self.attempts.len() + 1,
-        };
-        if let Err(error) = job.record_typed(shape, &run) {
-            tracing::warn!(%error, "twr could not record a typed run");
-        }
+        self.think.stores.record_typed(
+            shape,
+            self.prompt.content.as_str(),
+            || super::demo::soft_answer(answer, specs, self.reader.choices()),
+            last.constrained || self.attempts.iter().any(|a| a.constrained),
+            self.attempts.len() + 1,
+        );
     }
-
-    #[cfg(not(feature = "journal"))]
-    fn record_typed(&self, _answer: &str, _last: &Attempt) {}
 
     /// Records in the job what `next` made of the feedback sent before it
     /// (see [`Job::feedback_rates`](crate::journal::Job::feedback_rates)):
@@ -596,15 +586,15 @@ where
     /// `next` fixed its section. Not for a reply replayed from the journal
     /// (counted when it first came), nor for one cut off or stopped early
     /// (it says nothing of the wording).
-    #[cfg(feature = "journal")]
     fn record_feedback(&mut self, next: &Attempt) {
         let Some((wording, asked)) = self.sent.take() else {
             return;
         };
-        let (Some(job), Some(previous)) = (&self.think.stores.job, self.attempts.last()) else {
+        let Some(previous) = self.attempts.last() else {
             return;
         };
-        if next.served == Served::Journal
+        if !self.think.stores.records()
+            || next.served == Served::Journal
             || matches!(next.kind, AttemptKind::Truncated | AttemptKind::Aborted)
         {
             return;
@@ -622,29 +612,20 @@ where
             .collect();
         named.sort_unstable();
         named.dedup();
-        let events: Vec<crate::journal::FeedbackEvent<'_>> = named
+        let followed: Vec<(&'static str, bool)> = named
             .into_iter()
-            .map(|(header, problem)| crate::journal::FeedbackEvent {
-                model: &next.model,
-                problem,
-                wording,
-                constrained: next.constrained,
+            .map(|(header, problem)| {
                 // A repeated reply fixed nothing, whatever it was read as.
-                fixed: next.kind != AttemptKind::Repeated
-                    && remaining.is_none_or(|left| left.iter().all(|p| p.header != header)),
+                let fixed = next.kind != AttemptKind::Repeated
+                    && remaining.is_none_or(|left| left.iter().all(|p| p.header != header));
+                (problem, fixed)
             })
             .collect();
-        if events.is_empty() {
-            return;
+        if !followed.is_empty() {
+            self.think
+                .stores
+                .record_feedback(&next.model, wording, next.constrained, &followed);
         }
-        if let Err(error) = job.record_feedback(&events) {
-            tracing::warn!(%error, "twr could not record how feedback was followed");
-        }
-    }
-
-    #[cfg(not(feature = "journal"))]
-    fn record_feedback(&mut self, _next: &Attempt) {
-        self.sent = None;
     }
 
     /// Puts the failed reply (or, for a huge one, its bounded form) and `message`
