@@ -45,6 +45,10 @@ impl fmt::Debug for Stores {
     }
 }
 
+/// The typed runs of one job learned from: its name, then each run's
+/// prompt, answer and whether it was constrained.
+pub(crate) type JobRuns = (String, Vec<(String, String, bool)>);
+
 /// How a run of many ended, as its job records it: what the loop knows of
 /// it, without naming the journal's record.
 // Without the feature nothing is recorded, so nothing reads the fields.
@@ -72,6 +76,47 @@ impl Stores {
         return self.job.is_some();
         #[cfg(not(feature = "journal"))]
         false
+    }
+
+    /// The shape of a type with `specs` and `choices`, under which its
+    /// typed runs are recorded and learned from; `None` when this `Think`
+    /// neither records runs nor learns from any (always without the
+    /// feature), so that nothing is read.
+    pub(crate) fn shape_of(
+        &self,
+        specs: &[crate::vocab::SectionSpec],
+        choices: &[crate::vocab::ChoiceSpec],
+    ) -> Option<String> {
+        #[cfg(feature = "journal")]
+        if self.job.is_some() || !self.learn_from.is_empty() {
+            return Some(crate::journal::shape_of(specs, choices));
+        }
+        let _ = (specs, choices);
+        None
+    }
+
+    /// The typed runs of `shape` in each job learned from, in the order
+    /// given. Nothing is read when `k`, the demonstrations wanted, is 0.
+    pub(crate) fn typed_runs(
+        &self,
+        shape: &str,
+        k: usize,
+    ) -> Result<Vec<JobRuns>, Box<dyn std::error::Error + Send + Sync>> {
+        #[cfg(feature = "journal")]
+        if k > 0 {
+            let mut jobs = Vec::with_capacity(self.learn_from.len());
+            for job in &self.learn_from {
+                let runs = job
+                    .typed_runs_of(shape)?
+                    .into_iter()
+                    .map(|run| (run.prompt, run.answer, run.constrained))
+                    .collect();
+                jobs.push((job.name().to_string(), runs));
+            }
+            return Ok(jobs);
+        }
+        let _ = (shape, k);
+        Ok(Vec::new())
     }
 
     /// The names of the jobs demonstrations are learned from.

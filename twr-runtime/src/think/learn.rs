@@ -23,18 +23,13 @@
 //! left the ones typed without a grammar go first (see [`pick`]).
 //!
 //! [`Think::learn_from`]: super::Think::learn_from
-// Without the journal there is nothing to learn from: the similarity is
-// built but only its tests use it.
-#![cfg_attr(not(feature = "journal"), allow(dead_code))]
-
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-#[cfg(feature = "journal")]
-use crate::journal::{JournalError, TypedRun};
 use crate::model::{ChatModel, Message};
 use crate::parse::split_sections;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, ValueKind};
+use crate::stored::JobRuns;
 
 use super::{Think, ThinkError};
 
@@ -95,37 +90,32 @@ impl<M: ChatModel> Think<'_, M> {
         guide: Option<&str>,
         lang: Lang,
     ) -> Result<Lessons, Box<ThinkError>> {
-        #[cfg(feature = "journal")]
         if let Some(specs) = specs {
-            let records = self.stores.job.is_some();
-            if !records && self.stores.learn_from.is_empty() {
+            // Nothing recorded, nothing learned (always so without the
+            // journal): the run goes on without reading anything.
+            let Some(shape) = self.stores.shape_of(specs, choices) else {
                 return Ok(Lessons::default());
-            }
-            let shape = crate::journal::shape_of(specs, choices);
+            };
             let checked = Shape { specs, guide, lang };
-            let lessons = demonstrations(
-                &self.stores.learn_from,
-                &shape,
-                checked,
-                prompt.content.as_str(),
-                self.learned,
-            )
-            .map_err(|error| {
-                tracing::warn!(%error, "twr could not read the typed runs to learn from");
-                let source = crate::ModelError::Other(Box::new(error));
-                Box::new(ThinkError::new(
-                    super::ThinkErrorKind::Model { source, retries: 0 },
-                    Vec::new(),
-                    None,
-                    Default::default(),
-                ))
-            })?;
+            let lessons = self
+                .stores
+                .typed_runs(&shape, self.learned)
+                .map(|jobs| demonstrations(jobs, checked, prompt.content.as_str(), self.learned))
+                .map_err(|error| {
+                    tracing::warn!(%error, "twr could not read the typed runs to learn from");
+                    let source = crate::ModelError::Other(error);
+                    Box::new(ThinkError::new(
+                        super::ThinkErrorKind::Model { source, retries: 0 },
+                        Vec::new(),
+                        None,
+                        Default::default(),
+                    ))
+                })?;
             return Ok(Lessons {
-                record_as: records.then_some(shape),
+                record_as: self.stores.records().then_some(shape),
                 ..lessons
             });
         }
-        let _ = (prompt, specs, choices, guide, lang);
         Ok(Lessons::default())
     }
 }
@@ -366,45 +356,31 @@ fn without_marker(line: &str) -> &str {
     }
 }
 
-/// The demonstrations for `prompt` from the typed runs of shape `shape` in
-/// `jobs`: (question, answer) pairs to show, and their ledger entries. An
-/// answer [`unfit`] for `checked` is never a candidate.
-#[cfg(feature = "journal")]
-fn demonstrations(
-    jobs: &[crate::journal::Job],
-    shape: &str,
-    checked: Shape<'_>,
-    prompt: &str,
-    k: usize,
-) -> Result<Lessons, JournalError> {
+/// The demonstrations for `prompt` from `jobs`, the typed runs of the
+/// run's shape in each job learned from: (question, answer) pairs to show,
+/// and their ledger entries. An answer [`unfit`] for `checked` is
+/// never a candidate.
+fn demonstrations(jobs: Vec<JobRuns>, checked: Shape<'_>, prompt: &str, k: usize) -> Lessons {
     if k == 0 || jobs.is_empty() {
-        return Ok(Lessons::default());
+        return Lessons::default();
     }
     let mut candidates = Vec::with_capacity(jobs.len());
     let mut refused = 0usize;
-    for job in jobs {
-        let runs: Vec<Candidate> = job
-            .typed_runs_of(shape)?
+    for (job, runs) in jobs {
+        let runs: Vec<Candidate> = runs
             .into_iter()
-            .filter(|run| {
-                let fit = unfit(&run.answer, checked).is_none();
+            .filter(|(_, answer, _)| {
+                let fit = unfit(answer, checked).is_none();
                 refused += usize::from(!fit);
                 fit
             })
-            .map(
-                |TypedRun {
-                     prompt,
-                     answer,
-                     constrained,
-                     ..
-                 }| Candidate {
-                    prompt,
-                    answer,
-                    constrained,
-                },
-            )
+            .map(|(prompt, answer, constrained)| Candidate {
+                prompt,
+                answer,
+                constrained,
+            })
             .collect();
-        candidates.push((job.name().to_string(), runs));
+        candidates.push((job, runs));
     }
     if refused > 0 {
         tracing::debug!(refused, "twr left out typed answers unfit to be shown");
@@ -422,11 +398,11 @@ fn demonstrations(
             similarity,
         })
         .collect();
-    Ok(Lessons {
+    Lessons {
         demonstrations,
         learned,
         record_as: None,
-    })
+    }
 }
 
 #[cfg(test)]
