@@ -152,7 +152,7 @@
 //! 9. `model`: the `ChatModel` seam, messages and their attachments, replies, errors
 //! 10. `retry`, `scripted`, `cost`, `resilience`: about one model: when to call again, a scripted one, prices, wrappers
 //! 11. `client`, `journal`: the HTTP clients; the journal and the response cache
-//! 12. `stored`: the journal and the response cache as a layer around the model
+//! 12. `stored`: the journal and the response cache as a layer around the model, and what the loop records and learns from through it
 //! 13. `think`: the loop
 //! 14. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
 #![warn(missing_docs)]
