@@ -289,6 +289,15 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
             "a string runs over lines and no comma follows it, so where it ends is not known; \
              close each string on its line, or write a line break inside it as \\n.",
         ),
+        // A stray “ right before a plain string: read as an empty string
+        // ended by that string's opening quote, the items after it would
+        // be lost.
+        (
+            "[\u{201C}\"]\t\",0.0]",
+            "the JSON breaks at line 1, column 2 (near `\u{201C}\"]\t\",0.0]`): a plain quote follows this \u{201C} \
+             at once, so it may be a stray one before a string; write \u{201C}\u{201D} for an empty string, or \
+             take the \u{201C} out.",
+        ),
         // A stray quote making the rest one string that is never closed.
         (
             r#"["null,"{'",-75.25]"#,

@@ -272,7 +272,17 @@ impl Repairer<'_> {
                         // quote is one guess already: a second one about
                         // the same string (where it ends, over lines or
                         // before a comment that could be its text) is not
-                        // taken.
+                        // taken. Ended at once, the `“` may as well be a
+                        // stray before a plain string (`[“"]x",0]`, whose
+                        // items would be lost): not taken either.
+                        if self.pos == content {
+                            return self.error_from(
+                                opened,
+                                "a plain quote follows this \u{201C} at once, so it may be a \
+                                 stray one before a string; write \u{201C}\u{201D} for an empty \
+                                 string, or take the \u{201C} out",
+                            );
+                        }
                         if holds_newline {
                             return self.error_from(
                                 opened,
