@@ -298,6 +298,22 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
              at once, so it may be a stray one before a string; write \u{201C}\u{201D} for an empty string, or \
              take the \u{201C} out.",
         ),
+        // A stray letter after an empty string: its closing quote read as
+        // text, the value would end before the items after it.
+        (
+            r#"[null,""O,"]"]"#,
+            "the JSON breaks at line 1, column 13 (near `\"]`): the value was repaired and ends \
+             here, yet more JSON follows, so where it ends is not known; write the value whole, \
+             with a quote inside a string as \\\" and a comma between items.",
+        ),
+        // A stray quote after a number: a comma put in, the next items
+        // taken into a string, the value would end before the last item.
+        (
+            r#"[-1"0000000000000,"]",-10000000]"#,
+            "the JSON breaks at line 1, column 21 (near `\",-10000000]`): the value was repaired \
+             and ends here, yet more JSON follows, so where it ends is not known; write the value \
+             whole, with a quote inside a string as \\\" and a comma between items.",
+        ),
         // A stray quote making the rest one string that is never closed.
         (
             r#"["null,"{'",-75.25]"#,
