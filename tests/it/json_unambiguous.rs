@@ -303,7 +303,7 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
         (
             r#"[null,""O,"]"]"#,
             "the JSON breaks at line 1, column 13 (near `\"]`): the value was repaired and ends \
-             here, yet more JSON follows, so where it ends is not known; write the value whole, \
+             here, yet a quote follows, so where it ends is not known; write the value whole, \
              with a quote inside a string as \\\" and a comma between items.",
         ),
         // A stray quote after a number: a comma put in, the next items
@@ -311,7 +311,7 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
         (
             r#"[-1"0000000000000,"]",-10000000]"#,
             "the JSON breaks at line 1, column 21 (near `\",-10000000]`): the value was repaired \
-             and ends here, yet more JSON follows, so where it ends is not known; write the value \
+             and ends here, yet a quote follows, so where it ends is not known; write the value \
              whole, with a quote inside a string as \\\" and a comma between items.",
         ),
         // A stray quote making the rest one string that is never closed.
@@ -337,5 +337,18 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
                 "{raw:?}"
             ),
         }
+    }
+}
+
+/// Prose after a repaired value is prose: a comma or words after it leave
+/// the value as read. Only a quote right after it is a
+/// second reading (see the cases refused above).
+#[test]
+fn prose_after_a_repaired_value_leaves_it_as_read() {
+    for raw in [
+        "{'name': 'Kyoto'}, which is what you asked for.",
+        "{'name': 'Kyoto'}\n\nAnd nothing else.",
+    ] {
+        repaired(raw, json!({"name": "Kyoto"}), &[Repair::SingleQuotes]);
     }
 }

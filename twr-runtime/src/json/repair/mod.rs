@@ -96,16 +96,16 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
     }
     let whole = r.at_end();
     if !whole {
-        // The value was repaired, and what follows it is more of JSON (a
-        // quote, a comma, a closer): a repair may have ended it early, and
-        // the rest been the value's (`[null,""O,"]"]` read as
-        // `[null,"\"O,"]`, its closing quote taken for text, drops the
-        // `"]"` item; `[-1"0,"]",-10]` read as `[-1,"0,"]`, a comma put in,
-        // drops `-10`). Two readings: refused.
-        if !before.is_empty() && matches!(r.peek(), Some(b'"' | b',' | b']' | b'}')) {
+        // The value was repaired, and a quote follows it: a repair may
+        // have ended it early, the quote closing a string of the value
+        // (`[null,""O,"]"]` read as `[null,"\"O,"]`, its closing quote
+        // taken for text, drops the `"]"` item; `[-1"0,"]",-10]` read as
+        // `[-1,"0,"]`, a comma put in, drops `-10`). Two readings: refused.
+        // Prose after a value (`{'a': 1}, and then...`) starts otherwise.
+        if !before.is_empty() && r.peek() == Some(b'"') {
             return Err(RepairError {
                 at: r.pos,
-                message: "the value was repaired and ends here, yet more JSON follows, so \
+                message: "the value was repaired and ends here, yet a quote follows, so \
                           where it ends is not known; write the value whole, with a quote \
                           inside a string as \\\" and a comma between items",
                 reached: r.pos,
