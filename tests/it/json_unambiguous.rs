@@ -314,6 +314,15 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
              and ends here, yet a quote follows, so where it ends is not known; write the value \
              whole, with a quote inside a string as \\\" and a comma between items.",
         ),
+        // A stray quote before a pretty-printed list: its items read as
+        // one string over lines, up to a quote; the next item's quote
+        // after the value.
+        (
+            "[\"\n  -100000000,\n  \"]!\"\n]",
+            "the JSON breaks at line 3, column 5 (near `!\"`): the value was repaired and ends \
+             here, yet a quote follows, so where it ends is not known; write the value whole, \
+             with a quote inside a string as \\\" and a comma between items.",
+        ),
         // A stray quote making the rest one string that is never closed.
         (
             r#"["null,"{'",-75.25]"#,

@@ -102,7 +102,13 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         // taken for text, drops the `"]"` item; `[-1"0,"]",-10]` read as
         // `[-1,"0,"]`, a comma put in, drops `-10`). Two readings: refused.
         // Prose after a value (`{'a': 1}, and then...`) starts otherwise.
-        if !before.is_empty() && r.peek() == Some(b'"') {
+        // So does a string read over lines to a quote with a quote later
+        // on the line after the value (`["\n 1,\n "]!"\n]` read as one
+        // string drops `"]!"`): the quote may have opened a string.
+        let rest_of_line = r.rest().split(|&b| b == b'\n').next().unwrap_or_default();
+        let quote_after = r.peek() == Some(b'"')
+            || (before.contains(Repair::ControlCharacter) && memchr(b'"', rest_of_line).is_some());
+        if !before.is_empty() && quote_after {
             return Err(RepairError {
                 at: r.pos,
                 message: "the value was repaired and ends here, yet a quote follows, so \
