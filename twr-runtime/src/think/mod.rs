@@ -486,7 +486,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     ///
     /// The format guide then goes with the first demonstration's question
     /// (so the demonstrated answer follows it, as the real one will), and
-    /// the prompt gets a one-line reminder of the headers. Small models copy
+    /// every later demonstration's question and the prompt get a one-line
+    /// reminder of the headers, so each turn asks as the last. Small models copy
     /// the shape of an earlier turn far more reliably than they follow a
     /// description; capable models read it as an ordinary few-shot example.
     ///
