@@ -76,6 +76,7 @@ static DEUTSCH: Phrases = Phrases {
     guide_intro: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jede Überschrift in einer eigenen Zeile, gefolgt von ihrem Inhalt.",
     guide_intro_xml: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jeden zwischen seinem Tag-Paar: das öffnende Tag, der Inhalt, dann das schließende Tag.",
     guide_optional: " (optional: schreibe „keine“, wenn es nicht zutrifft)",
+    none_answer: "keine",
     guide_may_omit: " (optional)",
     guide_example: "Beispielantwort:",
     guide_begin: "Beginne deine endgültige Antwort nach dem Nachdenken mit {h} in einer eigenen Zeile.",

@@ -54,6 +54,7 @@ pub(crate) const EN: Phrases = Phrases {
     guide_intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
     guide_intro_xml: "Think it through freely first. Then give your final answer in the sections below, each inside its pair of tags: the opening tag, the content, then the closing tag.",
     guide_optional: " (optional: write N/A if it does not apply)",
+    none_answer: "N/A",
     guide_may_omit: " (optional)",
     guide_example: "Example answer:",
     guide_begin: "After any thinking, begin your final answer with {h} on a line of its own.",

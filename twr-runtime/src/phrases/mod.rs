@@ -160,6 +160,10 @@ pub struct Phrases {
     pub guide_intro_xml: &'static str,
     /// After the header of an `Option` section.
     pub guide_optional: &'static str,
+    /// What an optional section that does not apply says, as the guide
+    /// asks for it: written for an absent optional section in a learned
+    /// demonstration, so every turn shows every section.
+    pub none_answer: &'static str,
     /// After the header of a `#[section(default)]` section.
     pub guide_may_omit: &'static str,
     /// Introduces the complete example answer.
@@ -491,8 +495,10 @@ impl Phrases {
     /// Checks that each template names only blanks twr fills: a misspelt
     /// `{hh}` would reach the model as written. The error lists each
     /// template (by field name) with the blank it does not know, and each
-    /// word the parser could not read as meant: an empty one, or one that
-    /// is both a yes and a no.
+    /// word the parser could not read as meant: an empty one, one that is
+    /// both a yes and a no, or a `none_answer` that is not one of the
+    /// `none_words` (written for a section left out, it would be read back
+    /// as an answer).
     pub fn check(&self) -> Result<(), Vec<String>> {
         let mut unknown = Vec::new();
         for (name, words) in [
@@ -513,6 +519,17 @@ impl Phrases {
             {
                 unknown.push(format!("yes_words and no_words: '{yes}'"));
             }
+        }
+        let none_answer = self.none_answer.trim().to_lowercase();
+        if !self
+            .none_words
+            .iter()
+            .any(|none| none.trim().to_lowercase() == none_answer)
+        {
+            unknown.push(format!(
+                "none_answer: '{}' is not one of none_words",
+                self.none_answer
+            ));
         }
         for (name, template, blanks) in self.templates() {
             let values: Vec<(&str, &str)> = blanks.iter().map(|blank| (*blank, "")).collect();

@@ -54,6 +54,7 @@ pub(crate) const ZH: Phrases = Phrases {
         "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
     guide_intro_xml: "请先自由地思考。然后按下面的部分给出最终答案：每个部分写在它的一对标签之间：先写开始标签，再写内容，最后写结束标签。",
     guide_optional: "（可选：不适用时写“无”）",
+    none_answer: "无",
     guide_may_omit: "（可选）",
     guide_example: "示例答案：",
     guide_begin: "思考之后，请以单独一行的{h}开始你的最终答案。",

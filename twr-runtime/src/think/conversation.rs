@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::outcome::SectionSource;
 use crate::model::{Message, Role};
 use crate::parse::{split_sections, SectionMap};
-use crate::sections::{ChoiceSpec, SectionSpec};
+use crate::sections::{ChoiceSpec, Presence, SectionSpec};
 use crate::text::SharedText;
 
 /// The private conversation of one run.
@@ -183,6 +183,20 @@ impl SectionStore {
             taken.push(self.specs[index].header);
         }
         taken
+    }
+
+    /// Writes `none` (`N/A`) for every optional section not known, in a
+    /// type without choices between sets of sections (where an absent
+    /// section may belong to a way not taken).
+    pub(crate) fn fill_absent_optional(&mut self, none: &str) {
+        if !self.choices.is_empty() {
+            return;
+        }
+        for (spec, slot) in self.specs.iter().zip(&mut self.slots) {
+            if slot.is_none() && spec.presence == Presence::Optional {
+                *slot = Some((none.to_string(), 0));
+            }
+        }
     }
 
     /// True when some section came from an attempt before `attempt`.

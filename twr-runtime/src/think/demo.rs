@@ -122,14 +122,18 @@ pub(crate) fn from_examples(
 /// demonstration: only the type's sections, each `[Header]` and its
 /// content, in declaration order (what a patch merge writes), without the
 /// reasoning, the words around the sections or anything else the reply
-/// held.
+/// held. An optional section the answer left out is written as the guide
+/// asks (`N/A`), in a type without choices: a demonstration that skips a
+/// section teaches the model to skip it.
 pub(crate) fn soft_answer(
     answer: &str,
     specs: &'static [SectionSpec],
     choices: &'static [ChoiceSpec],
+    lang: Lang,
 ) -> String {
     let mut sections = super::conversation::SectionStore::new(specs, choices);
     sections.absorb(answer, 1, false);
+    sections.fill_absent_optional(phrases(lang).none_answer);
     sections.render()
 }
 

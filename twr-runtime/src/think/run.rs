@@ -574,7 +574,14 @@ where
         self.think.stores.record_typed(
             shape,
             self.prompt.content.as_str(),
-            || super::demo::soft_answer(answer, specs, self.reader.choices()),
+            || {
+                super::demo::soft_answer(
+                    answer,
+                    specs,
+                    self.reader.choices(),
+                    self.reader.lang(None),
+                )
+            },
             last.constrained || self.attempts.iter().any(|a| a.constrained),
             self.attempts.len() + 1,
         );
