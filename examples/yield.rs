@@ -60,6 +60,10 @@
 //! --journal FILE    record every run in this journal file (SQLite; made if absent)
 //! --learned K       demonstrations a `learned` run is shown (default 2)
 //! --tune-limit N    only the first N tuning prompts fill the job `learned` learns from
+//! --tune-rounds N   tuning rounds (default 1): rounds after the first run the tuning
+//!                   prompts again with other seeds, shown what the earlier rounds typed
+//!                   for the other tuning prompts (the default number of demonstrations),
+//!                   each in a job of its own that `learned` learns from too
 //! ```
 //!
 //! It is an example of the `twr-tests` package, which builds twr-runtime
@@ -408,6 +412,20 @@ const STRATEGIES: &[Strategy] = &[
         learn: false,
     },
     Strategy {
+        name: "demos",
+        about: "Think::demonstration three times: demo's hand-written question and answer last, \
+                after two more of the same task (what the best learned store could show)",
+        configure: |mut think, task| {
+            for (question, answer) in extra_demonstrations(task) {
+                think = think.demonstration(*question, *answer);
+            }
+            let (question, answer) = demonstration(task);
+            think.demonstration(question, answer)
+        },
+        grammar: false,
+        learn: false,
+    },
+    Strategy {
         name: "learned",
         about:
             "Think::learn_from(&job): the --learned K tuning prompts most like the prompt, with \
@@ -429,6 +447,46 @@ static TUNE: Strategy = Strategy {
     grammar: true,
     learn: false,
 };
+
+/// The tuning rounds after the first (`--tune-rounds N`): the tuning
+/// prompts again, with other seeds, each shown what the earlier rounds
+/// typed for the other tuning prompts, the last attempt constrained.
+static TUNE_AGAIN: Strategy = Strategy {
+    name: "tune-again",
+    about: "the tuning prompts again, with other seeds, learning from the earlier rounds \
+            (Think::learn_from), the client told its server's dialect",
+    configure: |think, _| think,
+    grammar: true,
+    learn: true,
+};
+
+/// Two more hand-written questions like the task's, with their answers,
+/// shown before `demonstration`'s by the `demos` strategy: a store of three
+/// clean, sensible answers, the best a `learned` run could be shown.
+fn extra_demonstrations(task: Task) -> &'static [(&'static str, &'static str)] {
+    match task {
+        Task::Trip => &[
+            ("Plan a 2-day trip to Paris.", "[Plan]\n1. The Louvre and the Tuileries\n2. Montmartre and Sacre-Coeur\n[Days]\n2\n[Budget]\n$400"),
+            ("Plan a week of beaches in Crete.", "[Plan]\n1. Elafonissi beach\n2. Chania old town\n3. Balos lagoon by boat\n[Days]\n7\n[Budget]\n$900"),
+        ],
+        Task::Recipe => &[
+            ("How do I make guacamole?", "[Ingredients]\n- 2 ripe avocados\n- 1 lime\n- 1 small onion\n- salt\n[Servings]\n2\n[Difficulty]\nEasy\n[Tip]\nMash with a fork, not a blender."),
+            ("Give me a recipe for beef stew.", "[Ingredients]\n- 800 g beef\n- 3 carrots\n- 2 onions\n- 500 ml stock\n[Servings]\n4\n[Difficulty]\nMedium\n[Tip]\nBrown the meat in small batches."),
+        ],
+        Task::Review => &[
+            ("Classify this review: 'Terrible service, cold food, never again.'", "[Sentiment]\nNegative\n[Stars]\n1\n[Summary]\nBad service and cold food."),
+            ("Classify this review: 'Fast delivery and the shoes fit perfectly.'", "[Sentiment]\nPositive\n[Stars]\n5\n[Summary]\nQuick delivery and a perfect fit."),
+        ],
+        Task::Contact => &[
+            ("Extract the contact details: 'Best, Omar Haddad, 29, Cairo.'", "[Name]\nOmar Haddad\n[Email]\nN/A\n[Age]\n29\n[City]\nCairo"),
+            ("Extract the contact: 'Write to Julia Kim at julia@kim.example.'", "[Name]\nJulia Kim\n[Email]\njulia@kim.example\n[Age]\nN/A\n[City]\nN/A"),
+        ],
+        Task::Decision => &[
+            ("Should a library open on Sundays?", "[Recommend]\nyes\n[Reasons]\n- Many people are free on Sundays\n- Students need a quiet place\n[Confidence]\n0.7"),
+            ("Should I buy a car I cannot afford?", "[Recommend]\nno\n[Reasons]\n- The debt would last for years\n- A cheaper car does the same job\n[Confidence]\n0.9"),
+        ],
+    }
+}
 
 /// A question like the task's and its answer in the format, as a user of
 /// `Think::demonstration` would write it.
@@ -474,6 +532,7 @@ struct Options {
     journal: Option<std::path::PathBuf>,
     learned: usize,
     tune_limit: Option<usize>,
+    tune_rounds: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -485,7 +544,7 @@ enum Set {
 
 const USAGE: &str = "usage: cargo run -p twr-tests --release --example yield -- [--temperature T] [--attempts N] \
 [--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR] \
-[--journal FILE] [--learned K] [--tune-limit N]";
+[--journal FILE] [--learned K] [--tune-limit N] [--tune-rounds N]";
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
@@ -501,6 +560,7 @@ fn options() -> Result<Options, String> {
         journal: None,
         learned: 2,
         tune_limit: None,
+        tune_rounds: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -553,6 +613,9 @@ fn options() -> Result<Options, String> {
             "--dump" => options.dump = Some(value.into()),
             "--journal" => options.journal = Some(value.into()),
             "--learned" => options.learned = value.parse().map_err(|_| bad("a whole number"))?,
+            "--tune-rounds" => {
+                options.tune_rounds = value.parse().map_err(|_| bad("a whole number"))?
+            }
             "--tune-limit" => {
                 options.tune_limit = Some(value.parse().map_err(|_| bad("a whole number"))?)
             }
@@ -1241,28 +1304,46 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
             .into_iter()
             .enumerate()
             .collect();
-            let started = Instant::now();
-            let stores = Stores {
-                record: job_of(&TUNE),
-                learn: None,
-                k: 0,
-            };
-            let runs = run_strategy(&TUNE, &sources, &tuning, &options, &stores).await?;
-            eprintln!(
-                "{}: {} runs in {:.0} s",
-                TUNE.name,
-                runs.len(),
-                started.elapsed().as_secs_f64()
-            );
-            results.push((&TUNE, runs));
-            stores.record
+            let mut rounds: Vec<Job> = Vec::new();
+            for round in 0..options.tune_rounds.max(1) {
+                let started = Instant::now();
+                let strategy = if round == 0 { &TUNE } else { &TUNE_AGAIN };
+                let stores = Stores {
+                    record: match round {
+                        0 => job_of(&TUNE),
+                        _ => journal.as_ref().map(|journal| {
+                            journal.job(format!("{model_name}/{}-{}", TUNE.name, round + 1))
+                        }),
+                    },
+                    learn: rounds.clone(),
+                    // Fixed, so that `--learned K` changes what the held-out
+                    // runs are shown, not the store they are shown it from.
+                    k: twr_runtime::run::DEFAULT_LEARNED,
+                };
+                // Other seeds each round, past the tuning prompts' own.
+                let numbered: Vec<(usize, &'static Prompt)> = tuning
+                    .iter()
+                    .map(|&(number, prompt)| (round * tuning.len() + number, prompt))
+                    .collect();
+                let runs = run_strategy(strategy, &sources, &numbered, &options, &stores).await?;
+                eprintln!(
+                    "{} (round {}): {} runs in {:.0} s",
+                    strategy.name,
+                    round + 1,
+                    runs.len(),
+                    started.elapsed().as_secs_f64()
+                );
+                results.push((strategy, runs));
+                rounds.extend(stores.record);
+            }
+            Some(rounds)
         }
     };
     for &strategy in &options.strategies {
         let started = Instant::now();
         let stores = Stores {
             record: job_of(strategy),
-            learn: tuned.clone().filter(|_| strategy.learn),
+            learn: tuned.clone().filter(|_| strategy.learn).unwrap_or_default(),
             k: options.learned,
         };
         let runs = run_strategy(strategy, &sources, &jobs, &options, &stores).await?;
@@ -1345,8 +1426,8 @@ fn feedback_rates(
 struct Stores {
     /// The job every run is recorded in.
     record: Option<Job>,
-    /// The job a `learned` run learns from.
-    learn: Option<Job>,
+    /// The jobs a `learned` run learns from.
+    learn: Vec<Job>,
     /// How many learned demonstrations a run is shown.
     k: usize,
 }
@@ -1383,8 +1464,11 @@ async fn run_strategy(
                 if let Some(job) = &record {
                     think = think.journal(job.clone());
                 }
-                if let Some(job) = &learn {
-                    think = think.learn_from(job).learned_demonstrations(k);
+                for job in &learn {
+                    think = think.learn_from(job);
+                }
+                if !learn.is_empty() {
+                    think = think.learned_demonstrations(k);
                 }
                 let think = (strategy.configure)(think, prompt.task);
                 let run = match source {
