@@ -296,7 +296,11 @@ async fn the_written_demonstrations_end_with_a_breakpoint_before_the_learned_one
                 {"role": "assistant", "content": cached(answer)},
                 // The shape of a retry (a question, an answer, the last
                 // message) marks the message two before the last too.
-                {"role": "user", "content": cached("The capital of Spain?")},
+                // A later demonstration's question asks as the prompt does.
+                {"role": "user", "content": cached(
+                    "The capital of Spain?\n\nAnswer in the same format, with the sections \
+                     [Name] and [Millions], each header on a line of its own."
+                )},
                 {"role": "assistant", "content": "[Name]\nMadrid\n\n[Millions]\n3"},
                 {"role": "user", "content": cached(&prompt)},
             ],
