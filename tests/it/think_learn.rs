@@ -395,7 +395,8 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
             .collect()
     };
 
-    // Default k = 2: the most alike first.
+    // Default k = 2: the two most alike, shown (and in the ledger) best
+    // last, next to the prompt.
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n2"]);
     let outcome = Think::new(&model)
         .learn_from(&trips)
@@ -406,8 +407,8 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
     assert_eq!(
         picks(&outcome),
         expected(&[
-            ("more", "Temples in Kyoto for a long weekend", 58.0 / 65.0),
             ("trips", "A weekend of temples in Kyoto.", 50.0 / 59.0),
+            ("more", "Temples in Kyoto for a long weekend", 58.0 / 65.0),
         ])
     );
 
@@ -426,10 +427,10 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
         .await
         .unwrap();
     let picked = expected(&[
-        ("more", "Temples in Kyoto for a long weekend", 58.0 / 65.0),
-        ("trips", "A weekend of temples in Kyoto.", 50.0 / 59.0),
-        ("trips", "a weekend of temples in kyoto", 50.0 / 59.0),
         ("trips", "Osaka street food for a weekend", 26.0 / 61.0),
+        ("trips", "a weekend of temples in kyoto", 50.0 / 59.0),
+        ("trips", "A weekend of temples in Kyoto.", 50.0 / 59.0),
+        ("more", "Temples in Kyoto for a long weekend", 58.0 / 65.0),
     ]);
     assert_eq!(picks(&outcome), picked);
     let sent = &model.requests()[0];
@@ -445,22 +446,22 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
         shape,
         [
             line("system", "You plan trips."),
-            line("user", "Temples in Kyoto for a long weekend"),
-            line("assistant", "[City]"),
-            line("user", "A weekend of temples in Kyoto."),
+            line("user", "Osaka street food for a weekend"),
             line("assistant", "[City]"),
             line("user", "a weekend of temples in kyoto"),
             line("assistant", "[City]"),
-            line("user", "Osaka street food for a weekend"),
+            line("user", "A weekend of temples in Kyoto."),
+            line("assistant", "[City]"),
+            line("user", "Temples in Kyoto for a long weekend"),
             line("assistant", "[City]"),
             line("user", "Hi"),
             line("assistant", "Hello!"),
             line("user", PROMPT),
         ]
     );
-    assert_eq!(sent[2], Message::assistant("[City]\nKyoto\n\n[Days]\n4"));
-    assert_eq!(sent[4], Message::assistant("[City]\nKyoto\n\n[Days]\n2"));
-    assert_eq!(sent[6], Message::assistant("[City]\nKyoto\n\n[Days]\n3"));
+    assert_eq!(sent[4], Message::assistant("[City]\nKyoto\n\n[Days]\n3"));
+    assert_eq!(sent[6], Message::assistant("[City]\nKyoto\n\n[Days]\n2"));
+    assert_eq!(sent[8], Message::assistant("[City]\nKyoto\n\n[Days]\n4"));
 
     // The same store and prompt give the same picks, in a journal opened
     // again too; the picks are in the serialized ledger.
@@ -476,7 +477,7 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
     assert_eq!(picks(&outcome), picked);
     let ledger = serde_json::to_value(&outcome).unwrap();
     assert_eq!(
-        ledger["learned"][0],
+        ledger["learned"][3],
         json!({"job": "more", "prompt": "Temples in Kyoto for a long weekend", "similarity": 58.0 / 65.0})
     );
     assert_eq!(ledger["learned"].as_array().unwrap().len(), 4);
@@ -500,11 +501,11 @@ async fn other_types_and_jobs_not_passed_are_never_shown() {
     assert_eq!(
         prompts,
         [
-            "A weekend of temples in Kyoto.",
-            "a weekend of temples in kyoto",
-            "Osaka street food for a weekend",
-            "Three days of temples in Nara",
             "Skiing in Sapporo for five days",
+            "Three days of temples in Nara",
+            "Osaka street food for a weekend",
+            "a weekend of temples in kyoto",
+            "A weekend of temples in Kyoto.",
         ]
     );
     let sent: String = model.requests()[0]
@@ -540,13 +541,13 @@ async fn other_types_and_jobs_not_passed_are_never_shown() {
     assert_eq!(
         prompts,
         [
-            "A weekend of temples in Kyoto.",
-            "a weekend of temples in kyoto"
+            "a weekend of temples in kyoto",
+            "A weekend of temples in Kyoto."
         ]
     );
     assert_eq!(
         serde_json::to_value(&error).unwrap()["learned"][1]["prompt"],
-        "a weekend of temples in kyoto"
+        "A weekend of temples in Kyoto."
     );
 }
 

@@ -385,7 +385,13 @@ fn demonstrations(jobs: Vec<JobRuns>, checked: Shape<'_>, prompt: &str, k: usize
     if refused > 0 {
         tracing::debug!(refused, "twr left out typed answers unfit to be shown");
     }
-    let picked = pick(prompt, &candidates, k);
+    let mut picked = pick(prompt, &candidates, k);
+    // Shown best last, next to the prompt: a small model copies the turn
+    // nearest its own most. Measured on SmolLM2-135M (20 held-out runs,
+    // same seeds, learning from three tuning rounds), first tries typed
+    // went from 5 to 8 with k = 2 and from 6 to 8 with k = 3; from one
+    // round, 5 to 4.
+    picked.reverse();
     let demonstrations = picked
         .iter()
         .map(|(_, run, _)| (run.prompt.clone(), run.answer.clone()))

@@ -563,9 +563,11 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// store and prompt give the same picks. An earlier run of the very same prompt
     /// is not shown. Types that ask for the same sections, with the same
     /// kinds, share their runs; any other type's runs are never shown. The
-    /// picks are in the ledger ([`Outcome::learned`], [`ThinkError::learned`])
-    /// and shown after the [`demonstration`](Self::demonstration)s you
-    /// wrote, before the history (see there for the prompt cache).
+    /// picks are shown best last, next to the prompt (a small model copies
+    /// the nearest turn most), after the [`demonstration`](Self::demonstration)s
+    /// you wrote and before the history (see there for the prompt cache),
+    /// and are in the ledger in the order shown ([`Outcome::learned`],
+    /// [`ThinkError::learned`]).
     ///
     /// A journal holds its users' text: the prompts and answers of
     /// everyone whose runs it recorded. Demonstrations therefore come only
