@@ -1479,7 +1479,7 @@ async fn run_strategy(
                     eprintln!(
                         "{} {:>3}/{total}: {:<8} {:<16} {:>5} tokens {:>5.1} s",
                         strategy.name,
-                        number + 1,
+                        number % total + 1,
                         format!("{:?}", prompt.task),
                         match run.typed_at {
                             Some(n) => format!("typed at {n}"),

@@ -535,10 +535,11 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// format, only the type's sections under their headers (the merged
     /// sections of a repaired answer, the sections of a JSON answer written
     /// under a grammar, an optional section left out written `N/A` as the
-    /// guide asks, so the answer shown has every section), never a reply a validator or a
-    /// [`check`](Self::check) refused ([`Job::typed_runs`] lists them). So a
-    /// run that was typed only on its constrained attempt still teaches the
-    /// next similar prompt the free format, on its first try.
+    /// guide asks, so the answer shown has every section), never a reply a
+    /// validator or a [`check`](Self::check) refused ([`Job::typed_runs`]
+    /// lists them). So a run that was typed only on its constrained attempt
+    /// still teaches the next similar prompt the free format, on its first
+    /// try.
     ///
     /// Not every typed answer is shown. A grammar holds a reply to the
     /// format, not to the sense, and a model that did not understand the
