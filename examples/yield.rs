@@ -827,6 +827,20 @@ impl ChatModel for SeedPerCall {
         self.client.model()
     }
 
+    /// The client's options, which the journal keys its records by: a run
+    /// at another temperature or token limit is asked, not replayed. The
+    /// seed is the run's (each call's own follows from it), and the server's
+    /// address is left out: the servers are replicas of one model, and a
+    /// run goes to whichever is free.
+    fn request_options(&self) -> Option<serde_json::Value> {
+        let mut options = self.client.request_options()?;
+        if let Some(fields) = options.as_object_mut() {
+            fields.remove("base_url");
+            fields.insert("seed".into(), self.seed.into());
+        }
+        Some(options)
+    }
+
     fn takes_grammar(&self) -> Option<Format> {
         self.client.takes_grammar()
     }
