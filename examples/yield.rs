@@ -13,8 +13,9 @@
 //! try, the runs typed within the attempts allowed, the tokens spent per
 //! typed value (every token of every run, failed runs included, divided by
 //! the typed values), the share of sections valid in the first replies,
-//! the typed values that copied a placeholder of the guide, and how the
-//! other runs failed. The `constrained` strategy tells the client its
+//! the typed values that copied a placeholder of the guide, those that
+//! repeat a line of a demonstration they were shown word for word, and how
+//! the other runs failed. The `constrained` strategy tells the client its
 //! server's dialect (`OpenAiCompatible::grammar(Dialect::LlamaCpp)`, for
 //! llama.cpp's server), so the loop constrains the last attempt of a run;
 //! the details give the time and tokens of a free reply and of a
@@ -69,7 +70,7 @@
 //! It is an example of the `twr-tests` package, which builds twr-runtime
 //! with its journal: `cargo run -p twr-tests --release --example yield`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -85,8 +86,8 @@ use twr_runtime::{
     feedback::{ProblemKind, Wording},
     sections::ValueKind,
     Attempt, AttemptKind, ChatModel, Choice, FinishReason, Learned, Message, ModelError,
-    OpenAiCompatible, Outcome, Reply, ScriptedModel, SectionSpec, Sections, Think, ThinkError,
-    ThinkErrorKind, Usage,
+    OpenAiCompatible, Outcome, Reply, Role, ScriptedModel, SectionSpec, Sections, Think,
+    ThinkError, ThinkErrorKind, Usage,
 };
 
 // ---------------------------------------------------------------------------
@@ -645,6 +646,9 @@ struct Run {
     /// The typed value has a section copied from the guide: its example
     /// text or a placeholder (`...`, `<...>`).
     copied: bool,
+    /// The typed value repeats a line of a demonstration it was shown, word
+    /// for word: the model copied an earlier answer instead of answering.
+    echoed: bool,
     /// The learned demonstrations it was shown: their prompts and how alike
     /// each was to its own.
     learned: Vec<(String, f64)>,
@@ -667,6 +671,7 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             failure: None,
             value: Some(format!("{:#?}", outcome.value)),
             copied: copies_the_guide(outcome.final_reply(), T::specs()),
+            echoed: echoes_a_demonstration(&outcome, T::specs()),
             attempts: outcome.attempts,
             elapsed,
             sections,
@@ -682,6 +687,7 @@ async fn run_typed<T: Sections + std::fmt::Debug>(
             elapsed,
             sections,
             copied: false,
+            echoed: false,
         },
     }
 }
@@ -713,6 +719,45 @@ fn copies_the_guide(answer: &str, specs: &[SectionSpec]) -> bool {
             && content == spec.example.trim();
         placeholder || example
     })
+}
+
+/// How long a line must be to count as copied from a demonstration: a
+/// short one (`3`, `Easy`, `- salt`) may well be the answer again.
+const ECHO_CHARS: usize = 16;
+
+/// True when a text or list section of the typed answer holds a line of at
+/// least [`ECHO_CHARS`] characters that a demonstration's answer holds too
+/// (compared trimmed, without a list marker, ignoring case). The
+/// demonstrations are the assistant turns of the transcript before the
+/// prompt (sent with the format guide or the reminder after it).
+fn echoes_a_demonstration<T>(outcome: &Outcome<T>, specs: &[SectionSpec]) -> bool {
+    let [prompt, _] = outcome.final_exchange();
+    let Some(at) = outcome
+        .transcript
+        .iter()
+        .position(|m| m.role == Role::User && m.content.starts_with(prompt.content.as_str()))
+    else {
+        return false;
+    };
+    let normal = |line: &str| {
+        line.trim()
+            .trim_start_matches(['-', '*', '+', '•'])
+            .trim()
+            .to_lowercase()
+    };
+    let shown: HashSet<String> = outcome.transcript[..at]
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .flat_map(|m| m.content.lines().map(normal).collect::<Vec<_>>())
+        .filter(|line| line.chars().count() >= ECHO_CHARS)
+        .collect();
+    let map = split_sections(outcome.final_reply(), specs);
+    specs
+        .iter()
+        .filter(|spec| matches!(spec.kind, ValueKind::Text | ValueKind::List(_)))
+        .filter_map(|spec| map.get(spec.header))
+        .flat_map(str::lines)
+        .any(|line| shown.contains(&normal(line)))
 }
 
 async fn run_prompt(think: &Think<'_, &Model>, prompt: &'static Prompt) -> Run {
@@ -985,6 +1030,14 @@ impl Tally<'_> {
         self.runs.iter().filter(|r| r.copied).count()
     }
 
+    /// The typed values repeating a demonstration's line, and how many of
+    /// them were typed on the first try.
+    fn echoed(&self) -> String {
+        let echoed = self.runs.iter().filter(|r| r.echoed);
+        let first = echoed.clone().filter(|r| r.typed_at == Some(1)).count();
+        format!("{} ({first} on the first try)", echoed.count())
+    }
+
     fn failures(&self) -> String {
         let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
         for failure in self.runs.iter().filter_map(|r| r.failure) {
@@ -1076,13 +1129,14 @@ fn report(strategy: &Strategy, runs: &[Run], attempts: usize) {
         format!("{:.0}", tally.tokens() as f64 / typed as f64)
     };
     println!(
-        "| {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} |",
         strategy.name,
         percent(tally.typed_within(1), runs.len()),
         percent(tally.typed_within(attempts.min(3)), runs.len()),
         tokens_per_typed,
         tally.first_sections(),
         tally.copied(),
+        tally.echoed(),
         tally.failures()
     );
 }
@@ -1372,9 +1426,9 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
 
     let within = options.attempts.min(3);
     println!(
-        "\n| strategy | typed on the first try | typed within {within} attempts | tokens per typed value | sections valid in first replies | typed with a copied placeholder | failures |"
+        "\n| strategy | typed on the first try | typed within {within} attempts | tokens per typed value | sections valid in first replies | typed with a copied placeholder | typed repeating a demonstration's line | failures |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (strategy, runs) in &results {
         report(strategy, runs, options.attempts);
     }
