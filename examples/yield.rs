@@ -739,9 +739,15 @@ fn echoes_a_demonstration<T>(outcome: &Outcome<T>, specs: &[SectionSpec]) -> boo
     else {
         return false;
     };
+    // Without its marker: `-`, `*`, `+`, `•`, or a number and `.` or `)`.
     let normal = |line: &str| {
-        line.trim()
-            .trim_start_matches(['-', '*', '+', '•'])
+        let line = line.trim();
+        let numbered = line
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .strip_prefix(['.', ')'])
+            .filter(|_| line.starts_with(|c: char| c.is_ascii_digit()));
+        numbered
+            .unwrap_or_else(|| line.trim_start_matches(['-', '*', '+', '•']))
             .trim()
             .to_lowercase()
     };
