@@ -1,5 +1,5 @@
 //! The OpenTelemetry GenAI attributes on the call spans, beside twr's own
-//! fields, read from the span's close line of a `fmt` subscriber: a whole
+//! fields (under `twr.`), read from the span's close line of a `fmt` subscriber: a whole
 //! call of `OpenAiCompatible` and a streamed one of `Anthropic`, against
 //! axum on 127.0.0.1.
 
@@ -41,12 +41,18 @@ async fn a_whole_call_carries_the_gen_ai_attributes() {
     .await;
     assert!(
         logs.contains(
-            "twr.chat{provider=\"openai-compatible\" model=test-model stream=false messages=1 \
-             gen_ai.operation.name=\"chat\" otel.name=\"chat test-model\" otel.kind=\"client\" \
-             gen_ai.provider.name=\"openai\" \
-             gen_ai.request.model=\"test-model\" gen_ai.usage.input_tokens=7 \
-             gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"stop\\\"]\"}: \
-             twr_runtime::client::http_model: close"
+            "twr.chat{otel.name=chat test-model otel.kind=\"client\" \
+             gen_ai.operation.name=\"chat\" gen_ai.provider.name=\"openai\" \
+             gen_ai.request.model=\"test-model\" twr.provider=\"openai-compatible\" \
+             twr.stream=false twr.messages=1 server.address=\"127.0.0.1\" server.port="
+        ),
+        "{logs}"
+    );
+    assert!(
+        logs.contains(
+            " gen_ai.usage.input_tokens=7 gen_ai.usage.output_tokens=3 \
+             gen_ai.response.finish_reasons=\"[\\\"stop\\\"]\"}: \
+             twr_runtime::client::otel: close"
         ),
         "{logs}"
     );
@@ -56,7 +62,8 @@ async fn a_whole_call_carries_the_gen_ai_attributes() {
 #[tokio::test]
 async fn a_streamed_call_carries_them_too() {
     let events = [
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 40, "output_tokens": 1}}}),
+        json!({"type": "message_start", "message": {"model": "claude-test-20260101",
+            "usage": {"input_tokens": 40, "output_tokens": 1}}}),
         json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Rome"}}),
         json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 3}}),
         json!({"type": "message_stop"}),
@@ -77,12 +84,19 @@ async fn a_streamed_call_carries_them_too() {
     .await;
     assert!(
         logs.contains(
-            "twr.chat_stream{provider=\"anthropic\" model=claude-test messages=1 \
-             gen_ai.operation.name=\"chat\" otel.name=\"chat claude-test\" otel.kind=\"client\" \
-             gen_ai.provider.name=\"anthropic\" \
-             gen_ai.request.model=\"claude-test\" gen_ai.usage.input_tokens=40 \
-             gen_ai.usage.output_tokens=3 gen_ai.response.finish_reasons=\"[\\\"length\\\"]\"}: \
-             twr_runtime::client::deltas: close"
+            "twr.chat_stream{otel.name=chat claude-test otel.kind=\"client\" \
+             gen_ai.operation.name=\"chat\" gen_ai.provider.name=\"anthropic\" \
+             gen_ai.request.model=\"claude-test\" twr.provider=\"anthropic\" \
+             twr.stream=true twr.messages=1 server.address=\"127.0.0.1\" server.port="
+        ),
+        "{logs}"
+    );
+    assert!(
+        logs.contains(
+            " gen_ai.response.model=\"claude-test-20260101\" \
+             gen_ai.usage.input_tokens=40 gen_ai.usage.output_tokens=3 \
+             gen_ai.response.finish_reasons=\"[\\\"length\\\"]\"}: \
+             twr_runtime::client::otel: close"
         ),
         "{logs}"
     );

@@ -1,13 +1,19 @@
 //! A run as a trace viewer shows it, through a real OpenTelemetry pipeline
 //! (the SDK with its in-memory exporter, fed by `tracing-opentelemetry`):
 //! one span per run, one child span per attempt, one
-//! `gen_ai.evaluation.result` event per section judged.
+//! `gen_ai.evaluation.result` event per section judged; against an
+//! OpenAI-compatible server on 127.0.0.1, the client's call span below each
+//! attempt, every span's whole attribute set checked with its types
+//! against the GenAI semantic conventions v1.37.
 
-use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::trace::{SpanKind, TracerProvider as _};
 use opentelemetry::Value;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt as _;
-use twr_runtime::{ScriptedModel, Sections, Think};
+use twr_runtime::{ChatModel, OpenAiCompatible, ScriptedModel, Sections, Think};
+
+use crate::support::client::{Scripted, TestServer};
 
 #[derive(Debug, PartialEq, Sections)]
 struct Trip {
@@ -113,7 +119,7 @@ async fn a_run_is_a_span_with_one_child_per_attempt_and_an_event_per_section_jud
     let attempt_keys = [
         "gen_ai.operation.name",
         "gen_ai.request.model",
-        "gen_ai.response.model",
+        "twr.attempt.model",
         "twr.attempt.number",
         "twr.attempt.kind",
         "twr.attempt.constrained",
@@ -123,7 +129,7 @@ async fn a_run_is_a_span_with_one_child_per_attempt_and_an_event_per_section_jud
     assert_eq!(
         attributes(first, &attempt_keys),
         [
-            "chat",
+            "-",
             "kyoto-planner",
             "kyoto-planner",
             "1",
@@ -136,7 +142,7 @@ async fn a_run_is_a_span_with_one_child_per_attempt_and_an_event_per_section_jud
     assert_eq!(
         attributes(patch, &attempt_keys),
         [
-            "chat",
+            "-",
             "kyoto-planner",
             "kyoto-planner",
             "2",
@@ -188,6 +194,273 @@ async fn the_messages_are_on_the_attempt_spans_only_when_asked_for() {
     let output: serde_json::Value = serde_json::from_str(output).unwrap();
     assert_eq!(
         output,
-        serde_json::json!([{"role": "assistant", "parts": [{"type": "text", "content": "[Days]\n3"}]}])
+        serde_json::json!([{
+            "role": "assistant",
+            "parts": [{"type": "text", "content": "[Days]\n3"}],
+            "finish_reason": "stop"
+        }])
+    );
+}
+
+/// Every attribute of `span`, sorted by key, with its value as exported
+/// (type and all).
+fn all_attributes(span: &SpanData) -> Vec<(String, Value)> {
+    let mut all: Vec<(String, Value)> = span
+        .attributes
+        .iter()
+        .map(|kv| (kv.key.as_str().to_string(), kv.value.clone()))
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+fn text(value: &str) -> Value {
+    Value::String(value.to_string().into())
+}
+
+fn attrs(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
+    let mut all: Vec<(String, Value)> = pairs
+        .iter()
+        .map(|(key, value)| (key.to_string(), value.clone()))
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all
+}
+
+/// A chat completion from a server that names the model that answered
+/// (not the one asked for).
+fn completion(content: &str, prompt_tokens: u64, completion_tokens: u64) -> serde_json::Value {
+    json!({
+        "model": "kyoto-planner-0125",
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens}
+    })
+}
+
+#[tokio::test]
+async fn every_span_of_a_run_against_a_server_holds_the_conventions_attributes_with_their_types() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            completion("[Days]\nthree\n[Plan]\n- Gion\n- Nara", 120, 14),
+        ),
+        Scripted::json(200, completion("[Days]\n3", 160, 4)),
+    ])
+    .await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "kyoto-planner")
+        .api_key("sk-traced")
+        .temperature(0.2)
+        .max_tokens(256)
+        .seed(7);
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("twr-test")));
+    {
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let outcome = Think::new(&model)
+            .max_attempts(3)
+            .trace_content(true)
+            .run::<Trip>("Plan a trip to Kyoto.")
+            .await
+            .unwrap();
+        assert_eq!(outcome.value.days, 3);
+        assert_eq!(outcome.usage.prompt_tokens, 280, "each call counted once");
+    }
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "chat kyoto-planner",
+            "twr.attempt 1 first",
+            "chat kyoto-planner",
+            "twr.attempt 2 patch",
+            "twr.run"
+        ],
+        "spans end child first"
+    );
+    let kinds: Vec<&SpanKind> = spans.iter().map(|s| &s.span_kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            &SpanKind::Client,
+            &SpanKind::Internal,
+            &SpanKind::Client,
+            &SpanKind::Internal,
+            &SpanKind::Internal
+        ]
+    );
+    let (call_1, first, call_2, patch, run) =
+        (&spans[0], &spans[1], &spans[2], &spans[3], &spans[4]);
+    assert_eq!(call_1.parent_span_id, first.span_context.span_id());
+    assert_eq!(call_2.parent_span_id, patch.span_context.span_id());
+    assert_eq!(first.parent_span_id, run.span_context.span_id());
+    let port = i64::from(
+        reqwest::Url::parse(&server.url("/v1"))
+            .unwrap()
+            .port()
+            .unwrap(),
+    );
+    let call = |input: i64, output: i64| {
+        attrs(&[
+            ("gen_ai.operation.name", text("chat")),
+            ("gen_ai.provider.name", text("openai")),
+            ("gen_ai.request.model", text("kyoto-planner")),
+            ("gen_ai.request.temperature", Value::F64(0.2)),
+            ("gen_ai.request.max_tokens", Value::I64(256)),
+            ("gen_ai.request.seed", Value::I64(7)),
+            ("gen_ai.response.model", text("kyoto-planner-0125")),
+            ("gen_ai.response.finish_reasons", text("[\"stop\"]")),
+            ("gen_ai.usage.input_tokens", Value::I64(input)),
+            ("gen_ai.usage.output_tokens", Value::I64(output)),
+            ("server.address", text("127.0.0.1")),
+            ("server.port", Value::I64(port)),
+            ("twr.provider", text("openai-compatible")),
+            ("twr.stream", Value::Bool(false)),
+            ("twr.messages", Value::I64(1)),
+        ])
+    };
+    let mut call_1_attrs = all_attributes(call_1);
+    let mut call_2_attrs = all_attributes(call_2);
+    // The bridge's own attributes (code location, thread, busy and idle
+    // time) are not the spans' own: left out of the comparison.
+    let ours = |all: &mut Vec<(String, Value)>| {
+        all.retain(|(key, _)| {
+            !key.starts_with("code.")
+                && !key.starts_with("thread.")
+                && key != "busy_ns"
+                && key != "idle_ns"
+                && key != "target"
+                && key != "level"
+        })
+    };
+    ours(&mut call_1_attrs);
+    ours(&mut call_2_attrs);
+    assert_eq!(call_1_attrs, call(120, 14));
+    let mut second = call(160, 4);
+    second.iter_mut().for_each(|(key, value)| {
+        if key == "twr.messages" {
+            *value = Value::I64(3);
+        }
+    });
+    assert_eq!(call_2_attrs, second);
+    let mut first_attrs = all_attributes(first);
+    ours(&mut first_attrs);
+    let input = first_attrs
+        .iter()
+        .find(|(key, _)| key == "gen_ai.input.messages")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert_eq!(
+        first_attrs,
+        attrs(&[
+            ("gen_ai.request.model", text("kyoto-planner")),
+            ("twr.attempt.number", Value::I64(1)),
+            ("twr.attempt.kind", text("first")),
+            ("twr.attempt.constrained", Value::Bool(false)),
+            ("twr.attempt.outcome", text("rejected")),
+            ("twr.attempt.model", text("kyoto-planner")),
+            ("gen_ai.input.messages", input),
+            (
+                "gen_ai.output.messages",
+                text(
+                    &json!([{
+                        "role": "assistant",
+                        "parts": [{"type": "text", "content": "[Days]\nthree\n[Plan]\n- Gion\n- Nara"}],
+                        "finish_reason": "stop"
+                    }])
+                    .to_string()
+                )
+            ),
+        ])
+    );
+    let mut run_attrs = all_attributes(run);
+    ours(&mut run_attrs);
+    assert_eq!(
+        run_attrs,
+        attrs(&[
+            ("gen_ai.request.model", text("kyoto-planner")),
+            ("twr.max_attempts", Value::I64(3)),
+            ("twr.retry_mode", text("Patch")),
+            ("twr.attempts", Value::I64(2)),
+            ("twr.outcome", text("typed")),
+        ])
+    );
+    // No span but the calls carries token counts: a viewer summing them
+    // counts each call once.
+    let summed: i64 = spans
+        .iter()
+        .flat_map(|span| span.attributes.iter())
+        .filter(|kv| kv.key.as_str() == "gen_ai.usage.input_tokens")
+        .map(|kv| match kv.value {
+            Value::I64(n) => n,
+            ref other => panic!("not an integer: {other:?}"),
+        })
+        .sum();
+    assert_eq!(summed, 280);
+    assert!(
+        !spans
+            .iter()
+            .flat_map(|span| span.attributes.iter())
+            .any(|kv| kv.value.as_str().contains("sk-traced")),
+        "the key is in no attribute"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_names_no_model_leaves_the_response_model_out_and_a_failure_has_its_error_type(
+) {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            200,
+            json!({
+                "choices": [{"message": {"role": "assistant", "content": "fine"}, "finish_reason": "length"}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12}
+            }),
+        ),
+        Scripted::json(404, json!({"error": {"message": "no such model"}})),
+    ])
+    .await;
+    let model = OpenAiCompatible::new(server.url("/v1"), "m");
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("twr-test")));
+    {
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let hi = [twr_runtime::Message::user("hi")];
+        model.chat(&hi).await.unwrap();
+        model.chat(&hi).await.unwrap_err();
+    }
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    assert_eq!(
+        attributes(
+            &spans[0],
+            &[
+                "gen_ai.response.model",
+                "gen_ai.response.finish_reasons",
+                "error.type"
+            ]
+        ),
+        ["-", "[\"length\"]", "-"]
+    );
+    assert_eq!(
+        attributes(
+            &spans[1],
+            &[
+                "gen_ai.response.model",
+                "gen_ai.usage.input_tokens",
+                "error.type"
+            ]
+        ),
+        ["-", "-", "404"]
     );
 }

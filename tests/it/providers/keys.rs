@@ -465,7 +465,8 @@ async fn tracing_names_the_model_and_never_the_key() {
         assert!(key_piece_in(&logs, api.key()).is_none(), "{api:?}: {logs}");
         assert!(
             logs.contains(&format!(
-                "twr.chat{{provider=\"{provider}\" model={} stream=false messages=2}}",
+                "gen_ai.request.model=\"{}\" twr.provider=\"{provider}\" \
+                 twr.stream=false twr.messages=2",
                 api.model()
             )),
             "{api:?}: {logs}"

@@ -404,6 +404,7 @@ impl Provider for AnthropicApi {
         let Some(content) = message.content else {
             return Err(Fault::Missing("content"));
         };
+        out.extend(message.model.filter(|m| !m.is_empty()).map(Piece::Model));
         for block in content {
             block.pieces(out);
         }
@@ -432,9 +433,12 @@ impl Provider for AnthropicApi {
         let data: StreamEvent = decode(event.data().as_bytes())?;
         match data.kind.as_str() {
             "message_start" => {
-                if let Some(usage) = data.message.and_then(|m| m.usage) {
-                    usage.apply(counts);
-                    out.push(Piece::Usage(*counts));
+                if let Some(message) = data.message {
+                    out.extend(message.model.filter(|m| !m.is_empty()).map(Piece::Model));
+                    if let Some(usage) = message.usage {
+                        usage.apply(counts);
+                        out.push(Piece::Usage(*counts));
+                    }
                 }
             }
             "content_block_start" => {
@@ -520,6 +524,9 @@ struct MessageBody {
     usage: Option<TokenCounts>,
     #[serde(default)]
     error: Option<Value>,
+    /// The model that answered (`message_start` carries it in a stream).
+    #[serde(default)]
+    model: Option<String>,
 }
 
 /// What the server says about a refusal (`stop_details`, with

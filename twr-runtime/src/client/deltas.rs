@@ -41,21 +41,12 @@ pub(crate) fn deltas<'a, P: Provider>(
     request: Request<'a>,
 ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
     let messages = request.messages;
-    let span = tracing::debug_span!(
-        "twr.chat_stream",
-        provider = P::NAME,
-        model = %model.model,
-        messages = messages.len(),
-        gen_ai.operation.name = tracing::field::Empty,
-        gen_ai.provider.name = tracing::field::Empty,
-        gen_ai.request.model = tracing::field::Empty,
-        gen_ai.usage.input_tokens = tracing::field::Empty,
-        gen_ai.usage.output_tokens = tracing::field::Empty,
-        gen_ai.usage.cache_read.input_tokens = tracing::field::Empty,
-        gen_ai.usage.cache_creation.input_tokens = tracing::field::Empty,
-        gen_ai.response.finish_reasons = tracing::field::Empty,
-        otel.name = tracing::field::Empty,
-        otel.kind = tracing::field::Empty,
+    let span = otel::call_span::<P>(
+        &model.base_url,
+        &model.model,
+        &model.options,
+        messages.len(),
+        true,
     );
     let started = Instant::now();
     let reading_span = span.clone();
@@ -64,6 +55,7 @@ pub(crate) fn deltas<'a, P: Provider>(
             Ok(opened) => opened,
             Err(error) => {
                 trace_failure(&error, started);
+                otel::record(&tracing::Span::current(), otel::Ended::Failed(&error));
                 return Err(error);
             }
         };
@@ -78,7 +70,7 @@ pub(crate) fn deltas<'a, P: Provider>(
         let batches = stream::unfold(reading, move |state| {
             let span = reading_span.clone();
             async move {
-                let (batch, next) = step(model, state, started).await?;
+                let (batch, next) = step(state, started).await?;
                 Some((stream::iter(batch), next))
             }
             .instrument(span)
@@ -91,7 +83,6 @@ pub(crate) fn deltas<'a, P: Provider>(
 /// One step: the deltas the next piece of the response gave, and the state
 /// after it; `None` once the stream has ended.
 async fn step<'a, P: Provider>(
-    model: &'a HttpModel<P>,
     state: State<'a, P>,
     started: Instant,
 ) -> Option<(Vec<Result<Delta, ModelError>>, State<'a, P>)> {
@@ -109,6 +100,7 @@ async fn step<'a, P: Provider>(
             Some((batch, State::Reading(Box::new(reading))))
         }
         Ok(false) => {
+            let response_model = reader.response_model().map(str::to_string);
             let batch = reader.finish_stream();
             match batch.last() {
                 Some(Ok(Delta::Done {
@@ -124,23 +116,26 @@ async fn step<'a, P: Provider>(
                 Some(Err(error)) => trace_failure(error, started),
                 _ => {}
             }
-            let reply = match batch.last() {
+            let ended = match batch.last() {
                 Some(Ok(Delta::Done {
                     usage,
                     finish_reason,
-                })) => Some((*usage, finish_reason.as_ref())),
+                })) => Some(otel::Ended::Reply {
+                    usage: *usage,
+                    finish_reason: finish_reason.as_ref(),
+                    response_model: response_model.as_deref(),
+                }),
+                Some(Err(error)) => Some(otel::Ended::Failed(error)),
                 _ => None,
             };
-            otel::record(
-                &tracing::Span::current(),
-                P::GEN_AI_PROVIDER_NAME,
-                &model.model,
-                reply,
-            );
+            if let Some(ended) = ended {
+                otel::record(&tracing::Span::current(), ended);
+            }
             Some((batch, State::Over))
         }
         Err(error) => {
             trace_failure(&error, started);
+            otel::record(&tracing::Span::current(), otel::Ended::Failed(&error));
             let mut batch: Vec<_> = reader.take_deltas().into_iter().map(Ok).collect();
             batch.push(Err(error));
             Some((batch, State::Over))

@@ -352,6 +352,9 @@ struct ResponseBody {
     prompt_feedback: Option<PromptFeedback>,
     #[serde(default)]
     error: Option<Value>,
+    /// The model that answered (`"gemini-2.5-flash-001"`).
+    #[serde(default)]
+    model_version: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -424,6 +427,7 @@ impl ResponseBody {
         if let Some(error) = self.error {
             return Err(Fault::Embedded(error));
         }
+        out.extend(self.model_version.filter(|m| !m.is_empty()).map(Piece::Model));
         if let Some(feedback) = self.prompt_feedback {
             if let Some(reason) = feedback.block_reason {
                 let detail = feedback

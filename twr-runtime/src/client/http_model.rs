@@ -357,7 +357,12 @@ impl<P: Provider> HttpModel<P> {
 
     /// The whole reply to `messages` (read from the event stream with
     /// `stream(true)`), and the response's rate limits.
-    async fn whole_reply(&self, call: Request<'_>) -> Result<(Reply, RateLimits), ModelError> {
+    /// The whole reply of `call`, the rate limits its response's headers
+    /// gave and the model the server said answered.
+    async fn whole_reply(
+        &self,
+        call: Request<'_>,
+    ) -> Result<(Reply, RateLimits, Option<String>), ModelError> {
         let (mut source, limits) = self.open_with_limits(call).await?;
         let mut reader = PieceReader::default().scrubbing(source.secrets());
         let mut pieces = Vec::new();
@@ -371,7 +376,10 @@ impl<P: Provider> HttpModel<P> {
             }
         };
         match read {
-            Ok(()) => reader.finish().map(|reply| (reply, limits)),
+            Ok(()) => {
+                let response_model = reader.response_model().map(str::to_string);
+                reader.finish().map(|reply| (reply, limits, response_model))
+            }
             Err(source) if reader.has_text() => Err(ModelError::Incomplete {
                 partial: Box::new(reader.partial()),
                 source: Box::new(source),
@@ -598,37 +606,28 @@ impl<P: Provider> ChatModel for HttpModel<P> {
         if request.stream && self.options.stream {
             return super::deltas::deltas(self, request);
         }
-        let span = tracing::debug_span!(
-            "twr.chat",
-            provider = P::NAME,
-            model = %self.model,
-            stream = self.options.stream,
-            messages = messages.len(),
-            gen_ai.operation.name = tracing::field::Empty,
-            gen_ai.provider.name = tracing::field::Empty,
-            gen_ai.request.model = tracing::field::Empty,
-            gen_ai.usage.input_tokens = tracing::field::Empty,
-            gen_ai.usage.output_tokens = tracing::field::Empty,
-            gen_ai.usage.cache_read.input_tokens = tracing::field::Empty,
-            gen_ai.usage.cache_creation.input_tokens = tracing::field::Empty,
-            gen_ai.response.finish_reasons = tracing::field::Empty,
-            otel.name = tracing::field::Empty,
-            otel.kind = tracing::field::Empty,
+        let span = otel::call_span::<P>(
+            &self.base_url,
+            &self.model,
+            &self.options,
+            messages.len(),
+            false,
         );
         Box::pin(
             async move {
                 let started = Instant::now();
                 let result = self.whole_reply(request).await;
                 trace_result(&result, started);
-                let reply = result.as_ref().ok();
-                let reply = reply.map(|(r, _)| (r.usage, r.finish_reason.as_ref()));
-                otel::record(
-                    &tracing::Span::current(),
-                    P::GEN_AI_PROVIDER_NAME,
-                    &self.model,
-                    reply,
-                );
-                let (reply, limits) = result?;
+                let ended = match &result {
+                    Ok((reply, _, response_model)) => otel::Ended::Reply {
+                        usage: reply.usage,
+                        finish_reason: reply.finish_reason.as_ref(),
+                        response_model: response_model.as_deref(),
+                    },
+                    Err(error) => otel::Ended::Failed(error),
+                };
+                otel::record(&tracing::Span::current(), ended);
+                let (reply, limits, _) = result?;
                 Ok(Response::from_reply(reply).with_rate_limits(limits))
             }
             .instrument(span),
@@ -668,10 +667,13 @@ impl<P: Provider> ChatModel for HttpModel<P> {
 /// One tracing event per call, inside the call's span (which names the
 /// provider, model and stream flag, never the key). Errors are shown by
 /// their `Display`, whose server text is already scrubbed.
-fn trace_result(result: &Result<(Reply, RateLimits), ModelError>, started: Instant) {
+fn trace_result(
+    result: &Result<(Reply, RateLimits, Option<String>), ModelError>,
+    started: Instant,
+) {
     let elapsed_ms = started.elapsed().as_millis() as u64;
     match result {
-        Ok((reply, _)) => tracing::debug!(
+        Ok((reply, _, _)) => tracing::debug!(
             elapsed_ms,
             prompt_tokens = reply.usage.prompt_tokens,
             completion_tokens = reply.usage.completion_tokens,

@@ -382,6 +382,9 @@ struct ResponseBody {
     x_groq: Option<GroqBody>,
     #[serde(default)]
     error: Option<Value>,
+    /// The model that answered, as the server names it.
+    #[serde(default)]
+    model: Option<String>,
 }
 
 /// Groq's `x_groq`: `{"id": "req_...", "usage": {...}}`.
@@ -468,6 +471,9 @@ impl ResponseBody {
     fn pieces(self, out: &mut Vec<Piece>) -> Result<(), Fault> {
         if let Some(error) = self.error {
             return Err(Fault::Embedded(error));
+        }
+        if let Some(model) = self.model.filter(|model| !model.is_empty()) {
+            out.push(Piece::Model(model));
         }
         if let Some(choice) = self.choices.into_iter().next() {
             if let Some(message) = choice.delta.or(choice.message) {

@@ -400,6 +400,11 @@ pub enum Piece {
     /// one (and before [`Flow::Done`]) was cut short:
     /// [`ModelError::Interrupted`], retried.
     Finish(FinishReason),
+    /// The name of the model that answered, as the server wrote it
+    /// (`"gpt-4o-2024-08-06"` for a call to `"gpt-4o"`): the call span's
+    /// OpenTelemetry `gen_ai.response.model`. A later one replaces an
+    /// earlier one; a response that names none leaves the attribute out.
+    Model(String),
 }
 
 /// Whether a stream continues after an event.

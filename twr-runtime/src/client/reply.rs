@@ -26,6 +26,8 @@ pub(crate) struct PieceReader {
     refusal: Option<String>,
     usage: Usage,
     finish_reason: Option<FinishReason>,
+    /// The model the server said answered ([`Piece::Model`]).
+    response_model: Option<String>,
     /// Whether any content or reasoning other than white space arrived.
     has_text: bool,
     /// When streaming: the deltas not yet handed out.
@@ -74,7 +76,13 @@ impl PieceReader {
             Piece::Refusal(text) => self.refusal.get_or_insert_with(String::new).push_str(&text),
             Piece::Usage(usage) => self.usage = usage,
             Piece::Finish(reason) => self.finish_reason = Some(reason),
+            Piece::Model(name) => self.response_model = Some(name),
         }
+    }
+
+    /// The model the server said answered, when it named one.
+    pub(crate) fn response_model(&self) -> Option<&str> {
+        self.response_model.as_deref()
     }
 
     /// True once any content or reasoning arrived.

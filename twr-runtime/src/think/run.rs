@@ -315,7 +315,12 @@ where
                 let mut attempt = self.open_attempt(number, model.name(), call);
                 attempt.constrained = constrained;
                 if think.trace_content {
-                    trace::content(&Span::current(), &request, &attempt.raw);
+                    trace::content(
+                        &Span::current(),
+                        &request,
+                        &attempt.raw,
+                        attempt.finish_reason.as_ref(),
+                    );
                 }
                 Ok((attempt, aborted))
             }

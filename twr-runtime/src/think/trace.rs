@@ -4,11 +4,19 @@
 //! and each section judged an event `gen_ai.evaluation.result` on its
 //! attempt's span.
 //!
-//! Where the conventions are silent (a run of attempts, the attempt's
-//! number and kind) the attributes are twr's own, under `twr.`:
+//! The call span is the conventions' inference span (`chat {model}`, of
+//! kind client, with the provider, the models asked and answering, the
+//! finish reasons and the token counts; see `client::otel`). The run and
+//! attempt spans are twr's own (kind internal): they name the model asked
+//! (`gen_ai.request.model`) but carry no `gen_ai.operation.name` and no
+//! token counts, so a viewer that sums the usage of inference spans counts
+//! each call once. Where the conventions are silent (a run of attempts,
+//! the attempt's number and kind) the attributes are twr's own, under
+//! `twr.`:
 //!
 //! | attribute | on | value |
 //! | --- | --- | --- |
+//! | `gen_ai.request.model` | run, attempt | the model asked (string) |
 //! | `twr.max_attempts` | run | the attempts allowed |
 //! | `twr.retry_mode` | run | `Patch` or `Full` |
 //! | `twr.attachments` | run | the prompt's images and documents, when it has any |
@@ -18,11 +26,14 @@
 //! | `twr.attempt.kind` | attempt | `first`, `patch`, `focused`, `full`, `constrained`, `escalated` |
 //! | `twr.attempt.constrained` | attempt | the request carried a grammar |
 //! | `twr.attempt.outcome` | attempt | what became of the reply ([`AttemptKind`](super::AttemptKind), snake case: `rejected`, `merged`, ...) |
+//! | `twr.attempt.model` | attempt | the model that answered, as the ledger names it ([`Attempt::model`](super::Attempt::model)) |
+//!
+//! Counts and numbers are integers, flags booleans, the rest strings.
 //!
 //! With [`Think::trace_content`](super::Think::trace_content), and only
 //! then (they hold users' text), an attempt also carries
 //! `gen_ai.input.messages` and `gen_ai.output.messages`, as JSON in the
-//! conventions' shape.
+//! conventions' shape (the output message with its `finish_reason`).
 //!
 //! `tracing-opentelemetry` names each exported span from its `otel.name`
 //! field and exports each event with its message as the event's name.
@@ -32,7 +43,7 @@ use tracing::Span;
 
 use super::outcome::Attempt;
 use crate::feedback::Feedback;
-use crate::model::{Message, Role};
+use crate::model::{FinishReason, Message, Role};
 use crate::parse::split_sections;
 use crate::sections::SectionSpec;
 
@@ -42,7 +53,7 @@ pub(super) fn run_span(model: &str, max_attempts: usize, mode: &str) -> Span {
         "think",
         otel.name = "twr.run",
         gen_ai.request.model = %model,
-        twr.max_attempts = max_attempts,
+        twr.max_attempts = max_attempts as i64,
         twr.retry_mode = %mode,
         twr.attachments = Empty,
         twr.attempts = Empty,
@@ -53,7 +64,7 @@ pub(super) fn run_span(model: &str, max_attempts: usize, mode: &str) -> Span {
 /// Records how a run ended on its span: the attempts made and `typed`, or
 /// the error's kind.
 pub(super) fn run_ended(span: &Span, attempts: usize, outcome: &str) {
-    span.record("twr.attempts", attempts);
+    span.record("twr.attempts", attempts as i64);
     span.record("twr.outcome", outcome);
 }
 
@@ -92,43 +103,22 @@ pub(super) fn attempt_span(number: usize, kind: Kind, model: &str, constrained: 
     tracing::info_span!(
         "twr.attempt",
         otel.name = %format_args!("twr.attempt {number} {}", kind.as_str()),
-        gen_ai.operation.name = "chat",
         gen_ai.request.model = %model,
-        twr.attempt.number = number,
+        twr.attempt.number = number as i64,
         twr.attempt.kind = kind.as_str(),
         twr.attempt.constrained = constrained,
         twr.attempt.outcome = Empty,
-        gen_ai.response.model = Empty,
-        gen_ai.usage.input_tokens = Empty,
-        gen_ai.usage.output_tokens = Empty,
-        gen_ai.usage.cache_read.input_tokens = Empty,
-        gen_ai.usage.cache_creation.input_tokens = Empty,
+        twr.attempt.model = Empty,
         gen_ai.input.messages = Empty,
         gen_ai.output.messages = Empty,
     )
 }
 
-/// Records on `span` what attempt `attempt` was: the model that answered,
-/// its tokens and what became of its reply.
+/// Records on `span` what attempt `attempt` was: the model that answered
+/// and what became of its reply. Its tokens are the call span's, and only
+/// there: a viewer summing usage counts each call once.
 pub(super) fn attempt_ended(span: &Span, attempt: &Attempt) {
-    span.record("gen_ai.response.model", attempt.model.as_str());
-    span.record("gen_ai.usage.input_tokens", attempt.usage.prompt_tokens);
-    span.record(
-        "gen_ai.usage.output_tokens",
-        attempt.usage.completion_tokens,
-    );
-    if attempt.usage.cache_read_tokens > 0 {
-        span.record(
-            "gen_ai.usage.cache_read.input_tokens",
-            attempt.usage.cache_read_tokens,
-        );
-    }
-    if attempt.usage.cache_write_tokens > 0 {
-        span.record(
-            "gen_ai.usage.cache_creation.input_tokens",
-            attempt.usage.cache_write_tokens,
-        );
-    }
+    span.record("twr.attempt.model", attempt.model.as_str());
     span.record(
         "twr.attempt.outcome",
         super::ledger_serde::attempt_kind(attempt.kind).as_str(),
@@ -136,8 +126,16 @@ pub(super) fn attempt_ended(span: &Span, attempt: &Attempt) {
 }
 
 /// Records the conversation sent and the reply on `span`, in the
-/// conventions' JSON shape (opt-in: they hold users' text).
-pub(super) fn content(span: &Span, sent: &[Message], reply: &str) {
+/// conventions' JSON shape (opt-in: they hold users' text). The output
+/// message's `finish_reason`, which the conventions' schema requires, is
+/// the server's, or `stop` when it gave none (the reply ended on its own:
+/// one the token limit cut off always says `length`).
+pub(super) fn content(
+    span: &Span,
+    sent: &[Message],
+    reply: &str,
+    finish_reason: Option<&FinishReason>,
+) {
     let input: Vec<serde_json::Value> = sent
         .iter()
         .map(|message| {
@@ -150,6 +148,7 @@ pub(super) fn content(span: &Span, sent: &[Message], reply: &str) {
     let output = serde_json::json!([{
         "role": "assistant",
         "parts": [{"type": "text", "content": reply}],
+        "finish_reason": finish_reason.map_or("stop", FinishReason::as_str),
     }]);
     span.record(
         "gen_ai.input.messages",
