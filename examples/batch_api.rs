@@ -197,7 +197,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let _ = task.await;
     println!(
         "batch: killed in round two, {} replies in the journal",
-        job.replies()?
+        job.replies().await?
     );
     server.hold_from.store(0, Ordering::SeqCst);
     let journal = Journal::open(&path)?;

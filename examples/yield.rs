@@ -1442,7 +1442,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
         details(strategy, runs);
     }
     if journal.is_some() {
-        feedback_rates(&results, &job_of)?;
+        feedback_rates(&results, &job_of).await?;
     }
     Ok(())
 }
@@ -1452,7 +1452,7 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
 /// problem and wording, over the strategies' replies written free (a
 /// constrained reply is held to the format by the server, not by the
 /// words), then the constrained ones in one line.
-fn feedback_rates(
+async fn feedback_rates(
     results: &[(&Strategy, Vec<Run>)],
     job_of: &dyn Fn(&Strategy) -> Option<Job>,
 ) -> Result<(), Box<dyn Error>> {
@@ -1462,7 +1462,7 @@ fn feedback_rates(
         let Some(job) = job_of(strategy) else {
             continue;
         };
-        for rate in job.feedback_rates()? {
+        for rate in job.feedback_rates().await? {
             let entry = if rate.constrained {
                 &mut constrained
             } else {

@@ -128,8 +128,8 @@ async fn job(prompts: u32) -> Figures {
     assert!(server.batches() >= lines / WINDOW);
     assert_eq!(model.rounds() as usize, server.batches());
     assert!(server.asked().iter().all(|&n| n == 1));
-    assert_eq!(job.replies().unwrap(), lines as u64);
-    assert_eq!(job.outcomes().unwrap().len(), prompts as usize);
+    assert_eq!(job.replies().await.unwrap(), lines as u64);
+    assert_eq!(job.outcomes().await.unwrap().len(), prompts as usize);
     let file = std::fs::metadata(dir.join("load.twr")).unwrap().len()
         + std::fs::metadata(dir.join("load.twr-wal")).map_or(0, |m| m.len());
     let _ = std::fs::remove_dir_all(&dir);

@@ -111,7 +111,7 @@ async fn a_batch_job_aborted_in_its_second_round_resumes_without_asking_twice() 
     assert!(task.await.unwrap_err().is_cancelled());
     // Round one's 12 replies are in the journal; round two's 6 lines went
     // up and were never run.
-    assert_eq!(job.replies().unwrap(), 12);
+    assert_eq!(job.replies().await.unwrap(), 12);
     assert_eq!(
         (server.batches(), server.uploads(), server.lines()),
         (2, 2, 12)
@@ -153,8 +153,8 @@ async fn a_batch_job_aborted_in_its_second_round_resumes_without_asking_twice() 
         .map(|r| r.as_ref().unwrap().cost().unwrap())
         .sum();
     assert!((cost - 19.0 * 0.0014).abs() < 1e-12, "{cost}");
-    assert_eq!(job.outcomes().unwrap().len(), 12);
-    assert_eq!(job.replies().unwrap(), 19);
+    assert_eq!(job.outcomes().await.unwrap().len(), 12);
+    assert_eq!(job.replies().await.unwrap(), 19);
 }
 
 #[tokio::test]

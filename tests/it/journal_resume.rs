@@ -148,7 +148,7 @@ async fn a_killed_run_many_resumes_without_asking_twice() {
             _ = think.run_many::<Doubled>(prompts()) => panic!("the held runs cannot end"),
             _ = killed => {}
         }
-        let outcomes = journal.job("doubling").outcomes().unwrap();
+        let outcomes = journal.job("doubling").outcomes().await.unwrap();
         assert_eq!(outcomes.len(), 10);
         assert!(outcomes.iter().all(|o| o.ok && o.index < 10));
     }
@@ -158,6 +158,7 @@ async fn a_killed_run_many_resumes_without_asking_twice() {
         .unwrap()
         .job("doubling")
         .replies()
+        .await
         .unwrap();
     assert_eq!(recorded, 15);
 
@@ -208,7 +209,7 @@ async fn resume(server: &Server, url: &str, path: &std::path::Path) {
     assert_eq!(counts.iter().filter(|&&c| c == 1).count(), 26);
     // Every run is recorded, and the job's cost is each reply paid once:
     // 30 replies of 100 in and 10 out at $1 and $10 per million.
-    let outcomes = journal.job("doubling").outcomes().unwrap();
+    let outcomes = journal.job("doubling").outcomes().await.unwrap();
     assert_eq!(outcomes.len(), 20);
     let cost: f64 = results
         .iter()
@@ -256,8 +257,8 @@ async fn a_run_many_whose_task_is_aborted_resumes_without_asking_twice() {
     );
     task.abort();
     assert!(task.await.unwrap_err().is_cancelled());
-    assert_eq!(journal.job("doubling").outcomes().unwrap().len(), 10);
-    assert_eq!(journal.job("doubling").replies().unwrap(), 15);
+    assert_eq!(journal.job("doubling").outcomes().await.unwrap().len(), 10);
+    assert_eq!(journal.job("doubling").replies().await.unwrap(), 15);
     assert_eq!(server.total(), 10 + 5 + 4);
 
     resume(&server, &url, &path).await;
@@ -277,7 +278,7 @@ async fn the_response_cache_answers_unchanged_requests() {
         .await;
     assert!(first.iter().all(Result::is_ok));
     assert_eq!(server.total(), 4);
-    assert_eq!(journal.cache().len().unwrap(), 4);
+    assert_eq!(journal.cache().len().await.unwrap(), 4);
 
     let again = Think::new(&model)
         .response_cache(journal.cache())
@@ -367,7 +368,7 @@ async fn a_streamed_reply_stopped_early_is_recorded_and_replayed_the_same() {
     assert_eq!(kinds, [AttemptKind::Aborted, AttemptKind::Accepted]);
     // Stopped in the chunk that opened [Word], and recorded as read.
     assert_eq!(outcome.attempts[0].raw, "[Number]\nmany\n[Word]\nhel");
-    assert_eq!(journal.job("pairs").replies().unwrap(), 2);
+    assert_eq!(journal.job("pairs").replies().await.unwrap(), 2);
 
     // The job again: both replies from the journal, stopped at the same place.
     let second = ScriptedModel::new(Vec::<String>::new()).chunk_size(4);

@@ -72,8 +72,9 @@ async fn record<T: Sections>(job: &Job, prompt: &str, replies: &[&str]) -> T {
         .value
 }
 
-fn runs(job: &Job) -> Vec<(String, String, bool, usize)> {
+async fn runs(job: &Job) -> Vec<(String, String, bool, usize)> {
     job.typed_runs::<Trip>()
+        .await
         .unwrap()
         .into_iter()
         .map(
@@ -113,7 +114,7 @@ async fn a_typed_run_is_recorded_with_its_prompt_and_the_answer_in_sections() {
     )
     .await;
     assert_eq!(
-        runs(&job),
+        runs(&job).await,
         owned(&[
             (
                 "A weekend in Kyoto, please.",
@@ -130,9 +131,9 @@ async fn a_typed_run_is_recorded_with_its_prompt_and_the_answer_in_sections() {
     Think::new(&model).run::<Trip>("Osaka").await.unwrap();
     let stay = record::<Stay>(&job, "Osaka stay", &["[City]\nOsaka\n[Nights]\n2"]).await;
     assert_eq!((stay.city.as_str(), stay.nights), ("Osaka", 2));
-    assert_eq!(runs(&job).len(), 2);
+    assert_eq!(runs(&job).await.len(), 2);
     assert_eq!(
-        job.typed_runs::<Stay>().unwrap()[0].answer,
+        job.typed_runs::<Stay>().await.unwrap()[0].answer,
         "[City]\nOsaka\n\n[Nights]\n2"
     );
 }
@@ -154,6 +155,7 @@ async fn an_optional_section_left_out_is_recorded_as_the_guide_asks() {
     record::<Visit>(&job, "Nara, with a note.", &["[City]\nNara\n[Note]\nDeer"]).await;
     let answers: Vec<(String, String)> = job
         .typed_runs::<Visit>()
+        .await
         .unwrap()
         .into_iter()
         .map(|run| (run.prompt, run.answer))
@@ -223,7 +225,7 @@ async fn a_value_a_validator_or_the_check_refused_is_never_recorded() {
         .await
         .unwrap_err();
     assert_eq!(
-        runs(&job),
+        runs(&job).await,
         owned(&[
             ("Kyoto for a while", "[City]\nKyoto\n\n[Days]\n3", false, 2),
             ("Somewhere old", "[City]\nNara\n\n[Days]\n5", false, 2),
@@ -276,7 +278,10 @@ async fn a_run_typed_only_under_the_grammar_teaches_the_free_format() {
         [false, true]
     );
     let soft = "[City]\nKyoto\n\n[Days]\n2";
-    assert_eq!(runs(&job), owned(&[("Two days in Kyoto", soft, true, 2)]));
+    assert_eq!(
+        runs(&job).await,
+        owned(&[("Two days in Kyoto", soft, true, 2)])
+    );
 
     // The next similar prompt sees it in sections, not in JSON.
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n3"]);
@@ -312,7 +317,7 @@ async fn answers_that_copy_the_format_are_never_shown() {
     )
     .await;
     let _: Trip = record(&job, "Three nights in Osaka", &["[City]\nOsaka\n[Days]\n3"]).await;
-    assert_eq!(runs(&job).len(), 3);
+    assert_eq!(runs(&job).await.len(), 3);
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n2"]);
     let outcome = Think::new(&model)
         .learn_from(&job)
@@ -465,7 +470,7 @@ async fn the_k_most_similar_earlier_prompts_of_the_jobs_passed_are_shown_before_
 
     // The same store and prompt give the same picks, in a journal opened
     // again too; the picks are in the serialized ledger.
-    let again = Journal::open(journal.path()).unwrap();
+    let again = Journal::open(journal.path().unwrap()).unwrap();
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n2"]);
     let outcome = Think::new(&model)
         .learn_from(&again.job("trips"))
@@ -571,8 +576,8 @@ async fn a_version_1_journal_opens_and_keeps_its_records() {
     // Read-only, it is read as it is and left as it is.
     let read_only = Journal::open_read_only(&path).unwrap();
     let sums = read_only.job("sums");
-    assert_eq!(sums.replies().unwrap(), 3);
-    assert!(sums.typed_runs::<Trip>().unwrap().is_empty());
+    assert_eq!(sums.replies().await.unwrap(), 3);
+    assert!(sums.typed_runs::<Trip>().await.unwrap().is_empty());
     let model = ScriptedModel::new(["[City]\nKyoto\n[Days]\n2"]);
     let outcome = Think::new(&model)
         .learn_from(&sums)
@@ -587,9 +592,10 @@ async fn a_version_1_journal_opens_and_keeps_its_records() {
     // every record.
     let journal = Journal::open(&path).unwrap();
     let sums = journal.job("sums");
-    assert_eq!(sums.replies().unwrap(), 3);
+    assert_eq!(sums.replies().await.unwrap(), 3);
     let outcomes: Vec<(usize, bool, usize, Option<String>)> = sums
         .outcomes()
+        .await
         .unwrap()
         .into_iter()
         .map(|o| (o.index, o.ok, o.attempts, o.final_reply))
@@ -603,7 +609,7 @@ async fn a_version_1_journal_opens_and_keeps_its_records() {
     );
     record::<Trip>(&sums, "Kyoto", &["[City]\nKyoto\n[Days]\n2"]).await;
     assert_eq!(
-        runs(&sums),
+        runs(&sums).await,
         owned(&[("Kyoto", "[City]\nKyoto\n\n[Days]\n2", false, 1)])
     );
     drop((sums, journal));

@@ -54,8 +54,9 @@ async fn run(
     (kinds, sent, scripted)
 }
 
-fn rates(job: &Job) -> Vec<(String, String, Wording, bool, u64, u64)> {
+async fn rates(job: &Job) -> Vec<(String, String, Wording, bool, u64, u64)> {
     job.feedback_rates()
+        .await
         .unwrap()
         .into_iter()
         .map(
@@ -151,7 +152,7 @@ async fn every_feedback_is_counted_with_its_wording_and_whether_it_was_followed(
     .await;
 
     assert_eq!(
-        rates(&job),
+        rates(&job).await,
         [
             row("large", "missing", Wording::Listed, true, 1, 1),
             row("small", "bad_value", Wording::Focused, false, 1, 1),
@@ -161,7 +162,12 @@ async fn every_feedback_is_counted_with_its_wording_and_whether_it_was_followed(
         ]
     );
     // Jobs are counted apart.
-    assert!(journal.job("other").feedback_rates().unwrap().is_empty());
+    assert!(journal
+        .job("other")
+        .feedback_rates()
+        .await
+        .unwrap()
+        .is_empty());
 
     // A resumption replays the first run from the journal: nothing is
     // counted twice.
@@ -176,9 +182,9 @@ async fn every_feedback_is_counted_with_its_wording_and_whether_it_was_followed(
     .await;
     assert_eq!(kinds.len(), 3);
     assert!(scripted.requests().is_empty());
-    assert_eq!(rates(&resumed), rates(&job));
+    assert_eq!(rates(&resumed).await, rates(&job).await);
     assert_eq!(
-        rates(&resumed)[4],
+        rates(&resumed).await[4],
         row("small", "missing", Wording::Listed, false, 1, 0)
     );
 }
@@ -228,18 +234,18 @@ async fn a_program_chooses_the_wording_of_the_first_feedback() {
     );
 
     assert_eq!(
-        rates(&listed),
+        rates(&listed).await,
         [row("m", "missing", Wording::Listed, false, 1, 1)]
     );
     assert_eq!(
-        rates(&example),
+        rates(&example).await,
         [row("m", "missing", Wording::WithExample, false, 1, 1)]
     );
     assert_eq!(
-        rates(&focused),
+        rates(&focused).await,
         [row("m", "missing", Wording::Focused, false, 1, 1)]
     );
-    assert_eq!(focused.feedback_rates().unwrap()[0].rate(), 1.0);
+    assert_eq!(focused.feedback_rates().await.unwrap()[0].rate(), 1.0);
 }
 
 /// The schema version SQLite keeps in the file's header (`PRAGMA
@@ -275,9 +281,9 @@ async fn a_version_2_journal_opens_and_keeps_its_records() {
     // Read-only, it is read as it is and left as it is.
     let read_only = Journal::open_read_only(&path).unwrap();
     let job = read_only.job("offline/baseline");
-    assert_eq!(job.replies().unwrap(), 10);
-    assert!(job.feedback_rates().unwrap().is_empty());
-    let runs = job.typed_runs::<KyotoTrip>().unwrap();
+    assert_eq!(job.replies().await.unwrap(), 10);
+    assert!(job.feedback_rates().await.unwrap().is_empty());
+    let runs = job.typed_runs::<KyotoTrip>().await.unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].answer, typed);
     drop((job, read_only));
@@ -287,15 +293,15 @@ async fn a_version_2_journal_opens_and_keeps_its_records() {
     // record.
     let journal = Journal::open(&path).unwrap();
     let job = journal.job("offline/baseline");
-    assert_eq!(job.replies().unwrap(), 10);
-    let runs = job.typed_runs::<KyotoTrip>().unwrap();
+    assert_eq!(job.replies().await.unwrap(), 10);
+    let runs = job.typed_runs::<KyotoTrip>().await.unwrap();
     assert_eq!(
         (runs[0].prompt.as_str(), runs[0].answer.as_str()),
         ("Plan a 3-day trip to Kyoto.", typed)
     );
     run(&job, "m", "Kyoto", &["[City]\nKyoto", "[Days]\n3"], |t| t).await;
     assert_eq!(
-        rates(&job),
+        rates(&job).await,
         [row("m", "missing", Wording::Listed, false, 1, 1)]
     );
     drop((job, journal));

@@ -122,7 +122,8 @@
 //! ├── cost.rs          pub: prices per model, cost per attempt
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
 //! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
-//! ├── journal/         pub: the durable journal and the response cache (feature journal)
+//! ├── journal/         pub: the durable journal and the response cache (feature journal); store.rs: the
+//! │                    one async seam to what keeps the records; sqlite/: the SQLite file, on tokio's blocking pool
 //! ├── stored.rs        the journal and the response cache as a layer around the model
 //! ├── think/           the loop: builder, attempts, patch merging, ledger
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,

@@ -97,7 +97,7 @@ impl Stores {
 
     /// The typed runs of `shape` in each job learned from, in the order
     /// given. Nothing is read when `k`, the demonstrations wanted, is 0.
-    pub(crate) fn typed_runs(
+    pub(crate) async fn typed_runs(
         &self,
         shape: &str,
         k: usize,
@@ -107,7 +107,8 @@ impl Stores {
             let mut jobs = Vec::with_capacity(self.learn_from.len());
             for job in &self.learn_from {
                 let runs = job
-                    .typed_runs_of(shape)?
+                    .typed_runs_of(shape)
+                    .await?
                     .into_iter()
                     .map(|run| (run.prompt, run.answer, run.constrained))
                     .collect();
@@ -147,9 +148,7 @@ impl Stores {
                 constrained,
                 attempts,
             };
-            if let Err(error) = job.record_typed(shape, &run) {
-                tracing::warn!(%error, "twr could not record a typed run");
-            }
+            job.record_typed(shape, run);
         }
         #[cfg(not(feature = "journal"))]
         let _ = (shape, prompt, answer, constrained, attempts);
@@ -167,19 +166,17 @@ impl Stores {
     ) {
         #[cfg(feature = "journal")]
         if let Some(job) = &self.job {
-            let events: Vec<crate::journal::FeedbackEvent<'_>> = followed
+            let events: Vec<crate::journal::FeedbackEvent> = followed
                 .iter()
                 .map(|&(problem, fixed)| crate::journal::FeedbackEvent {
-                    model,
+                    model: model.to_string(),
                     problem,
                     wording,
                     constrained,
                     fixed,
                 })
                 .collect();
-            if let Err(error) = job.record_feedback(&events) {
-                tracing::warn!(%error, "twr could not record how feedback was followed");
-            }
+            job.record_feedback(events);
         }
         #[cfg(not(feature = "journal"))]
         let _ = (model, wording, constrained, followed);
@@ -198,11 +195,10 @@ impl Stores {
                 final_reply: end.final_reply.map(str::to_string),
                 error: end.error.map(crate::model::error::report),
             };
-            if let Err(error) = job.record_outcome(&record) {
-                // The replies are recorded already: a resumption still
-                // replays this run, so the other runs go on.
-                tracing::warn!(index, %error, "twr could not record a run's outcome");
-            }
+            // Not waited for: a record that cannot be written is logged,
+            // and the replies are recorded already, so a resumption still
+            // replays this run.
+            job.record_outcome(record);
         }
         #[cfg(not(feature = "journal"))]
         let _ = (index, end);
@@ -222,7 +218,9 @@ impl Stores {
             stores: self,
             prices,
             #[cfg(feature = "journal")]
-            lookup: std::sync::Mutex::new(None),
+            place: std::sync::Mutex::new(None),
+            #[cfg(feature = "journal")]
+            found: tokio::sync::Mutex::new(None),
         }
     }
 }
@@ -236,10 +234,16 @@ pub(crate) struct Stored<'s> {
     model: &'s dyn ChatModel,
     stores: &'s Stores,
     prices: Option<&'s Prices>,
-    /// The request's key and place in the job, found by the attempt's
-    /// first call (with the stored reply, if there was one).
+    /// The request's key and occurrence in the job, taken by the
+    /// attempt's first call, when it is made: equal requests of runs in
+    /// flight together are numbered in the order they were asked.
     #[cfg(feature = "journal")]
-    lookup: std::sync::Mutex<Option<journaled::Lookup>>,
+    place: std::sync::Mutex<Option<(crate::journal::RequestKey, u32)>>,
+    /// What the store holds for that place, once looked up: the stored
+    /// reply, or `None` for a request to send. A lock held across the
+    /// look-up, so a transport retry waits for it instead of looking again.
+    #[cfg(feature = "journal")]
+    found: tokio::sync::Mutex<Option<Option<journaled::Hit>>>,
 }
 
 impl ChatModel for Stored<'_> {
@@ -274,28 +278,18 @@ impl ChatModel for Stored<'_> {
 #[cfg(feature = "journal")]
 mod journaled {
     use std::pin::Pin;
-    use std::task::{Context, Poll};
+    use std::task::{ready, Context, Poll};
 
     use futures_util::Stream;
 
     use super::{Stored, Stores};
     use crate::journal::{JournalError, ReplyEntry, RequestKey};
-    use crate::model::{
-        BoxFuture, Delta, Gathered, Message, ModelError, Reply, Request, Response, Served,
-    };
+    use crate::model::{BoxFuture, Delta, Gathered, ModelError, Reply, Request, Response, Served};
     use crate::BoxStream;
-
-    /// A request looked up: its key and occurrence in the job, and the
-    /// reply stored for it, if one was.
-    pub(super) struct Lookup {
-        key: RequestKey,
-        occurrence: u32,
-        hit: Option<Hit>,
-    }
 
     /// A stored reply.
     #[derive(Clone)]
-    struct Hit {
+    pub(super) struct Hit {
         reply: Reply,
         served: Served,
         /// The cost recorded with it (journal hits).
@@ -308,43 +302,47 @@ mod journaled {
         request: Request<'a>,
     ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let name = stored.model.name();
-        let mut lookup = stored.lookup.lock().unwrap_or_else(|p| p.into_inner());
-        if lookup.is_none() {
-            // A constrained request is another request: the grammar is
-            // part of its key, in the rendering the model sends.
-            let options = crate::journal::key::options_with_grammar(
-                stored.model.request_options(),
-                request.grammar(),
-                stored.model.takes_grammar(),
-            );
-            match stored
-                .stores
-                .lookup(name, options.as_ref(), request.messages)
-            {
-                Ok(found) => *lookup = Some(found),
-                Err(error) => {
-                    let error = ModelError::Other(Box::new(error));
-                    return Box::pin(std::future::ready(Err(error)));
-                }
-            }
-        }
-        let found = lookup.as_ref().expect("looked up above");
-        if let Some(hit) = found.hit.clone() {
-            let cost = match hit.served {
-                // A cache hit is free, for a model that has a price.
-                Served::Cache => stored
-                    .prices
-                    .and_then(|prices| prices.get(name))
-                    .map(|_| 0.0),
-                _ => hit.cost,
-            };
-            let mut response = Response::from_reply(hit.reply).with_served(hit.served);
-            response.cost = cost;
-            return Box::pin(std::future::ready(Ok(response)));
-        }
-        let (key, occurrence) = (found.key, found.occurrence);
-        drop(lookup);
+        let (key, occurrence) = {
+            let mut place = stored.place.lock().unwrap_or_else(|p| p.into_inner());
+            *place.get_or_insert_with(|| {
+                // A constrained request is another request: the grammar
+                // is part of its key, in the rendering the model sends.
+                let options = crate::journal::key::options_with_grammar(
+                    stored.model.request_options(),
+                    request.grammar(),
+                    stored.model.takes_grammar(),
+                );
+                let key = RequestKey::new(name, options.as_ref(), request.messages);
+                let occurrence = stored
+                    .stores
+                    .job
+                    .as_ref()
+                    .map_or(0, |job| job.next_occurrence(&key));
+                (key, occurrence)
+            })
+        };
         Box::pin(async move {
+            let hit = {
+                let mut found = stored.found.lock().await;
+                if found.is_none() {
+                    let looked = stored.stores.lookup(name, &key, occurrence).await;
+                    *found = Some(looked.map_err(|e| ModelError::Other(Box::new(e)))?);
+                }
+                found.clone().flatten()
+            };
+            if let Some(hit) = hit {
+                let cost = match hit.served {
+                    // A cache hit is free, for a model that has a price.
+                    Served::Cache => stored
+                        .prices
+                        .and_then(|prices| prices.get(name))
+                        .map(|_| 0.0),
+                    _ => hit.cost,
+                };
+                let mut response = Response::from_reply(hit.reply).with_served(hit.served);
+                response.cost = cost;
+                return Ok(response);
+            }
             let response = stored.model.call(request).await?;
             let record = Record {
                 stored,
@@ -358,6 +356,7 @@ mod journaled {
                     deltas,
                     gathered: Gathered::default(),
                     record: Some(record),
+                    writing: None,
                 }) as BoxStream<'a, _>
             }))
         })
@@ -373,20 +372,61 @@ mod journaled {
         answered: Option<String>,
     }
 
-    impl Record<'_> {
-        /// Records `reply` in the job and the cache, priced at the model
+    impl<'a> Record<'a> {
+        /// The entry recording `reply` in the job, priced at the model
         /// that answered it.
-        fn write(&self, reply: &Reply) -> Result<(), JournalError> {
+        fn entry(&self, reply: Reply) -> ReplyEntry {
             let stored = self.stored;
             let name = stored.model.name();
             let answered = self.answered.as_deref().unwrap_or(name);
-            let batch = matches!(self.served, Served::Batch { .. });
-            let cost = stored
-                .prices
-                .and_then(|prices| prices.cost(answered, &reply.usage, batch));
-            stored
-                .stores
-                .record(&self.key, self.occurrence, name, reply, cost, &self.served)
+            let cost = stored.prices.and_then(|prices| {
+                let batch = matches!(self.served, Served::Batch { .. });
+                prices.cost(answered, &reply.usage, batch)
+            });
+            let batch = match &self.served {
+                Served::Batch {
+                    batch_id,
+                    custom_id,
+                } => Some((batch_id.clone(), custom_id.clone())),
+                _ => None,
+            };
+            ReplyEntry {
+                key: self.key,
+                occurrence: self.occurrence,
+                model: name.to_string(),
+                reply,
+                cost,
+                batch,
+            }
+        }
+
+        /// Records `reply` in the job and the cache; ends when it is
+        /// committed.
+        fn write(self, reply: Reply) -> Written<'a> {
+            Box::pin(async move {
+                let stores = self.stored.stores;
+                let entry = self.entry(reply);
+                if let Some(job) = &stores.job {
+                    job.record(entry.clone()).await?;
+                }
+                if let Some(cache) = &stores.cache {
+                    cache.put(&entry.key, &entry.model, &entry.reply).await?;
+                }
+                Ok(())
+            })
+        }
+
+        /// Records `reply` without waiting (a failure is logged): for a
+        /// reply stopped early, whose reader is gone.
+        fn write_detached(self, reply: Reply) {
+            let stores = self.stored.stores;
+            let entry = self.entry(reply);
+            if let Some(job) = &stores.job {
+                job.record_detached(entry.clone());
+            }
+            if let Some(cache) = &stores.cache {
+                cache.put_detached(&entry.key, &entry.model, &entry.reply);
+            }
         }
     }
 
@@ -402,36 +442,52 @@ mod journaled {
         gathered: Gathered,
         /// `None` once the reply is recorded or failed.
         record: Option<Record<'a>>,
+        /// The record of the completed reply, being written: its write,
+        /// the `Done` to pass on after it, and the reply (kept in the
+        /// error when the write fails).
+        writing: Option<(Written<'a>, Delta, Reply)>,
     }
+
+    /// The write of a completed reply's record.
+    type Written<'a> = BoxFuture<'a, Result<(), JournalError>>;
 
     impl Stream for Recording<'_> {
         type Item = Result<Delta, ModelError>;
 
         fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
             let this = &mut *self;
-            let item = match this.deltas.as_mut().poll_next(cx) {
-                Poll::Ready(Some(item)) => item,
+            if let Some((write, _, _)) = &mut this.writing {
+                let written = ready!(write.as_mut().poll(cx));
+                let (_, done, reply) = this.writing.take().expect("polled above");
+                return Poll::Ready(Some(match written {
+                    Ok(()) => Ok(done),
+                    Err(error) => Err(unrecorded(reply, error)),
+                }));
+            }
+            let delta = match this.deltas.as_mut().poll_next(cx) {
+                Poll::Ready(Some(Ok(delta))) if this.record.is_some() => delta,
+                Poll::Ready(Some(Err(error))) => {
+                    // A failed reply is not recorded.
+                    this.record = None;
+                    return Poll::Ready(Some(Err(error)));
+                }
                 other => return other,
             };
-            let (Some(record), Ok(delta)) = (&this.record, &item) else {
-                // A failed reply is not recorded.
-                this.record = None;
-                return Poll::Ready(Some(item));
-            };
             let Some(Ok(reply)) = this.gathered.push(Ok(delta.clone())) else {
-                return Poll::Ready(Some(item));
+                return Poll::Ready(Some(Ok(delta)));
             };
-            let written = record.write(&reply);
-            this.record = None;
-            Poll::Ready(Some(match written {
-                Ok(()) => item,
-                Err(error) => Err(unrecorded(reply, error)),
-            }))
+            let record = this.record.take().expect("matched above");
+            let write = record.write(reply.clone());
+            this.writing = Some((write, delta, reply));
+            // Polls the write at once: it is woken when it is committed.
+            self.poll_next(cx)
         }
     }
 
     impl Drop for Recording<'_> {
         fn drop(&mut self) {
+            // A write under way is committed by the store whether or not
+            // it is awaited (it was handed over whole).
             let Some(record) = self.record.take() else {
                 return;
             };
@@ -440,9 +496,7 @@ mod journaled {
                 return;
             }
             reply.reasoning = reply.reasoning.filter(|r| !r.is_empty());
-            if let Err(error) = record.write(&reply) {
-                tracing::warn!(%error, "twr could not record a reply stopped early");
-            }
+            record.write_detached(reply);
         }
     }
 
@@ -456,97 +510,46 @@ mod journaled {
     }
 
     impl Stores {
-        /// Looks up the request of `messages` to the model `name` with
-        /// `options`: the job's record of this occurrence first, then the
-        /// cache.
-        fn lookup(
+        /// Looks up occurrence `occurrence` of the request `key` to the
+        /// model `name`: the job's record first, then the cache.
+        async fn lookup(
             &self,
             name: &str,
-            options: Option<&serde_json::Value>,
-            messages: &[Message],
-        ) -> Result<Lookup, JournalError> {
-            let key = RequestKey::new(name, options, messages);
-            let occurrence = self.job.as_ref().map_or(0, |job| job.next_occurrence(&key));
+            key: &RequestKey,
+            occurrence: u32,
+        ) -> Result<Option<Hit>, JournalError> {
             if let Some(job) = &self.job {
-                if let Some((reply, cost)) = job.replay(&key, occurrence)? {
-                    let served = Served::Journal;
-                    let hit = Some(Hit {
+                if let Some((reply, cost)) = job.replay(key, occurrence).await? {
+                    return Ok(Some(Hit {
                         reply,
-                        served,
+                        served: Served::Journal,
                         cost,
-                    });
-                    return Ok(Lookup {
-                        key,
-                        occurrence,
-                        hit,
-                    });
+                    }));
                 }
             }
             if let Some(cache) = &self.cache {
-                if let Some(reply) = cache.get(&key)? {
+                if let Some(reply) = cache.get(key).await? {
                     // A cache hit within a job is recorded in the job too, so
                     // that its resumption does not depend on the cache.
                     if let Some(job) = &self.job {
-                        job.record(&ReplyEntry {
-                            key: &key,
+                        job.record(ReplyEntry {
+                            key: *key,
                             occurrence,
-                            model: name,
-                            reply: &reply,
+                            model: name.to_string(),
+                            reply: reply.clone(),
                             cost: Some(0.0),
                             batch: None,
-                        })?;
+                        })
+                        .await?;
                     }
-                    let hit = Some(Hit {
+                    return Ok(Some(Hit {
                         reply,
                         served: Served::Cache,
                         cost: None,
-                    });
-                    return Ok(Lookup {
-                        key,
-                        occurrence,
-                        hit,
-                    });
+                    }));
                 }
             }
-            Ok(Lookup {
-                key,
-                occurrence,
-                hit: None,
-            })
-        }
-
-        /// Records `reply`, which the model `name` sent for occurrence
-        /// `occurrence` of `key`, in the job and the cache.
-        fn record(
-            &self,
-            key: &RequestKey,
-            occurrence: u32,
-            name: &str,
-            reply: &Reply,
-            cost: Option<f64>,
-            served: &Served,
-        ) -> Result<(), JournalError> {
-            let batch = match served {
-                Served::Batch {
-                    batch_id,
-                    custom_id,
-                } => Some((batch_id.as_str(), custom_id.as_str())),
-                _ => None,
-            };
-            if let Some(job) = &self.job {
-                job.record(&ReplyEntry {
-                    key,
-                    occurrence,
-                    model: name,
-                    reply,
-                    cost,
-                    batch,
-                })?;
-            }
-            if let Some(cache) = &self.cache {
-                cache.put(key, name, reply)?;
-            }
-            Ok(())
+            Ok(None)
         }
     }
 }

@@ -307,7 +307,7 @@ impl<A: BatchApi> BatchModel<A> {
             options.as_ref(),
             request.messages,
         );
-        let mut waiting = match shared.claim_journaled(&key)? {
+        let mut waiting = match shared.claim_journaled(&key).await? {
             Some(waiting) => waiting,
             None => shared.open_line(key, shared.api.line(request)?),
         };
@@ -346,12 +346,13 @@ impl<A> Shared<A> {
 impl<A: BatchApi> Shared<A> {
     /// A line of a journaled batch, submitted by an earlier process and not
     /// yet answered, that asked exactly this: the call waits for it.
-    fn claim_journaled(&self, key: &RequestKey) -> Result<Option<Waiting>, ModelError> {
+    async fn claim_journaled(&self, key: &RequestKey) -> Result<Option<Waiting>, ModelError> {
         let Some(job) = &self.job else {
             return Ok(None);
         };
         let pending = job
             .pending_lines(key)
+            .await
             .map_err(|e| ModelError::Other(Box::new(e)))?;
         let mut state = self.lock();
         for (batch_id, custom_id) in pending {
@@ -438,21 +439,25 @@ impl<A: BatchApi> Shared<A> {
             .collect();
         let submitted = self.api.submit(&requests).await;
         drop(requests);
-        self.settle();
+        self.settle().await;
         let batch_id = match submitted {
             Ok(batch_id) => batch_id,
             Err(error) => return self.fail_all(&lines, &error),
         };
-        let mut state = self.lock();
-        state.rounds += 1;
-        let round = state.rounds;
-        drop(state);
+        let round = {
+            let mut state = self.lock();
+            state.rounds += 1;
+            state.rounds
+        };
         if let Some(job) = &self.job {
-            let entries: Vec<(&str, &RequestKey)> = lines
+            let entries: Vec<(String, RequestKey)> = lines
                 .iter()
-                .map(|line| (line.custom_id.as_str(), &line.key))
+                .map(|line| (line.custom_id.clone(), line.key))
                 .collect();
-            if let Err(error) = job.record_batch(&batch_id, A::PROVIDER, round, &entries) {
+            let recorded = job
+                .record_batch(&batch_id, A::PROVIDER, round, entries)
+                .await;
+            if let Err(error) = recorded {
                 tracing::warn!(%batch_id, %error, "twr could not record a submitted batch");
             }
         }
@@ -474,7 +479,7 @@ impl<A: BatchApi> Shared<A> {
     /// calls returned), so that the claims held stay as many as the lines
     /// in flight, however long the job. A line whose run was dropped before
     /// recording stays claimed: this process handed its result out once.
-    fn settle(&self) {
+    async fn settle(&self) {
         let Some(job) = &self.job else {
             return;
         };
@@ -489,7 +494,7 @@ impl<A: BatchApi> Shared<A> {
                 .collect()
         };
         for batch_id in ended {
-            let answered = match job.answered_lines(&batch_id) {
+            let answered = match job.answered_lines(&batch_id).await {
                 Ok(answered) => answered,
                 Err(error) => {
                     tracing::warn!(%batch_id, %error, "twr could not read a batch's recorded lines");
@@ -589,9 +594,9 @@ impl<A: BatchApi> Shared<A> {
     /// be paired with their requests, a decode error holding their text.
     fn end(&self, batch_id: &str, word: &str, results: Result<Vec<LineResult>, ModelError>) {
         if let Some(job) = &self.job {
-            if let Err(error) = job.end_batch(batch_id, word) {
-                tracing::warn!(%batch_id, %error, "twr could not record a batch's end");
-            }
+            // Not waited for: a failure is logged, and the lines' replies,
+            // not the batch's word, are what a resumption reads.
+            job.end_batch(batch_id, word);
         }
         let mut state = self.lock();
         let Some(at) = state.running.iter().position(|r| r.batch_id == batch_id) else {
@@ -886,7 +891,7 @@ mod tests {
         assert_eq!(claims(&model), 5);
         let second = wave(5..10).await;
         assert_eq!(second[4].as_ref().unwrap().value, "item 9");
-        assert_eq!((model.rounds(), job.replies().unwrap()), (6, 10));
+        assert_eq!((model.rounds(), job.replies().await.unwrap()), (6, 10));
         assert_eq!(claims(&model), 5);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -61,6 +61,13 @@ pub enum JournalError {
         /// What is wrong with it.
         detail: String,
     },
+    /// The journal's connection was lost (its thread stopped, or its
+    /// database server went away) before the record or read was done:
+    /// what was not committed was not recorded.
+    Lost {
+        /// What was lost, and how.
+        detail: String,
+    },
     /// Any other failure of SQLite (a locked file, an I/O error), with
     /// SQLite's own error.
     Sqlite {
@@ -112,6 +119,9 @@ impl fmt::Display for JournalError {
             ),
             JournalError::Record { detail } => {
                 write!(f, "a record of the twr journal is malformed: {detail}")
+            }
+            JournalError::Lost { detail } => {
+                write!(f, "the twr journal's connection was lost: {detail}")
             }
             JournalError::Sqlite { path, source } => {
                 write!(f, "the twr journal {}: {source}", path.display())

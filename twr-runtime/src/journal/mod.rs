@@ -45,6 +45,15 @@
 //! loops: a rerun of unchanged prompts makes no request. Its hits are
 //! [`Served::Cache`](crate::model::Served::Cache) in the ledger and cost nothing.
 //!
+//! Every read and write of the journal is asynchronous and none blocks an
+//! async runtime's threads: SQLite's calls run in order on tokio's blocking
+//! pool (or on the caller's thread outside a tokio runtime). The records a
+//! run makes in passing (a typed run, a run's outcome, how feedback was
+//! followed, a batch's end) are not waited for; a read made after them
+//! ([`Job::outcomes`], ...) sees them. [`Journal::open`] and
+//! [`Journal::size_limit`] are the exceptions: they set the file up, on the
+//! caller's thread, before any run.
+//!
 //! Each record is its own transaction, committed before the reply is read:
 //! what was recorded survives a killed process (WAL mode, `synchronous =
 //! NORMAL`). A record that cannot be written (a full disk, a read-only
@@ -121,35 +130,32 @@
 
 mod error;
 pub(crate) mod key;
-mod schema;
-mod store;
+mod records;
+mod sqlite;
+pub(crate) mod store;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 pub use error::JournalError;
 pub(crate) use key::shape_of;
 pub use key::RequestKey;
-pub(crate) use store::FeedbackEvent;
-pub(crate) use store::ReplyEntry;
-pub use store::{FeedbackRate, RecordedOutcome, TypedRun};
+pub(crate) use records::{FeedbackEvent, ReplyEntry};
+pub use records::{FeedbackRate, RecordedOutcome, TypedRun};
+use sqlite::SqliteStore;
+use store::{Store, Write};
 
 use crate::model::Reply;
 
-/// An open journal file. Cheap to clone: clones share the connection.
+/// An open journal. Cheap to clone: clones share the connection.
 #[derive(Clone)]
 pub struct Journal {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    path: PathBuf,
-    /// The file's schema version: [`schema::VERSION`], or an older one in
-    /// a file opened read-only (which lacks the newer tables).
-    version: i64,
-    connection: Mutex<rusqlite::Connection>,
+    /// What keeps the records.
+    store: Arc<dyn Store>,
+    /// The same store when it is a SQLite file: its path and size limit.
+    sqlite: Option<Arc<SqliteStore>>,
 }
 
 impl Journal {
@@ -176,47 +182,35 @@ impl Journal {
     }
 
     fn open_with(path: &Path, read_only: bool) -> Result<Journal, JournalError> {
-        let (connection, version) = schema::open(path, read_only)?;
+        let sqlite = Arc::new(SqliteStore::open(path, read_only)?);
         Ok(Journal {
-            inner: Arc::new(Inner {
-                path: path.to_path_buf(),
-                version,
-                connection: Mutex::new(connection),
-            }),
+            store: Arc::clone(&sqlite) as Arc<dyn Store>,
+            sqlite: Some(sqlite),
         })
     }
 
     /// Caps the file at about `bytes` (in whole database pages): a record
     /// that would pass it fails with [`JournalError::Full`], as on a full
-    /// disk.
+    /// disk. It waits for the file's connection: call it when setting the
+    /// journal up, before its runs.
     ///
     /// # Errors
     ///
     /// A [`JournalError`] when SQLite refuses the setting.
     pub fn size_limit(self, bytes: u64) -> Result<Journal, JournalError> {
-        self.with_connection(|connection| {
-            let page: u64 = connection.query_row("PRAGMA page_size", [], |row| row.get(0))?;
-            let pages = (bytes / page.max(1)).max(1);
-            connection.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
-        })?;
+        if let Some(sqlite) = &self.sqlite {
+            sqlite.run_blocking(move |connection| {
+                let page: u64 = connection.query_row("PRAGMA page_size", [], |row| row.get(0))?;
+                let pages = (bytes / page.max(1)).max(1);
+                connection.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            })?;
+        }
         Ok(self)
     }
 
     /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.inner.path
-    }
-
-    /// Whether the file has the table of typed runs (schema version 2 on;
-    /// an older file opened read-only has none).
-    pub(crate) fn has_typed_runs(&self) -> bool {
-        self.inner.version >= 2
-    }
-
-    /// Whether the file has the table of feedback (schema version 3 on;
-    /// an older file opened read-only has none).
-    fn has_feedback(&self) -> bool {
-        self.inner.version >= 3
+    pub fn path(&self) -> Option<&Path> {
+        self.sqlite.as_deref().map(SqliteStore::path)
     }
 
     /// The job named `name` (created by its first record): the replies and
@@ -229,37 +223,19 @@ impl Journal {
         }
     }
 
-    /// The response cache of this file, for
+    /// The response cache of this journal, for
     /// [`Think::response_cache`](crate::Think::response_cache).
     pub fn cache(&self) -> ResponseCache {
         ResponseCache {
             journal: self.clone(),
         }
     }
-
-    /// Runs `f` on the connection; SQLite's errors become
-    /// [`JournalError`]s naming the file.
-    pub(crate) fn with_connection<T>(
-        &self,
-        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, JournalError> {
-        f(&self.lock()).map_err(|e| JournalError::from_sqlite(&self.inner.path, e))
-    }
-
-    fn lock(&self) -> MutexGuard<'_, rusqlite::Connection> {
-        // A panic while the lock was held cannot leave a half-written
-        // record: each statement is its own transaction.
-        self.inner
-            .connection
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
 }
 
 impl fmt::Debug for Journal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Journal")
-            .field("path", &self.inner.path)
+            .field("store", &self.store)
             .finish_non_exhaustive()
     }
 }
@@ -286,6 +262,10 @@ impl Job {
         &self.journal
     }
 
+    fn store(&self) -> &dyn Store {
+        &*self.journal.store
+    }
+
     /// The occurrence number of the next ask of `key` in this process.
     pub(crate) fn next_occurrence(&self, key: &RequestKey) -> u32 {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
@@ -297,71 +277,94 @@ impl Job {
 
     /// The recorded reply to occurrence `occurrence` of `key`, if any, and
     /// its cost when it was made.
-    pub(crate) fn replay(
+    pub(crate) async fn replay(
         &self,
         key: &RequestKey,
         occurrence: u32,
     ) -> Result<Option<(Reply, Option<f64>)>, JournalError> {
-        store::reply(&self.journal, &self.name, key, occurrence)
+        self.store().reply(&self.name, *key, occurrence).await
     }
 
-    /// Records the reply to occurrence `occurrence` of `key`.
-    pub(crate) fn record(&self, entry: &store::ReplyEntry<'_>) -> Result<(), JournalError> {
-        store::record_reply(&self.journal, &self.name, entry)
+    /// Records a reply; ends when it is committed.
+    pub(crate) async fn record(&self, entry: ReplyEntry) -> Result<(), JournalError> {
+        let job = Arc::clone(&self.name);
+        self.store().write(Write::Reply { job, entry }).await
     }
 
-    /// Records how run `index` of [`Think::run_many`](crate::Think::run_many) ended.
-    pub(crate) fn record_outcome(&self, outcome: &RecordedOutcome) -> Result<(), JournalError> {
-        store::record_outcome(&self.journal, &self.name, outcome)
+    /// Records a reply without waiting (a failure is logged): a reply
+    /// stopped early, whose reader is gone.
+    pub(crate) fn record_detached(&self, entry: ReplyEntry) {
+        let job = Arc::clone(&self.name);
+        self.store().write_detached(Write::Reply { job, entry });
+    }
+
+    /// Records how run `index` of [`Think::run_many`](crate::Think::run_many)
+    /// ended, without waiting (a failure is logged).
+    pub(crate) fn record_outcome(&self, outcome: RecordedOutcome) {
+        let job = Arc::clone(&self.name);
+        self.store().write_detached(Write::Outcome { job, outcome });
     }
 
     /// Records a batch submitted for this job: its lines' custom ids and
     /// the requests they carry, in one transaction.
     #[cfg(feature = "batch")]
-    pub(crate) fn record_batch(
+    pub(crate) async fn record_batch(
         &self,
         batch_id: &str,
         provider: &str,
         round: u32,
-        lines: &[(&str, &RequestKey)],
+        lines: Vec<(String, RequestKey)>,
     ) -> Result<(), JournalError> {
-        store::record_batch(&self.journal, &self.name, batch_id, provider, round, lines)
+        let write = Write::Batch {
+            job: Arc::clone(&self.name),
+            batch_id: batch_id.to_string(),
+            provider: provider.to_string(),
+            round,
+            lines,
+        };
+        self.store().write(write).await
     }
 
-    /// Records that batch `batch_id` ended as `status`.
+    /// Records that batch `batch_id` ended as `status`, without waiting (a
+    /// failure is logged).
     #[cfg(feature = "batch")]
-    pub(crate) fn end_batch(&self, batch_id: &str, status: &str) -> Result<(), JournalError> {
-        store::end_batch(&self.journal, batch_id, status)
+    pub(crate) fn end_batch(&self, batch_id: &str, status: &str) {
+        self.store().write_detached(Write::EndBatch {
+            batch_id: batch_id.to_string(),
+            status: status.to_string(),
+        });
     }
 
     /// The lines of this job's batches that asked `key` and have no reply
     /// recorded, oldest first: (batch id, custom id).
     #[cfg(feature = "batch")]
-    pub(crate) fn pending_lines(
+    pub(crate) async fn pending_lines(
         &self,
         key: &RequestKey,
     ) -> Result<Vec<(String, String)>, JournalError> {
-        store::pending_lines(&self.journal, &self.name, key)
+        self.store().pending_lines(&self.name, *key).await
     }
 
     /// The custom ids of batch `batch_id`'s lines whose replies are
     /// recorded.
     #[cfg(feature = "batch")]
-    pub(crate) fn answered_lines(&self, batch_id: &str) -> Result<Vec<String>, JournalError> {
-        store::answered_lines(&self.journal, &self.name, batch_id)
+    pub(crate) async fn answered_lines(&self, batch_id: &str) -> Result<Vec<String>, JournalError> {
+        self.store().answered_lines(&self.name, batch_id).await
     }
 
-    /// Records that a run of the type of shape `shape` ended with a value.
-    pub(crate) fn record_typed(&self, shape: &str, run: &TypedRun) -> Result<(), JournalError> {
-        store::record_typed(&self.journal, &self.name, shape, run)
+    /// Records that a run of the type of shape `shape` ended with a value,
+    /// without waiting (a failure is logged).
+    pub(crate) fn record_typed(&self, shape: &str, run: TypedRun) {
+        self.store().write_detached(Write::Typed {
+            job: Arc::clone(&self.name),
+            shape: shape.to_string(),
+            run,
+        });
     }
 
     /// The job's typed runs of the type of shape `shape`, by prompt.
-    pub(crate) fn typed_runs_of(&self, shape: &str) -> Result<Vec<TypedRun>, JournalError> {
-        if !self.journal.has_typed_runs() {
-            return Ok(Vec::new());
-        }
-        store::typed_runs(&self.journal, &self.name, shape)
+    pub(crate) async fn typed_runs_of(&self, shape: &str) -> Result<Vec<TypedRun>, JournalError> {
+        self.store().typed_runs(&self.name, shape).await
     }
 
     /// The runs of this job that ended with a `T` (see
@@ -373,15 +376,18 @@ impl Job {
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn typed_runs<T: crate::Sections>(&self) -> Result<Vec<TypedRun>, JournalError> {
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn typed_runs<T: crate::Sections>(&self) -> Result<Vec<TypedRun>, JournalError> {
         self.typed_runs_of(&shape_of(T::specs(), T::choices()))
+            .await
     }
 
     /// Records the feedback of one attempt and what the next reply made
-    /// of it (see [`Job::feedback_rates`]).
-    pub(crate) fn record_feedback(&self, events: &[FeedbackEvent<'_>]) -> Result<(), JournalError> {
-        store::record_feedback(&self.journal, &self.name, events)
+    /// of it (see [`Job::feedback_rates`]), without waiting (a failure is
+    /// logged).
+    pub(crate) fn record_feedback(&self, events: Vec<FeedbackEvent>) {
+        let job = Arc::clone(&self.name);
+        self.store().write_detached(Write::Feedback { job, events });
     }
 
     /// Which wording of the feedback was followed by a fixed section, per
@@ -404,30 +410,27 @@ impl Job {
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn feedback_rates(&self) -> Result<Vec<FeedbackRate>, JournalError> {
-        if !self.journal.has_feedback() {
-            return Ok(Vec::new());
-        }
-        store::feedback_rates(&self.journal, &self.name)
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn feedback_rates(&self) -> Result<Vec<FeedbackRate>, JournalError> {
+        self.store().feedback_rates(&self.name).await
     }
 
     /// How many replies the job has recorded.
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn replies(&self) -> Result<u64, JournalError> {
-        store::count_replies(&self.journal, &self.name)
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn replies(&self) -> Result<u64, JournalError> {
+        self.store().count_replies(&self.name).await
     }
 
     /// The outcomes recorded so far, by their place in the input.
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn outcomes(&self) -> Result<Vec<RecordedOutcome>, JournalError> {
-        store::outcomes(&self.journal, &self.name)
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn outcomes(&self) -> Result<Vec<RecordedOutcome>, JournalError> {
+        self.store().outcomes(&self.name).await
     }
 }
 
@@ -449,35 +452,49 @@ pub struct ResponseCache {
 
 impl ResponseCache {
     /// The cached reply to `key`, if any.
-    pub(crate) fn get(&self, key: &RequestKey) -> Result<Option<Reply>, JournalError> {
-        store::cached(&self.journal, key)
+    pub(crate) async fn get(&self, key: &RequestKey) -> Result<Option<Reply>, JournalError> {
+        self.journal.store.cached(*key).await
     }
 
     /// Caches `reply` as the answer to `key` (replacing an older one).
-    pub(crate) fn put(
+    pub(crate) async fn put(
         &self,
         key: &RequestKey,
         model: &str,
         reply: &Reply,
     ) -> Result<(), JournalError> {
-        store::cache_reply(&self.journal, key, model, reply)
+        let write = Write::Cache {
+            key: *key,
+            model: model.to_string(),
+            reply: reply.clone(),
+        };
+        self.journal.store.write(write).await
+    }
+
+    /// Caches `reply` without waiting (a failure is logged).
+    pub(crate) fn put_detached(&self, key: &RequestKey, model: &str, reply: &Reply) {
+        self.journal.store.write_detached(Write::Cache {
+            key: *key,
+            model: model.to_string(),
+            reply: reply.clone(),
+        });
     }
 
     /// How many replies are cached.
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn len(&self) -> Result<u64, JournalError> {
-        store::count_cached(&self.journal)
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn len(&self) -> Result<u64, JournalError> {
+        self.journal.store.count_cached().await
     }
 
     /// Whether nothing is cached.
     ///
     /// # Errors
     ///
-    /// A [`JournalError`] when the file cannot be read.
-    pub fn is_empty(&self) -> Result<bool, JournalError> {
-        Ok(self.len()? == 0)
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn is_empty(&self) -> Result<bool, JournalError> {
+        Ok(self.len().await? == 0)
     }
 }

@@ -82,7 +82,7 @@ impl<M: ChatModel> Think<'_, M> {
     /// `choices` (none for a run that is not of a `Sections` type): a job
     /// that cannot be read ends the run before its first request, as an
     /// attachment that cannot be sent does.
-    pub(super) fn lessons(
+    pub(super) async fn lessons(
         &self,
         prompt: &Message,
         specs: Option<&[SectionSpec]>,
@@ -100,6 +100,7 @@ impl<M: ChatModel> Think<'_, M> {
             let lessons = self
                 .stores
                 .typed_runs(&shape, self.learned)
+                .await
                 .map(|jobs| demonstrations(jobs, checked, prompt.content.as_str(), self.learned))
                 .map_err(|error| {
                     tracing::warn!(%error, "twr could not read the typed runs to learn from");

@@ -1047,13 +1047,16 @@ impl<'a, M: ChatModel> Think<'a, M> {
     where
         F: for<'p> Fn(&'p str, Option<SectionMap<'p>>, &mut TypedSections) -> Parsed<U>,
     {
-        let lessons = match self.lessons(
-            &prompt,
-            format.specs,
-            format.choices,
-            format.guide.as_deref(),
-            format.lang.unwrap_or_default(),
-        ) {
+        let lessons = match self
+            .lessons(
+                &prompt,
+                format.specs,
+                format.choices,
+                format.guide.as_deref(),
+                format.lang.unwrap_or_default(),
+            )
+            .await
+        {
             Ok(lessons) => lessons,
             Err(error) => return Err(*error),
         };

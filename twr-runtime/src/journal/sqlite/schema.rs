@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::JournalError;
+use crate::journal::error::JournalError;
 
 /// `PRAGMA application_id` of a twr journal: "twr1" in ASCII.
 pub(crate) const APPLICATION_ID: i64 = 0x7477_7231;
@@ -408,8 +408,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_newer_or_broken_journal_is_an_error_not_a_restart() {
+    #[tokio::test]
+    async fn a_newer_or_broken_journal_is_an_error_not_a_restart() {
         let path = temp("newer");
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
@@ -451,14 +451,15 @@ mod tests {
         for n in 0..200u32 {
             let key =
                 crate::journal::RequestKey::new("m", None, &[crate::Message::user(n.to_string())]);
-            job.record(&crate::journal::ReplyEntry {
-                key: &key,
+            job.record(crate::journal::ReplyEntry {
+                key,
                 occurrence: 0,
-                model: "m",
-                reply: &crate::Reply::text("x".repeat(500)),
+                model: "m".into(),
+                reply: crate::Reply::text("x".repeat(500)),
                 cost: None,
                 batch: None,
             })
+            .await
             .unwrap();
         }
         drop(job);
@@ -503,17 +504,17 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn a_version_1_file_is_read_as_it_is_and_migrated_when_opened_for_writing() {
+    #[tokio::test]
+    async fn a_version_1_file_is_read_as_it_is_and_migrated_when_opened_for_writing() {
         let path = version_1_file("v1");
         // Read-only: read as it is, left as it is.
         let journal = Journal::open_read_only(&path).unwrap();
-        assert_eq!(journal.job("j").replies().unwrap(), 1);
+        assert_eq!(journal.job("j").replies().await.unwrap(), 1);
         drop(journal);
         assert_eq!(user_version(&path), 1);
 
         let journal = Journal::open(&path).unwrap();
-        assert_eq!(journal.job("j").replies().unwrap(), 1);
+        assert_eq!(journal.job("j").replies().await.unwrap(), 1);
         drop(journal);
         assert_eq!(user_version(&path), VERSION);
         let connection = Connection::open(&path).unwrap();
@@ -552,8 +553,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_migration_that_fails_leaves_the_file_as_it_was() {
+    #[tokio::test]
+    async fn a_migration_that_fails_leaves_the_file_as_it_was() {
         let path = version_1_file("v1-clash");
         // A table in the way of the migration's.
         Connection::open(&path)
@@ -568,6 +569,7 @@ mod tests {
                 .unwrap()
                 .job("j")
                 .replies()
+                .await
                 .unwrap(),
             1
         );

@@ -1,0 +1,109 @@
+//! The records a journal keeps, whatever [`Store`](super::store::Store)
+//! keeps them: plain owned data, so that a store can hand them to another
+//! thread or task.
+
+use super::key::RequestKey;
+#[cfg(doc)]
+use crate::feedback::ProblemKind;
+use crate::feedback::Wording;
+use crate::model::{Reply, Usage};
+
+/// A reply to record in a job: the reply to occurrence `occurrence` of
+/// the request `key`, which `model` sent.
+#[derive(Debug, Clone)]
+pub(crate) struct ReplyEntry {
+    pub(crate) key: RequestKey,
+    pub(crate) occurrence: u32,
+    pub(crate) model: String,
+    pub(crate) reply: Reply,
+    pub(crate) cost: Option<f64>,
+    /// The batch and line that brought it, if a batch did.
+    pub(crate) batch: Option<(String, String)>,
+}
+
+/// How one run of [`Think::run_many`](crate::Think::run_many) ended, as
+/// the journal keeps it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RecordedOutcome {
+    /// The run's place in the input (from 0).
+    pub index: usize,
+    /// Whether it gave a value.
+    pub ok: bool,
+    /// Its attempts (model calls that returned a reply).
+    pub attempts: usize,
+    /// Its prompt and completion tokens.
+    pub usage: Usage,
+    /// Its cost, when its models had prices.
+    pub cost: Option<f64>,
+    /// The final answer's text, for a run that gave a value.
+    pub final_reply: Option<String>,
+    /// The error's message, for one that did not.
+    pub error: Option<String>,
+}
+
+/// A run of a job that ended with a typed value, as the journal keeps it
+/// (see [`Job::typed_runs`](super::Job::typed_runs)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TypedRun {
+    /// The prompt's text as the program wrote it (no format guide; an
+    /// attachment is not kept).
+    pub prompt: String,
+    /// The answer the value was read from, in the soft format: only the
+    /// type's sections, each under its header, in declaration order
+    /// (merged when it was put together over several replies, and in
+    /// sections when the model wrote JSON under a grammar).
+    pub answer: String,
+    /// Whether the run sent a constrained attempt
+    /// ([`Attempt::constrained`](crate::Attempt::constrained)).
+    pub constrained: bool,
+    /// Its attempts (model calls that returned a reply).
+    pub attempts: usize,
+}
+
+/// One feedback the loop sent, as the journal records it: a problem it
+/// named, how it was worded, and whether the next reply fixed it.
+#[derive(Debug, Clone)]
+pub(crate) struct FeedbackEvent {
+    pub(crate) model: String,
+    pub(crate) problem: &'static str,
+    pub(crate) wording: Wording,
+    pub(crate) constrained: bool,
+    pub(crate) fixed: bool,
+}
+
+/// How often one wording of the feedback about one kind of problem was
+/// followed by a reply that fixed it, for one model: a row of
+/// [`Job::feedback_rates`](super::Job::feedback_rates).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FeedbackRate {
+    /// The model that read the feedback (its
+    /// [`name()`](crate::ChatModel::name), or the one its response named).
+    pub model: String,
+    /// The kind of problem named ([`ProblemKind::name`]: `missing`,
+    /// `bad_value`, ...).
+    pub problem: String,
+    /// How the feedback was worded.
+    pub wording: Wording,
+    /// Whether the next attempt was constrained by a grammar (then the
+    /// server, not the wording, kept the reply in the format).
+    pub constrained: bool,
+    /// How many times a section with this problem was named so.
+    pub sent: u64,
+    /// How many of those the next reply fixed: the section had no problem
+    /// left (or the reply gave the value).
+    pub fixed: u64,
+}
+
+impl FeedbackRate {
+    /// `fixed / sent`, from 0 to 1.
+    pub fn rate(&self) -> f64 {
+        if self.sent == 0 {
+            0.0
+        } else {
+            self.fixed as f64 / self.sent as f64
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! The SQL that reads and writes a SQLite journal's records (the schema is
+//! in the module docs of [`journal`](crate::journal)). Each function runs
+//! on the connection's own thread.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::feedback::Wording;
+use crate::journal::key::RequestKey;
+use crate::journal::records::{FeedbackEvent, FeedbackRate, RecordedOutcome, ReplyEntry, TypedRun};
+use crate::model::{FinishReason, Reply, Usage};
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A count as SQLite stores it (a signed 64-bit integer).
+fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn finish_name(reason: &Option<FinishReason>) -> Option<&str> {
+    reason.as_ref().map(FinishReason::as_str)
+}
+
+/// A reply from the columns `content, reasoning, prompt_tokens,
+/// completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
+/// finish_reason` starting at column `at`.
+fn reply_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Reply> {
+    let tokens = |i: usize| -> rusqlite::Result<u64> {
+        let n: i64 = row.get(at + i)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    };
+    let usage = Usage::new(tokens(2)?, tokens(3)?)
+        .with_total(tokens(4)?)
+        .with_cache(tokens(5)?, tokens(6)?);
+    let finish: Option<String> = row.get(at + 7)?;
+    Ok(Reply {
+        content: row.get(at)?,
+        reasoning: row.get(at + 1)?,
+        usage,
+        finish_reason: finish.as_deref().map(FinishReason::from_server),
+    })
+}
+
+pub(crate) fn reply(
+    c: &Connection,
+    job: &str,
+    key: &RequestKey,
+    occurrence: u32,
+) -> rusqlite::Result<Option<(Reply, Option<f64>)>> {
+    c.prepare_cached(
+        "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+                cache_read_tokens, cache_write_tokens, finish_reason, cost
+         FROM replies WHERE job = ?1 AND key = ?2 AND occurrence = ?3",
+    )?
+    .query_row(params![job, key.as_bytes(), occurrence], |row| {
+        Ok((reply_at(row, 0)?, row.get::<_, Option<f64>>(8)?))
+    })
+    .optional()
+}
+
+pub(crate) fn record_reply(c: &Connection, job: &str, entry: &ReplyEntry) -> rusqlite::Result<()> {
+    let reply = &entry.reply;
+    let usage = reply.usage;
+    let (batch_id, custom_id) = entry
+        .batch
+        .as_ref()
+        .map(|(b, c)| (b.as_str(), c.as_str()))
+        .unzip();
+    {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO replies (job, key, occurrence, model, content, reasoning,
+                prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
+                cache_write_tokens, finish_reason, cost, batch_id, custom_id, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?
+        .execute(params![
+            job,
+            entry.key.as_bytes(),
+            entry.occurrence,
+            entry.model,
+            reply.content,
+            reply.reasoning,
+            count(usage.prompt_tokens),
+            count(usage.completion_tokens),
+            count(usage.total_tokens),
+            count(usage.cache_read_tokens),
+            count(usage.cache_write_tokens),
+            finish_name(&reply.finish_reason),
+            entry.cost,
+            batch_id,
+            custom_id,
+            now_ms(),
+        ])
+        .map(drop)
+    }
+}
+
+pub(crate) fn count_replies(c: &Connection, job: &str) -> rusqlite::Result<u64> {
+    c.query_row(
+        "SELECT count(*) FROM replies WHERE job = ?1",
+        [job],
+        |row| row.get::<_, i64>(0),
+    )
+    .map(|n| n as u64)
+}
+
+pub(crate) fn cached(c: &Connection, key: &RequestKey) -> rusqlite::Result<Option<Reply>> {
+    c.prepare_cached(
+        "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+                cache_read_tokens, cache_write_tokens, finish_reason
+         FROM cache WHERE key = ?1",
+    )?
+    .query_row([key.as_bytes()], |row| reply_at(row, 0))
+    .optional()
+}
+
+pub(crate) fn cache_reply(
+    c: &Connection,
+    key: &RequestKey,
+    model: &str,
+    reply: &Reply,
+) -> rusqlite::Result<()> {
+    let usage = reply.usage;
+    {
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO cache (key, model, content, reasoning, prompt_tokens,
+                completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
+                finish_reason, recorded_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?
+        .execute(params![
+            key.as_bytes(),
+            model,
+            reply.content,
+            reply.reasoning,
+            count(usage.prompt_tokens),
+            count(usage.completion_tokens),
+            count(usage.total_tokens),
+            count(usage.cache_read_tokens),
+            count(usage.cache_write_tokens),
+            finish_name(&reply.finish_reason),
+            now_ms(),
+        ])
+        .map(drop)
+    }
+}
+
+pub(crate) fn count_cached(c: &Connection) -> rusqlite::Result<u64> {
+    c.query_row("SELECT count(*) FROM cache", [], |row| row.get::<_, i64>(0))
+        .map(|n| n as u64)
+}
+
+pub(crate) fn record_outcome(
+    c: &Connection,
+    job: &str,
+    outcome: &RecordedOutcome,
+) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO outcomes (job, idx, ok, attempts, prompt_tokens,
+            completion_tokens, cost, final_reply, error, recorded_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        job,
+        outcome.index as i64,
+        outcome.ok,
+        outcome.attempts as i64,
+        count(outcome.usage.prompt_tokens),
+        count(outcome.usage.completion_tokens),
+        outcome.cost,
+        outcome.final_reply,
+        outcome.error,
+        now_ms(),
+    ])
+    .map(drop)
+}
+
+pub(crate) fn outcomes(c: &Connection, job: &str) -> rusqlite::Result<Vec<RecordedOutcome>> {
+    let mut statement = c.prepare_cached(
+        "SELECT idx, ok, attempts, prompt_tokens, completion_tokens, cost, final_reply, error
+         FROM outcomes WHERE job = ?1 ORDER BY idx",
+    )?;
+    let rows = statement.query_map([job], |row| {
+        let tokens = |i: usize| -> rusqlite::Result<u64> {
+            Ok(u64::try_from(row.get::<_, i64>(i)?).unwrap_or(0))
+        };
+        Ok(RecordedOutcome {
+            index: row.get::<_, i64>(0)? as usize,
+            ok: row.get(1)?,
+            attempts: row.get::<_, i64>(2)? as usize,
+            usage: Usage::new(tokens(3)?, tokens(4)?),
+            cost: row.get(5)?,
+            final_reply: row.get(6)?,
+            error: row.get(7)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Records `run`, which ended with a value of the type of shape `shape`;
+/// the same prompt run again (a resumption replaying it) replaces it.
+pub(crate) fn record_typed(
+    c: &Connection,
+    job: &str,
+    shape: &str,
+    run: &TypedRun,
+) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO typed_runs (job, shape, prompt, answer, constrained,
+            attempts, recorded_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        job,
+        shape,
+        run.prompt,
+        run.answer,
+        run.constrained,
+        run.attempts as i64,
+        now_ms(),
+    ])
+    .map(drop)
+}
+
+pub(crate) fn typed_runs(
+    c: &Connection,
+    job: &str,
+    shape: &str,
+) -> rusqlite::Result<Vec<TypedRun>> {
+    let mut statement = c.prepare_cached(
+        "SELECT prompt, answer, constrained, attempts FROM typed_runs
+         WHERE job = ?1 AND shape = ?2 ORDER BY prompt",
+    )?;
+    let rows = statement.query_map([job, shape], |row| {
+        Ok(TypedRun {
+            prompt: row.get(0)?,
+            answer: row.get(1)?,
+            constrained: row.get(2)?,
+            attempts: row.get::<_, i64>(3)? as usize,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Records `events`, the feedback of one attempt and what the next reply
+/// made of it, in one transaction.
+pub(crate) fn record_feedback(
+    c: &Connection,
+    job: &str,
+    events: &[FeedbackEvent],
+) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    let now = now_ms();
+    for event in events {
+        transaction
+            .prepare_cached(
+                "INSERT INTO feedback (job, model, problem, wording, constrained, fixed,
+                    recorded_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                job,
+                event.model,
+                event.problem,
+                event.wording.name(),
+                event.constrained,
+                event.fixed,
+                now,
+            ])?;
+    }
+    transaction.commit()
+}
+
+pub(crate) fn feedback_rates(c: &Connection, job: &str) -> rusqlite::Result<Vec<FeedbackRate>> {
+    let rows: Vec<(String, String, String, bool, i64, i64)> = {
+        let mut statement = c.prepare_cached(
+            "SELECT model, problem, wording, constrained, count(*), sum(fixed) FROM feedback
+             WHERE job = ?1 GROUP BY model, problem, wording, constrained
+             ORDER BY model, problem, wording, constrained",
+        )?;
+        let rows = statement.query_map([job], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+            ))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()
+    }?;
+    // A wording this twr does not know (written by a newer one) is left
+    // out: it cannot be chosen here.
+    Ok(rows
+        .into_iter()
+        .filter_map(|(model, problem, wording, constrained, sent, fixed)| {
+            Some(FeedbackRate {
+                model,
+                problem,
+                wording: Wording::from_name(&wording)?,
+                constrained,
+                sent: sent as u64,
+                fixed: fixed as u64,
+            })
+        })
+        .collect())
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn record_batch(
+    c: &Connection,
+    job: &str,
+    batch_id: &str,
+    provider: &str,
+    round: u32,
+    lines: &[(String, RequestKey)],
+) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    let now = now_ms();
+    transaction.execute(
+        "INSERT OR REPLACE INTO batches (batch_id, job, provider, round, status, requests,
+            submitted_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, 'submitted', ?5, ?6, ?6)",
+        params![batch_id, job, provider, round, lines.len() as i64, now],
+    )?;
+    {
+        let mut insert = transaction.prepare_cached(
+            "INSERT OR REPLACE INTO batch_requests (batch_id, custom_id, key)
+             VALUES (?1, ?2, ?3)",
+        )?;
+        for (custom_id, key) in lines {
+            insert.execute(params![batch_id, custom_id, key.as_bytes()])?;
+        }
+    }
+    transaction.commit()
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn end_batch(c: &Connection, batch_id: &str, status: &str) -> rusqlite::Result<()> {
+    c.execute(
+        "UPDATE batches SET status = ?2, updated_at_ms = ?3 WHERE batch_id = ?1",
+        params![batch_id, status, now_ms()],
+    )
+    .map(drop)
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn pending_lines(
+    c: &Connection,
+    job: &str,
+    key: &RequestKey,
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut statement = c.prepare_cached(
+        "SELECT l.batch_id, l.custom_id
+         FROM batch_requests l JOIN batches b ON b.batch_id = l.batch_id
+         WHERE b.job = ?1 AND l.key = ?2
+           AND NOT EXISTS (SELECT 1 FROM replies r
+                           WHERE r.batch_id = l.batch_id AND r.custom_id = l.custom_id)
+         ORDER BY b.submitted_at_ms, l.custom_id",
+    )?;
+    let rows = statement.query_map(params![job, key.as_bytes()], |row| {
+        Ok((row.get(0)?, row.get(1)?))
+    })?;
+    rows.collect()
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn answered_lines(
+    c: &Connection,
+    job: &str,
+    batch_id: &str,
+) -> rusqlite::Result<Vec<String>> {
+    let mut statement =
+        c.prepare_cached("SELECT custom_id FROM replies WHERE job = ?1 AND batch_id = ?2")?;
+    let rows = statement.query_map(params![job, batch_id], |row| row.get(0))?;
+    rows.collect()
+}
