@@ -23,6 +23,8 @@ use twr_runtime::model::Served;
 
 use twr_runtime::{AttemptKind, ModelError, OpenAiCompatible, ScriptedModel, Sections, Think};
 
+use crate::support::backends::{self, Backend};
+
 #[derive(Debug, PartialEq, Sections)]
 struct Pair {
     /// A number.
@@ -118,59 +120,62 @@ fn prices() -> Prices {
 
 #[tokio::test]
 async fn a_killed_run_many_resumes_without_asking_twice() {
-    let server = Server::default();
-    let url = server.start().await;
-    let path = temp_path("resume");
-    server.hold.store(true, Ordering::SeqCst);
+    for backend in backends::all("resume").await {
+        let server = Server::default();
+        let url = server.start().await;
+        server.hold.store(true, Ordering::SeqCst);
 
-    // The first process: items 0-9 end (the odd ones after a retry), items
-    // 10-13 hang at the server; it is killed once ten runs have ended and
-    // the four hanging requests have reached the server.
-    let done = AtomicUsize::new(0);
-    {
-        let journal = Journal::open(&path).unwrap();
-        let model = OpenAiCompatible::new(&url, "doubler");
-        let think = Think::new(&model)
-            .journal(journal.job("doubling"))
-            .prices(prices())
-            .concurrency(4)
-            .on_progress(|p| done.store(p.done, Ordering::SeqCst));
-        let killed = async {
-            for _ in 0..2_000 {
-                if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4 {
-                    return;
+        // The first process: items 0-9 end (the odd ones after a retry), items
+        // 10-13 hang at the server; it is killed once ten runs have ended and
+        // the four hanging requests have reached the server.
+        let done = AtomicUsize::new(0);
+        {
+            let journal = backend.open().await;
+            let model = OpenAiCompatible::new(&url, "doubler");
+            let think = Think::new(&model)
+                .journal(journal.job("doubling"))
+                .prices(prices())
+                .concurrency(4)
+                .on_progress(|p| done.store(p.done, Ordering::SeqCst));
+            let killed = async {
+                for _ in 0..2_000 {
+                    if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4
+                    {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
                 }
-                tokio::time::sleep(Duration::from_millis(5)).await;
+                panic!("ten runs did not end within 10 s");
+            };
+            tokio::select! {
+                _ = think.run_many::<Doubled>(prompts()) => panic!("the held runs cannot end"),
+                _ = killed => {}
             }
-            panic!("ten runs did not end within 10 s");
-        };
-        tokio::select! {
-            _ = think.run_many::<Doubled>(prompts()) => panic!("the held runs cannot end"),
-            _ = killed => {}
+            let outcomes = journal.job("doubling").outcomes().await.unwrap();
+            assert_eq!(outcomes.len(), 10);
+            assert!(outcomes.iter().all(|o| o.ok && o.index < 10));
         }
-        let outcomes = journal.job("doubling").outcomes().await.unwrap();
-        assert_eq!(outcomes.len(), 10);
-        assert!(outcomes.iter().all(|o| o.ok && o.index < 10));
-    }
-    // 10 items, 5 of them retried, and the 4 requests that hang.
-    assert_eq!(server.total(), 10 + 5 + 4);
-    let recorded = Journal::open(&path)
-        .unwrap()
-        .job("doubling")
-        .replies()
-        .await
-        .unwrap();
-    assert_eq!(recorded, 15);
+        // 10 items, 5 of them retried, and the 4 requests that hang.
+        assert_eq!(server.total(), 10 + 5 + 4);
+        let recorded = backend
+            .open()
+            .await
+            .job("doubling")
+            .replies()
+            .await
+            .unwrap();
+        assert_eq!(recorded, 15);
 
-    resume(&server, &url, &path).await;
+        resume(&server, &url, &backend).await;
+    }
 }
 
 /// The second process of a killed job whose items 0-9 ended and whose
 /// items 10-13 hung at the server: a new journal handle, model and Think
 /// finish the job, replaying what the journal holds.
-async fn resume(server: &Server, url: &str, path: &std::path::Path) {
+async fn resume(server: &Server, url: &str, backend: &Backend) {
     server.hold.store(false, Ordering::SeqCst);
-    let journal = Journal::open(path).unwrap();
+    let journal = backend.open().await;
     let model = OpenAiCompatible::new(url, "doubler");
     let results = Think::new(&model)
         .journal(journal.job("doubling"))
@@ -228,82 +233,85 @@ async fn resume(server: &Server, url: &str, path: &std::path::Path) {
 
 #[tokio::test]
 async fn a_run_many_whose_task_is_aborted_resumes_without_asking_twice() {
-    let server = Server::default();
-    let url = server.start().await;
-    let path = temp_path("resume-abort");
-    server.hold.store(true, Ordering::SeqCst);
+    for backend in backends::all("resume-abort").await {
+        let server = Server::default();
+        let url = server.start().await;
+        server.hold.store(true, Ordering::SeqCst);
 
-    // The first process runs the job on a task of its own, aborted once ten
-    // runs have ended and the four hanging requests reached the server.
-    let journal = Journal::open(&path).unwrap();
-    let done = Arc::new(AtomicUsize::new(0));
-    let seen = done.clone();
-    let think = Think::new(OpenAiCompatible::new(&url, "doubler"))
-        .journal(journal.job("doubling"))
-        .prices(prices())
-        .concurrency(4)
-        .on_progress(move |p| seen.store(p.done, Ordering::SeqCst));
-    let task = tokio::spawn(async move { think.run_many::<Doubled>(prompts()).await });
-    for _ in 0..2_000 {
-        if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4 {
-            break;
+        // The first process runs the job on a task of its own, aborted once ten
+        // runs have ended and the four hanging requests reached the server.
+        let journal = backend.open().await;
+        let done = Arc::new(AtomicUsize::new(0));
+        let seen = done.clone();
+        let think = Think::new(OpenAiCompatible::new(&url, "doubler"))
+            .journal(journal.job("doubling"))
+            .prices(prices())
+            .concurrency(4)
+            .on_progress(move |p| seen.store(p.done, Ordering::SeqCst));
+        let task = tokio::spawn(async move { think.run_many::<Doubled>(prompts()).await });
+        for _ in 0..2_000 {
+            if done.load(Ordering::SeqCst) == 10 && server.held.load(Ordering::SeqCst) == 4 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    assert_eq!(
-        done.load(Ordering::SeqCst),
-        10,
-        "ten runs did not end within 10 s"
-    );
-    task.abort();
-    assert!(task.await.unwrap_err().is_cancelled());
-    assert_eq!(journal.job("doubling").outcomes().await.unwrap().len(), 10);
-    assert_eq!(journal.job("doubling").replies().await.unwrap(), 15);
-    assert_eq!(server.total(), 10 + 5 + 4);
+        assert_eq!(
+            done.load(Ordering::SeqCst),
+            10,
+            "ten runs did not end within 10 s"
+        );
+        task.abort();
+        assert!(task.await.unwrap_err().is_cancelled());
+        assert_eq!(journal.job("doubling").outcomes().await.unwrap().len(), 10);
+        assert_eq!(journal.job("doubling").replies().await.unwrap(), 15);
+        assert_eq!(server.total(), 10 + 5 + 4);
 
-    resume(&server, &url, &path).await;
+        resume(&server, &url, &backend).await;
+    }
 }
 
 #[tokio::test]
 async fn the_response_cache_answers_unchanged_requests() {
-    let server = Server::default();
-    let url = server.start().await;
-    let journal = Journal::open(temp_path("cache")).unwrap();
-    let prompts = ["item 2", "item 3", "item 4"];
-    let model = OpenAiCompatible::new(&url, "doubler").temperature(0.0);
-    let first = Think::new(&model)
-        .response_cache(journal.cache())
-        .prices(prices())
-        .run_many::<Doubled>(prompts)
-        .await;
-    assert!(first.iter().all(Result::is_ok));
-    assert_eq!(server.total(), 4);
-    assert_eq!(journal.cache().len().await.unwrap(), 4);
+    for backend in backends::all("cache").await {
+        let server = Server::default();
+        let url = server.start().await;
+        let journal = backend.open().await;
+        let prompts = ["item 2", "item 3", "item 4"];
+        let model = OpenAiCompatible::new(&url, "doubler").temperature(0.0);
+        let first = Think::new(&model)
+            .response_cache(journal.cache())
+            .prices(prices())
+            .run_many::<Doubled>(prompts)
+            .await;
+        assert!(first.iter().all(Result::is_ok));
+        assert_eq!(server.total(), 4);
+        assert_eq!(journal.cache().len().await.unwrap(), 4);
 
-    let again = Think::new(&model)
-        .response_cache(journal.cache())
-        .prices(prices())
-        .run_many::<Doubled>(prompts)
-        .await;
-    assert_eq!(
-        server.total(),
-        4,
-        "a rerun of unchanged prompts asks nothing"
-    );
-    let outcome = again[1].as_ref().unwrap();
-    assert_eq!(outcome.value, Doubled { number: 6 });
-    assert!(outcome.attempts.iter().all(|a| a.served == Served::Cache));
-    assert_eq!(outcome.cost(), Some(0.0));
-    assert_eq!(outcome.usage.prompt_tokens, 200);
+        let again = Think::new(&model)
+            .response_cache(journal.cache())
+            .prices(prices())
+            .run_many::<Doubled>(prompts)
+            .await;
+        assert_eq!(
+            server.total(),
+            4,
+            "a rerun of unchanged prompts asks nothing"
+        );
+        let outcome = again[1].as_ref().unwrap();
+        assert_eq!(outcome.value, Doubled { number: 6 });
+        assert!(outcome.attempts.iter().all(|a| a.served == Served::Cache));
+        assert_eq!(outcome.cost(), Some(0.0));
+        assert_eq!(outcome.usage.prompt_tokens, 200);
 
-    // Another temperature is another request.
-    let warmer = OpenAiCompatible::new(&url, "doubler").temperature(0.5);
-    Think::new(&warmer)
-        .response_cache(journal.cache())
-        .run::<Doubled>("item 2")
-        .await
-        .unwrap();
-    assert_eq!(server.total(), 5);
+        // Another temperature is another request.
+        let warmer = OpenAiCompatible::new(&url, "doubler").temperature(0.5);
+        Think::new(&warmer)
+            .response_cache(journal.cache())
+            .run::<Doubled>("item 2")
+            .await
+            .unwrap();
+        assert_eq!(server.total(), 5);
+    }
 }
 
 #[tokio::test]
@@ -352,90 +360,91 @@ async fn a_full_or_read_only_journal_ends_the_run_with_the_reply_kept() {
 
 #[tokio::test]
 async fn a_streamed_reply_stopped_early_is_recorded_and_replayed_the_same() {
-    let path = temp_path("stopped-early");
-    let journal = Journal::open(&path).unwrap();
-    let replies = [
-        "[Number]\nmany\n[Word]\nhello",
-        "[Number]\n4\n[Word]\nhello",
-    ];
-    let first = ScriptedModel::new(replies).chunk_size(4);
-    let outcome = Think::new(&first)
-        .journal(journal.job("pairs"))
-        .run::<Pair>("A number and a word")
-        .await
-        .unwrap();
-    let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
-    assert_eq!(kinds, [AttemptKind::Aborted, AttemptKind::Accepted]);
-    // Stopped in the chunk that opened [Word], and recorded as read.
-    assert_eq!(outcome.attempts[0].raw, "[Number]\nmany\n[Word]\nhel");
-    assert_eq!(journal.job("pairs").replies().await.unwrap(), 2);
+    for backend in backends::all("stopped-early").await {
+        let journal = backend.open().await;
+        let replies = [
+            "[Number]\nmany\n[Word]\nhello",
+            "[Number]\n4\n[Word]\nhello",
+        ];
+        let first = ScriptedModel::new(replies).chunk_size(4);
+        let outcome = Think::new(&first)
+            .journal(journal.job("pairs"))
+            .run::<Pair>("A number and a word")
+            .await
+            .unwrap();
+        let kinds: Vec<AttemptKind> = outcome.attempts.iter().map(|a| a.kind).collect();
+        assert_eq!(kinds, [AttemptKind::Aborted, AttemptKind::Accepted]);
+        // Stopped in the chunk that opened [Word], and recorded as read.
+        assert_eq!(outcome.attempts[0].raw, "[Number]\nmany\n[Word]\nhel");
+        assert_eq!(journal.job("pairs").replies().await.unwrap(), 2);
 
-    // The job again: both replies from the journal, stopped at the same place.
-    let second = ScriptedModel::new(Vec::<String>::new()).chunk_size(4);
-    let again = Think::new(&second)
-        .journal(journal.job("pairs"))
-        .run::<Pair>("A number and a word")
-        .await
-        .unwrap();
-    assert_eq!(second.calls(), 0);
-    assert_eq!(again.value, outcome.value);
-    let replayed: Vec<(AttemptKind, &str, Served)> = again
-        .attempts
-        .iter()
-        .map(|a| (a.kind, a.raw.as_str(), a.served.clone()))
-        .collect();
-    assert_eq!(
-        replayed,
-        [
-            (
-                AttemptKind::Aborted,
-                "[Number]\nmany\n[Word]\nhel",
-                Served::Journal
-            ),
-            (AttemptKind::Accepted, replies[1], Served::Journal),
-        ]
-    );
+        // The job again: both replies from the journal, stopped at the same place.
+        let second = ScriptedModel::new(Vec::<String>::new()).chunk_size(4);
+        let again = Think::new(&second)
+            .journal(journal.job("pairs"))
+            .run::<Pair>("A number and a word")
+            .await
+            .unwrap();
+        assert_eq!(second.calls(), 0);
+        assert_eq!(again.value, outcome.value);
+        let replayed: Vec<(AttemptKind, &str, Served)> = again
+            .attempts
+            .iter()
+            .map(|a| (a.kind, a.raw.as_str(), a.served.clone()))
+            .collect();
+        assert_eq!(
+            replayed,
+            [
+                (
+                    AttemptKind::Aborted,
+                    "[Number]\nmany\n[Word]\nhel",
+                    Served::Journal
+                ),
+                (AttemptKind::Accepted, replies[1], Served::Journal),
+            ]
+        );
+    }
 }
 
 #[tokio::test]
 async fn the_escalation_model_answers_from_the_journal_too() {
-    let path = temp_path("escalated");
-    let journal = Journal::open(&path).unwrap();
-    let prices = Prices::new().with("strong", Price::per_million(2.0, 8.0));
-    let run = |cheap: ScriptedModel, strong: ScriptedModel| {
-        let think = Think::new(Arc::new(cheap))
-            .escalate_to(Arc::new(strong), 1)
-            // A handle of its own, as a new process has.
-            .journal(journal.job("escalated"))
-            .prices(prices.clone());
-        async move { think.run::<Doubled>("item 5").await }
-    };
-    let cheap = ScriptedModel::new(["ten"]).with_name("cheap");
-    let strong =
-        ScriptedModel::from_replies([twr_runtime::Reply::text("[Number]\n10")
+    for backend in backends::all("escalated").await {
+        let journal = backend.open().await;
+        let prices = Prices::new().with("strong", Price::per_million(2.0, 8.0));
+        let run = |cheap: ScriptedModel, strong: ScriptedModel| {
+            let think = Think::new(Arc::new(cheap))
+                .escalate_to(Arc::new(strong), 1)
+                // A handle of its own, as a new process has.
+                .journal(journal.job("escalated"))
+                .prices(prices.clone());
+            async move { think.run::<Doubled>("item 5").await }
+        };
+        let cheap = ScriptedModel::new(["ten"]).with_name("cheap");
+        let strong = ScriptedModel::from_replies([twr_runtime::Reply::text("[Number]\n10")
             .with_usage(twr_runtime::Usage::new(1_000, 100))])
         .with_name("strong");
-    let outcome = run(cheap, strong).await.unwrap();
-    assert_eq!(outcome.value.number, 10);
+        let outcome = run(cheap, strong).await.unwrap();
+        assert_eq!(outcome.value.number, 10);
 
-    // Empty scripts: a call would fail the run.
-    let again = run(
-        ScriptedModel::new(Vec::<String>::new()).with_name("cheap"),
-        ScriptedModel::new(Vec::<String>::new()).with_name("strong"),
-    )
-    .await
-    .unwrap();
-    let attempts: Vec<(&str, Served, Option<f64>)> = again
-        .attempts
-        .iter()
-        .map(|a| (a.model.as_str(), a.served.clone(), a.cost))
-        .collect();
-    // The strong reply's cost is the one recorded: 1,000 x 2 + 100 x 8.
-    assert_eq!(
-        attempts,
-        [
-            ("cheap", Served::Journal, None),
-            ("strong", Served::Journal, Some(0.0028))
-        ]
-    );
+        // Empty scripts: a call would fail the run.
+        let again = run(
+            ScriptedModel::new(Vec::<String>::new()).with_name("cheap"),
+            ScriptedModel::new(Vec::<String>::new()).with_name("strong"),
+        )
+        .await
+        .unwrap();
+        let attempts: Vec<(&str, Served, Option<f64>)> = again
+            .attempts
+            .iter()
+            .map(|a| (a.model.as_str(), a.served.clone(), a.cost))
+            .collect();
+        // The strong reply's cost is the one recorded: 1,000 x 2 + 100 x 8.
+        assert_eq!(
+            attempts,
+            [
+                ("cheap", Served::Journal, None),
+                ("strong", Served::Journal, Some(0.0028))
+            ]
+        );
+    }
 }

@@ -44,6 +44,7 @@ mod derive_specs;
 mod derive_styles;
 mod error_chains;
 mod grammar;
+mod journal_postgres;
 mod journal_resume;
 mod json_exact_numbers;
 mod json_fragments;

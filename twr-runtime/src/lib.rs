@@ -77,6 +77,7 @@
 //! | `native-tls` | no | the same clients over the platform's TLS (OpenSSL, Schannel, Security Framework) instead of rustls; with `client` too, the clients use the platform's TLS | reqwest, hyper, h2, native-tls, governor |
 //! | `limits` | with `client` | [`Limited`]: concurrency, requests and tokens per minute for any [`ChatModel`], your own included | governor |
 //! | `journal` | no | the durable journal and the response cache (`journal` module): a SQLite file, built from SQLite's bundled source | rusqlite, libsqlite3-sys, sha2 |
+//! | `postgres` | no | `journal::Journal::postgres`: the same journal in a PostgreSQL database that many processes on many machines share; turns on `journal` | tokio-postgres, deadpool-postgres, rustls (over aws-lc-rs) |
 //! | `batch` | no | `batch::BatchModel`: [`Think::run_many`] over a provider's batch API, in rounds of re-asks; turns on `journal` and the clients, but no TLS backend (so a `native-tls` program builds no rustls): the default features bring `client`; without them name `client` or `native-tls` too, or reach only `http://` servers | as `client` and `journal` |
 //! | `schemars` | no | a `#[section(json)]` field whose type implements `schemars::JsonSchema` is written to that type's shape in every [`grammar`] rendering instead of any JSON value | schemars |
 //! | `serde` | no | nothing any more: the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) is `Serialize` whatever the features, as [`Message`] and [`Usage`] always were; kept so manifests naming it build | none |
@@ -123,7 +124,8 @@
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
 //! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
 //! ├── journal/         pub: the durable journal and the response cache (feature journal); store.rs: the
-//! │                    one async seam to what keeps the records; sqlite/: the SQLite file, on tokio's blocking pool
+//! │                    one async seam to what keeps the records; sqlite/: the SQLite file, on tokio's blocking pool;
+//! │                    postgres/: a PostgreSQL database (feature postgres)
 //! ├── stored.rs        the journal and the response cache as a layer around the model
 //! ├── think/           the loop: builder, attempts, patch merging, ledger
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,

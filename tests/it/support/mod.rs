@@ -1,6 +1,7 @@
 //! Helpers shared by the test modules.
 
 pub mod anthropic_batch;
+pub mod backends;
 pub mod batch_core;
 pub mod client;
 pub mod gemini_batch;

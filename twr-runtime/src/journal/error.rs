@@ -68,6 +68,24 @@ pub enum JournalError {
         /// What was lost, and how.
         detail: String,
     },
+    /// The address given to
+    /// [`Journal::postgres`](super::Journal::postgres) is not one: not a
+    /// PostgreSQL connection URL, or one whose TLS could not be set up.
+    Address {
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// A failure of the PostgreSQL server or of the connection to it (it
+    /// refused the connection or the password, or a statement failed),
+    /// with the driver's own error.
+    #[cfg(feature = "postgres")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+    Postgres {
+        /// The database: `postgres://host:port/name`, never the password.
+        place: String,
+        /// The driver's error.
+        source: tokio_postgres::Error,
+    },
     /// Any other failure of SQLite (a locked file, an I/O error), with
     /// SQLite's own error.
     Sqlite {
@@ -123,6 +141,13 @@ impl fmt::Display for JournalError {
             JournalError::Lost { detail } => {
                 write!(f, "the twr journal's connection was lost: {detail}")
             }
+            JournalError::Address { detail } => {
+                write!(f, "the twr journal's address is wrong: {detail}")
+            }
+            #[cfg(feature = "postgres")]
+            JournalError::Postgres { place, source } => {
+                write!(f, "the twr journal {place}: {source}")
+            }
             JournalError::Sqlite { path, source } => {
                 write!(f, "the twr journal {}: {source}", path.display())
             }
@@ -134,12 +159,29 @@ impl std::error::Error for JournalError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             JournalError::Sqlite { source, .. } => Some(source),
+            #[cfg(feature = "postgres")]
+            JournalError::Postgres { source, .. } => Some(source),
             _ => None,
         }
     }
 }
 
 impl JournalError {
+    /// The driver's error `source` on the database at `place`: a lost
+    /// connection is [`JournalError::Lost`].
+    #[cfg(feature = "postgres")]
+    pub(crate) fn from_postgres(place: &str, source: tokio_postgres::Error) -> Self {
+        if source.is_closed() {
+            return JournalError::Lost {
+                detail: format!("{place}: {source}"),
+            };
+        }
+        JournalError::Postgres {
+            place: place.to_string(),
+            source,
+        }
+    }
+
     /// SQLite's error `source` on the journal at `path`, by its kind.
     pub(crate) fn from_sqlite(path: &std::path::Path, source: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;

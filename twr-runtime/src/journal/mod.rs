@@ -20,6 +20,16 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # One machine or many
+//!
+//! [`Journal::open`] keeps the journal in a SQLite file: nothing to
+//! install, one machine. [`Journal::postgres`] (feature `postgres`) keeps
+//! the same records in a PostgreSQL database, so that processes on many
+//! machines record and replay the same jobs and share the response cache:
+//! a process that dies leaves its replies for the next one. Both are
+//! implementations of one seam, so a program written against one runs on
+//! the other unchanged.
+//!
 //! # How it works
 //!
 //! A [`Job`] names one piece of work. The job and the cache are a layer
@@ -130,6 +140,8 @@
 
 mod error;
 pub(crate) mod key;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod records;
 mod sqlite;
 pub(crate) mod store;
@@ -189,6 +201,44 @@ impl Journal {
         })
     }
 
+    /// Connects to the journal in the PostgreSQL database at `url` (feature
+    /// `postgres`), creating its tables in a database that has none and
+    /// upgrading those of an older twr, in one transaction (workers
+    /// starting together upgrade once). Many processes on many machines
+    /// may share one: each records and replays the same jobs, and the
+    /// response cache is shared too.
+    ///
+    /// `url` is a PostgreSQL connection URL
+    /// (`postgres://user:password@host:5432/database`) or `key=value`
+    /// string. With `sslmode=require` the connection is TLS (rustls),
+    /// the server's certificate checked against the platform's; with
+    /// `prefer` (the default) TLS when the server offers it; with
+    /// `disable`, never. The password never appears in errors or `Debug`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use twr_runtime::journal::Journal;
+    /// let journal = Journal::postgres("postgres://twr@127.0.0.1/twr").await?;
+    /// let job = journal.job("invoices-2026");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`JournalError::Address`] for a `url` that is not a connection URL;
+    /// [`JournalError::Postgres`] when the server cannot be reached or
+    /// refuses the connection; [`JournalError::Version`] for a database
+    /// whose tables a newer twr wrote.
+    #[cfg(feature = "postgres")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+    pub async fn postgres(url: &str) -> Result<Journal, JournalError> {
+        let store = postgres::PostgresStore::connect(url).await?;
+        Ok(Journal {
+            store: Arc::new(store),
+            sqlite: None,
+        })
+    }
+
     /// Caps the file at about `bytes` (in whole database pages): a record
     /// that would pass it fails with [`JournalError::Full`], as on a full
     /// disk. It waits for the file's connection: call it when setting the
@@ -208,7 +258,7 @@ impl Journal {
         Ok(self)
     }
 
-    /// The file's path.
+    /// The file's path; `None` for a journal in a database server.
     pub fn path(&self) -> Option<&Path> {
         self.sqlite.as_deref().map(SqliteStore::path)
     }

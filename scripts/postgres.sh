@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server on 127.0.0.1 for the journal's tests:
+#
+#   scripts/postgres.sh start   # initdb into a temporary directory, start on a free port
+#   scripts/postgres.sh url     # the URL to export as TWR_TEST_POSTGRES_URL
+#   scripts/postgres.sh stop    # stop it and delete its directory
+#
+# It uses the PostgreSQL binaries on the machine (`pg_ctl` on PATH, or the
+# newest /usr/lib/postgresql/*/bin; Debian: `apt-get install postgresql`).
+# The server trusts local connections (user twr, no password), keeps no
+# data worth keeping (fsync off) and listens on 127.0.0.1 only. PostgreSQL
+# refuses to run as root, so as root it runs as the `postgres` user.
+set -euo pipefail
+
+dir=${TWR_POSTGRES_DIR:-${TMPDIR:-/tmp}/twr-postgres}
+
+bin_dir() {
+  if command -v pg_ctl >/dev/null 2>&1 && command -v initdb >/dev/null 2>&1; then
+    dirname "$(command -v pg_ctl)"
+    return
+  fi
+  local found
+  found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -z "$found" ]; then
+    echo "error: no PostgreSQL server binaries (pg_ctl, initdb); on Debian: apt-get install -y postgresql" >&2
+    exit 1
+  fi
+  echo "$found"
+}
+
+# Runs a command as the server's owner: the `postgres` user when root.
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+case "${1:-}" in
+  start)
+    bin=$(bin_dir)
+    if [ -f "$dir/port" ]; then
+      echo "a server is already running from $dir (scripts/postgres.sh stop first)" >&2
+      exit 1
+    fi
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+    as_owner "$bin/initdb" -D "$dir/data" -U twr --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+      || { cat "$dir/initdb.log" >&2; exit 1; }
+    port=$(free_port)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" \
+      start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    echo "$port" >"$dir/port"
+    echo "postgres://twr@127.0.0.1:$port/postgres"
+    ;;
+  url)
+    [ -f "$dir/port" ] || { echo "error: no server started from $dir" >&2; exit 1; }
+    echo "postgres://twr@127.0.0.1:$(cat "$dir/port")/postgres"
+    ;;
+  stop)
+    if [ -f "$dir/port" ]; then
+      as_owner "$(bin_dir)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+    fi
+    rm -rf "$dir"
+    ;;
+  *)
+    echo "usage: $0 start|url|stop" >&2
+    exit 2
+    ;;
+esac
