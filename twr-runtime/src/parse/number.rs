@@ -25,6 +25,12 @@
 //! digit of another script glued to them (`1５`), a second decimal point
 //! (`1.0.1`) and a comma that is no thousands separator (`5,5`).
 //!
+//! A number has one sign: `-+1`, `--1`, `-$-20` and `minus -5` have lost or
+//! doubled a minus, and are feedback. The digits of a name (`OAO-1`,
+//! `COVID-19`, `Week-3`) are the number only when no other is written,
+//! in words either: `OAO-1's battery failed after three days` is feedback,
+//! `Week-3` is 3. A number written half in words (`twenty 1`) is feedback.
+//!
 //! Written by hand: number-parsing crates read one number from a whole
 //! string, while a section holds prose around it; this reader finds the
 //! number in one pass and keeps it as decimal digits, so scaling is exact.
@@ -142,6 +148,8 @@ fn numbers(content: &str) -> Vec<Number> {
     let mut found: Vec<Number> = Vec::new();
     // Where the last number (its scale included) ended.
     let mut last_end: Option<usize> = None;
+    // Whether digits were read inside a name (`OAO-1`, `COVID-19`).
+    let mut named = false;
     let mut i = 0;
     while i < bytes.len() {
         let starts = bytes[i].is_ascii_digit()
@@ -172,6 +180,11 @@ fn numbers(content: &str) -> Vec<Number> {
         if last_end.is_some_and(|last| joined_by_one_character(&content[last..i])) {
             number.ambiguous = true;
         }
+        // `twenty 1`, `twenty-1`: a number written half in words is 21 or 1.
+        if number_word_before(&content[..i]) {
+            number.ambiguous = true;
+        }
+        named |= in_name(&content[..i]);
         i = suffix(content, end, before.currency, &mut number);
         match sign_after(content, i, before.signed) {
             SignAfter::None => {}
@@ -211,7 +224,83 @@ fn numbers(content: &str) -> Vec<Number> {
             }
         }
     }
+    // `OAO-1's battery failed after three days`: the digits of a name are
+    // the number only when no other number is written, in words either.
+    if named && found.len() == 1 && has_number_word(content) {
+        found[0].ambiguous = true;
+    }
     found
+}
+
+/// True when the digits after `before` belong to a name: a word joined to
+/// them by a hyphen (`OAO-1`, `COVID-19`, `Week-3`, `B-52`).
+fn in_name(before: &str) -> bool {
+    let mut chars = before.chars().rev();
+    chars.next().is_some_and(|c| matches!(c, '-' | '‐' | '‑'))
+        && chars.next().is_some_and(char::is_alphabetic)
+}
+
+/// True when a number written as a word stands right before the digits
+/// after `before`, apart by spaces or a hyphen: `twenty 1`, `twenty-1`.
+fn number_word_before(before: &str) -> bool {
+    let rest = before.trim_end_matches([' ', '\u{a0}', '-', '‐', '‑']);
+    if rest.len() == before.len() {
+        return false;
+    }
+    let start = rest
+        .rfind(|c: char| !c.is_ascii_alphabetic())
+        .map_or(0, |i| {
+            i + rest[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    number_word(&rest[start..])
+}
+
+/// True when `content` writes a number as a word (`three`, `Twenty`).
+fn has_number_word(content: &str) -> bool {
+    content
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(number_word)
+}
+
+/// An English number word, any case: `one` to `twenty`, the tens, and the
+/// words of a scale.
+fn number_word(word: &str) -> bool {
+    (3..=9).contains(&word.len())
+        && matches!(
+            word.to_ascii_lowercase().as_str(),
+            "zero"
+                | "one"
+                | "two"
+                | "three"
+                | "four"
+                | "five"
+                | "six"
+                | "seven"
+                | "eight"
+                | "nine"
+                | "ten"
+                | "eleven"
+                | "twelve"
+                | "thirteen"
+                | "fourteen"
+                | "fifteen"
+                | "sixteen"
+                | "seventeen"
+                | "eighteen"
+                | "nineteen"
+                | "twenty"
+                | "thirty"
+                | "forty"
+                | "fifty"
+                | "sixty"
+                | "seventy"
+                | "eighty"
+                | "ninety"
+                | "hundred"
+                | "thousand"
+                | "million"
+                | "billion"
+        )
 }
 
 /// Past the scale a rating is given on, when one follows at `at`: `out of
@@ -489,14 +578,20 @@ fn prefix(before: &str) -> Before {
                     .is_some_and(char::is_alphanumeric)
         })
     };
+    // A second sign before the one read (`-+1`, `--1`, `-$-20`,
+    // `minus -5`): the minus dropped or doubled, the sign is not known.
+    let signed_again = |rest: &str| {
+        let rest = without_last_char(rest).trim_end_matches(CURRENCY);
+        signed(rest).is_some() || minus_word(rest)
+    };
     // `$-20`: the sign right before the digits, the currency before it.
     if let Some(negative) = signed(before) {
-        let rest = &before[..before.len() - before.chars().next_back().map_or(0, char::len_utf8)];
+        let rest = without_last_char(before);
         return Before {
             negative,
             currency: rest.ends_with(CURRENCY),
             signed: true,
-            unsure: false,
+            unsure: signed_again(before),
         };
     }
     // `-$20`: the currency right before the digits, the sign before it.
@@ -508,8 +603,13 @@ fn prefix(before: &str) -> Before {
         negative,
         currency,
         signed: sign.is_some() || negative,
-        unsure: rest.trim_end().ends_with(TRIANGLES),
+        unsure: rest.trim_end().ends_with(TRIANGLES) || (sign.is_some() && signed_again(rest)),
     }
+}
+
+/// `text` without its last character.
+fn without_last_char(text: &str) -> &str {
+    &text[..text.len() - text.chars().next_back().map_or(0, char::len_utf8)]
 }
 
 /// A sign written after a number ending at `end`.
@@ -1351,6 +1451,60 @@ mod tests {
         }
         assert_eq!(u32::parse_section("1,200."), Ok(1200));
         assert_eq!(u32::parse_section("It is 5. Or so."), Ok(5));
+    }
+
+    #[test]
+    fn two_signs_are_feedback() {
+        // `-+1` read as 1 and `--0001` as -1 before: a minus dropped or
+        // doubled.
+        for text in [
+            "-+1", "--0001", "+-5", "−-3", "-$-20", "+$-20", "-+$20", "minus -5", "$--20",
+        ] {
+            assert_eq!(
+                i64::parse_section(text),
+                Err(ValueError::invalid(Expected::WholeNumber, text)),
+                "{text}"
+            );
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+        // One sign, wherever the currency stands, is read.
+        assert_eq!(i64::parse_section("-$20"), Ok(-20));
+        assert_eq!(i64::parse_section("$-20"), Ok(-20));
+        assert_eq!(
+            i64::parse_section("- -"),
+            Err(ValueError::invalid(Expected::WholeNumber, "- -"))
+        );
+        assert_eq!(i64::parse_section("Range -- about -5"), Ok(-5));
+    }
+
+    #[test]
+    fn digits_of_a_name_beside_a_number_in_words_are_feedback() {
+        // Read as 1, 1, 19 and 4 before.
+        for text in [
+            "OAO-1's battery failed after three days",
+            "twenty 1",
+            "Twenty-1",
+            "COVID-19 lasted three years",
+            "GPT-4 needed two tries",
+        ] {
+            assert_eq!(
+                u32::parse_section(text),
+                Err(ValueError::invalid(Expected::WholeNumber, text)),
+                "{text}"
+            );
+        }
+        // The digits of a name with no other number, and a number standing
+        // alone beside words, are read.
+        assert_eq!(u32::parse_section("Week-3"), Ok(3));
+        assert_eq!(u32::parse_section("COVID-19"), Ok(19));
+        assert_eq!(u32::parse_section("6 (six) weeks"), Ok(6));
+        assert_eq!(u32::parse_section("6 weeks, one of them at sea"), Ok(6));
+        assert_eq!(u32::parse_section("three rooms, 4 nights"), Ok(4));
+        assert_eq!(u32::parse_section("1 hundred"), Ok(100));
     }
 
     #[test]
