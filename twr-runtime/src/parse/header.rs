@@ -144,8 +144,9 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
             None => return None,
         }
     };
-    let mut name = name
-        .trim_matches(is_space)
+    let spaced_name = name.trim_matches(is_space);
+    let name_emphasis = spaced_name.len() - spaced_name.trim_end_matches(is_emphasis).len();
+    let mut name = spaced_name
         .trim_end_matches(is_emphasis)
         .trim_end_matches(is_colon)
         .trim_matches(is_space);
@@ -167,15 +168,23 @@ pub(crate) fn header_line(line: &str, max_name: usize) -> Option<HeaderLine<'_>>
     }
     // After the name: closing emphasis, an optional colon, emphasis again
     // (`**[Plan]:**`, `**Plan**:`), then the content written on the line.
-    let rest = after
-        .trim_start_matches(is_space)
-        .trim_start_matches(is_emphasis)
-        .trim_start_matches(is_space);
+    // Only as much emphasis closes as opened the line: in `Plan: ** plain`
+    // and `Plan: **bold** text` the marks are the content's own.
+    let mut closing = emphasis.saturating_sub(name_emphasis);
+    let mut close_emphasis = |text: &'_ str| -> usize {
+        let marks = text
+            .bytes()
+            .take(closing)
+            .take_while(|&b| matches!(b, b'*' | b'_'))
+            .count();
+        closing -= marks;
+        marks
+    };
+    let rest = after.trim_start_matches(is_space);
+    let rest = rest[close_emphasis(rest)..].trim_start_matches(is_space);
     let rest = rest.strip_prefix(is_colon).unwrap_or(rest);
-    let rest = rest
-        .trim_start_matches(is_space)
-        .trim_start_matches(is_emphasis)
-        .trim_start_matches(is_space);
+    let rest = rest.trim_start_matches(is_space);
+    let rest = rest[close_emphasis(rest)..].trim_start_matches(is_space);
     // A numbered line with more on it is an item: `1. Budget: $5 for food`.
     if listed && !rest.is_empty() {
         return None;
@@ -485,6 +494,13 @@ mod tests {
             ("## 2024 Plan", "2024 Plan", "", true),
             ("## Plan ##", "Plan", "", true),
             ("# C#", "C#", "", true),
+            // Emphasis that no mark opened is the content's own: `**`
+            // was dropped from `** plain text` and `**bold**` before.
+            ("Plan: ** plain text", "Plan", "** plain text", false),
+            ("Plan: **bold** text", "Plan", "**bold** text", false),
+            ("**Plan**: **bold**", "Plan", "**bold**", true),
+            ("**Plan:** **bold**", "Plan", "**bold**", true),
+            ("[Plan] __init__", "Plan", "__init__", true),
         ];
         for (line, name, content, marked) in cases {
             assert_eq!(
