@@ -154,6 +154,32 @@ pub(crate) fn inline_mention(text: &str, names: &[&str]) -> Option<String> {
     None
 }
 
+/// Where in `content` (a section's value) one of `names` is written as a
+/// label, `Final Answer:`: the name as declared, starting a
+/// word, then a colon (after closing emphasis, `**Final Answer:**`). A
+/// value holding another section's label is two answers at once
+/// (`Action: search Final Answer: 42`); a name in a sentence without the
+/// colon (`the final answer is near`) is no label.
+pub(crate) fn label_inside(content: &str, names: &[&str]) -> Option<usize> {
+    let bytes = content.as_bytes();
+    for name in names.iter().filter(|name| !name.is_empty()) {
+        let finder = memchr::memmem::Finder::new(name.as_bytes());
+        // Each name is looked for once over the content: linear in its
+        // length for the few names of a type.
+        for at in finder.find_iter(bytes) {
+            let starts_word = !content[..at]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric);
+            let after = content[at + name.len()..].trim_start_matches(['*', '_', ' ']);
+            if starts_word && after.starts_with([':', '：']) {
+                return Some(at);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

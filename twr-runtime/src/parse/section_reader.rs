@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::de::DeserializeOwned;
 
 use super::bounds::Bounded;
-use super::hints::{inline_mention, near_misses, unread_lines};
+use super::hints::{inline_mention, label_inside, near_misses, unread_lines};
 use super::reply::without_reasoning;
 use super::sections::Sections;
 use super::set::SectionSet;
@@ -377,6 +377,17 @@ impl<'a> SectionReader<'a> {
             ));
             return feedback;
         }
+        // A section whose label was written inside another's value is told
+        // so once: that it must stand on a line of its own.
+        let inside: Vec<usize> = self
+            .problems
+            .iter()
+            .filter(|(_, problem)| matches!(problem.kind, ProblemKind::NotOnOwnLine { .. }))
+            .map(|(index, _)| *index)
+            .collect();
+        self.problems.retain(|(index, problem)| {
+            !(problem.kind == ProblemKind::Missing && inside.contains(index))
+        });
         // Rename hints look for a missing section elsewhere in the reply:
         // a map of one section was made from that section alone.
         if self.map.only().is_none() {
@@ -402,6 +413,10 @@ impl<'a> SectionReader<'a> {
             Some(content) => content,
         };
         let content = untrimmed.trim();
+        if let Some((other, line)) = self.label_of_another(index) {
+            self.push(other, ProblemKind::NotOnOwnLine { line });
+            return Found::Problem;
+        }
         let header = self.specs.get(index).map_or("", |spec| spec.header);
         let kept = keeper.and_then(|keeper| self.typed.take(index, content, keeper));
         let read = match kept {
@@ -444,6 +459,42 @@ impl<'a> SectionReader<'a> {
                 Found::Problem
             }
         }
+    }
+
+    /// Another section whose label (`Final Answer:`) is written inside the
+    /// value of the section at `index` on its header's own line, and that
+    /// line: the reply gives two answers at once (`Action: search Final
+    /// Answer: 42`, a ReAct record that both acts and answers), and reading
+    /// either would be a guess. Only the header's line is looked at: on the
+    /// lines below, a label inside a sentence (`see the Notes: ...`) is the
+    /// writer's own text, as it always was. A JSON section's content is
+    /// JSON, where a key may be any name.
+    fn label_of_another(&self, index: usize) -> Option<(usize, String)> {
+        if self.specs.get(index)?.kind == crate::vocab::ValueKind::Json {
+            return None;
+        }
+        let raw = self.raw;
+        let start = self.map.range_at(index)?.start;
+        let bytes = raw.as_bytes();
+        let line_start = memchr::memrchr(b'\n', bytes.get(..start)?).map_or(0, |i| i + 1);
+        let line_end =
+            memchr::memchr(b'\n', bytes.get(start..)?).map_or(bytes.len(), |i| start + i);
+        // The value starts on a line of its own: no header shares its line.
+        if raw.get(line_start..start)?.trim().is_empty() {
+            return None;
+        }
+        let inline = raw.get(start..line_end)?;
+        self.specs
+            .iter()
+            .enumerate()
+            .filter(|&(other, _)| other != index)
+            .find_map(|(other, spec)| {
+                let names: Vec<&str> = std::iter::once(spec.name)
+                    .chain(spec.aliases.iter().copied())
+                    .collect();
+                label_inside(inline, &names)?;
+                Some((other, super::excerpt(raw[line_start..line_end].trim())))
+            })
     }
 
     /// True when `content` is the slot the guide shows for a section that
