@@ -56,6 +56,7 @@ mod json_unambiguous;
 mod load_faults;
 mod number_props;
 mod parse_linear;
+mod parse_one_reading;
 mod parse_props;
 mod parse_samples;
 mod parse_tool_styles;

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::value::{none_word, SectionValue};
+use super::value::{none_sentence, none_word, SectionValue};
 use super::value_error::{excerpt, Expected, ValueError};
 use crate::phrases::Phrases;
 use crate::vocab::ValueKind;
@@ -16,6 +16,18 @@ struct Line<'a> {
     /// The whole trimmed line, marker included.
     line: &'a str,
     marked: bool,
+    /// The number of a numbered marker and what follows it: `(2, b'.')`
+    /// for `2. banana`, `(2, b')')` for `2) banana` and `(2)`.
+    number: Option<(u32, u8)>,
+}
+
+/// The number of a numbered marker at the start of `line` and the
+/// character after it (`.`, `)`, `、`'s first byte).
+fn marker_number(line: &str) -> Option<(u32, u8)> {
+    let inner = line.strip_prefix('(').unwrap_or(line);
+    let digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+    let number = inner[..digits].parse().ok()?;
+    Some((number, *inner.as_bytes().get(digits)?))
 }
 
 /// The text after a list marker at the start of `line` (already trimmed at
@@ -70,12 +82,14 @@ pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
                 text,
                 line: trimmed,
                 marked: true,
+                number: marker_number(trimmed),
             },
             None => Line {
                 indent,
                 text: trimmed,
                 line: trimmed,
                 marked: false,
+                number: None,
             },
         })
     }));
@@ -93,13 +107,32 @@ pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
         }
     };
     let mut current: Option<usize> = None;
+    // The number of the list's last item, and whether a nested list has
+    // begun under it.
+    let mut last_number: Option<(u32, u8)> = None;
+    let mut nested = false;
     for (i, line) in lines.iter().enumerate() {
         // A marked line at the list's own depth starts an item; deeper marked
-        // lines (a nested list) and unmarked lines continue the current one.
+        // lines (a nested list) and unmarked lines continue the current one,
+        // except a numbered line that continues the list's own numbering
+        // right after its item (`1. apple` / `    2. banana` / `3. cherry`):
+        // a nested list starts again at 1, so that line is the list's next
+        // item, written indented.
+        let continues_numbering = || {
+            !nested
+                && line.marked
+                && matches!(
+                    (last_number, line.number),
+                    (Some((last, style)), Some((number, same)))
+                        if style == same && last.checked_add(1) == Some(number)
+                )
+        };
         let starts = if line.marked && line.indent <= base + 1 {
             true
         } else if current.is_some() {
-            false
+            let starts = continues_numbering();
+            nested |= line.marked && !starts;
+            starts
         } else {
             // Text before the first marker is an item of its own, unless it
             // introduces the list ("Steps:").
@@ -109,6 +142,8 @@ pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
             if let Some(start) = current.replace(i) {
                 push(&lines[start..i]);
             }
+            last_number = line.number;
+            nested = false;
         }
     }
     if let Some(start) = current {
@@ -140,7 +175,18 @@ fn join<'a>(lines: &[Line<'a>]) -> Cow<'a, str> {
 
 /// A list: each item is read as `T`; a bad item is named by its position.
 /// A section that is only one of the table's `none_words` (`N/A`, `None.`,
-/// `无`) is the empty list, not a list of that one word.
+/// `无`) is the empty list, not a list of that one word. A section that is
+/// one unmarked sentence starting with one of the table's `none_words` or
+/// `no_words` (`No items in the list.`, `None of the above`) is feedback
+/// asking for the items or the none answer: it says there is nothing, or
+/// is one item that starts with "no" (`No smoking`), and the text does not
+/// say which. Marked (`- No smoking`), or among other lines, it is an
+/// item.
+///
+/// A numbered line indented under an item is a nested item, kept in the
+/// item's text, unless it continues the list's numbering right after that
+/// item (`1. apple` / `    2. banana` / `3. cherry` is three items): a
+/// nested list starts again at 1.
 impl<T: SectionValue> SectionValue for Vec<T> {
     const KIND: ValueKind = ValueKind::List(&T::KIND);
 
@@ -155,6 +201,19 @@ impl<T: SectionValue> SectionValue for Vec<T> {
         let items = items(content);
         if items.is_empty() {
             return Err(ValueError::Empty);
+        }
+        // `No items in the list.`: one unmarked sentence saying there is
+        // nothing, or one item starting with "no"; the text does not say
+        // which, and the feedback asks for the items or the none answer.
+        let trimmed = content.trim();
+        if items.len() == 1 && after_marker(trimmed).is_none() && none_sentence(trimmed, phrases) {
+            return Err(ValueError::invalid(
+                Expected::Described(format!(
+                    "{}{}{}",
+                    phrases.list, phrases.or, phrases.none_answer
+                )),
+                content,
+            ));
         }
         // Sized once: collecting `Result`s gives the vector no size hint,
         // and a long list then spends its time growing it.
@@ -223,6 +282,33 @@ mod tests {
     }
 
     #[test]
+    fn an_indented_item_that_continues_the_numbering_is_an_item() {
+        // Read as ["apple 2. banana", "cherry"] before.
+        assert_eq!(
+            items("1. apple\n    2. banana\n3. cherry"),
+            strings(&["apple", "banana", "cherry"])
+        );
+        assert_eq!(
+            items("1) apple\n   2) banana\n   3) cherry\n4) dates"),
+            strings(&["apple", "banana", "cherry", "dates"])
+        );
+        // A nested list starts again at 1 and stays nested, whatever its
+        // numbers; another marker style is nested too.
+        assert_eq!(
+            items("1. Lunch\n   1. ramen\n   2. tea\n2. Dinner"),
+            strings(&["Lunch 1. ramen 2. tea", "Dinner"])
+        );
+        assert_eq!(
+            items("1. Lunch\n   2) ramen\n2. Dinner"),
+            strings(&["Lunch 2) ramen", "Dinner"])
+        );
+        assert_eq!(
+            items("1. Lunch\n   - ramen\n   2. tea\n2. Dinner"),
+            strings(&["Lunch - ramen 2. tea", "Dinner"])
+        );
+    }
+
+    #[test]
     fn text_before_the_first_marker_is_an_item_unless_it_introduces() {
         assert_eq!(items("Kyoto\n- Nara"), strings(&["Kyoto", "Nara"]));
         assert_eq!(items("Cities：\n- Nara"), strings(&["Nara"]));
@@ -276,10 +362,47 @@ mod tests {
             Vec::<String>::parse_section("- Kyoto\n- None"),
             Ok(vec!["Kyoto".to_owned(), "None".to_owned()])
         );
-        assert_eq!(
-            Vec::<String>::parse_section("None of the above"),
-            Ok(vec!["None of the above".to_owned()])
-        );
         assert_eq!(Vec::<String>::parse_section("-"), Err(ValueError::Empty));
+    }
+
+    #[test]
+    fn a_sentence_saying_there_is_nothing_is_feedback() {
+        // Read as the one-item lists ["No items in the list."] and
+        // ["None of the above"] before.
+        let expected = || Expected::Described("a list, one item per line or N/A".to_owned());
+        for content in [
+            "No items in the list.",
+            "None of the above",
+            "**No relevant sources.**",
+            "no, nothing fits",
+            "没有任何项目",
+        ] {
+            assert_eq!(
+                Vec::<String>::parse_section(content),
+                Err(ValueError::invalid(expected(), content)),
+                "{content}"
+            );
+        }
+        assert_eq!(
+            Vec::<String>::parse_section_with("没有任何项目", &Phrases::CHINESE),
+            Err(ValueError::invalid(
+                Expected::Described("一个列表，每行一项或无".to_owned()),
+                "没有任何项目"
+            ))
+        );
+        // Marked, among other items, or a single word that is no "no": items.
+        assert_eq!(
+            Vec::<String>::parse_section("- No smoking"),
+            Ok(vec!["No smoking".to_owned()])
+        );
+        assert_eq!(
+            Vec::<String>::parse_section("No smoking\nNo pets"),
+            Ok(vec!["No smoking".to_owned(), "No pets".to_owned()])
+        );
+        assert_eq!(
+            Vec::<String>::parse_section("Nobody came"),
+            Ok(vec!["Nobody came".to_owned()])
+        );
+        assert_eq!(Vec::<bool>::parse_section("No"), Ok(vec![false]));
     }
 }

@@ -229,6 +229,21 @@ pub(crate) fn none_word(content: &str, phrases: &Phrases) -> bool {
         })
 }
 
+/// Whether `content` is a sentence that starts with one of the table's
+/// `none_words` or `no_words` and goes on: `No items in the list.`, `None
+/// of the above`, `没有任何项目`. Such a sentence says there is nothing, or
+/// is an item that starts with "no" (`No smoking`): a list does not take
+/// it for either.
+pub(crate) fn none_sentence(content: &str, phrases: &Phrases) -> bool {
+    let bare = strip_decoration(content);
+    phrases
+        .none_words
+        .iter()
+        .chain(phrases.no_words)
+        .filter_map(|word| word_at(bare, strip_decoration(word), true))
+        .any(|end| bare[end..].contains(char::is_alphanumeric))
+}
+
 /// `content` without surrounding markdown emphasis, quotes and punctuation:
 /// `**Yes.**` → `Yes`.
 pub(crate) fn strip_decoration(content: &str) -> &str {
