@@ -23,7 +23,7 @@
 
 use std::error::Error;
 
-use twr_runtime::phrases::Phrases;
+use twr_runtime::phrases::{NumberStyle, Phrases};
 use twr_runtime::{ScriptedModel, Sections, Think};
 
 /// German (Deutsch).
@@ -72,6 +72,8 @@ static DEUTSCH: Phrases = Phrases {
     no_words: &["nein", "falsch"],
     none_words: &["keine", "keiner", "kein", "entfällt", "n/a"],
     joining_words: &["und", "oder", "bzw"],
+    // German writes 1.049,95: a number section reads it so.
+    number_style: NumberStyle::COMMA,
 
     guide_intro: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jede Überschrift in einer eigenen Zeile, gefolgt von ihrem Inhalt.",
     guide_intro_xml: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jeden zwischen seinem Tag-Paar: das öffnende Tag, der Inhalt, dann das schließende Tag.",

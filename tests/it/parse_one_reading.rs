@@ -100,3 +100,45 @@ fn markup_numbering_and_none_sentences_read_as_the_text_says() {
         Vec::<String>::new()
     );
 }
+
+static GERMAN: twr_runtime::phrases::Phrases = twr_runtime::phrases::Phrases {
+    number_style: twr_runtime::phrases::NumberStyle::COMMA,
+    ..twr_runtime::phrases::Phrases::ENGLISH
+};
+
+#[derive(Debug, PartialEq, Sections)]
+#[sections(phrases = GERMAN)]
+struct Offer {
+    price: f64,
+    stock: u32,
+    prices: Vec<f64>,
+}
+
+#[test]
+fn a_table_with_the_decimal_comma_reads_numbers_as_the_user_writes_them() {
+    // Each of these was feedback before: twr read only `1,049.95`.
+    assert_eq!(
+        Offer::parse_sections(
+            "Price: CHF 1'049,95\nStock: 1.144.000\nPrices:\n- 49,96 €\n- 1 049,95 zł\n- Rp 31.500"
+        ),
+        Ok(Offer {
+            price: 1049.95,
+            stock: 1_144_000,
+            prices: vec![49.96, 1049.95, 31_500.0],
+        })
+    );
+    // Two readings under the style: feedback naming the section.
+    let feedback = Offer::parse_sections("Price: 1,500\nStock: 3\nPrices:\n- 1").unwrap_err();
+    assert_eq!(
+        feedback.to_string().lines().next(),
+        Some("The [Price] section should be a single number; it says '1,500'.")
+    );
+    assert_eq!(
+        twr_runtime::phrases::NumberStyle::COMMA,
+        GERMAN.number_style
+    );
+    assert_eq!(
+        twr_runtime::phrases::NumberStyle::POINT,
+        twr_runtime::phrases::Phrases::ENGLISH.number_style
+    );
+}

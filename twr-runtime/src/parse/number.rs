@@ -31,12 +31,21 @@
 //! in words either: `OAO-1's battery failed after three days` is feedback,
 //! `Week-3` is 3. A number written half in words (`twenty 1`) is feedback.
 //!
+//! Numbers are read as the phrase table's
+//! [`NumberStyle`](crate::phrases::NumberStyle) writes them: `1,049.95`
+//! with the built-in tables and `parse_section`, `1.049,95`, `1 049,95`
+//! and `1'049,95` with [`NumberStyle::COMMA`]; text with two readings under
+//! the style (`1,500` there) is feedback, and an amount in a currency
+//! without minor units (`Rp 31.500`, `12.500 ₫`) reads its three-digit
+//! groups as thousands in either style.
+//!
 //! Written by hand: number-parsing crates read one number from a whole
 //! string, while a section holds prose around it; this reader finds the
 //! number in one pass and keeps it as decimal digits, so scaling is exact.
 
 use super::value::SectionValue;
 use super::value_error::{excerpt, Expected, ValueError};
+use crate::phrases::{NumberStyle, Phrases};
 use crate::vocab::ValueKind;
 
 /// One number written in the text: `negative × digits × 10^exp`, exactly.
@@ -143,7 +152,7 @@ impl Number {
 
 /// The numbers in `content`. Stops after two distinct ones: a section with
 /// several is feedback whatever they are.
-fn numbers(content: &str) -> Vec<Number> {
+fn numbers(content: &str, style: NumberStyle) -> Vec<Number> {
     let bytes = content.as_bytes();
     let mut found: Vec<Number> = Vec::new();
     // Where the last number (its scale included) ended.
@@ -153,7 +162,8 @@ fn numbers(content: &str) -> Vec<Number> {
     let mut i = 0;
     while i < bytes.len() {
         let starts = bytes[i].is_ascii_digit()
-            || (bytes[i] == b'.'
+            || (!style.decimal_comma()
+                && bytes[i] == b'.'
                 && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
                 && (i == 0 || !bytes[i - 1].is_ascii_digit()));
         if !starts {
@@ -162,7 +172,20 @@ fn numbers(content: &str) -> Vec<Number> {
         }
         let start = i;
         let before = prefix(&content[..i]);
-        let (mut number, end) = read_number(bytes, i, before.negative);
+        let mut marks = Marks {
+            comma: style.decimal_comma(),
+            whole_currency: whole_currency_before(&content[..i]),
+        };
+        let (mut number, mut end, mut unsure) = read_number(bytes, i, before.negative, marks);
+        // `12.500 ₫`: the currency after the digits says the mark groups
+        // thousands; read them again knowing it (once: the digits are few).
+        if !marks.whole_currency && whole_currency_after(&content[end..]) {
+            marks.whole_currency = true;
+            (number, end, unsure) = read_number(bytes, i, before.negative, marks);
+        }
+        if unsure {
+            number.ambiguous = true;
+        }
         if before.unsure {
             number.ambiguous = true;
         }
@@ -694,32 +717,92 @@ fn parenthesised(content: &str, start: usize, end: usize) -> Option<(usize, usiz
     Some((opened, content.len() - after.len(), money))
 }
 
-/// Reads the number starting at `start`: digits with `,` (thousands) or `_`
-/// separators, a fraction, an exponent. Returns it and where it ends.
-fn read_number(bytes: &[u8], start: usize, negative: bool) -> (Number, usize) {
+/// The marks a number is read with.
+#[derive(Clone, Copy)]
+struct Marks {
+    /// The decimal mark is a comma ([`NumberStyle::COMMA`]).
+    comma: bool,
+    /// A currency without minor units stands beside the number: a mark
+    /// before exactly three digits groups them (`Rp 31.500`).
+    whole_currency: bool,
+}
+
+/// The thousands mark at `at` in the style of `marks`, as its bytes: `,`
+/// in the point style; `.`, a space (plain, no-break, narrow no-break,
+/// thin) or an apostrophe in the comma style; with a currency without
+/// minor units, the decimal mark as well.
+fn group_mark(bytes: &[u8], at: usize, marks: Marks) -> Option<&[u8]> {
+    let rest = bytes.get(at..)?;
+    let len = match rest.first()? {
+        b',' if !marks.comma || marks.whole_currency => 1,
+        b'.' if marks.comma || marks.whole_currency => 1,
+        b' ' | b'\'' if marks.comma => 1,
+        0xC2 if marks.comma && rest.get(1) == Some(&0xA0) => 2,
+        0xE2 if marks.comma && matches!(rest.get(1..3), Some([0x80, 0xAF | 0x89 | 0x99])) => 3,
+        _ => return None,
+    };
+    Some(&rest[..len])
+}
+
+/// Reads the number starting at `start`: digits with thousands marks (see
+/// [`group_mark`]) or `_` separators, a fraction after the decimal mark
+/// (`.`, or `,` in the comma style), an exponent. Returns it, where it
+/// ends, and whether the text has another reading (`1,500` in the comma
+/// style, `0,125` in the point style).
+fn read_number(bytes: &[u8], start: usize, negative: bool, marks: Marks) -> (Number, usize, bool) {
     let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
     let mut int = String::new();
+    let mut unsure = false;
+    // The thousands mark used, once one is: a number groups with one.
+    let mut grouped: Option<&[u8]> = None;
     let mut i = start;
     while i < bytes.len() {
         let b = bytes[i];
         if b.is_ascii_digit() {
             int.push(b as char);
             i += 1;
-        } else if b == b',' && !int.is_empty() && (1..=3).all(|k| digit(i + k)) && !digit(i + 4) {
-            // `1,200`: a thousands separator, never a decimal comma or a list.
+            continue;
+        }
+        if b == b'_' && !int.is_empty() && digit(i + 1) {
             i += 1;
-        } else if b == b'_' && !int.is_empty() && digit(i + 1) {
-            i += 1;
-        } else {
+            continue;
+        }
+        let Some(mark) = group_mark(bytes, i, marks) else {
+            break;
+        };
+        let after = i + mark.len();
+        let three = (0..3).all(|k| digit(after + k)) && !digit(after + 3);
+        if grouped.is_some_and(|used| used != mark) {
+            // `1.049 500`, `Rp 1,250.000`: two thousands marks in one
+            // number, a typo or two numbers.
+            unsure |= three;
             break;
         }
+        // The comma style's first group has one to three digits.
+        let group =
+            !int.is_empty() && three && (!marks.comma || grouped.is_some() || int.len() <= 3);
+        if !group {
+            break;
+        }
+        // `0,125`: a lone zero is no thousand, so the mark is decimal.
+        if grouped.is_none() && int == "0" && !marks.whole_currency {
+            unsure = true;
+        }
+        grouped = Some(mark);
+        i = after;
     }
+    let decimal = if marks.comma { b',' } else { b'.' };
     let mut fraction = String::new();
-    if bytes.get(i) == Some(&b'.') && digit(i + 1) {
+    if bytes.get(i) == Some(&decimal) && digit(i + 1) {
         i += 1;
         while digit(i) {
             fraction.push(bytes[i] as char);
             i += 1;
+        }
+        // `1,500` in the comma style: the decimal comma, or the thousands
+        // comma of English; `0,125` can only be decimal.
+        if marks.comma && grouped.is_none() && fraction.len() == 3 && int != "0" {
+            unsure = true;
         }
     }
     let mut exp: i64 = 0;
@@ -740,7 +823,48 @@ fn read_number(bytes: &[u8], start: usize, negative: bool) -> (Number, usize) {
             }
         }
     }
-    (Number::new(negative, &int, &fraction, exp), i)
+    (Number::new(negative, &int, &fraction, exp), i, unsure)
+}
+
+/// Currencies written without minor units, by symbol or code: an amount
+/// in them is whole, so `31.500` is thirty-one thousand five hundred.
+const WHOLE_CURRENCY_SYMBOLS: &[char] = &['₫', '₩', '円', 'đ'];
+
+/// Codes and abbreviations of currencies without minor units, lowercase.
+fn whole_currency_code(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "rp" | "idr" | "vnd" | "krw" | "jpy" | "clp" | "isk" | "huf" | "ft" | "ugx" | "pyg"
+    )
+}
+
+/// True when a currency without minor units is written right before the
+/// digits that follow `before`: `Rp 31.500`, `₩12.000`, `IDR31.500`.
+fn whole_currency_before(before: &str) -> bool {
+    let rest = before.trim_end_matches([' ', '\u{a0}']);
+    let rest = rest.trim_end_matches(MINUS).trim_end_matches(['+', ' ']);
+    if rest.ends_with(WHOLE_CURRENCY_SYMBOLS) {
+        return true;
+    }
+    let start = rest
+        .rfind(|c: char| !c.is_ascii_alphabetic())
+        .map_or(0, |i| {
+            i + rest[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    whole_currency_code(&rest[start..])
+}
+
+/// True when a currency without minor units follows the digits, `after`
+/// being the text after them: `12.500 ₫`, `31.500 IDR`, `1.500円`.
+fn whole_currency_after(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', '\u{a0}']);
+    if rest.starts_with(WHOLE_CURRENCY_SYMBOLS) {
+        return true;
+    }
+    let end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    whole_currency_code(&rest[..end])
 }
 
 /// How a suffix after the digits reads.
@@ -941,12 +1065,16 @@ fn suffix(content: &str, at: usize, money_before: bool, number: &mut Number) -> 
 }
 
 /// The single number of `content`, or why there is none.
-fn single_number(content: &str, expected: impl Fn() -> Expected) -> Result<Number, ValueError> {
+fn single_number(
+    content: &str,
+    style: NumberStyle,
+    expected: impl Fn() -> Expected,
+) -> Result<Number, ValueError> {
     let content = content.trim();
     if content.is_empty() {
         return Err(ValueError::Empty);
     }
-    let mut found = numbers(content);
+    let mut found = numbers(content, style);
     if found.len() == 1 && !found[0].ambiguous {
         Ok(found.remove(0))
     } else {
@@ -965,7 +1093,12 @@ macro_rules! integer {
             const KIND: ValueKind = ValueKind::Integer;
 
             fn parse_section(content: &str) -> Result<Self, ValueError> {
-                let number = single_number(content, || Expected::WholeNumber)?;
+                Self::parse_section_with(content, &Phrases::ENGLISH)
+            }
+
+            /// As the table's [`NumberStyle`] writes numbers.
+            fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
+                let number = single_number(content, phrases.number_style, || Expected::WholeNumber)?;
                 let out_of_range = || {
                     ValueError::invalid(
                         Expected::WholeNumberBetween {
@@ -995,7 +1128,12 @@ macro_rules! float {
             const KIND: ValueKind = ValueKind::Float;
 
             fn parse_section(content: &str) -> Result<Self, ValueError> {
-                let number = single_number(content, || Expected::Number)?;
+                Self::parse_section_with(content, &Phrases::ENGLISH)
+            }
+
+            /// As the table's [`NumberStyle`] writes numbers.
+            fn parse_section_with(content: &str, phrases: &Phrases) -> Result<Self, ValueError> {
+                let number = single_number(content, phrases.number_style, || Expected::Number)?;
                 match number.scientific().parse::<$t>() {
                     Ok(value) if value.is_finite() => Ok(value),
                     _ => Err(ValueError::invalid(Expected::Number, content)),
@@ -1124,9 +1262,9 @@ mod tests {
 
     #[test]
     fn distinct_means_by_value() {
-        assert_eq!(numbers("6 and 6.0 and 06").len(), 1);
-        assert_eq!(numbers("-0 and 0").len(), 1);
-        assert_eq!(numbers("1, 2, 3").len(), 2);
+        assert_eq!(numbers("6 and 6.0 and 06", NumberStyle::POINT).len(), 1);
+        assert_eq!(numbers("-0 and 0", NumberStyle::POINT).len(), 1);
+        assert_eq!(numbers("1, 2, 3", NumberStyle::POINT).len(), 2);
     }
 
     fn invalid(expected: Expected, found: &str) -> Result<u64, ValueError> {
@@ -1505,6 +1643,123 @@ mod tests {
         assert_eq!(u32::parse_section("6 weeks, one of them at sea"), Ok(6));
         assert_eq!(u32::parse_section("three rooms, 4 nights"), Ok(4));
         assert_eq!(u32::parse_section("1 hundred"), Ok(100));
+    }
+
+    static COMMA: Phrases = Phrases {
+        number_style: NumberStyle::COMMA,
+        ..Phrases::ENGLISH
+    };
+
+    #[test]
+    fn the_comma_style_reads_numbers_as_the_user_writes_them() {
+        // Each refused before: twr read only `1,049.95`.
+        for (text, want) in [
+            ("49,96 €", 49.96),
+            ("1.049,95", 1049.95),
+            ("1 049,95 zł", 1049.95),
+            ("1\u{a0}049,95", 1049.95),
+            ("1\u{202f}049,95 €", 1049.95),
+            ("CHF 1'049,95", 1049.95),
+            ("CHF 1’049,95", 1049.95),
+            ("1.144.000", 1_144_000.0),
+            ("1.500 €", 1500.0),
+            ("-1.049,95", -1049.95),
+            ("0,125", 0.125),
+            ("3,4", 3.4),
+            ("2,5 Mio.", 2_500_000.0),
+            ("1,5 Tage", 1.5),
+            ("12 €", 12.0),
+        ] {
+            assert_eq!(f64::parse_section_with(text, &COMMA), Ok(want), "{text}");
+        }
+        assert_eq!(u32::parse_section_with("1.144.000", &COMMA), Ok(1_144_000));
+        assert_eq!(u64::parse_section_with("2,5k", &COMMA), Ok(2_500));
+        assert_eq!(
+            Vec::<f64>::parse_section_with("- 1,5\n- 2.000,25", &COMMA),
+            Ok(vec![1.5, 2000.25])
+        );
+    }
+
+    #[test]
+    fn the_comma_style_refuses_two_readings_and_the_point_style() {
+        // `1,500`: 1.5 by the style or 1500 as English writes it; `1.5`,
+        // `1,049.95` and `0.125` have no reading in the comma style; two
+        // thousands marks; a first group of more than three digits.
+        for text in [
+            "1,500",
+            "12,345 €",
+            "1.5",
+            "1,049.95",
+            "0.125",
+            "1.049 500",
+            "12345.678",
+            "1.0.1",
+            "1,000,0",
+        ] {
+            assert_eq!(
+                f64::parse_section_with(text, &COMMA),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+        // Items of a list are lists of numbers, not one grouped number.
+        assert_eq!(
+            f64::parse_section_with("1, 2, 3", &COMMA),
+            Err(ValueError::invalid(Expected::Number, "1, 2, 3"))
+        );
+    }
+
+    #[test]
+    fn the_point_style_reads_as_before() {
+        for (text, want) in [("1,049.95", 1049.95), ("1.5", 1.5), ("$1,200.50", 1200.5)] {
+            assert_eq!(
+                f64::parse_section_with(text, &Phrases::ENGLISH),
+                Ok(want),
+                "{text}"
+            );
+            assert_eq!(
+                f64::parse_section_with(text, &Phrases::CHINESE),
+                Ok(want),
+                "{text}"
+            );
+        }
+        // `0,125` was read as 125: after a lone zero the comma is decimal.
+        for text in ["0,125", "1.049,95", "49,96 €"] {
+            assert_eq!(
+                f64::parse_section(text),
+                Err(ValueError::invalid(Expected::Number, text)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_currency_without_minor_units_is_never_read_a_thousand_times_off() {
+        // `Rp 31.500` and `12.500 ₫` were read as 31.5 and 12.5.
+        for phrases in [&Phrases::ENGLISH, &COMMA] {
+            for (text, want) in [
+                ("Rp 31.500", 31_500),
+                ("Rp31.500", 31_500),
+                ("12.500 ₫", 12_500),
+                ("12.500đ", 12_500),
+                ("IDR 1.250.000", 1_250_000),
+                ("31.500 IDR", 31_500),
+                ("₩12.000", 12_000),
+                ("1.500円", 1_500),
+                ("12,500 VND", 12_500),
+                ("Rp 1,250,000", 1_250_000),
+            ] {
+                assert_eq!(u64::parse_section_with(text, phrases), Ok(want), "{text}");
+            }
+            // Two thousands marks in one amount: a typo or two numbers.
+            assert_eq!(
+                u64::parse_section_with("Rp 1,250.000", phrases),
+                Err(ValueError::invalid(Expected::WholeNumber, "Rp 1,250.000"))
+            );
+        }
+        // Fewer than three digits after the mark: its decimal, as written.
+        assert_eq!(f64::parse_section("Rp 31.50"), Ok(31.5));
+        assert_eq!(f64::parse_section_with("Rp 31,5", &COMMA), Ok(31.5));
     }
 
     #[test]

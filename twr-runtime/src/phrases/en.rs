@@ -1,6 +1,6 @@
 //! English.
 
-use super::Phrases;
+use super::{NumberStyle, Phrases};
 use crate::vocab::english;
 
 pub(crate) const EN: Phrases = Phrases {
@@ -50,6 +50,7 @@ pub(crate) const EN: Phrases = Phrases {
         "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "无", "没有", "暂无", "不适用",
     ],
     joining_words: &["and", "or", "或者", "还是", "也", "或", "和", "与"],
+    number_style: NumberStyle::POINT,
 
     guide_intro: "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
     guide_intro_xml: "Think it through freely first. Then give your final answer in the sections below, each inside its pair of tags: the opening tag, the content, then the closing tag.",

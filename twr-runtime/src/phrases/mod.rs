@@ -11,7 +11,10 @@
 
 mod en;
 pub(crate) mod lang;
+mod number_style;
 mod zh;
+
+pub use number_style::NumberStyle;
 
 pub(crate) use lang::Lang;
 
@@ -152,6 +155,10 @@ pub struct Phrases {
     /// Words that join two answers into no answer (`yes or no`,
     /// `是也不是`), besides this table's `and` and `or`.
     pub joining_words: &'static [&'static str],
+    /// How the language writes numbers, for number sections: `1,049.95`
+    /// ([`NumberStyle::POINT`], the built-in tables) or `1.049,95`
+    /// ([`NumberStyle::COMMA`]).
+    pub number_style: NumberStyle,
 
     // The format guide.
     /// Opens the guide.

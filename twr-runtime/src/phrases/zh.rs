@@ -1,6 +1,6 @@
 //! Chinese (中文).
 
-use super::Phrases;
+use super::{NumberStyle, Phrases};
 
 pub(crate) const ZH: Phrases = Phrases {
     stop: '。',
@@ -49,6 +49,7 @@ pub(crate) const ZH: Phrases = Phrases {
         "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "无", "没有", "暂无", "不适用",
     ],
     joining_words: &["and", "or", "或者", "还是", "也", "或", "和", "与"],
+    number_style: NumberStyle::POINT,
 
     guide_intro:
         "请先自由地思考。然后按下面的部分给出最终答案：每个标题单独占一行，内容写在标题下面。",
