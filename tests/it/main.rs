@@ -44,6 +44,8 @@ mod derive_specs;
 mod derive_styles;
 mod error_chains;
 mod grammar;
+mod journal_fleet;
+mod journal_lease;
 mod journal_postgres;
 mod journal_resume;
 mod json_exact_numbers;

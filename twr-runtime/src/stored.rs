@@ -49,6 +49,35 @@ impl fmt::Debug for Stores {
 /// prompt, answer and whether it was constrained.
 pub(crate) type JobRuns = (String, Vec<(String, String, bool)>);
 
+/// How a run of many ended, as its job's record.
+#[cfg(feature = "journal")]
+fn recorded(index: usize, end: RunEnd<'_>) -> crate::journal::RecordedOutcome {
+    crate::journal::RecordedOutcome {
+        index,
+        ok: end.ok,
+        attempts: end.attempts,
+        usage: end.usage,
+        cost: end.cost,
+        final_reply: end.final_reply.map(str::to_string),
+        error: end.error.map(crate::model::error::report),
+    }
+}
+
+/// An error of the stores, as the loop hands it on.
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What asking for the lease of a prompt got.
+// Without the feature every prompt is the worker's own.
+#[cfg_attr(not(feature = "journal"), allow(dead_code))]
+pub(crate) enum Turn {
+    /// This worker runs it.
+    Ours,
+    /// Another worker holds it: ask again later.
+    Later,
+    /// It ended in some worker: `ok` with a value, else with `error`.
+    Ended { ok: bool, error: Option<String> },
+}
+
 /// How a run of many ended, as its job records it: what the loop knows of
 /// it, without naming the journal's record.
 // Without the feature nothing is recorded, so nothing reads the fields.
@@ -182,6 +211,42 @@ impl Stores {
         let _ = (model, wording, constrained, followed);
     }
 
+    /// Ends when everything recorded so far is written (a failure is
+    /// logged): the end of a run of many waits for it, so a program that
+    /// exits then keeps every record.
+    pub(crate) async fn flush(&self) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            if let Err(error) = job.flush().await {
+                tracing::warn!(%error, "twr could not finish writing the journal");
+            }
+        }
+    }
+
+    /// Records how leased run `index` ended, with the prompt's end, and
+    /// waits for it (a failure is logged: the prompt's lease runs out and
+    /// another worker replays it). The record is made before the future,
+    /// which holds no borrow of the run's error.
+    pub(crate) fn record_ended(
+        &self,
+        index: usize,
+        end: RunEnd<'_>,
+    ) -> impl std::future::Future<Output = ()> + Send + '_ {
+        #[cfg(feature = "journal")]
+        let record = self.job.as_ref().map(|job| (job, recorded(index, end)));
+        #[cfg(not(feature = "journal"))]
+        let _ = (index, end);
+        async move {
+            #[cfg(feature = "journal")]
+            if let Some((job, record)) = record {
+                let index = record.index;
+                if let Err(error) = job.record_ended(record).await {
+                    tracing::warn!(index, %error, "twr could not record how a leased prompt ended");
+                }
+            }
+        }
+    }
+
     /// Records how the run at `index` of many ended.
     pub(crate) fn record_outcome(&self, index: usize, end: RunEnd<'_>) {
         #[cfg(feature = "journal")]
@@ -202,6 +267,54 @@ impl Stores {
         }
         #[cfg(not(feature = "journal"))]
         let _ = (index, end);
+    }
+
+    /// How long a lease on a prompt runs, when the job leases its prompts
+    /// to one worker at a time (`Job::lease_for`); `None` otherwise
+    /// (always without the feature).
+    pub(crate) fn lease_duration(&self) -> Option<std::time::Duration> {
+        #[cfg(feature = "journal")]
+        return self.job.as_ref().and_then(|job| job.lease_duration());
+        #[cfg(not(feature = "journal"))]
+        None
+    }
+
+    /// Makes prompts `0..count` known to the job, for its progress. A
+    /// failure is logged: each prompt is made known again when leased.
+    pub(crate) async fn register_prompts(&self, count: usize) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            if let Err(error) = job.register_prompts(count).await {
+                tracing::warn!(%error, "twr could not register a job's prompts");
+            }
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = count;
+    }
+
+    /// Asks for the lease of prompt `index` of the job.
+    pub(crate) async fn take_turn(&self, index: usize) -> Result<Turn, BoxError> {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            return Ok(match job.claim(index).await? {
+                crate::journal::Claim::Ours => Turn::Ours,
+                crate::journal::Claim::Held => Turn::Later,
+                crate::journal::Claim::Ended { ok, error } => Turn::Ended { ok, error },
+            });
+        }
+        let _ = index;
+        Ok(Turn::Ours)
+    }
+
+    /// Renews the lease of prompt `index`; `false` when another worker
+    /// took it (this one's ran out).
+    pub(crate) async fn renew(&self, index: usize) -> Result<bool, BoxError> {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            return Ok(job.renew(index).await?);
+        }
+        let _ = index;
+        Ok(true)
     }
 
     /// `model` with these stores around it, for the calls of one attempt

@@ -72,10 +72,10 @@
 //! [`JournalError`]): a journal that silently stopped recording would
 //! make the next resumption pay again.
 //!
-//! # The file (schema version 3)
+//! # The file (schema version 4)
 //!
 //! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
-//! and `PRAGMA user_version = 3`. Opening checks both, SQLite's
+//! and `PRAGMA user_version = 4`. Opening checks both, SQLite's
 //! `quick_check` and the tables below; a file that is not SQLite, another
 //! program's database, a newer schema or damage is a [`JournalError`],
 //! never a silent restart. Tables (every `*_tokens` column an integer
@@ -116,12 +116,22 @@
 //!   what each line asked. A line with no reply in `replies` (by
 //!   `batch_id` and `custom_id`) is still owed: a resumed job waits for its
 //!   batch instead of asking again.
+//! - `prompts(job, idx, state, holder, lease_until_ms, leases)`: the
+//!   prompts of a job run with a lease ([`Job::lease_for`]): `state` is
+//!   `pending`, `leased` (by `holder`, until `lease_until_ms`), `typed` or
+//!   `failed`; `leases` counts the leases taken (more than one: a worker
+//!   died, or let it run out, and another took it over). Schema version 4.
 //!
-//! A file of version 1 (written before `typed_runs` existed) or 2 (before
-//! `feedback`) opens as it is: opened for writing, it gains the new tables
-//! in one transaction (a failure leaves it as it was) and keeps every
-//! record; opened read-only, it is read unchanged and has no typed runs (a
-//! version 1 file) and no feedback rates.
+//! A file of version 1 (written before `typed_runs` existed), 2 (before
+//! `feedback`) or 3 (before `prompts`) opens as it is: opened for writing,
+//! it gains the new tables in one transaction (a failure leaves it as it
+//! was) and keeps every record; opened read-only, it is read unchanged and
+//! has no typed runs (a version 1 file), no feedback rates (before 3) and
+//! no progress (before 4).
+//!
+//! In PostgreSQL ([`Journal::postgres`]) the tables are the same, each
+//! named with a `twr_` prefix, with the schema version in `twr_meta`
+//! (`schema_version`); lease times are the server's clock.
 //!
 //! # Users' text
 //!
@@ -150,12 +160,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 pub use error::JournalError;
 pub(crate) use key::shape_of;
 pub use key::RequestKey;
-pub(crate) use records::{FeedbackEvent, ReplyEntry};
-pub use records::{FeedbackRate, RecordedOutcome, TypedRun};
+use records::Lease;
+pub(crate) use records::{Claim, FeedbackEvent, ReplyEntry};
+pub use records::{FeedbackRate, JobProgress, RecordedOutcome, TypedRun};
 use sqlite::SqliteStore;
 use store::{Store, Write};
 
@@ -270,6 +282,7 @@ impl Journal {
             journal: self.clone(),
             name: Arc::from(name.into()),
             seen: Arc::new(Mutex::new(HashMap::new())),
+            lease: None,
         }
     }
 
@@ -299,9 +312,118 @@ pub struct Job {
     /// How many times each request was asked so far in this process: the
     /// occurrence the next one answers to.
     seen: Arc<Mutex<HashMap<RequestKey, u32>>>,
+    /// The lease this handle takes on the job's prompts, if any.
+    lease: Option<Lease>,
 }
 
 impl Job {
+    /// This job with its prompts leased, one worker at a time, for
+    /// `duration` each: a fleet of processes runs
+    /// [`Think::run_many`](crate::Think::run_many) (or
+    /// [`run_each`](crate::Think::run_each)) over the same job and prompt
+    /// list, and each prompt is run by the one worker that holds its
+    /// lease. The lease is renewed while the run goes on (every third of
+    /// `duration`); when its worker dies, the lease runs out, another
+    /// worker takes the prompt and replays the replies already recorded
+    /// instead of asking for them again, so only the calls in flight at
+    /// the death are bought twice. A prompt that another worker ended is
+    /// replayed from the journal (typed), or handed out with its recorded
+    /// error (failed), never run again. How a prompt ended is recorded with
+    /// its outcome in one transaction, only while its lease holds.
+    ///
+    /// `duration` bounds how long a dead worker's prompts wait: a minute
+    /// or so for calls of seconds. On SQLite the workers are the runs of
+    /// one machine's processes; on [PostgreSQL](Journal::postgres),
+    /// processes on many machines (the leases run out by the server's
+    /// clock).
+    ///
+    /// ```no_run
+    /// # #[derive(twr_runtime::Sections)] struct Invoice { total: f64 }
+    /// # async fn demo(prompts: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use twr_runtime::{journal::Journal, OpenAiCompatible, Think};
+    ///
+    /// let journal = Journal::postgres("postgres://twr@db.internal/twr").await?;
+    /// let job = journal.job("invoices-2026").lease_for(Duration::from_secs(600));
+    /// let model = OpenAiCompatible::from_env()?;
+    /// // Start this on as many machines as you like.
+    /// let results = Think::new(&model).journal(job.clone()).run_many::<Invoice>(prompts).await;
+    /// let progress = job.progress().await?;
+    /// println!("{} typed, {} failed", progress.typed, progress.failed);
+    /// # Ok(()) }
+    /// ```
+    pub fn lease_for(mut self, duration: Duration) -> Job {
+        let holder = format!("{}-{:016x}", std::process::id(), fastrand::u64(..));
+        self.lease = Some(Lease {
+            holder: Arc::from(holder),
+            ms: i64::try_from(duration.as_millis())
+                .unwrap_or(i64::MAX)
+                .max(1),
+        });
+        self
+    }
+
+    /// How long a lease runs, when this handle leases the job's prompts.
+    pub(crate) fn lease_duration(&self) -> Option<Duration> {
+        self.lease
+            .as_ref()
+            .map(|lease| Duration::from_millis(lease.ms as u64))
+    }
+
+    /// Ends when every record handed over so far is written, those not
+    /// waited for included.
+    pub(crate) async fn flush(&self) -> Result<(), JournalError> {
+        self.store().flush().await
+    }
+
+    /// Records how leased prompt `outcome.index` ended, with the prompt's
+    /// end, in one transaction, while this handle's lease holds it; ends
+    /// when it is committed.
+    pub(crate) async fn record_ended(&self, outcome: RecordedOutcome) -> Result<(), JournalError> {
+        let Some(lease) = &self.lease else {
+            return Ok(());
+        };
+        let write = Write::Ended {
+            job: Arc::clone(&self.name),
+            outcome,
+            lease: lease.clone(),
+        };
+        self.store().write(write).await
+    }
+
+    /// Makes prompts `0..count` known to the job (as pending).
+    pub(crate) async fn register_prompts(&self, count: usize) -> Result<(), JournalError> {
+        self.store().register_prompts(&self.name, count).await
+    }
+
+    /// Asks for the lease of prompt `index` (of a handle with a lease).
+    pub(crate) async fn claim(&self, index: usize) -> Result<Claim, JournalError> {
+        match &self.lease {
+            Some(lease) => self.store().claim(&self.name, index, lease).await,
+            None => Ok(Claim::Ours),
+        }
+    }
+
+    /// Renews the lease of prompt `index`; `false` when it was lost.
+    pub(crate) async fn renew(&self, index: usize) -> Result<bool, JournalError> {
+        match &self.lease {
+            Some(lease) => self.store().renew(&self.name, index, lease).await,
+            None => Ok(true),
+        }
+    }
+
+    /// Where the job's prompts stand, across every process that runs it
+    /// with a lease ([`lease_for`](Self::lease_for)): pending, leased,
+    /// typed and failed. A job run without a lease counts nothing here
+    /// (see [`outcomes`](Self::outcomes)).
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn progress(&self) -> Result<JobProgress, JournalError> {
+        self.store().progress(&self.name).await
+    }
+
     /// The job's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -350,9 +472,19 @@ impl Job {
 
     /// Records how run `index` of [`Think::run_many`](crate::Think::run_many)
     /// ended, without waiting (a failure is logged).
+    /// With a lease, the prompt's end is recorded with it, in one
+    /// transaction, while the lease holds.
     pub(crate) fn record_outcome(&self, outcome: RecordedOutcome) {
         let job = Arc::clone(&self.name);
-        self.store().write_detached(Write::Outcome { job, outcome });
+        let write = match &self.lease {
+            Some(lease) => Write::Ended {
+                job,
+                outcome,
+                lease: lease.clone(),
+            },
+            None => Write::Outcome { job, outcome },
+        };
+        self.store().write_detached(write);
     }
 
     /// Records a batch submitted for this job: its lines' custom ids and

@@ -107,3 +107,41 @@ impl FeedbackRate {
         }
     }
 }
+
+/// Where the prompts of a job stand, across every process that runs it
+/// ([`Job::progress`](super::Job::progress)). A prompt is counted once the
+/// job has seen it: a run of many over a job with a
+/// [lease](super::Job::lease_for) registers its prompts when it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct JobProgress {
+    /// Prompts no worker holds and none has ended (a lease that ran out,
+    /// its worker gone, counts here).
+    pub pending: usize,
+    /// Prompts a worker holds, its lease running.
+    pub leased: usize,
+    /// Prompts that ended with a typed value.
+    pub typed: usize,
+    /// Prompts that ended without one.
+    pub failed: usize,
+}
+
+/// What asking for the lease of a prompt got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// This worker holds it now.
+    Ours,
+    /// Another worker holds it, its lease running.
+    Held,
+    /// It ended (in any worker): `ok` with a typed value, else with the
+    /// recorded error.
+    Ended { ok: bool, error: Option<String> },
+}
+
+/// A lease on a job's prompts: who holds them, and for how long each
+/// lease runs unless renewed.
+#[derive(Debug, Clone)]
+pub(crate) struct Lease {
+    pub(crate) holder: std::sync::Arc<str>,
+    pub(crate) ms: i64,
+}

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use super::error::JournalError;
 use super::key::RequestKey;
-use super::records::{FeedbackEvent, FeedbackRate, RecordedOutcome, ReplyEntry, TypedRun};
+use super::records::{
+    Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
+};
 use crate::model::{BoxFuture, Reply};
 
 /// What a [`Store`] method returns: a future owning what it needs.
@@ -36,6 +38,14 @@ pub(crate) enum Write {
     Outcome {
         job: Arc<str>,
         outcome: RecordedOutcome,
+    },
+    /// How a leased prompt's run ended, with the prompt's end, in one
+    /// transaction; written only while `lease` holds it (a worker whose
+    /// lease ran out and was taken records nothing).
+    Ended {
+        job: Arc<str>,
+        outcome: RecordedOutcome,
+        lease: Lease,
     },
     /// A run that ended typed (replacing one of the same prompt).
     Typed {
@@ -68,7 +78,7 @@ impl Write {
         match self {
             Write::Reply { .. } => "a reply",
             Write::Cache { .. } => "a cached reply",
-            Write::Outcome { .. } => "a run's outcome",
+            Write::Outcome { .. } | Write::Ended { .. } => "a run's outcome",
             Write::Typed { .. } => "a typed run",
             Write::Feedback { .. } => "how feedback was followed",
             #[cfg(feature = "batch")]
@@ -90,6 +100,10 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// run's outcome, feedback), whose failure is logged and takes nothing
     /// from the run. Every read handed over after it sees it.
     fn write_detached(&self, write: Write);
+
+    /// Ends when every write handed over before it (detached ones too) is
+    /// written: what a program waits for before it exits.
+    fn flush(&self) -> StoreFuture<()>;
 
     /// The reply recorded for occurrence `occurrence` of `key` in `job`,
     /// with the cost recorded with it.
@@ -118,6 +132,22 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// How feedback was followed in `job`, per model, problem, wording and
     /// constraint, ordered so.
     fn feedback_rates(&self, job: &str) -> StoreFuture<Vec<FeedbackRate>>;
+
+    /// Makes prompts `0..count` of `job` known, as pending, those not
+    /// known yet.
+    fn register_prompts(&self, job: &str, count: usize) -> StoreFuture<()>;
+
+    /// Leases prompt `index` of `job` to `lease`'s holder when no one
+    /// holds it (or a lease ran out), without waiting for a worker that
+    /// is taking it at this moment (`SKIP LOCKED`).
+    fn claim(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<Claim>;
+
+    /// Renews `lease` on prompt `index` of `job`; `false` when it is no
+    /// longer held by it.
+    fn renew(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<bool>;
+
+    /// Where `job`'s prompts stand.
+    fn progress(&self, job: &str) -> StoreFuture<JobProgress>;
 
     /// The lines of `job`'s batches that asked `key` and have no reply
     /// recorded, oldest first: (batch id, custom id).

@@ -2,7 +2,8 @@
 //! concurrency, one result per prompt in input order, and a progress hook.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use futures_util::stream::{self, Stream, StreamExt as _};
 
@@ -11,7 +12,7 @@ use super::outcome::Outcome;
 use super::Think;
 use crate::model::{ChatModel, Message, Usage};
 use crate::sections::Sections;
-use crate::stored::RunEnd;
+use crate::stored::{BoxError, RunEnd, Turn};
 
 /// Runs at once in [`Think::run_many`] unless
 /// [`Think::concurrency`] says otherwise.
@@ -141,7 +142,26 @@ impl<M: ChatModel> Think<'_, M> {
     /// ```
     ///
     /// [`Stream`]: futures_util::Stream
+    ///
+    /// With a job whose prompts are leased
+    /// ([`Job::lease_for`](crate::journal::Job::lease_for)), the prompts
+    /// are read all at once (the job counts them), each is run only by the
+    /// worker that holds its lease, and a prompt another worker holds is
+    /// taken up again after the others (handed out when that worker ends
+    /// it, or run here when its lease runs out): see there.
     pub fn run_each<'s, T: Sections + 's>(
+        &'s self,
+        prompts: impl IntoIterator<Item = impl Into<Message>, IntoIter: 's>,
+    ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
+        if let Some(lease) = self.stores.lease_duration() {
+            let prompts: Vec<Message> = prompts.into_iter().map(Into::into).collect();
+            return futures_util::future::Either::Left(self.run_leased::<T>(prompts, lease));
+        }
+        futures_util::future::Either::Right(self.run_each_here::<T>(prompts))
+    }
+
+    /// [`run_each`](Self::run_each) without leases.
+    fn run_each_here<'s, T: Sections + 's>(
         &'s self,
         prompts: impl IntoIterator<Item = impl Into<Message>, IntoIter: 's>,
     ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
@@ -169,18 +189,153 @@ impl<M: ChatModel> Think<'_, M> {
                 if known_total.is_none() {
                     progress.total = started.load(Ordering::Relaxed);
                 }
-                self.run_ended(&mut progress, index, &result);
+                self.run_ended(&mut progress, index, &result, true);
                 (index, result)
             })
+            .chain(self.flushed())
+    }
+
+    /// [`run_each`](Self::run_each) over a job whose prompts are leased
+    /// for `lease` each: every prompt in input order, skipping those
+    /// another worker holds; then those, each waited for.
+    fn run_leased<'s, T: Sections + 's>(
+        &'s self,
+        prompts: Vec<Message>,
+        lease: Duration,
+    ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
+        let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
+        let total = prompts.len();
+        let prompts = Arc::new(prompts);
+        let held: Arc<Mutex<Vec<usize>>> = Arc::default();
+        let mut progress = RunsProgress {
+            done: 0,
+            total,
+            failed: 0,
+            usage: Usage::default(),
+            cost: None,
+        };
+        let (first_prompts, first_held) = (Arc::clone(&prompts), Arc::clone(&held));
+        let first = stream::once(self.stores.register_prompts(total)).flat_map(move |()| {
+            let (prompts, held) = (Arc::clone(&first_prompts), Arc::clone(&first_held));
+            stream::iter(0..total)
+                .map(move |index| {
+                    let (prompts, held) = (Arc::clone(&prompts), Arc::clone(&held));
+                    async move {
+                        self.leased_run::<T>(&prompts[index], index, lease, Some(&held))
+                            .await
+                    }
+                })
+                .buffer_unordered(limit)
+        });
+        let then = stream::once(async move { std::mem::take(&mut *lock(&held)) }).flat_map(
+            move |waiting| {
+                let prompts = Arc::clone(&prompts);
+                stream::iter(waiting)
+                    .map(move |index| {
+                        let prompts = Arc::clone(&prompts);
+                        async move {
+                            self.leased_run::<T>(&prompts[index], index, lease, None)
+                                .await
+                        }
+                    })
+                    .buffer_unordered(limit)
+            },
+        );
+        first
+            .chain(then)
+            .filter_map(std::future::ready)
+            .map(move |(index, result)| {
+                // Recorded by `leased_run` already, with the prompt's end.
+                self.run_ended(&mut progress, index, &result, false);
+                (index, result)
+            })
+            .chain(self.flushed())
+    }
+
+    /// Nothing, once every record of the runs is written: the end of a
+    /// stream of runs.
+    fn flushed<'s, I: 's>(&'s self) -> impl Stream<Item = I> + 's {
+        stream::once(self.stores.flush()).filter_map(|()| std::future::ready(None))
+    }
+
+    /// Runs prompt `index` when this worker gets its lease (renewing it as
+    /// the run goes on), replays it when another worker typed it, or hands
+    /// out the error it ended with there; with `held`, a prompt another
+    /// worker holds is put there (`None` is returned) instead of waited
+    /// for.
+    async fn leased_run<T: Sections>(
+        &self,
+        prompt: &Message,
+        index: usize,
+        lease: Duration,
+        held: Option<&Mutex<Vec<usize>>>,
+    ) -> Option<(usize, Result<Outcome<T>, ThinkError>)> {
+        // A prompt another worker holds is asked about this often.
+        let poll = (lease / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
+        loop {
+            let turn = match self.stores.take_turn(index).await {
+                Ok(turn) => turn,
+                Err(error) => return Some((index, Err(store_error(error)))),
+            };
+            match turn {
+                Turn::Ours => {
+                    let run = std::pin::pin!(self.run::<T>(prompt.clone()));
+                    let renewing = std::pin::pin!(async {
+                        loop {
+                            tokio::time::sleep(lease / 3).await;
+                            match self.stores.renew(index).await {
+                                Ok(true) => {}
+                                Ok(false) => {
+                                    tracing::warn!(index, "twr lost the lease of a prompt; its end will not be recorded by this worker");
+                                    return;
+                                }
+                                Err(error) => {
+                                    tracing::warn!(index, %error, "twr could not renew the lease of a prompt");
+                                }
+                            }
+                        }
+                    });
+                    let result = match futures_util::future::select(run, renewing).await {
+                        futures_util::future::Either::Left((result, _)) => result,
+                        futures_util::future::Either::Right(((), run)) => run.await,
+                    };
+                    // Committed before it is handed out: a worker that
+                    // exits or dies after this leaves the prompt ended.
+                    self.stores.record_ended(index, run_end(&result)).await;
+                    return Some((index, result));
+                }
+                // Its replies are all recorded: a replay asks nothing.
+                Turn::Ended { ok: true, .. } => {
+                    return Some((index, self.run::<T>(prompt.clone()).await));
+                }
+                Turn::Ended { ok: false, error } => {
+                    let error = format!(
+                        "prompt {index} of the job ended without a value in another worker: {}",
+                        error.as_deref().unwrap_or("no error was recorded")
+                    );
+                    return Some((index, Err(store_error(error.into()))));
+                }
+                Turn::Later => match held {
+                    Some(held) => {
+                        lock(held).push(index);
+                        return None;
+                    }
+                    None => tokio::time::sleep(poll).await,
+                },
+            }
+        }
     }
 
     /// Counts run `index`, which ended with `result`, in `progress`,
     /// records its outcome in the journal, and tells the progress hook.
+    /// With `record` false the outcome is not recorded here (a leased
+    /// run's was, with its prompt's end; another worker's is its own).
     fn run_ended<T>(
         &self,
         progress: &mut RunsProgress,
         index: usize,
         result: &Result<Outcome<T>, ThinkError>,
+        record: bool,
     ) {
         progress.done += 1;
         let cost = match result {
@@ -195,7 +350,9 @@ impl<M: ChatModel> Think<'_, M> {
             }
         };
         progress.cost = crate::cost::sum_known([progress.cost, cost]);
-        self.stores.record_outcome(index, run_end(result));
+        if record {
+            self.stores.record_outcome(index, run_end(result));
+        }
         if let Some(hook) = &self.progress {
             hook(progress);
         }
@@ -222,4 +379,22 @@ fn run_end<T>(result: &Result<crate::Outcome<T>, crate::ThinkError>) -> RunEnd<'
             error: Some(error),
         },
     }
+}
+
+/// A poisoned lock is taken as it is: the list it guards is whole.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// An error of the job's store, as a run's error.
+fn store_error(error: BoxError) -> ThinkError {
+    ThinkError::new(
+        super::ThinkErrorKind::Model {
+            source: crate::ModelError::Other(error),
+            retries: 0,
+        },
+        Vec::new(),
+        None,
+        Default::default(),
+    )
 }

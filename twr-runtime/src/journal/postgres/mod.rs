@@ -20,7 +20,7 @@ use tokio_postgres::Row;
 
 use super::error::JournalError;
 use super::key::RequestKey;
-use super::records::{FeedbackRate, RecordedOutcome, TypedRun};
+use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
 use super::store::{Store, StoreFuture, Write};
 use crate::feedback::Wording;
 use crate::model::{FinishReason, Reply, Usage};
@@ -217,32 +217,37 @@ impl Shared {
                     .map_err(database)?;
             }
             Write::Outcome { job, outcome } => {
-                client
+                record_outcome(&client, job, outcome)
+                    .await
+                    .map_err(database)?;
+            }
+            Write::Ended {
+                job,
+                outcome,
+                lease,
+            } => {
+                // The prompt's end and its outcome commit together, and
+                // only while this worker's lease holds it.
+                let transaction = client.transaction().await.map_err(database)?;
+                let ended = transaction
                     .execute(
-                        "INSERT INTO twr_outcomes (job, idx, ok, attempts, prompt_tokens,
-                            completion_tokens, cost, final_reply, error, recorded_at_ms)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                         ON CONFLICT (job, idx) DO UPDATE SET
-                            ok = EXCLUDED.ok, attempts = EXCLUDED.attempts,
-                            prompt_tokens = EXCLUDED.prompt_tokens,
-                            completion_tokens = EXCLUDED.completion_tokens,
-                            cost = EXCLUDED.cost, final_reply = EXCLUDED.final_reply,
-                            error = EXCLUDED.error, recorded_at_ms = EXCLUDED.recorded_at_ms",
+                        "UPDATE twr_prompts SET state = $4, holder = NULL, lease_until_ms = NULL
+                         WHERE job = $1 AND idx = $2 AND state = 'leased' AND holder = $3",
                         &[
                             &&**job,
                             &(outcome.index as i64),
-                            &outcome.ok,
-                            &(outcome.attempts as i64),
-                            &count(outcome.usage.prompt_tokens),
-                            &count(outcome.usage.completion_tokens),
-                            &outcome.cost,
-                            &outcome.final_reply,
-                            &outcome.error,
-                            &now_ms(),
+                            &&*lease.holder,
+                            &if outcome.ok { "typed" } else { "failed" },
                         ],
                     )
                     .await
                     .map_err(database)?;
+                if ended == 1 {
+                    record_outcome(&transaction, job, outcome)
+                        .await
+                        .map_err(database)?;
+                }
+                transaction.commit().await.map_err(database)?;
             }
             Write::Typed { job, shape, run } => {
                 client
@@ -351,6 +356,44 @@ impl Shared {
     }
 }
 
+/// The milliseconds of the server's clock, in SQL: leases on many machines
+/// run out by one clock.
+const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/// Records how run `outcome.index` of `job` ended (replacing an older
+/// record).
+async fn record_outcome(
+    client: &impl deadpool_postgres::GenericClient,
+    job: &str,
+    outcome: &RecordedOutcome,
+) -> Result<u64, tokio_postgres::Error> {
+    client
+        .execute(
+            "INSERT INTO twr_outcomes (job, idx, ok, attempts, prompt_tokens,
+                completion_tokens, cost, final_reply, error, recorded_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT (job, idx) DO UPDATE SET
+                ok = EXCLUDED.ok, attempts = EXCLUDED.attempts,
+                prompt_tokens = EXCLUDED.prompt_tokens,
+                completion_tokens = EXCLUDED.completion_tokens,
+                cost = EXCLUDED.cost, final_reply = EXCLUDED.final_reply,
+                error = EXCLUDED.error, recorded_at_ms = EXCLUDED.recorded_at_ms",
+            &[
+                &job,
+                &(outcome.index as i64),
+                &outcome.ok,
+                &(outcome.attempts as i64),
+                &count(outcome.usage.prompt_tokens),
+                &count(outcome.usage.completion_tokens),
+                &outcome.cost,
+                &outcome.final_reply,
+                &outcome.error,
+                &now_ms(),
+            ],
+        )
+        .await
+}
+
 /// The TLS a connection uses when its URL asks for it (`sslmode=require`,
 /// or `prefer`, the default, with a server that offers it): rustls over
 /// aws-lc-rs, checking the server's certificate against the platform's.
@@ -446,6 +489,17 @@ impl Store for PostgresStore {
                 error.0 .1.what()
             );
         }
+    }
+
+    fn flush(&self) -> StoreFuture<()> {
+        let after = self.shared.handed.load(Ordering::SeqCst);
+        let mut written = self.shared.written.subscribe();
+        Box::pin(async move {
+            if after > 0 {
+                let _ = written.wait_for(|&done| done >= after).await;
+            }
+            Ok(())
+        })
     }
 
     fn reply(
@@ -594,6 +648,126 @@ impl Store for PostgresStore {
                         })
                     })
                     .collect())
+            })
+        })
+    }
+
+    fn register_prompts(&self, job: &str, count: usize) -> StoreFuture<()> {
+        let job = job.to_string();
+        self.run(move |client| {
+            Box::pin(async move {
+                client
+                    .execute(
+                        "INSERT INTO twr_prompts (job, idx, state, leases)
+                         SELECT $1, g, 'pending', 0 FROM generate_series(0, $2 - 1) g
+                         ON CONFLICT (job, idx) DO NOTHING",
+                        &[&job, &(count as i64)],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn claim(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<Claim> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |client| {
+            Box::pin(async move {
+                let index = index as i64;
+                client
+                    .execute(
+                        "INSERT INTO twr_prompts (job, idx, state, leases)
+                         VALUES ($1, $2, 'pending', 0) ON CONFLICT (job, idx) DO NOTHING",
+                        &[&job, &index],
+                    )
+                    .await?;
+                // A row another worker is claiming right now is skipped,
+                // not waited for: that worker gets it.
+                let taken = client
+                    .query_opt(
+                        &format!(
+                            "WITH free AS (
+                                SELECT job, idx FROM twr_prompts
+                                WHERE job = $1 AND idx = $2
+                                  AND (state = 'pending' OR (state = 'leased'
+                                       AND (lease_until_ms < {NOW_MS} OR holder = $3)))
+                                FOR UPDATE SKIP LOCKED)
+                             UPDATE twr_prompts p SET state = 'leased', holder = $3,
+                                lease_until_ms = {NOW_MS} + $4, leases = p.leases + 1
+                             FROM free WHERE p.job = free.job AND p.idx = free.idx
+                             RETURNING p.idx"
+                        ),
+                        &[&job, &index, &&*lease.holder, &lease.ms],
+                    )
+                    .await?;
+                if taken.is_some() {
+                    return Ok(Claim::Ours);
+                }
+                let row = client
+                    .query_opt(
+                        "SELECT p.state, o.error FROM twr_prompts p
+                         LEFT JOIN twr_outcomes o ON o.job = p.job AND o.idx = p.idx
+                         WHERE p.job = $1 AND p.idx = $2",
+                        &[&job, &index],
+                    )
+                    .await?;
+                Ok(match row {
+                    Some(row) if matches!(row.get::<_, &str>(0), "typed" | "failed") => {
+                        Claim::Ended {
+                            ok: row.get::<_, &str>(0) == "typed",
+                            error: row.get(1),
+                        }
+                    }
+                    _ => Claim::Held,
+                })
+            })
+        })
+    }
+
+    fn renew(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<bool> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |client| {
+            Box::pin(async move {
+                let renewed = client
+                    .execute(
+                        &format!(
+                            "UPDATE twr_prompts SET lease_until_ms = {NOW_MS} + $4
+                             WHERE job = $1 AND idx = $2 AND state = 'leased' AND holder = $3"
+                        ),
+                        &[&job, &(index as i64), &&*lease.holder, &lease.ms],
+                    )
+                    .await?;
+                Ok(renewed == 1)
+            })
+        })
+    }
+
+    fn progress(&self, job: &str) -> StoreFuture<JobProgress> {
+        let job = job.to_string();
+        self.run(move |client| {
+            Box::pin(async move {
+                let rows = client
+                    .query(
+                        &format!(
+                            "SELECT CASE WHEN state = 'leased' AND lease_until_ms < {NOW_MS}
+                                    THEN 'pending' ELSE state END AS s, count(*)
+                             FROM twr_prompts WHERE job = $1 GROUP BY s"
+                        ),
+                        &[&job],
+                    )
+                    .await?;
+                let mut progress = JobProgress::default();
+                for row in &rows {
+                    let count = row.get::<_, i64>(1) as usize;
+                    match row.get::<_, &str>(0) {
+                        "pending" => progress.pending += count,
+                        "leased" => progress.leased += count,
+                        "typed" => progress.typed += count,
+                        "failed" => progress.failed += count,
+                        _ => {}
+                    }
+                }
+                Ok(progress)
             })
         })
     }

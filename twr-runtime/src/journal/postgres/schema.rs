@@ -108,6 +108,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         recorded_at_ms BIGINT  NOT NULL
     );
     CREATE INDEX twr_feedback_by_job ON twr_feedback (job);",
+    // Version 4: the prompts of a job run with a lease: who holds each and
+    // until when (the server's clock, in ms), and how it ended.
+    "CREATE TABLE twr_prompts (
+        job            TEXT   NOT NULL,
+        idx            BIGINT NOT NULL,
+        state          TEXT   NOT NULL,
+        holder         TEXT,
+        lease_until_ms BIGINT,
+        leases         BIGINT NOT NULL,
+        PRIMARY KEY (job, idx)
+    );",
 ];
 
 /// The key of the advisory lock migrations hold ("twr1"), so that workers

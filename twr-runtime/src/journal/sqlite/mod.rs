@@ -23,7 +23,7 @@ use rusqlite::Connection;
 
 use super::error::JournalError;
 use super::key::RequestKey;
-use super::records::{FeedbackRate, RecordedOutcome, TypedRun};
+use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
 use super::store::{Store, StoreFuture, Write};
 use crate::model::Reply;
 
@@ -166,6 +166,11 @@ fn write_on(connection: &Connection, write: &Write) -> rusqlite::Result<()> {
         Write::Reply { job, entry } => queries::record_reply(connection, job, entry),
         Write::Cache { key, model, reply } => queries::cache_reply(connection, key, model, reply),
         Write::Outcome { job, outcome } => queries::record_outcome(connection, job, outcome),
+        Write::Ended {
+            job,
+            outcome,
+            lease,
+        } => queries::record_ended(connection, job, outcome, lease),
         Write::Typed { job, shape, run } => queries::record_typed(connection, job, shape, run),
         Write::Feedback { job, events } => queries::record_feedback(connection, job, events),
         #[cfg(feature = "batch")]
@@ -194,6 +199,10 @@ impl Store for SqliteStore {
                 tracing::warn!(%error, "twr could not record {}", write.what());
             }
         }));
+    }
+
+    fn flush(&self) -> StoreFuture<()> {
+        self.run(|_| Ok(()))
     }
 
     fn reply(
@@ -238,6 +247,29 @@ impl Store for SqliteStore {
         }
         let job = job.to_string();
         self.run(move |c| queries::feedback_rates(c, &job))
+    }
+
+    fn register_prompts(&self, job: &str, count: usize) -> StoreFuture<()> {
+        let job = job.to_string();
+        self.run(move |c| queries::register_prompts(c, &job, count))
+    }
+
+    fn claim(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<Claim> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |c| queries::claim(c, &job, index, &lease))
+    }
+
+    fn renew(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<bool> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |c| queries::renew(c, &job, index, &lease))
+    }
+
+    fn progress(&self, job: &str) -> StoreFuture<JobProgress> {
+        if self.version < 4 {
+            return Box::pin(std::future::ready(Ok(JobProgress::default())));
+        }
+        let job = job.to_string();
+        self.run(move |c| queries::progress(c, &job))
     }
 
     #[cfg(feature = "batch")]

@@ -1,6 +1,7 @@
 //! The SQL that reads and writes a SQLite journal's records (the schema is
 //! in the module docs of [`journal`](crate::journal)). Each function runs
-//! on the connection's own thread.
+//! where the store runs its queue (see [`sqlite`](super)), never on an
+//! async runtime's own threads.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -8,7 +9,9 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::feedback::Wording;
 use crate::journal::key::RequestKey;
-use crate::journal::records::{FeedbackEvent, FeedbackRate, RecordedOutcome, ReplyEntry, TypedRun};
+use crate::journal::records::{
+    Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
+};
 use crate::model::{FinishReason, Reply, Usage};
 
 fn now_ms() -> i64 {
@@ -380,4 +383,135 @@ pub(crate) fn answered_lines(
         c.prepare_cached("SELECT custom_id FROM replies WHERE job = ?1 AND batch_id = ?2")?;
     let rows = statement.query_map(params![job, batch_id], |row| row.get(0))?;
     rows.collect()
+}
+
+/// Makes prompts `0..count` of `job` known, as pending, in one
+/// transaction.
+pub(crate) fn register_prompts(c: &Connection, job: &str, count: usize) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    {
+        let mut insert = transaction.prepare_cached(
+            "INSERT OR IGNORE INTO prompts (job, idx, state, leases) VALUES (?1, ?2, 'pending', 0)",
+        )?;
+        for index in 0..count {
+            insert.execute(params![job, index as i64])?;
+        }
+    }
+    transaction.commit()
+}
+
+/// Leases prompt `index` of `job` to `lease`'s holder when it is pending,
+/// its lease ran out, or the holder holds it already; else says where it
+/// stands. SQLite has one writer at a time, so the update is the whole
+/// claim (PostgreSQL's skips rows other workers are claiming).
+pub(crate) fn claim(
+    c: &Connection,
+    job: &str,
+    index: usize,
+    lease: &Lease,
+) -> rusqlite::Result<Claim> {
+    let now = now_ms();
+    let index = index as i64;
+    c.prepare_cached(
+        "INSERT OR IGNORE INTO prompts (job, idx, state, leases) VALUES (?1, ?2, 'pending', 0)",
+    )?
+    .execute(params![job, index])?;
+    let taken = c
+        .prepare_cached(
+            "UPDATE prompts SET state = 'leased', holder = ?3, lease_until_ms = ?4 + ?5,
+                leases = leases + 1
+             WHERE job = ?1 AND idx = ?2
+               AND (state = 'pending' OR (state = 'leased' AND (lease_until_ms < ?4 OR holder = ?3)))",
+        )?
+        .execute(params![job, index, &*lease.holder, now, lease.ms])?;
+    if taken == 1 {
+        return Ok(Claim::Ours);
+    }
+    c.prepare_cached(
+        "SELECT p.state, o.ok, o.error FROM prompts p
+         LEFT JOIN outcomes o ON o.job = p.job AND o.idx = p.idx
+         WHERE p.job = ?1 AND p.idx = ?2",
+    )?
+    .query_row(params![job, index], |row| {
+        let state: String = row.get(0)?;
+        Ok(match state.as_str() {
+            "typed" | "failed" => Claim::Ended {
+                ok: state == "typed",
+                error: row.get(2)?,
+            },
+            _ => Claim::Held,
+        })
+    })
+}
+
+/// Renews `lease` on prompt `index` of `job`; `false` when it lost it.
+pub(crate) fn renew(
+    c: &Connection,
+    job: &str,
+    index: usize,
+    lease: &Lease,
+) -> rusqlite::Result<bool> {
+    let renewed = c
+        .prepare_cached(
+            "UPDATE prompts SET lease_until_ms = ?4 + ?5
+             WHERE job = ?1 AND idx = ?2 AND state = 'leased' AND holder = ?3",
+        )?
+        .execute(params![
+            job,
+            index as i64,
+            &*lease.holder,
+            now_ms(),
+            lease.ms
+        ])?;
+    Ok(renewed == 1)
+}
+
+/// Records how leased prompt `outcome.index` of `job` ended, with the
+/// prompt's end, in one transaction, while `lease` holds it.
+pub(crate) fn record_ended(
+    c: &Connection,
+    job: &str,
+    outcome: &RecordedOutcome,
+    lease: &Lease,
+) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    let ended = transaction
+        .prepare_cached(
+            "UPDATE prompts SET state = ?4, holder = NULL, lease_until_ms = NULL
+             WHERE job = ?1 AND idx = ?2 AND state = 'leased' AND holder = ?3",
+        )?
+        .execute(params![
+            job,
+            outcome.index as i64,
+            &*lease.holder,
+            if outcome.ok { "typed" } else { "failed" },
+        ])?;
+    if ended == 1 {
+        record_outcome(&transaction, job, outcome)?;
+    }
+    transaction.commit()
+}
+
+/// Where `job`'s prompts stand; a lease that ran out is pending.
+pub(crate) fn progress(c: &Connection, job: &str) -> rusqlite::Result<JobProgress> {
+    let mut statement = c.prepare_cached(
+        "SELECT CASE WHEN state = 'leased' AND lease_until_ms < ?2 THEN 'pending' ELSE state END,
+                count(*)
+         FROM prompts WHERE job = ?1 GROUP BY 1",
+    )?;
+    let rows = statement.query_map(params![job, now_ms()], |row| {
+        Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as usize))
+    })?;
+    let mut progress = JobProgress::default();
+    for row in rows {
+        let (state, count) = row?;
+        match state.as_str() {
+            "pending" => progress.pending += count,
+            "leased" => progress.leased += count,
+            "typed" => progress.typed += count,
+            "failed" => progress.failed += count,
+            _ => {}
+        }
+    }
+    Ok(progress)
 }

@@ -118,6 +118,18 @@ const MIGRATIONS: &[&str] = &[
         recorded_at_ms    INTEGER NOT NULL
     );
     CREATE INDEX feedback_by_job ON feedback (job);",
+    // Version 4: the prompts of a job run with a lease
+    // (`Job::lease_for`): who holds each and until when, and how it ended
+    // (see `journal::sqlite::queries::claim`).
+    "CREATE TABLE prompts (
+        job               TEXT    NOT NULL,
+        idx               INTEGER NOT NULL,
+        state             TEXT    NOT NULL,
+        holder            TEXT,
+        lease_until_ms    INTEGER,
+        leases            INTEGER NOT NULL,
+        PRIMARY KEY (job, idx)
+    ) WITHOUT ROWID;",
 ];
 
 /// The tables every file of version `version` has.
@@ -149,10 +161,22 @@ fn tables(version: i64) -> &'static [&'static str] {
         "typed_runs",
         "feedback",
     ];
+    const V4: &[&str] = &[
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+        "typed_runs",
+        "feedback",
+        "prompts",
+    ];
     match version {
         ..=1 => V1,
         2 => V2,
-        _ => V3,
+        3 => V3,
+        _ => V4,
     }
 }
 
@@ -354,7 +378,7 @@ mod tests {
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((id, version), (0x7477_7231, 3));
+        assert_eq!((id, version), (0x7477_7231, 4));
         let created: String = connection
             .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
                 r.get(0)
@@ -414,15 +438,15 @@ mod tests {
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 4;")
+            .execute_batch("PRAGMA user_version = 5;")
             .unwrap();
         let error = Journal::open(&path).unwrap_err();
         assert!(
             matches!(
                 error,
                 JournalError::Version {
-                    found: 4,
-                    supported: 3,
+                    found: 5,
+                    supported: 4,
                     ..
                 }
             ),
@@ -538,10 +562,10 @@ mod tests {
     }
 
     #[test]
-    fn a_version_3_file_without_its_feedback_table_is_refused() {
+    fn a_current_file_without_its_feedback_table_is_refused() {
         let path = temp("v3-no-feedback");
         drop(Journal::open(&path).unwrap());
-        assert_eq!(user_version(&path), 3);
+        assert_eq!(user_version(&path), 4);
         Connection::open(&path)
             .unwrap()
             .execute_batch("DROP TABLE feedback;")

@@ -1,0 +1,64 @@
+//! One worker of the fleet test (`tests/it/journal_fleet.rs`): runs
+//! `run_many` over a job whose prompts are leased, on the PostgreSQL
+//! journal, against the test's model server, and prints how its runs
+//! ended. Started as a child process, and killed with SIGKILL, by that
+//! test; not a program for anything else.
+//!
+//! Arguments: journal URL, model server base URL, job name, prompts,
+//! lease in milliseconds, concurrency.
+
+use std::time::Duration;
+
+use twr_runtime::journal::Journal;
+use twr_runtime::{OpenAiCompatible, RetryPolicy, Sections, Think};
+
+/// What the test's server answers: a number and a reason.
+#[derive(Debug, Sections)]
+struct Fact {
+    /// The number.
+    answer: u32,
+    /// Why.
+    reason: String,
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [journal, server, job, prompts, lease_ms, concurrency] = &args[..] else {
+        eprintln!("usage: fleet-worker JOURNAL_URL SERVER_URL JOB PROMPTS LEASE_MS CONCURRENCY");
+        std::process::exit(2);
+    };
+    let journal = Journal::postgres(journal).await.expect("the journal");
+    let lease = Duration::from_millis(lease_ms.parse().expect("lease ms"));
+    let job = journal.job(job.as_str()).lease_for(lease);
+    let prompts: usize = prompts.parse().expect("prompts");
+    let model = OpenAiCompatible::new(server, "fleet");
+    let policy = RetryPolicy::default()
+        .max_retries(20)
+        .base_delay(Duration::from_millis(5))
+        .max_delay(Duration::from_millis(50));
+    let results = Think::new(&model)
+        .journal(job)
+        .retry_policy(policy)
+        .max_attempts(4)
+        .concurrency(concurrency.parse().expect("concurrency"))
+        .run_many::<Fact>((0..prompts).map(|n| format!("document {n}")))
+        .await;
+    // Every value is the one its document asked for.
+    let typed = results
+        .iter()
+        .enumerate()
+        .filter(|(n, r)| {
+            r.as_ref().is_ok_and(|o| {
+                o.value.answer as usize == n % 97
+                    && o.value.reason == format!("It is written in document {n}.")
+            })
+        })
+        .count();
+    for (n, result) in results.iter().enumerate() {
+        if let Err(error) = result {
+            eprintln!("document {n}: {error}");
+        }
+    }
+    println!("typed {typed} of {prompts}");
+}

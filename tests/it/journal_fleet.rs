@@ -1,0 +1,239 @@
+//! A fleet drains one job: 4 worker processes (`tests/fleet_worker.rs`)
+//! run `run_many` over the same 2,000 prompts and the same PostgreSQL
+//! journal, leasing each prompt to one worker at a time, against a model
+//! server on 127.0.0.1 that fails requests (500s, 429s) and sends replies
+//! that need a re-ask. Two workers are killed with SIGKILL mid-job.
+//!
+//! Checked afterwards: every prompt is typed exactly once in the job;
+//! every call the server billed (a 200 with a reply) is in the job's
+//! ledger except those in flight at the kills; the calls bought twice are
+//! at most the calls in flight at the kills. Runs when
+//! `TWR_TEST_POSTGRES_URL` names a server (CI sets it).
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use crate::support::backends;
+
+const PROMPTS: usize = 2_000;
+const WORKERS: usize = 4;
+const LEASE_MS: u64 = 2_000;
+/// How long the server takes over each reply.
+const LATENCY: Duration = Duration::from_millis(20);
+
+/// The fake model: "document N" is answered with N mod 97; the first ask
+/// of every 7th document gets a reply without its [Reason] (re-asked);
+/// every 11th request fails with a 500 and every 13th with a 429 (retried
+/// by the client, not billed). Counts what it billed by request body, and
+/// the requests in flight.
+#[derive(Clone, Default)]
+struct Server {
+    requests: Arc<AtomicUsize>,
+    billed: Arc<Mutex<HashMap<String, usize>>>,
+    in_flight: Arc<AtomicUsize>,
+}
+
+/// Lowers the in-flight count when a request ends, however it ends.
+struct Flight(Arc<AtomicUsize>);
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn answer(State(server): State<Server>, Json(body): Json<Value>) -> Response {
+    server.in_flight.fetch_add(1, Ordering::SeqCst);
+    let _flight = Flight(server.in_flight.clone());
+    let nth = server.requests.fetch_add(1, Ordering::SeqCst) + 1;
+    tokio::time::sleep(LATENCY).await;
+    if nth.is_multiple_of(11) {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "overloaded").into_response();
+    }
+    if nth.is_multiple_of(13) {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", "0")],
+            "slow down",
+        )
+            .into_response();
+    }
+    let messages = body["messages"].as_array().unwrap();
+    let first = messages.iter().find(|m| m["role"] == "user").unwrap();
+    let n: usize = first["content"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("document ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let content = if n.is_multiple_of(7) && messages.len() <= 2 {
+        format!("[Answer]\n{}", n % 97)
+    } else {
+        format!(
+            "[Answer]\n{}\n[Reason]\nIt is written in document {n}.",
+            n % 97
+        )
+    };
+    *server
+        .billed
+        .lock()
+        .unwrap()
+        .entry(body["messages"].to_string())
+        .or_default() += 1;
+    Json(json!({
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
+    }))
+    .into_response()
+}
+
+fn worker(journal: &str, server: &str, job: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_fleet-worker"))
+        .args([
+            journal,
+            server,
+            job,
+            &PROMPTS.to_string(),
+            &LEASE_MS.to_string(),
+            "16",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the fleet worker (tests/fleet_worker.rs)")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_workers_drain_one_job_and_two_killed_ones_cost_only_their_calls_in_flight() {
+    let Some(journal_url) = backends::postgres_database("fleet").await else {
+        return;
+    };
+    let server = Server::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(answer))
+        .with_state(server.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    // The journal's tables exist before the workers start (they would
+    // make them too, once, whoever came first).
+    let journal = twr_runtime::journal::Journal::postgres(&journal_url)
+        .await
+        .unwrap();
+    let job = journal.job("fleet");
+    let (admin, connection) = tokio_postgres::connect(&journal_url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+
+    let started = Instant::now();
+    let mut workers: Vec<Child> = (0..WORKERS)
+        .map(|_| worker(&journal_url, &base, "fleet"))
+        .collect();
+
+    // Kill worker 0 once 300 prompts are typed, worker 1 once 900 are.
+    let mut in_flight_at_kills = 0;
+    for (victim, at) in [(0, 300), (1, 900)] {
+        loop {
+            let typed = job.progress().await.unwrap().typed;
+            if typed >= at {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(300),
+                "the fleet typed {typed} prompts in 300 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        in_flight_at_kills += server.in_flight.load(Ordering::SeqCst);
+        workers[victim].kill().unwrap();
+        let status = workers[victim].wait().unwrap();
+        assert!(!status.success(), "worker {victim} was killed mid-job");
+    }
+
+    // The other two drain the job, the killed ones' prompts included.
+    for (n, survivor) in workers.drain(..).enumerate().skip(2) {
+        let output = tokio::task::spawn_blocking(move || survivor.wait_with_output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "worker {n}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            stdout.trim(),
+            format!("typed {PROMPTS} of {PROMPTS}"),
+            "worker {n}"
+        );
+    }
+    let elapsed = started.elapsed();
+
+    // Every prompt typed exactly once in the job.
+    let progress = job.progress().await.unwrap();
+    assert_eq!(
+        (
+            progress.pending,
+            progress.leased,
+            progress.typed,
+            progress.failed
+        ),
+        (0, 0, PROMPTS, 0)
+    );
+    let outcomes = job.outcomes().await.unwrap();
+    assert_eq!(outcomes.len(), PROMPTS);
+    assert!(outcomes
+        .iter()
+        .enumerate()
+        .all(|(n, o)| o.ok && o.index == n));
+    let retaken: i64 = admin
+        .query_one(
+            "SELECT coalesce(sum(leases - 1), 0)::bigint FROM twr_prompts WHERE job = 'fleet'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+
+    // Every billed call is in the ledger, but those in flight at the kills.
+    let billed: HashMap<String, usize> = server.billed.lock().unwrap().clone();
+    let billed_calls: usize = billed.values().sum();
+    let bought_twice: usize = billed.values().map(|&n| n - 1).sum();
+    let recorded = job.replies().await.unwrap() as usize;
+    eprintln!(
+        "fleet: {PROMPTS} prompts, {WORKERS} workers (2 killed) in {elapsed:.1?}: \
+         {} requests, {billed_calls} billed, {recorded} in the ledger, {bought_twice} bought twice, \
+         {in_flight_at_kills} in flight at the kills, {retaken} prompts taken over",
+        server.requests.load(Ordering::SeqCst)
+    );
+    assert_eq!(
+        recorded,
+        billed.len(),
+        "one recorded reply per distinct billed request"
+    );
+    assert!(
+        billed_calls - recorded <= in_flight_at_kills,
+        "{billed_calls} billed, {recorded} recorded, {in_flight_at_kills} in flight at the kills"
+    );
+    assert!(
+        bought_twice <= in_flight_at_kills,
+        "{bought_twice} calls bought twice, {in_flight_at_kills} in flight at the kills"
+    );
+    // Two workers died mid-job holding prompts that others took over.
+    assert!(retaken > 0, "no prompt of a killed worker was taken over");
+}
