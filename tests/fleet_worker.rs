@@ -61,4 +61,15 @@ async fn main() {
         }
     }
     println!("typed {typed} of {prompts}");
+    // For the fleet bench: the most memory this process held.
+    if let Some(peak) = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().to_string()))
+        })
+    {
+        eprintln!("fleet-worker peak memory: {peak}");
+    }
 }
