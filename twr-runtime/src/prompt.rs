@@ -85,9 +85,10 @@ pub(crate) fn guide(
     shapes: &[(usize, Shape)],
 ) -> String {
     let words = phrases(lang);
-    let mut guide = String::from(match style {
-        Style::Xml => words.guide_intro_xml,
-        _ => words.guide_intro,
+    let mut guide = String::from(if style.closes() {
+        words.guide_intro_xml
+    } else {
+        words.guide_intro
     });
     let mut entered = vec![false; choices.len()];
     list(
@@ -122,7 +123,7 @@ pub(crate) fn guide(
             .sections
             .first()
             .and_then(|&index| specs.get(index))
-            .map(|spec| markers(style, spec.header, spec.name).0);
+            .map(|spec| style.markers(spec.header, spec.name).open);
         if let Some(first) = first.filter(|first| !first_headers.contains(first)) {
             first_headers.push(first);
         }
@@ -196,7 +197,7 @@ fn list(
 fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Style) {
     let words = phrases(lang);
     guide.push_str("\n\n");
-    guide.push_str(&markers(style, spec.header, spec.name).0);
+    guide.push_str(&style.markers(spec.header, spec.name).open);
     match spec.presence {
         Presence::Required => {}
         Presence::Optional => guide.push_str(words.guide_optional),
@@ -212,13 +213,10 @@ fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Styl
     }
     // The kind is said once: by the example's slot when the section has
     // no example of its own, here otherwise. Free text needs no words
-    // when the description says what to write.
+    // when the description says what to write (the table's `says_kind`).
     let slot_says_it = spec.example.trim().is_empty() && !description.is_empty();
     let description_says_it = words.says_kind(description, &spec.kind);
-    if (description.is_empty() || spec.kind != ValueKind::Text)
-        && !slot_says_it
-        && !description_says_it
-    {
+    if !slot_says_it && !description_says_it {
         if !description.is_empty() {
             guide.push_str(words.sentence_gap);
         }
@@ -350,9 +348,9 @@ fn example_answer_styled(
         if !answer.is_empty() {
             answer.push('\n');
         }
-        let (open, close) = markers(style, spec.header, spec.name);
-        let _ = write!(answer, "{open}\n{example}");
-        if let Some(close) = close {
+        let markers = style.markers(spec.header, spec.name);
+        let _ = write!(answer, "{}\n{example}", markers.open);
+        if let Some(close) = markers.close {
             let _ = write!(answer, "\n{close}");
         }
     }
@@ -364,19 +362,6 @@ fn example_answer_styled(
 /// a list.
 pub(crate) fn placeholder(kind: &ValueKind, lang: Lang) -> String {
     phrases(lang).slot(kind)
-}
-
-/// How a section named `name`, shown as `header` in the bracket style,
-/// opens in `style`, and how it closes (only XML closes).
-fn markers(style: Style, header: &str, name: &str) -> (String, Option<String>) {
-    match style {
-        Style::Brackets => (header.to_owned(), None),
-        Style::Markdown => (format!("## {name}"), None),
-        Style::Xml => {
-            let tag = Style::tag_name(name);
-            (format!("<{tag}>"), Some(format!("</{tag}>")))
-        }
-    }
 }
 
 #[cfg(test)]

@@ -288,6 +288,31 @@ fn in_place(
     })
 }
 
+/// How a bad value's example is shown beside what it should be.
+#[derive(PartialEq)]
+enum Shown {
+    /// Inline, "a single whole number such as 6".
+    Inline,
+    /// Under the sentence, with the header.
+    Block,
+    /// Not at all: the sentence lists the values already.
+    Not,
+}
+
+/// How the example of a value that should have been `expected` is shown:
+/// the one place feedback decides per kind of value.
+#[deny(clippy::wildcard_enum_match_arm)]
+fn shown(expected: &Expected) -> Shown {
+    match expected {
+        Expected::WholeNumber | Expected::Number | Expected::OneCharacter => Shown::Inline,
+        Expected::OneOf(_) | Expected::YesNo => Shown::Not,
+        Expected::Text
+        | Expected::WholeNumberBetween { .. }
+        | Expected::Within { .. }
+        | Expected::Described(_) => Shown::Block,
+    }
+}
+
 /// The example, when it is a short single line and the problem is about a
 /// scalar: "a single whole number such as 6".
 fn inline_example<'p>(words: &Phrases, problem: &'p Problem) -> Option<&'p str> {
@@ -295,13 +320,10 @@ fn inline_example<'p>(words: &Phrases, problem: &'p Problem) -> Option<&'p str> 
     if is_slot(words, problem, example) {
         return None;
     }
-    let scalar = matches!(
-        problem.kind,
-        ProblemKind::BadValue {
-            expected: Expected::WholeNumber | Expected::Number | Expected::OneCharacter,
-            ..
-        }
-    );
+    let scalar = match &problem.kind {
+        ProblemKind::BadValue { expected, .. } => shown(expected) == Shown::Inline,
+        _ => false,
+    };
     (scalar && !example.is_empty() && !example.contains('\n') && example.chars().count() <= 30)
         .then_some(example)
 }
@@ -327,13 +349,10 @@ fn example_block(words: &Phrases, problem: &Problem) -> Option<String> {
             | ProblemKind::UnknownLabel { .. }
     );
     // A choice or yes/no lists its values in the sentence already.
-    let choice = matches!(
-        problem.kind,
-        ProblemKind::BadValue {
-            expected: Expected::OneOf(_) | Expected::YesNo,
-            ..
-        }
-    );
+    let choice = match &problem.kind {
+        ProblemKind::BadValue { expected, .. } => shown(expected) == Shown::Not,
+        _ => false,
+    };
     // A problem at a cell or line says its example inline, if at all.
     let in_place = problem.place.is_some();
     // A slot (`<a single whole number>`, the guide's placeholder for a

@@ -20,7 +20,7 @@ use super::expr::{Class, Expr, Rules};
 use super::lines::{label_start, line_start, NEVER, SPACES};
 use super::numbers::{float, float_within, integer, integer_within, signed_integer};
 use super::{Columns, Grammar, Scope};
-use crate::sections::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
+use crate::sections::{ChoiceSpec, Presence, ValueKind};
 
 /// The rules of `grammar`, its start rule `root` first.
 pub(crate) fn rules(grammar: &Grammar) -> Rules {
@@ -174,11 +174,11 @@ impl Builder<'_> {
     /// is required or asked for in a patch.
     fn section(&mut self, index: usize, asked: bool) -> Expr {
         let spec = &self.grammar.specs[index];
-        let (open, close) = markers(self.grammar.style, spec);
+        let markers = self.grammar.style.markers(spec.header, spec.name);
         let value = self.value(index);
-        let mut items = vec![Expr::lit(open), value];
-        if let Some(close) = close {
-            items.push(Expr::lit(close));
+        let mut items = vec![Expr::lit(format!("{}\n", markers.open)), value];
+        if let Some(close) = markers.close {
+            items.push(Expr::lit(format!("{close}\n")));
             items.push(Expr::lit("\n").optional());
         }
         let section = Expr::seq(items);
@@ -217,6 +217,7 @@ impl Builder<'_> {
     }
 
     /// The value of `kind`, ending with its line end.
+    #[deny(clippy::wildcard_enum_match_arm)]
     fn kind(&mut self, kind: &ValueKind, index: usize) -> Expr {
         let limits = self.grammar.limits;
         match kind {
@@ -225,7 +226,7 @@ impl Builder<'_> {
                 self.rules.add("text", text, true)
             }
             ValueKind::Integer | ValueKind::Float if !self.bounds(index).is_none() => {
-                let number = self.number(kind, index);
+                let number = self.number(*kind == ValueKind::Integer, index);
                 let expr = Expr::seq(vec![number, line_end()]);
                 self.rules.add(&format!("number-{index}"), expr, true)
             }
@@ -290,14 +291,36 @@ impl Builder<'_> {
                     self.rules.add("text", text, true)
                 }
             },
-            // A kind added later: free text, which the parser reads as
-            // whatever that kind reads.
-            #[allow(unreachable_patterns)]
-            _ => {
-                let text = self.free_text(limits.text);
-                self.rules.add("text", text, true)
-            }
         }
+    }
+
+    /// A value of `kind` written inside a line (a list item, a cell, a
+    /// map's or record's value), when the kind has a word-sized form of
+    /// its own: numbers (within the bounds of the section at `bounded`),
+    /// yes/no words, one character, a choice's words. `None`: the kind is
+    /// text in a line, which each place writes its own way.
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn inline(&self, kind: &ValueKind, bounded: Option<usize>) -> Option<Expr> {
+        Some(match kind {
+            ValueKind::Integer => match bounded {
+                Some(index) => self.number(true, index),
+                None => integer(),
+            },
+            ValueKind::Float => match bounded {
+                Some(index) => self.number(false, index),
+                None => float(),
+            },
+            ValueKind::Bool => self.bool_words(),
+            ValueKind::Char => self.one_char(),
+            ValueKind::Choice(variants) => words(variants.iter()),
+            ValueKind::Text
+            | ValueKind::Json
+            | ValueKind::Custom
+            | ValueKind::List(_)
+            | ValueKind::Table
+            | ValueKind::Record
+            | ValueKind::Map(_) => return None,
+        })
     }
 
     /// The bounds of the section at `index` (none for a focused value of
@@ -309,21 +332,22 @@ impl Builder<'_> {
             .map_or(crate::sections::Bounds::NONE, |spec| spec.bounds)
     }
 
-    /// A whole number (`kind` Integer) or decimal within the bounds of the
+    /// A whole number (`whole`) or decimal within the bounds of the
     /// section at `index`; unbounded when it has none, or when no number
     /// is within them (the parser's feedback says so then).
-    fn number(&self, kind: &ValueKind, index: usize) -> Expr {
+    fn number(&self, whole: bool, index: usize) -> Expr {
         let bounds = self.bounds(index);
         let signed = self.signed(index);
-        match kind {
-            ValueKind::Integer => integer_within(&bounds, signed).unwrap_or_else(|| {
+        if whole {
+            integer_within(&bounds, signed).unwrap_or_else(|| {
                 if signed {
                     signed_integer()
                 } else {
                     integer()
                 }
-            }),
-            _ => float_within(&bounds).unwrap_or_else(float),
+            })
+        } else {
+            float_within(&bounds).unwrap_or_else(float)
         }
     }
 
@@ -380,12 +404,9 @@ impl Builder<'_> {
     /// items are bounded in number.
     fn list(&mut self, inner: &ValueKind, index: usize) -> Expr {
         let limits = self.grammar.limits;
-        let item = match inner {
-            ValueKind::Integer | ValueKind::Float => self.number(inner, index),
-            ValueKind::Bool => self.bool_words(),
-            ValueKind::Char => self.one_char(),
-            ValueKind::Choice(variants) => words(variants.iter()),
-            _ => {
+        let item = match self.inline(inner, Some(index)) {
+            Some(item) => item,
+            None => {
                 let step = Expr::alt(vec![
                     line_char(),
                     Expr::seq(vec![Expr::lit("\n- "), item_start()]),
@@ -435,13 +456,9 @@ impl Builder<'_> {
 
     /// A value written inside a line (a cell, a map's or record's value).
     fn cell(&self, kind: &ValueKind) -> Expr {
-        match kind {
-            ValueKind::Integer => integer(),
-            ValueKind::Float => float(),
-            ValueKind::Bool => self.bool_words(),
-            ValueKind::Char => self.one_char(),
-            ValueKind::Choice(variants) => words(variants.iter()),
-            _ => {
+        match self.inline(kind, None) {
+            Some(value) => value,
+            None => {
                 // A letter or digit first: decoration alone (`_`, `**`)
                 // reads as an empty value.
                 let mut inside = vec!['\n', '|'];
@@ -486,13 +503,9 @@ impl Builder<'_> {
 
     /// A table cell: a scalar, or text without `|` that ends in no space.
     fn table_cell(&self, kind: &ValueKind) -> Expr {
-        match kind {
-            ValueKind::Integer
-            | ValueKind::Float
-            | ValueKind::Bool
-            | ValueKind::Char
-            | ValueKind::Choice(_) => self.cell(kind),
-            _ => {
+        match self.inline(kind, None) {
+            Some(value) => value,
+            None => {
                 let mut excluded: Vec<char> = SPACES.to_vec();
                 excluded.extend(NEVER);
                 excluded.push('|');
@@ -518,18 +531,6 @@ impl Builder<'_> {
         items.push(Expr::lit("\n").optional());
         self.rules
             .add(&format!("record-{index}"), Expr::seq(items), true)
-    }
-}
-
-/// How a section opens and closes in `style`.
-fn markers(style: Style, spec: &SectionSpec) -> (String, Option<String>) {
-    match style {
-        Style::Xml => {
-            let tag = Style::tag_name(spec.name);
-            (format!("<{tag}>\n"), Some(format!("</{tag}>\n")))
-        }
-        Style::Markdown => (format!("## {}\n", spec.name), None),
-        _ => (format!("{}\n", spec.header), None),
     }
 }
 

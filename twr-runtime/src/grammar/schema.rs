@@ -236,6 +236,9 @@ fn make_nullable(schema: &mut Value) {
     }
 }
 
+/// The schema of a value of `kind`, of the section at `index`: the one
+/// place the JSON schema decides per kind.
+#[deny(clippy::wildcard_enum_match_arm)]
 fn kind_schema(
     grammar: &Grammar,
     kind: &ValueKind,
@@ -268,9 +271,9 @@ fn kind_schema(
             .zip(grammar.specs.get(index))
             .and_then(|(schema, spec)| schema.embedded(spec.field, defs))
             .unwrap_or_else(text),
-        // Text, a character, and what strict mode cannot say: a map, any
-        // JSON, a `from_str` value; the section's text, read as a reply's.
-        _ => text(),
+        // Text, a character, and what strict mode cannot say: a map, a
+        // `from_str` value; the section's text, read as a reply's.
+        ValueKind::Text | ValueKind::Char | ValueKind::Custom | ValueKind::Map(_) => text(),
     }
 }
 
@@ -287,9 +290,20 @@ fn row_schema(
 ) -> Value {
     let mut properties = Map::new();
     for (name, _, kind) in columns {
+        // A column holds no table or record of its own: the columns
+        // `index` has are its section's, not the cell's.
         let schema = match kind {
             ValueKind::Table | ValueKind::Record => text(),
-            kind => kind_schema(grammar, kind, index, defs),
+            ValueKind::Text
+            | ValueKind::Integer
+            | ValueKind::Float
+            | ValueKind::Bool
+            | ValueKind::Char
+            | ValueKind::Choice(_)
+            | ValueKind::List(_)
+            | ValueKind::Json
+            | ValueKind::Custom
+            | ValueKind::Map(_) => kind_schema(grammar, kind, index, defs),
         };
         properties.insert((*name).to_owned(), schema);
     }
@@ -389,9 +403,31 @@ fn write_value(grammar: &Grammar, index: usize, value: &Value, out: &mut String)
         out.push_str(&value.to_string());
         return;
     }
-    match (kind, value) {
-        (ValueKind::Table, Value::Array(rows)) => table(rows, out),
-        (ValueKind::Record, Value::Object(fields)) => {
+    // Rows and labels are the kinds' own layouts; every other kind is
+    // written by the value's shape.
+    #[derive(PartialEq)]
+    enum Layout {
+        Rows,
+        Labels,
+        Value,
+    }
+    let layout = match kind {
+        ValueKind::Table => Layout::Rows,
+        ValueKind::Record => Layout::Labels,
+        ValueKind::Text
+        | ValueKind::Integer
+        | ValueKind::Float
+        | ValueKind::Bool
+        | ValueKind::Char
+        | ValueKind::Choice(_)
+        | ValueKind::List(_)
+        | ValueKind::Json
+        | ValueKind::Custom
+        | ValueKind::Map(_) => Layout::Value,
+    };
+    match (layout, value) {
+        (Layout::Rows, Value::Array(rows)) => table(rows, out),
+        (Layout::Labels, Value::Object(fields)) => {
             for (label, value) in fields {
                 out.push_str(label);
                 out.push_str(": ");

@@ -617,12 +617,11 @@ impl Phrases {
         if bounds.is_none() {
             return None;
         }
-        let (number, list) = match kind {
-            ValueKind::Integer => (self.whole_number, false),
-            ValueKind::Float => (self.number, false),
-            ValueKind::List(ValueKind::Integer) => (self.whole_number, true),
-            ValueKind::List(ValueKind::Float) => (self.number, true),
-            _ => return None,
+        let words = self.kind_words(kind);
+        let (number, list) = match (words.number, words.items) {
+            (Some(number), _) => (number, false),
+            (None, Some(inner)) => (self.kind_words(inner).number?, true),
+            (None, None) => return None,
         };
         let noun = self.within(number, bounds.min, bounds.max);
         let text = if list {
@@ -636,45 +635,35 @@ impl Phrases {
     /// What to write under a missing or empty section of `kind`.
     pub(crate) fn to_write(&self, kind: Option<&ValueKind>) -> String {
         match kind {
-            None | Some(ValueKind::Text) => self.its_content.to_owned(),
-            Some(ValueKind::Json) => self.the_json_value.to_owned(),
-            Some(ValueKind::Custom) => self.its_value.to_owned(),
-            Some(kind) => self.noun(kind),
+            None => self.its_content.to_owned(),
+            Some(kind) => self.kind_words(kind).noun,
         }
     }
 
     /// The format guide's sentence for a section of `kind`: "A single whole
     /// number."
     pub(crate) fn guide_kind(&self, kind: &ValueKind) -> String {
-        let mut sentence = capitalized(&self.guide_noun(kind));
+        let mut sentence = capitalized(&self.kind_words(kind).guide);
         sentence.push(self.stop);
         sentence
     }
 
-    /// The noun of the guide's sentence and slot for a section of `kind`.
-    fn guide_noun(&self, kind: &ValueKind) -> String {
-        match kind {
-            ValueKind::Text => self.free_text.to_owned(),
-            ValueKind::Json => self.a_json_value.to_owned(),
-            ValueKind::Custom => self.a_single_value.to_owned(),
-            kind => self.noun(kind),
-        }
-    }
-
     /// True when `description` already says what the guide's sentence for
-    /// `kind` would: a list "one per line", every value of a choice. The
-    /// guide then does not repeat it as boilerplate.
+    /// `kind` would: any description of free text, a list "one per line",
+    /// every value of a choice. The guide then does not repeat it as
+    /// boilerplate.
     pub(crate) fn says_kind(&self, description: &str, kind: &ValueKind) -> bool {
-        let description = description.to_lowercase();
-        match kind {
-            ValueKind::List(_) => description.contains(self.per_line),
-            ValueKind::Choice(values) => {
+        match self.kind_words(kind).said_by {
+            SaidBy::AnyDescription => !description.is_empty(),
+            SaidBy::Phrase(phrase) => description.to_lowercase().contains(phrase),
+            SaidBy::Values(values) => {
+                let description = description.to_lowercase();
                 !values.is_empty()
                     && values
                         .iter()
                         .all(|value| description.contains(&value.to_lowercase()))
             }
-            _ => false,
+            SaidBy::Nothing => false,
         }
     }
 
@@ -684,25 +673,24 @@ impl Phrases {
     /// description (as a made-up `2.5` would for a value from 0 to 1).
     pub(crate) fn slot(&self, kind: &ValueKind) -> String {
         let slot = |what: &str| fill(self.slot, &[("what", what)]);
-        let inner_slot = |inner: &ValueKind, general: &str| self.inner_slot(inner, general);
-        match kind {
-            ValueKind::List(inner) => {
+        match self.kind_words(kind).slot {
+            Slot::Noun(noun) => slot(&noun),
+            Slot::Items(inner) => {
                 let item = self.item_slot(inner);
                 format!("- {item}\n- {item}")
             }
-            ValueKind::Table => {
+            Slot::Rows => {
                 let (column, value) = (slot(self.column), slot(self.value));
                 format!("| {column} | {column} |\n| --- | --- |\n| {value} | {value} |")
             }
-            ValueKind::Record => {
+            Slot::Labels => {
                 let (label, value) = (slot(self.label), slot(self.value));
                 format!("{label}: {value}\n{label}: {value}")
             }
-            ValueKind::Map(inner) => {
-                let value = inner_slot(inner, self.value);
+            Slot::Entries(inner) => {
+                let value = self.inner_slot(inner, self.value);
                 format!("{key} 1: {value}\n{key} 2: {value}", key = self.map_key)
             }
-            kind => slot(&self.guide_noun(kind)),
         }
     }
 
@@ -715,32 +703,64 @@ impl Phrases {
     /// The slot of one value inside a list or a map: its noun when it has a
     /// short one, else `general`.
     fn inner_slot(&self, inner: &ValueKind, general: &str) -> String {
-        let what = match inner {
-            ValueKind::Integer
-            | ValueKind::Float
-            | ValueKind::Bool
-            | ValueKind::Char
-            | ValueKind::Choice(_) => self.noun(inner),
-            _ => general.to_owned(),
+        let words = self.kind_words(inner);
+        let what = if words.inline {
+            words.noun
+        } else {
+            general.to_owned()
         };
         fill(self.slot, &[("what", &what)])
     }
 
-    /// The noun of a kind that has one value noun in every use.
-    fn noun(&self, kind: &ValueKind) -> String {
+    /// Every word this table says of a value of `kind`, in the guide, its
+    /// slots and the feedback: the one place where the table decides per
+    /// kind, so a new kind is one arm here (and no kind falls through to
+    /// another's words).
+    #[deny(clippy::wildcard_enum_match_arm)]
+    fn kind_words<'k>(&'k self, kind: &'k ValueKind) -> KindWords<'k> {
+        let noun = |noun: &str| noun.to_owned();
+        // A value with one short noun in every use, written inside a line
+        // as well as on its own.
+        let scalar = |noun: String, number: Option<&'static str>| KindWords {
+            guide: noun.clone(),
+            slot: Slot::Noun(noun.clone()),
+            noun,
+            inline: true,
+            number,
+            items: None,
+            said_by: SaidBy::Nothing,
+        };
         match kind {
-            ValueKind::Integer => self.whole_number.to_owned(),
-            ValueKind::Float => self.number.to_owned(),
-            ValueKind::Bool => self.yes_no.to_owned(),
-            ValueKind::Char => self.one_character.to_owned(),
-            ValueKind::Choice(values) => self.one_of(values),
-            ValueKind::List(_) => self.list.to_owned(),
-            ValueKind::Table => self.table.to_owned(),
-            ValueKind::Record => self.record.to_owned(),
-            ValueKind::Map(_) => self.map.to_owned(),
-            ValueKind::Text => self.its_content.to_owned(),
-            ValueKind::Json => self.the_json_value.to_owned(),
-            ValueKind::Custom => self.its_value.to_owned(),
+            ValueKind::Integer => scalar(noun(self.whole_number), Some(self.whole_number)),
+            ValueKind::Float => scalar(noun(self.number), Some(self.number)),
+            ValueKind::Bool => scalar(noun(self.yes_no), None),
+            ValueKind::Char => scalar(noun(self.one_character), None),
+            ValueKind::Choice(values) => KindWords {
+                said_by: SaidBy::Values(values),
+                ..scalar(self.one_of(values), None)
+            },
+            ValueKind::Text => KindWords::free(noun(self.its_content), noun(self.free_text))
+                .said_by(SaidBy::AnyDescription),
+            ValueKind::Json => KindWords::free(noun(self.the_json_value), noun(self.a_json_value)),
+            ValueKind::Custom => KindWords::free(noun(self.its_value), noun(self.a_single_value)),
+            ValueKind::List(inner) => KindWords {
+                slot: Slot::Items(inner),
+                items: Some(inner),
+                said_by: SaidBy::Phrase(self.per_line),
+                ..KindWords::free(noun(self.list), noun(self.list))
+            },
+            ValueKind::Table => KindWords {
+                slot: Slot::Rows,
+                ..KindWords::free(noun(self.table), noun(self.table))
+            },
+            ValueKind::Record => KindWords {
+                slot: Slot::Labels,
+                ..KindWords::free(noun(self.record), noun(self.record))
+            },
+            ValueKind::Map(inner) => KindWords {
+                slot: Slot::Entries(inner),
+                ..KindWords::free(noun(self.map), noun(self.map))
+            },
         }
     }
 
@@ -775,6 +795,73 @@ impl Phrases {
             Some(_) => format!("{text}{}", self.stop),
         }
     }
+}
+
+/// What a phrase table says of one kind of value ([`Phrases::kind_words`]).
+struct KindWords<'k> {
+    /// The noun in the feedback and under a missing section: "a single
+    /// whole number", "its content".
+    noun: String,
+    /// The noun of the guide's sentence: "free text".
+    guide: String,
+    /// The example answer's slot.
+    slot: Slot<'k>,
+    /// Whether the noun is short enough for one value inside a line (a
+    /// list item, a map's value): else the slot says "item" or "value".
+    inline: bool,
+    /// The noun of a number that bounds are said of.
+    number: Option<&'static str>,
+    /// The kind of each item, for a list.
+    items: Option<&'k ValueKind>,
+    /// What in a section's description already says the kind.
+    said_by: SaidBy<'k>,
+}
+
+impl<'k> KindWords<'k> {
+    /// A value written as text of its own: its noun, its guide noun, a slot
+    /// of its guide noun.
+    fn free(noun: String, guide: String) -> Self {
+        KindWords {
+            noun,
+            slot: Slot::Noun(guide.clone()),
+            guide,
+            inline: false,
+            number: None,
+            items: None,
+            said_by: SaidBy::Nothing,
+        }
+    }
+
+    fn said_by(self, said_by: SaidBy<'k>) -> Self {
+        KindWords { said_by, ..self }
+    }
+}
+
+/// The shape of an example answer's slot.
+enum Slot<'k> {
+    /// `<noun>`.
+    Noun(String),
+    /// `- <item>` lines of this kind.
+    Items(&'k ValueKind),
+    /// A markdown table of `<column>` and `<value>` cells.
+    Rows,
+    /// `<label>: <value>` lines.
+    Labels,
+    /// `Name 1: <value>` lines of this kind.
+    Entries(&'k ValueKind),
+}
+
+/// What in a section's description says its kind, so the guide need not.
+enum SaidBy<'k> {
+    /// Any description: free text needs no more.
+    AnyDescription,
+    /// This phrase, as the table writes it (lower case), in the lower-cased
+    /// description.
+    Phrase(&'k str),
+    /// Each of these values, ignoring case.
+    Values(&'k [&'k str]),
+    /// Nothing: the guide always says the kind.
+    Nothing,
 }
 
 /// `text` with its first letter in upper case.

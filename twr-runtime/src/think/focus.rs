@@ -122,6 +122,7 @@ pub(crate) fn question_after(spec: &SectionSpec, problems: &Feedback, lang: Lang
 }
 
 /// What a focused question asks the model to reply with.
+#[deny(clippy::wildcard_enum_match_arm)]
 fn reply_with(words: &Phrases, spec: &SectionSpec) -> String {
     let kind = &spec.kind;
     match kind {

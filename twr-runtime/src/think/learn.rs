@@ -310,10 +310,19 @@ pub(crate) fn unfit(answer: &str, shape: Shape<'_>) -> Option<Unfit> {
         let Some(content) = map.content(index) else {
             continue;
         };
-        let bracketed = !matches!(
-            spec.kind,
-            ValueKind::Json | ValueKind::Table | ValueKind::Record | ValueKind::Map(_)
-        );
+        // A whole line in brackets is a copied placeholder (`[your plan]`)
+        // unless the kind's own values may be written so (a JSON array).
+        let bracketed = match spec.kind {
+            ValueKind::Json | ValueKind::Table | ValueKind::Record | ValueKind::Map(_) => false,
+            ValueKind::Text
+            | ValueKind::Integer
+            | ValueKind::Float
+            | ValueKind::Bool
+            | ValueKind::Char
+            | ValueKind::Choice(_)
+            | ValueKind::List(_)
+            | ValueKind::Custom => true,
+        };
         for line in content.lines() {
             let line = without_marker(line.trim()).to_lowercase();
             if line.is_empty() {

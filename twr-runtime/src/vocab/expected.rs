@@ -49,6 +49,7 @@ pub enum Expected {
 
 impl Expected {
     /// What a value of `kind` should be.
+    #[deny(clippy::wildcard_enum_match_arm)]
     pub fn of_kind(kind: &ValueKind) -> Expected {
         match kind {
             ValueKind::Text

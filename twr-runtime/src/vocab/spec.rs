@@ -22,7 +22,51 @@ pub enum Style {
     Markdown,
 }
 
+/// How a section's header is written in one [`Style`]: the marker that
+/// opens the section and, for a style that closes its sections, the one
+/// that closes it. Each on a line of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Markers {
+    /// `[Plan]`, `## Plan`, `<plan>`.
+    pub(crate) open: String,
+    /// `</plan>`; `None` for a style whose section runs to the next header.
+    pub(crate) close: Option<String>,
+}
+
 impl Style {
+    /// How a section shown as `header` (with brackets) and named `name`
+    /// opens and closes in this style: the one place a style's markers
+    /// are decided, for the guide, its example answer and the grammar. The
+    /// parser reads every style's markers in one pass, whatever the guide
+    /// asked for (`parse/header.rs`); a test below holds each style's
+    /// markers to what the parser reads, so a new style is its arm here
+    /// and its line in that test.
+    pub(crate) fn markers(self, header: &str, name: &str) -> Markers {
+        match self {
+            Style::Brackets => Markers {
+                open: header.to_owned(),
+                close: None,
+            },
+            Style::Markdown => Markers {
+                open: format!("## {name}"),
+                close: None,
+            },
+            Style::Xml => {
+                let tag = Style::tag_name(name);
+                Markers {
+                    open: format!("<{tag}>"),
+                    close: Some(format!("</{tag}>")),
+                }
+            }
+        }
+    }
+
+    /// Whether a section of this style ends with a closing marker of its
+    /// own (the guide then asks for pairs).
+    pub(crate) fn closes(self) -> bool {
+        self.markers("[A]", "A").close.is_some()
+    }
+
     /// The tag name of a section named `name` in the XML style: lower case,
     /// each run of other characters than letters and digits one `_`
     /// (`Research Plan` gives `research_plan`).
@@ -384,5 +428,50 @@ impl ChoiceSpec {
     pub(crate) const fn shifted(mut self, by: usize) -> Self {
         self.start += by;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{multi_section_parser, MatchMode};
+
+    /// Every style. The match fails to compile when a style is added, until
+    /// it is listed here and so checked below.
+    fn every_style() -> [Style; 3] {
+        match Style::Brackets {
+            Style::Brackets | Style::Xml | Style::Markdown => {}
+        }
+        [Style::Brackets, Style::Xml, Style::Markdown]
+    }
+
+    #[test]
+    fn the_parser_reads_each_styles_markers() {
+        for style in every_style() {
+            let mut reply = String::from("Some thinking first.\n");
+            for (header, name, content) in [
+                ("[Research Plan]", "Research Plan", "Go east.\nThen north."),
+                ("[Days]", "Days", "3"),
+            ] {
+                let markers = style.markers(header, name);
+                reply.push_str(&markers.open);
+                reply.push('\n');
+                reply.push_str(content);
+                reply.push('\n');
+                if let Some(close) = &markers.close {
+                    reply.push_str(close);
+                    reply.push('\n');
+                }
+                assert_eq!(markers.close.is_some(), style.closes(), "{style:?}");
+            }
+            let map = multi_section_parser(&reply, &["[Research Plan]", "[Days]"], MatchMode::All)
+                .unwrap_or_else(|feedback| panic!("{style:?}: {feedback}"));
+            assert_eq!(
+                map.get("Research Plan"),
+                Some("Go east.\nThen north."),
+                "{style:?}"
+            );
+            assert_eq!(map.get("Days"), Some("3"), "{style:?}");
+        }
     }
 }

@@ -475,7 +475,17 @@ fn cell_example(kind: &ValueKind, lang: Lang) -> String {
             let item = phrases(lang).item_slot(inner);
             format!("{item}, {item}")
         }
-        kind => placeholder(kind, lang),
+        ValueKind::Text
+        | ValueKind::Integer
+        | ValueKind::Float
+        | ValueKind::Bool
+        | ValueKind::Char
+        | ValueKind::Choice(_)
+        | ValueKind::Json
+        | ValueKind::Custom
+        | ValueKind::Table
+        | ValueKind::Record
+        | ValueKind::Map(_) => placeholder(kind, lang),
     }
 }
 
