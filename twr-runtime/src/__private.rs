@@ -6,15 +6,14 @@
 //! `parse::section_reader`, the guide is `prompt`, the specs' constants
 //! and the check of flattened headers are `vocab`.
 
-pub use ::core;
 /// The bound of a generic `#[section(json)]` field, named here so that the
 /// generated code needs no `serde` dependency of its own.
 pub use ::serde::de::DeserializeOwned;
 pub use ::std;
 
-pub use crate::parse::section_reader::{from_str, Codec, CodecNotes, Kept, SectionReader};
+pub use crate::parse::section_reader::{from_str, Codec, SectionReader};
 pub use crate::parse::set::{Columns, NoSchema, ProbeSchema, Schema, SchemaProbe, SectionSet};
-pub use crate::parse::typed::{CanKeep, CannotKeep, KeepProbe, Keeper, TypedSections};
+pub use crate::parse::typed::{CanKeep, CannotKeep, KeepProbe, TypedSections};
 pub use crate::parse::{choice, choice_matches};
 pub use crate::vocab::{check_headers, concat_choices, concat_specs, Names};
 

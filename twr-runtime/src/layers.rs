@@ -1,6 +1,11 @@
 //! The check of the crate docs' layer list (`lib.rs`, "Layers"): every
-//! `crate::` path in the source names a module of a lower layer than its
-//! own.
+//! path in the source that leaves its top-level module names a module of a
+//! lower layer than its own. Such a path is written `crate::x`, through a
+//! name `crate` was imported as (`use crate as twr;`, then `twr::x`), or
+//! with as many `super::` as climb out of the module (`super::x` in a
+//! top-level file, `super::super::x` one module down); each counts as the
+//! `crate::` path it stands for. A crate-root name counts as the module it
+//! is re-exported from.
 //!
 //! Written by hand over the source text: the rule is about this crate's
 //! own paths, which a small reader of Rust's lexical shapes (comments,
@@ -250,6 +255,118 @@ fn root_names(lib: &str) -> BTreeMap<String, String> {
     names
 }
 
+/// `code` of the module at `module` (its path below the crate root:
+/// `["think", "focus"]`) with every path that climbs out of it or names the
+/// crate by another name written as the `crate::` path it stands for:
+/// `super::super::parse::X` in `think/stream/events.rs` is
+/// `crate::think::parse::X`, `twr::parse` after `use crate as twr;` is
+/// `crate::parse`. A `super::` inside an inline `mod name { .. }` climbs
+/// from that module.
+fn as_crate_paths(code: &str, module: &[String]) -> String {
+    let aliases = crate_aliases(code);
+    let bytes = code.as_bytes();
+    let mut out = String::with_capacity(code.len());
+    // The inline modules open at this point, and for every open brace how
+    // many were open inside it.
+    let mut inline: Vec<String> = Vec::new();
+    let mut braces: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_path = i == 0 || !(is_ident_byte(bytes[i - 1]) || bytes[i - 1] == b':');
+        if starts_path && code[i..].starts_with("super::") {
+            let mut climbs = 0;
+            while code[i..].starts_with("super::") {
+                climbs += 1;
+                i += "super::".len();
+            }
+            let mut path: Vec<&str> = module.iter().map(String::as_str).collect();
+            path.extend(inline.iter().map(String::as_str));
+            let kept = path.len().saturating_sub(climbs);
+            out.push_str("crate::");
+            for segment in &path[..kept] {
+                out.push_str(segment);
+                out.push_str("::");
+            }
+            continue;
+        }
+        if starts_path {
+            let len = bytes[i..].iter().take_while(|&&b| is_ident_byte(b)).count();
+            let word = &code[i..i + len];
+            if len > 0
+                && aliases.iter().any(|alias| alias == word)
+                && code[i + len..].starts_with("::")
+            {
+                out.push_str("crate::");
+                i += len + 2;
+                continue;
+            }
+        }
+        match bytes[i] {
+            b'{' => {
+                if let Some(name) = inline_module_before(&code[..i]) {
+                    inline.push(name);
+                }
+                braces.push(inline.len());
+            }
+            b'}' => {
+                braces.pop();
+                inline.truncate(braces.last().copied().unwrap_or(0));
+            }
+            _ => {}
+        }
+        let len = code[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&code[i..i + len]);
+        i += len;
+    }
+    out
+}
+
+/// The names `code` imports the crate itself as: `use crate as twr;`,
+/// `use crate::{self as twr};`, `extern crate self as twr;`.
+fn crate_aliases(code: &str) -> Vec<String> {
+    let mut aliases = Vec::new();
+    for pattern in ["crate as ", "self as "] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(pattern) {
+            let at = from + at;
+            from = at + pattern.len();
+            if at > 0 && is_ident_byte(code.as_bytes()[at - 1]) {
+                continue;
+            }
+            // `self as` only within `crate::{..}` or after `extern crate`.
+            if pattern == "self as " {
+                let before = code[..at].trim_end();
+                let in_group = before.ends_with('{')
+                    && code[..at]
+                        .rfind("crate::{")
+                        .is_some_and(|open| !code[open..at].contains('}'));
+                if !in_group && !before.ends_with("extern crate") {
+                    continue;
+                }
+            }
+            let rest = code[from..].trim_start();
+            let len = rest.bytes().take_while(|&b| is_ident_byte(b)).count();
+            if len > 0 && &rest[..len] != "_" {
+                aliases.push(rest[..len].to_owned());
+            }
+        }
+    }
+    aliases
+}
+
+/// The name of the inline module whose body the `{` after `code` opens:
+/// `code` ends in `mod name` (with white space around).
+fn inline_module_before(code: &str) -> Option<String> {
+    let code = code.trim_end();
+    let len = code.bytes().rev().take_while(|&b| is_ident_byte(b)).count();
+    let name = &code[code.len() - len..];
+    let before = code[..code.len() - len].trim_end();
+    let is_mod = before.ends_with("mod")
+        && before.len() > 3
+        && !is_ident_byte(before.as_bytes()[before.len() - 4]);
+    (len > 0 && (is_mod || before == "mod")).then(|| name.to_owned())
+}
+
 /// The top-level modules that `code` names by `crate::` paths (a crate-root
 /// name counts as the module it comes from): each with the path as written.
 fn named_modules(code: &str, roots: &BTreeMap<String, String>) -> Vec<(String, String)> {
@@ -361,6 +478,13 @@ fn violations(src: &Path) -> Vec<String> {
             ));
             continue;
         };
+        let path: Vec<String> = relative
+            .with_extension("")
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy().into_owned())
+            .filter(|part| part != "mod")
+            .collect();
+        let code = as_crate_paths(&code, &path);
         for (named, path) in named_modules(&code, &roots) {
             if named == module {
                 continue;
@@ -453,5 +577,60 @@ fn an_upward_import_is_reported() {
     assert_eq!(
         found,
         ["low/mod.rs: `low` (layer 1) names crate::Top (`high`, layer 2)"]
+    );
+}
+
+/// Paths that climb out of a module with `super::`, and the crate under
+/// another name, count as the `crate::` paths they stand for.
+#[test]
+fn super_paths_and_crate_aliases_count() {
+    let module = ["think".to_owned(), "stream".to_owned(), "events".to_owned()];
+    let code = code_only(
+        "use super::super::focus::X;\nuse super::super::super::parse::Y;\nuse crate as twr;\nfn f() { twr::json::extract_value(\"\"); my_twr::x(); }\nmod inner { use super::super::super::prompt::Z; }\n",
+    );
+    let rewritten = as_crate_paths(&code, &module);
+    let named: Vec<String> = named_modules(&rewritten, &BTreeMap::new())
+        .into_iter()
+        .map(|(module, _)| module)
+        .collect();
+    // `inner` is one module further down: three `super::` leave it at `think`.
+    assert_eq!(named, ["think", "parse", "json", "think"]);
+    assert_eq!(crate_aliases("use crate::{self as twr, parse};"), ["twr"]);
+    assert_eq!(crate_aliases("extern crate self as twr;"), ["twr"]);
+    assert_eq!(
+        crate_aliases("use std::io::{self as io};"),
+        Vec::<String>::new()
+    );
+}
+
+/// An upward import written with `super::` or through `use crate as x` is
+/// found as well as one written `crate::`.
+#[test]
+fn an_upward_import_by_super_or_alias_is_reported() {
+    let dir = std::env::temp_dir().join(format!("twr-layers-super-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("low/deep")).unwrap();
+    fs::write(
+        dir.join("lib.rs"),
+        "//! ## Layers\n//!\n//! 1. `low`: below\n//! 2. `high`: above\n//!\n//! ## Next\nmod low;\nmod high;\n",
+    )
+    .unwrap();
+    fs::write(dir.join("low/mod.rs"), "mod deep;\nuse super::high::A;\n").unwrap();
+    fs::write(dir.join("low/deep/mod.rs"), "use super::super::high::B;\n").unwrap();
+    fs::write(
+        dir.join("low/other.rs"),
+        "use crate as twr;\nuse twr::high::C;\n",
+    )
+    .unwrap();
+    fs::write(dir.join("high.rs"), "use super::low::X;\npub struct A;\n").unwrap();
+    let found = violations(&dir);
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        found,
+        [
+            "low/deep/mod.rs: `low` (layer 1) names crate::high (`high`, layer 2)",
+            "low/mod.rs: `low` (layer 1) names crate::high (`high`, layer 2)",
+            "low/other.rs: `low` (layer 1) names crate::high (`high`, layer 2)",
+        ]
     );
 }

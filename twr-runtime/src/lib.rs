@@ -80,7 +80,6 @@
 //! | `postgres` | no | `journal::Journal::postgres`: the same journal in a PostgreSQL database that many processes on many machines share; turns on `journal` | tokio-postgres, deadpool-postgres, rustls (over aws-lc-rs) |
 //! | `batch` | no | `batch::BatchModel`: [`Think::run_many`] over a provider's batch API, in rounds of re-asks; turns on `journal` and the clients, but no TLS backend (so a `native-tls` program builds no rustls): the default features bring `client`; without them name `client` or `native-tls` too, or reach only `http://` servers | as `client` and `journal` |
 //! | `schemars` | no | a `#[section(json)]` field whose type implements `schemars::JsonSchema` is written to that type's shape in every [`grammar`] rendering instead of any JSON value | schemars |
-//! | `serde` | no | nothing any more: the ledger ([`Outcome`], [`Attempt`], [`ThinkError`], ...) is `Serialize` whatever the features, as [`Message`] and [`Usage`] always were; kept so manifests naming it build | none |
 //!
 //! With `default-features = false`, twr-runtime is the derives, the
 //! parser, JSON extraction and repair, the retry loop ([`Think`]), the
@@ -140,9 +139,16 @@
 //! The modules stand in layers, listed from the leaves up. A module names
 //! (in a `use` or a path) only modules of the layers below its own: never
 //! one above it, nor one beside it on its line. Its own tests may name any.
-//! A test of this crate (`layers.rs`) reads this list and checks every
-//! `crate::` path of the source against it, so the list is the rule, and a
-//! new module joins a line before it builds.
+//! A test of this crate (`layers.rs`) reads this list and checks it against
+//! every path of the source outside `#[cfg(test)]` items that leaves its
+//! top-level module: `crate::x`, the same through a name the crate was
+//! imported as (`use crate as twr;` then `twr::x`), and `super::` paths
+//! that climb out of the module (`super::super::x`), each resolved to the
+//! `crate::` path it stands for; a crate-root name (`crate::Think`) counts
+//! as the module it is re-exported from. It reads the source text, not
+//! the compiler's resolution: a name brought in by a glob or a macro
+//! counts only where a path spells its module. So the list is the rule,
+//! and a new module joins a line before its test passes.
 //!
 //! 1. `vocab`, `scan`, `text`, `choice`: the leaves, importing nothing of the crate
 //! 2. `reasoning`: the lexer of `<think>` blocks
@@ -185,6 +191,7 @@ macro_rules! built_in {
 }
 
 #[cfg(feature = "batch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "batch")))]
 pub mod batch;
 mod choice;
 #[cfg(feature = "__client")]
@@ -194,6 +201,7 @@ pub mod cost;
 pub mod feedback;
 pub mod grammar;
 #[cfg(feature = "journal")]
+#[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
 pub mod journal;
 pub mod json;
 pub mod model;
@@ -221,6 +229,7 @@ mod layers;
 
 pub use choice::Choice;
 #[cfg(feature = "__client")]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
 pub use client::models::*;
 pub use feedback::Feedback;
 pub use model::chat::{BoxStream, ChatModel, Delta};

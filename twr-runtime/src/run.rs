@@ -31,12 +31,6 @@
 //! # }).unwrap();
 //! ```
 
-/// The former name of [`RunsProgress`].
-#[allow(deprecated)]
-pub use crate::think::BatchProgress;
-/// The former name of [`FailedRequest`].
-#[allow(deprecated)]
-pub use crate::think::TransportRetry;
 pub use crate::think::{
     BudgetLimit, Checked, Completed, Ending, FailedCall, FailedRequest, Learned, RunsProgress,
     SectionSource, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,

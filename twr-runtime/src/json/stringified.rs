@@ -13,15 +13,9 @@ pub(crate) fn looks_stringified(text: &str, start: usize) -> bool {
     rest.starts_with("\\\"")
 }
 
-/// `text` unescaped as the inside of a JSON string: `\"` is `"`, `\\` is
-/// `\`, `\n` a line break, `\u00e9` an `é`. Escapes JSON does not know are
-/// kept as written.
-#[cfg(test)]
-pub(crate) fn unescape(text: &str) -> String {
-    unescape_marking(text).0
-}
-
-/// As [`unescape`], with where the first quote that was not escaped lands
+/// `text` unescaped as the inside of a JSON string (`\"` is `"`, `\\` is
+/// `\`, `\n` a line break, `\u00e9` an `é`; escapes JSON does not know are
+/// kept as written), with where the first quote that was not escaped lands
 /// in the output: inside a string every quote is escaped, so a value that
 /// reaches past that quote was never stringified JSON (in `{\"""}` the
 /// backslash is a stray one, not an escape).
@@ -85,6 +79,11 @@ pub(crate) fn string_holding_json(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The unescaped text alone.
+    fn unescape(text: &str) -> String {
+        unescape_marking(text).0
+    }
 
     #[test]
     fn unescapes_once() {

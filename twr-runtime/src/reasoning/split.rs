@@ -102,17 +102,16 @@ impl Parts {
     }
 }
 
-/// Splits a whole text at once.
-#[cfg(test)]
-fn split(text: &str) -> (String, Option<String>) {
-    let mut splitter = ThinkSplitter::default();
-    splitter.push(text);
-    splitter.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Splits a whole text at once.
+    fn split(text: &str) -> (String, Option<String>) {
+        let mut splitter = ThinkSplitter::default();
+        splitter.push(text);
+        splitter.finish()
+    }
 
     fn split_in_pieces(text: &str, piece: usize) -> (String, Option<String>) {
         let mut splitter = ThinkSplitter::default();

@@ -44,12 +44,6 @@ pub struct RunsProgress {
     pub cost: Option<f64>,
 }
 
-/// The former name of [`RunsProgress`].
-#[deprecated(
-    note = "renamed RunsProgress: the progress of run_many's runs, with or without a batch API"
-)]
-pub type BatchProgress = RunsProgress;
-
 /// The callback of [`Think::on_progress`].
 pub(super) type ProgressHook<'a> = std::sync::Arc<dyn Fn(&RunsProgress) + Send + Sync + 'a>;
 

@@ -41,11 +41,6 @@ pub use many::{RunsProgress, DEFAULT_CONCURRENCY};
 pub use outcome::{
     Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, SectionSource,
 };
-// The former names, kept compiling for a release.
-#[allow(deprecated)]
-pub use many::BatchProgress;
-#[allow(deprecated)]
-pub use outcome::TransportRetry;
 pub use stream::{Completed, Progress, SectionEvent};
 
 use hook::AttemptHook;
@@ -360,6 +355,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// # }).unwrap();
     /// ```
     #[cfg(feature = "journal")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
     pub fn journal(mut self, job: crate::journal::Job) -> Self {
         self.stores.job = Some(job);
         self
@@ -371,6 +367,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// unchanged prompts then makes no request. A hit is
     /// [`Served::Cache`](crate::model::Served::Cache) in the ledger and costs nothing.
     #[cfg(feature = "journal")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
     pub fn response_cache(mut self, cache: crate::journal::ResponseCache) -> Self {
         self.stores.cache = Some(cache);
         self
@@ -614,6 +611,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// [`Job::typed_runs`]: crate::journal::Job::typed_runs
     /// [`TypedRun::constrained`]: crate::journal::TypedRun::constrained
     #[cfg(feature = "journal")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
     pub fn learn_from(mut self, job: &crate::journal::Job) -> Self {
         self.stores.learn_from.push(job.clone());
         self
@@ -623,6 +621,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// before each prompt, at most (default [`DEFAULT_LEARNED`]); `0` shows
     /// none.
     #[cfg(feature = "journal")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
     pub fn learned_demonstrations(mut self, k: usize) -> Self {
         self.learned = k;
         self

@@ -67,11 +67,6 @@ pub struct FailedRequest {
     pub partial: Option<Reply>,
 }
 
-/// The former name of [`FailedRequest`], which records a request that
-/// failed whether or not it was sent again.
-#[deprecated(note = "renamed FailedRequest: it also records a failure that was not retried")]
-pub type TransportRetry = FailedRequest;
-
 /// The model call under way when a run ended without a value, when it had
 /// sent at least one request: none of its requests got a usable reply.
 ///

@@ -86,12 +86,6 @@ pub(crate) struct FieldMatcher {
 }
 
 impl FieldMatcher {
-    /// A matcher for these accepted names, each its own field.
-    #[cfg(test)]
-    pub(crate) fn new(names: &[&'static str]) -> Self {
-        Self::with_fields(names.iter().map(|name| (*name, *name)))
-    }
-
     /// A matcher for `(accepted name, field name)` pairs.
     pub(crate) fn with_fields(
         pairs: impl IntoIterator<Item = (&'static str, &'static str)>,
@@ -162,6 +156,14 @@ pub(crate) fn display_name(field: &str) -> String {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    impl FieldMatcher {
+        /// A matcher for these accepted names, each its own field (the
+        /// tests of the table and record readers use it too).
+        pub(crate) fn new(names: &[&'static str]) -> Self {
+            Self::with_fields(names.iter().map(|name| (*name, *name)))
+        }
+    }
 
     #[derive(Deserialize)]
     #[allow(dead_code)]

@@ -130,12 +130,6 @@ impl Report {
     }
 }
 
-/// [`read_table_in`] with the built-in words.
-#[cfg(test)]
-pub(crate) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, RowsError> {
-    read_table_in(content, &Phrases::ENGLISH)
-}
-
 /// A table: the rows of a markdown pipe table, CSV or TSV in `content`,
 /// its cells read with the words of `phrases`.
 pub(crate) fn read_table_in<T: DeserializeOwned>(
@@ -254,12 +248,6 @@ pub(crate) fn read_table_in<T: DeserializeOwned>(
         }
     }
     report.finish(values)
-}
-
-/// [`read_record_in`] with the built-in words.
-#[cfg(test)]
-pub(crate) fn read_record<T: DeserializeOwned>(content: &str) -> Result<T, RowsError> {
-    read_record_in(content, &Phrases::ENGLISH)
 }
 
 /// A record: `Label: value` lines in `content`, one value of `T`, read with

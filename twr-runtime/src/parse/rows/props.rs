@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde::Deserialize;
 
-use super::{read_record, read_table};
+use super::tests::{read_record, read_table};
 use crate::parse::value::none_word;
 use crate::phrases::Phrases;
 

@@ -4,6 +4,16 @@ use serde::{Deserialize, Deserializer};
 
 use super::*;
 
+/// [`read_table_in`] with the built-in words.
+pub(super) fn read_table<T: DeserializeOwned>(content: &str) -> Result<Vec<T>, RowsError> {
+    read_table_in(content, &Phrases::ENGLISH)
+}
+
+/// [`read_record_in`] with the built-in words.
+pub(super) fn read_record<T: DeserializeOwned>(content: &str) -> Result<T, RowsError> {
+    read_record_in(content, &Phrases::ENGLISH)
+}
+
 #[derive(Debug, PartialEq, Deserialize)]
 enum Unit {
     Piece,
