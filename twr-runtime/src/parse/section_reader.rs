@@ -58,7 +58,7 @@ pub struct CodecNotes {
 
 /// How a section's content becomes a value: a plain reader (a
 /// [`SectionValue`](super::SectionValue) or `FromStr` codec), or one that
-/// also leaves [`CodecNotes`] (the JSON codec).
+/// also leaves `CodecNotes` (the JSON codec).
 pub enum Codec<T> {
     /// `fn(&str) -> Result<T, ValueError>`.
     Plain(fn(&str) -> Result<T, ValueError>),

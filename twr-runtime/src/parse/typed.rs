@@ -153,7 +153,7 @@ impl<T> Default for KeepProbe<T> {
 
 /// The answer of [`KeepProbe`] for a type that can be kept.
 pub trait CanKeep<T> {
-    /// Its [`Keeper`].
+    /// Its `Keeper`.
     fn keeper(&self) -> Option<Keeper<T>>;
 }
 
