@@ -177,9 +177,16 @@ async fn main() {
                 think = think.journal(journal.job("cost"));
             }
             let started = Instant::now();
-            let fact = think.run::<Fact>(format!("document {n}")).await.unwrap().value;
+            let fact = think
+                .run::<Fact>(format!("document {n}"))
+                .await
+                .unwrap()
+                .value;
             times.push(started.elapsed());
-            assert_eq!((fact.answer as usize, fact.reason.len() > 20), (n % 97, true));
+            assert_eq!(
+                (fact.answer as usize, fact.reason.len() > 20),
+                (n % 97, true)
+            );
         }
         times.sort();
         let (p50, p99) = (percentile(&times, 0.5), percentile(&times, 0.99));

@@ -70,10 +70,22 @@ static DEUTSCH: Phrases = Phrases {
     // is asked for.
     yes_words: &["ja", "jawohl", "wahr", "stimmt"],
     no_words: &["nein", "falsch"],
-    none_words: &["keine", "keiner", "kein", "entfällt", "n/a"],
+    none_words: &[
+        "keine",
+        "keiner",
+        "kein",
+        "entfällt",
+        "keine angabe",
+        "nicht angegeben",
+        "k. a.",
+        "n/a",
+    ],
     joining_words: &["und", "oder", "bzw"],
     // German writes 1.049,95: a number section reads it so.
     number_style: NumberStyle::COMMA,
+    degree_words: &[
+        "sehr", "ziemlich", "eher", "etwas", "zu", "äußerst", "besonders", "extrem", "leicht", "kaum",
+    ],
 
     guide_intro: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jede Überschrift in einer eigenen Zeile, gefolgt von ihrem Inhalt.",
     guide_intro_xml: "Denke zuerst frei nach. Gib dann deine endgültige Antwort in den folgenden Abschnitten, jeden zwischen seinem Tag-Paar: das öffnende Tag, der Inhalt, dann das schließende Tag.",

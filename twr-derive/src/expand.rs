@@ -930,7 +930,14 @@ pub(crate) fn choice(input: &Enum) -> TokenStream {
             fn parse_section(
                 content: &str,
             ) -> ::core::result::Result<Self, ::twr_runtime::parse::ValueError> {
-                ::twr_runtime::__private::choice::<Self>(content)
+                ::twr_runtime::parse::choice::<Self>(content)
+            }
+
+            fn parse_section_with(
+                content: &str,
+                phrases: &::twr_runtime::phrases::Phrases,
+            ) -> ::core::result::Result<Self, ::twr_runtime::parse::ValueError> {
+                ::twr_runtime::__private::choice_in::<Self>(content, phrases)
             }
         }
     }

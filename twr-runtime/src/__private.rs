@@ -14,7 +14,7 @@ pub use ::std;
 pub use crate::parse::section_reader::{from_str, Codec, SectionReader};
 pub use crate::parse::set::{Columns, NoSchema, ProbeSchema, Schema, SchemaProbe, SectionSet};
 pub use crate::parse::typed::{CanKeep, CannotKeep, KeepProbe, TypedSections};
-pub use crate::parse::{choice, choice_matches};
+pub use crate::parse::{choice_in, choice_matches};
 pub use crate::vocab::{check_headers, concat_choices, concat_specs, Names};
 
 use crate::feedback::Feedback;

@@ -2,6 +2,7 @@
 
 use super::value_error::{Expected, ValueError};
 use crate::choice::Choice;
+use crate::phrases::Phrases;
 
 /// Whether `text` names `variant`, ignoring case, surrounding punctuation and
 /// markdown, and the spacing of multi-word names (`very high`, `very-high`
@@ -29,8 +30,31 @@ pub fn choice_matches(text: &str, variant: &str) -> bool {
 /// one value named in it (`High, because ...`). Naming several values, or
 /// none, is an error listing the allowed values; so is a value negated in
 /// its clause (`not high`, `I wouldn't say low`), which would otherwise
-/// read as the value it denies.
+/// read as the value it denies, and a value right after a word of degree
+/// (`very high`, `slightly low`), which would read as a plainer value than
+/// the one written: the model is asked again for one of the values. A
+/// phrase that is itself a value is read as that value (`very high` is
+/// `VeryHigh` when `C` has it). The words of the built-in tables
+/// ([`Phrases::ENGLISH`]); [`choice_in`] reads a table's own.
+///
+/// ```
+/// use twr_runtime::parse::choice;
+/// use twr_runtime::Choice;
+///
+/// #[derive(Debug, PartialEq, Choice)]
+/// enum Priority { Low, Medium, High }
+///
+/// assert_eq!(choice::<Priority>("High, because it blocks the release"), Ok(Priority::High));
+/// assert!(choice::<Priority>("very high").is_err());
+/// ```
 pub fn choice<C: Choice>(content: &str) -> Result<C, ValueError> {
+    choice_in(content, &Phrases::ENGLISH)
+}
+
+/// [`choice`] with the words of `phrases`: its `degree_words` (`sehr` in a
+/// German table makes `sehr hoch` no plain `Hoch`). The derive's reader
+/// calls this one with the type's table.
+pub fn choice_in<C: Choice>(content: &str, phrases: &Phrases) -> Result<C, ValueError> {
     let content = content.trim();
     if content.is_empty() {
         return Err(ValueError::Empty);
@@ -44,20 +68,30 @@ pub fn choice<C: Choice>(content: &str) -> Result<C, ValueError> {
     // after a negation in the same clause.
     let mut named: Option<&'static str> = None;
     let mut negated = false;
+    // Whether the word before, in the same clause, was a word of degree.
+    let mut after_degree = false;
     let mut clause_start = 0;
     for (start, word) in words(content) {
         if content[clause_start..start].contains(CLAUSE_END) {
             negated = false;
+            after_degree = false;
         }
         clause_start = start;
         if let Some(variant) = C::VARIANTS.iter().find(|v| choice_matches(word, v)) {
             match named {
-                _ if negated => return Err(invalid()),
+                _ if negated || after_degree => return Err(invalid()),
                 Some(seen) if seen != *variant => return Err(invalid()),
                 _ => named = Some(variant),
             }
+            after_degree = false;
         } else if is_negation(word, &content[..start]) {
             negated = true;
+            after_degree = false;
+        } else {
+            after_degree = phrases
+                .degree_words
+                .iter()
+                .any(|degree| degree.to_lowercase() == word.to_lowercase());
         }
     }
     named.and_then(C::from_choice).ok_or_else(invalid)
@@ -206,5 +240,59 @@ mod tests {
             words("isn't very-high, 不是").collect::<Vec<_>>(),
             vec![(0, "isn"), (4, "t"), (6, "very-high"), (17, "不是")]
         );
+    }
+
+    #[test]
+    fn a_value_after_a_word_of_degree_is_no_plainer_value() {
+        for text in [
+            "very high",
+            "Very High.",
+            "It is very high",
+            "slightly low",
+            "非常 high",
+        ] {
+            assert!(choice::<Priority>(text).is_err(), "{text}");
+        }
+        // A degree word elsewhere, or in another clause, changes nothing.
+        assert_eq!(choice::<Priority>("I'd say high"), Ok(Priority::High));
+        assert_eq!(choice::<Priority>("Very much so, high"), Ok(Priority::High));
+        assert_eq!(choice::<Priority>("High (very)"), Ok(Priority::High));
+        // A table's own words: `sehr hoch` is no plain `High` in German.
+        static GERMAN: Phrases = Phrases {
+            degree_words: &["sehr"],
+            ..Phrases::ENGLISH
+        };
+        assert!(choice_in::<Priority>("sehr high", &GERMAN).is_err());
+        assert_eq!(choice::<Priority>("sehr high"), Ok(Priority::High));
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Level {
+        High,
+        VeryHigh,
+    }
+
+    impl Choice for Level {
+        const VARIANTS: &'static [&'static str] = &["High", "VeryHigh"];
+
+        fn from_choice(text: &str) -> Option<Self> {
+            [Level::High, Level::VeryHigh]
+                .into_iter()
+                .find(|p| choice_matches(text, p.as_choice()))
+        }
+
+        fn as_choice(&self) -> &'static str {
+            match self {
+                Level::High => "High",
+                Level::VeryHigh => "VeryHigh",
+            }
+        }
+    }
+
+    #[test]
+    fn a_phrase_that_is_a_value_is_read_as_it() {
+        assert_eq!(choice::<Level>("very high"), Ok(Level::VeryHigh));
+        assert_eq!(choice::<Level>("**Very High.**"), Ok(Level::VeryHigh));
+        assert_eq!(choice::<Level>("high"), Ok(Level::High));
     }
 }

@@ -41,7 +41,7 @@ mod value_error;
 
 pub use bounds::Bounded;
 pub use checks::{Rule, SerdeValue, Validator, ValidatorError};
-pub use choice::{choice, choice_matches};
+pub use choice::{choice, choice_in, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};

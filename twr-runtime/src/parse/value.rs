@@ -343,4 +343,21 @@ mod tests {
             assert_eq!(bool::parse_section(text), Ok(answer), "{text}");
         }
     }
+
+    #[test]
+    fn a_none_phrase_of_the_table_is_none_and_a_sentence_is_not() {
+        for text in [
+            "None given",
+            "**Not given.**",
+            "not stated",
+            "Not specified",
+            "N/A",
+        ] {
+            assert!(none_word(text, &Phrases::ENGLISH), "{text}");
+            assert!(none_word(text, &Phrases::CHINESE), "{text}");
+        }
+        for text in ["None of these hotels had rooms", "given", "Gion"] {
+            assert!(!none_word(text, &Phrases::ENGLISH), "{text}");
+        }
+    }
 }

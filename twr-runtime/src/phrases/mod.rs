@@ -5,11 +5,11 @@
 //! them (`feedback/render.rs`, `prompt.rs`, `think/messages.rs`) holds no
 //! words of its own. Templates name their blanks (`{h}`, `{found}`, ...) and
 //! are filled by twr, so a translation may put them in any order.
-//! A user's own table is a [`Phrases`] value ([`Lang::Custom`]); a language
-//! twr ships is a table beside `en.rs` and `zh.rs`, a [`Lang`] variant, and
-//! its arm in `phrases()`.
+//! A user's own table is a [`Phrases`] value ([`Lang::Custom`]). The
+//! English wording is written beside each field of [`Phrases`] (and shown
+//! in its doc); another language twr ships is a table beside `zh.rs`, a
+//! [`Lang`] variant, and its arm in `phrases()`.
 
-mod en;
 pub(crate) mod lang;
 mod number_style;
 mod zh;
@@ -20,6 +20,38 @@ pub(crate) use lang::Lang;
 
 use crate::vocab::{Bounds, Expected, ValueKind};
 
+/// Declares [`Phrases`] and its English table from one list: each field
+/// with its doc and, after `=`, its English wording, which the field's doc
+/// then shows ("English: ..."). The wording is written once, beside what
+/// it is for.
+macro_rules! phrase_table {
+    (
+        $(#[$attr:meta])*
+        pub struct Phrases {
+            $(
+                $(#[$field_attr:meta])*
+                pub $field:ident: $ty:ty = $english:expr,
+            )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct Phrases {
+            $(
+                $(#[$field_attr])*
+                #[doc = ""]
+                #[doc = concat!("English: `` ", stringify!($english), " ``")]
+                pub $field: $ty,
+            )*
+        }
+
+        /// The English table, as each field's doc shows it.
+        const EN: Phrases = Phrases {
+            $($field: $english,)*
+        };
+    };
+}
+
+phrase_table! {
 /// Every sentence and word twr writes for a model in one language: the
 /// format guide, each problem, the retry requests and the focused
 /// questions. Templates name their blanks (`{h}`, `{found}`, ...), which
@@ -59,289 +91,304 @@ use crate::vocab::{Bounds, Expected, ValueKind};
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Phrases {
     /// Ends a sentence: `.` or `。`.
-    pub stop: char,
+    pub stop: char = '.',
     /// Between two sentences of one paragraph: a space, or nothing.
-    pub sentence_gap: &'static str,
+    pub sentence_gap: &'static str = " ",
     /// Between the items of a list written inline: `, ` or `、`.
-    pub comma: &'static str,
+    pub comma: &'static str = ", ",
     /// Before the last item of a list written inline: ` and ` or `和`.
-    pub and: &'static str,
+    pub and: &'static str = " and ",
     /// Before the last item of a list of alternatives: ` or ` or `或`.
-    pub or: &'static str,
+    pub or: &'static str = " or ",
 
     // What a value should be: "The [Weeks] section should be {expected}".
     /// [`Expected::Text`].
-    pub some_text: &'static str,
+    pub some_text: &'static str = "some text",
     /// [`Expected::WholeNumber`], [`ValueKind::Integer`].
-    pub whole_number: &'static str,
+    pub whole_number: &'static str = "a single whole number",
     /// [`Expected::WholeNumberBetween`]: `{whole_number}`, `{min}`, `{max}`.
-    pub whole_number_between: &'static str,
+    pub whole_number_between: &'static str = "{whole_number} from {min} to {max}",
     /// [`Expected::Number`], [`ValueKind::Float`].
-    pub number: &'static str,
+    pub number: &'static str = "a single number",
     /// [`Expected::Within`] bounded on both sides, and a bounded number
     /// section in the guide (`#[section(min = 0, max = 1)]`): `{number}`
     /// (the noun, [`Phrases::whole_number`] or [`Phrases::number`]),
     /// `{min}`, `{max}`.
-    pub number_between: &'static str,
+    pub number_between: &'static str = "{number} from {min} to {max}",
     /// [`Expected::Within`] with only a lower bound: `{number}`, `{min}`.
-    pub at_least: &'static str,
+    pub at_least: &'static str = "{number} of at least {min}",
     /// [`Expected::Within`] with only an upper bound: `{number}`, `{max}`.
-    pub at_most: &'static str,
+    pub at_most: &'static str = "{number} of at most {max}",
     /// [`Expected::YesNo`], [`ValueKind::Bool`].
-    pub yes_no: &'static str,
+    pub yes_no: &'static str = "yes or no",
     /// [`Expected::OneCharacter`], [`ValueKind::Char`].
-    pub one_character: &'static str,
+    pub one_character: &'static str = "a single character",
     /// [`Expected::OneOf`], [`ValueKind::Choice`]: `{values}`.
-    pub one_of: &'static str,
+    pub one_of: &'static str = "one of: {values}",
     /// [`ValueKind::List`].
-    pub list: &'static str,
+    pub list: &'static str = "a list, one item per line",
     /// What each item of a bounded list of numbers is, in the guide:
     /// `{what}` ("each item is a single number from 0 to 1").
-    pub each_item: &'static str,
+    pub each_item: &'static str = "each item is {what}",
     /// After a scalar's noun, its example said inline: `{example}`.
-    pub such_as: &'static str,
+    pub such_as: &'static str = " such as {example}",
     /// [`ValueKind::Table`].
-    pub table: &'static str,
+    pub table: &'static str = "a table with a header row and one row per entry (a markdown table, CSV or TSV)",
     /// [`ValueKind::Record`].
-    pub record: &'static str,
+    pub record: &'static str = "one line per field, written `Label: value`",
     /// [`ValueKind::Map`].
-    pub map: &'static str,
+    pub map: &'static str = "one line per entry, written `Name: value`",
     /// The name of an entry in a map section's placeholder: `Name: 3`.
-    pub map_key: &'static str,
+    pub map_key: &'static str = "Name",
 
     // What to write under a missing or empty section, where it differs from
     // the nouns above.
     /// A text section, or a section of unknown kind.
-    pub its_content: &'static str,
+    pub its_content: &'static str = "its content",
     /// A JSON section.
-    pub the_json_value: &'static str,
+    pub the_json_value: &'static str = "the JSON value",
     /// A `from_str` section.
-    pub its_value: &'static str,
+    pub its_value: &'static str = "its value",
 
     // The format guide's line for a kind, where it differs from the nouns
     // above.
     /// A text section without a description.
-    pub free_text: &'static str,
+    pub free_text: &'static str = "free text",
     /// A JSON section.
-    pub a_json_value: &'static str,
+    pub a_json_value: &'static str = "a JSON value",
     /// A `from_str` section.
-    pub a_single_value: &'static str,
+    pub a_single_value: &'static str = "a single value",
     /// A placeholder in the example answer: `{what}`.
-    pub slot: &'static str,
+    pub slot: &'static str = "<{what}>",
     /// What a slot of a list of text holds.
-    pub item: &'static str,
+    pub item: &'static str = "item",
     /// What a table's header cells of a slot hold.
-    pub column: &'static str,
+    pub column: &'static str = "column",
     /// What a record's labels of a slot hold.
-    pub label: &'static str,
+    pub label: &'static str = "label",
     /// What the values of a table, record or map slot hold.
-    pub value: &'static str,
+    pub value: &'static str = "value",
     /// A description that says this (lower case) needs no "a list, one
     /// item per line" after it.
-    pub per_line: &'static str,
+    pub per_line: &'static str = "per line",
 
     // Words the parser reads by meaning, matched ignoring case. A word
     // written in a script without spaces (Chinese) may run into the text
     // after it when it is one character: `是因为便宜`.
     /// A `bool`'s "true" answers, the first word of its section: `yes`,
     /// `true`.
-    pub yes_words: &'static [&'static str],
+    pub yes_words: &'static [&'static str] = &["yes", "true", "是", "是的", "对", "对的"],
     /// A `bool`'s "false" answers: `no`, `false`.
-    pub no_words: &'static [&'static str],
+    pub no_words: &'static [&'static str] = &["no", "false", "否", "不是", "不对"],
     /// What a section (or a table cell) says when it does not apply: the
     /// "none" answers of an `Option`, an empty list, a `#[section(default)]`.
-    /// Decoration around them is ignored: `**N/A.**`.
-    pub none_words: &'static [&'static str],
+    /// The whole content must be one of them (`None given`, not `None of
+    /// these hotels`); decoration around it is ignored: `**N/A.**`.
+    pub none_words: &'static [&'static str] = &[
+        "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "none given", "not given",
+        "not stated", "not specified", "无", "没有", "暂无", "不适用",
+    ],
+    /// Words that make a value more or less than itself (`very high`,
+    /// `slightly low`): a [`Choice`](crate::Choice) value right after one
+    /// of them, in the same clause, is refused rather than read as the
+    /// plainer value, unless the whole phrase is a value of its own
+    /// (`VeryHigh`).
+    pub degree_words: &'static [&'static str] = &[
+        "very", "extremely", "really", "quite", "rather", "fairly", "somewhat", "slightly", "highly",
+        "too", "super", "barely", "mostly", "非常", "很", "比较", "较", "稍", "稍微", "有点", "极",
+        "特别", "最",
+    ],
     /// Words that join two answers into no answer (`yes or no`,
     /// `是也不是`), besides this table's `and` and `or`.
-    pub joining_words: &'static [&'static str],
+    pub joining_words: &'static [&'static str] = &["and", "or", "或者", "还是", "也", "或", "和", "与"],
     /// How the language writes numbers, for number sections: `1,049.95`
     /// ([`NumberStyle::POINT`], the built-in tables) or `1.049,95`
     /// ([`NumberStyle::COMMA`]).
-    pub number_style: NumberStyle,
+    pub number_style: NumberStyle = NumberStyle::POINT,
 
     // The format guide.
     /// Opens the guide.
-    pub guide_intro: &'static str,
+    pub guide_intro: &'static str = "Think it through freely first. Then give your final answer in the sections below, each header on a line of its own followed by its content.",
     /// Opens the guide of the XML style (`#[sections(style = "xml")]`).
-    pub guide_intro_xml: &'static str,
+    pub guide_intro_xml: &'static str = "Think it through freely first. Then give your final answer in the sections below, each inside its pair of tags: the opening tag, the content, then the closing tag.",
     /// After the header of an `Option` section.
-    pub guide_optional: &'static str,
+    pub guide_optional: &'static str = " (optional: write N/A if it does not apply)",
     /// What an optional section that does not apply says, as the guide
     /// asks for it: written for an absent optional section in a learned
     /// demonstration, so every turn shows every section.
-    pub none_answer: &'static str,
+    pub none_answer: &'static str = "N/A",
     /// After the header of a `#[section(default)]` section.
-    pub guide_may_omit: &'static str,
+    pub guide_may_omit: &'static str = " (optional)",
     /// Introduces the complete example answer.
-    pub guide_example: &'static str,
+    pub guide_example: &'static str = "Example answer:",
     /// Ends the guide: where the final answer starts, `{h}` (the first
     /// section's header).
-    pub guide_begin: &'static str,
+    pub guide_begin: &'static str = "After any thinking, begin your final answer with {h} on a line of its own.",
     /// Opens the list of the ways of a choice (an enum of section sets).
-    pub guide_ways: &'static str,
+    pub guide_ways: &'static str = "Answer in one of these ways, with the sections of that way only:",
     /// Heads one way of a choice: `{n}` (its number), `{name}`.
-    pub guide_way: &'static str,
+    pub guide_way: &'static str = "Way {n} ({name}):",
     /// Introduces the example answer of one way: `{n}`, `{name}`.
-    pub guide_example_way: &'static str,
+    pub guide_example_way: &'static str = "Example answer in way {n} ({name}):",
 
     // Feedback: the frame of the message.
     /// Opens a message with several problems.
-    pub intro: &'static str,
+    pub intro: &'static str = "Thank you. A few parts of your answer need fixing:",
     /// Introduces an example block.
-    pub for_example: &'static str,
+    pub for_example: &'static str = "For example:",
     /// Ends a message about one section.
-    pub closing_one: &'static str,
+    pub closing_one: &'static str = "Please write that section again: the header on a line of its own, followed by its content.",
     /// Ends a message about several sections.
-    pub closing_many: &'static str,
+    pub closing_many: &'static str = "Please write those sections again: each header on a line of its own, followed by its content.",
 
     // Feedback: one sentence per problem. `{h}` is the section's header.
     /// `{h}`, `{kind}`: what to write.
-    pub missing: &'static str,
+    pub missing: &'static str = "The {h} section is missing. Please add it: the header {h} on a line of its own, then {kind}.",
     /// `{h}`, `{kind}`.
-    pub empty: &'static str,
+    pub empty: &'static str = "The {h} section is empty. Please write {kind} under its header.",
     /// `{h}`, `{expected}`, `{found}`.
-    pub bad_value: &'static str,
+    pub bad_value: &'static str = "The {h} section should be {expected}; it says '{found}'.",
     /// `{h}`, `{index}`, `{expected}`, `{item}`.
-    pub bad_item: &'static str,
+    pub bad_item: &'static str = "Item {index} of the {h} list should be {expected}; it says '{item}'.",
     /// JSON of the wrong shape at its root: `{h}`, `{message}`.
-    pub json_shape: &'static str,
+    pub json_shape: &'static str = "The {h} section should be JSON of the expected shape: {message}",
     /// JSON wrong at a field: `{h}`, `{path}`, `{message}`.
-    pub json_at: &'static str,
+    pub json_at: &'static str = "The JSON in the {h} section is wrong at `{path}`: {message}",
     /// As `json_shape`, for a whole reply read as JSON: `{message}`.
-    pub reply_json_shape: &'static str,
+    pub reply_json_shape: &'static str = "The reply should be JSON of the expected shape: {message}",
     /// As `json_at`, for a whole reply read as JSON: `{path}`, `{message}`.
-    pub reply_json_at: &'static str,
+    pub reply_json_at: &'static str = "The JSON in the reply is wrong at `{path}`: {message}",
     /// `{h}`, `{message}`, `{found}`.
-    pub unreadable: &'static str,
+    pub unreadable: &'static str = "The {h} section could not be read ({message}); it says '{found}'.",
     /// `{h}`, `{message}`.
-    pub invalid: &'static str,
+    pub invalid: &'static str = "The {h} section needs a change: {message}",
     /// `{h}`, `{wrote}`.
-    pub near_miss: &'static str,
+    pub near_miss: &'static str = "You wrote {wrote}; name it {h}, on a line of its own.",
     /// `{h}`, `{wrote}`.
-    pub unread_header: &'static str,
+    pub unread_header: &'static str = "You wrote '{wrote}' for the {h} section, which is not read as its header: write {h} alone on a line of its own, then the content below it.",
     /// `{h}`, `{line}`.
-    pub not_on_own_line: &'static str,
+    pub not_on_own_line: &'static str = "The {h} header must stand on a line of its own; it appears inside the line '{line}'.",
     /// `{headers}`.
-    pub none_of: &'static str,
+    pub none_of: &'static str = "None of the sections {headers} is in your answer. Please give at least one of them, each header on a line of its own.",
     /// A reply with no section of a choice: `{choice}`, `{ways}`.
-    pub no_choice: &'static str,
+    pub no_choice: &'static str = "Your answer has none of the sections of {choice}. Choose one way and write its sections: {ways}.",
     /// A reply with sections of several ways of a choice: `{choice}`,
     /// `{found}` (the ways written), `{ways}` (every way).
-    pub mixed_choice: &'static str,
+    pub mixed_choice: &'static str = "Your answer mixes the ways of {choice}: it has sections of {found}. Choose one way and write only its sections: {ways}.",
     /// One way and its headers, in `no_choice` and `mixed_choice`:
     /// `{name}`, `{headers}`.
-    pub way_headers: &'static str,
+    pub way_headers: &'static str = "{name} ({headers})",
     /// No blanks.
-    pub missing_divider: &'static str,
+    pub missing_divider: &'static str = "Please put your final answer after a line of five or more equals signs (=====), or between two such lines.",
 
     // Feedback inside a table, record or map section. `{at}` is one of the
     // places below.
     /// A cell: `{row}`, `{column}`.
-    pub at_cell: &'static str,
+    pub at_cell: &'static str = "row {row}, column {column}",
     /// A whole row: `{row}`.
-    pub at_row: &'static str,
+    pub at_row: &'static str = "row {row}",
     /// A record line: `{label}`.
-    pub at_label: &'static str,
+    pub at_label: &'static str = "{label}",
     /// `{h}`, `{at}`.
-    pub cell_empty: &'static str,
+    pub cell_empty: &'static str = "In {h}, {at} is empty.",
     /// `{h}`, `{at}`, `{found}`, `{expected}`.
-    pub cell_bad: &'static str,
+    pub cell_bad: &'static str = "In {h}, {at}: '{found}' is not {expected}.",
     /// `{h}`, `{at}`, `{index}`, `{expected}`, `{item}`.
-    pub cell_bad_item: &'static str,
+    pub cell_bad_item: &'static str = "In {h}, {at}: item {index} should be {expected}; it says '{item}'.",
     /// `{h}`, `{at}`, `{found}`, `{message}`.
-    pub cell_unreadable: &'static str,
+    pub cell_unreadable: &'static str = "In {h}, {at}: '{found}' could not be read ({message}).",
     /// A record field with no line: `{h}`, `{label}`.
-    pub no_line: &'static str,
+    pub no_line: &'static str = "The {h} section has no line for {label}; please add one: {label}: ...",
     /// `{h}`, `{columns}`.
-    pub no_table: &'static str,
+    pub no_table: &'static str = "The {h} section should hold a table with the columns {columns}; there is none.",
     /// `{h}`, `{labels}`.
-    pub no_record: &'static str,
+    pub no_record: &'static str = "The {h} section should have one line for each of {labels}, written `Label: value`; there is none.",
     /// `{h}`, `{column}`, `{columns}`.
-    pub no_column: &'static str,
+    pub no_column: &'static str = "The table in {h} has no column {column}; its columns are {columns}.",
     /// `{h}`, `{label}`, `{labels}`.
-    pub unknown_label: &'static str,
+    pub unknown_label: &'static str = "In {h}, the line '{label}' names no field; the labels are {labels}.",
     /// `{h}`, `{at}`, `{columns}`, `{extra}`.
-    pub extra_cells: &'static str,
+    pub extra_cells: &'static str = "In {h}, {at} has more cells than the table's {columns} columns: '{extra}'. Put each value in its own column, and write a | inside a cell as \\|.",
     /// `{h}`, `{count}`.
-    pub omitted: &'static str,
+    pub omitted: &'static str = "There are {count} more problems like these in {h}.",
 
     // The loop's requests after a rejected or cut-off reply.
     /// One section asked for again: `{headers}`.
-    pub sections_one: &'static str,
+    pub sections_one: &'static str = "{headers} section, under its header on a line of its own",
     /// Several sections asked for again: `{headers}`.
-    pub sections_many: &'static str,
+    pub sections_many: &'static str = "{headers} sections, each under its header on a line of its own",
     /// Only some sections again: `{sections}`.
-    pub ask_sections: &'static str,
+    pub ask_sections: &'static str = "Reply with only the corrected {sections}; I have kept the rest of your answer.",
     /// After a streamed reply stopped at an invalid section: the rest of
     /// the answer, from that section on: `{sections}`.
-    pub ask_after_stop: &'static str,
+    pub ask_after_stop: &'static str = "I stopped reading your answer there. Reply with only the {sections}; I have kept the sections before it.",
     /// The whole answer again.
-    pub ask_whole: &'static str,
+    pub ask_whole: &'static str = "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.",
     /// As `ask_whole`, for a type with a choice of ways.
-    pub ask_whole_way: &'static str,
+    pub ask_whole_way: &'static str = "Reply with your whole answer again, in one way only, each header on a line of its own, with these fixes made.",
     /// A new answer, for a parser of the caller's own.
-    pub ask_free: &'static str,
+    pub ask_free: &'static str = "Please answer again with these fixes made.",
     /// The same problems as last time.
-    pub same_problems: &'static str,
+    pub same_problems: &'static str = "These are the same problems as in your previous answer",
     /// Escalation with the format guide following: `{same}`.
-    pub escalate_with_guide: &'static str,
+    pub escalate_with_guide: &'static str = "{same}. Please follow the format exactly; here it is again, with a complete example answer:",
     /// Escalation without a guide: `{same}`.
-    pub escalate: &'static str,
+    pub escalate: &'static str = "{same}; please read them carefully and change your answer accordingly.",
     /// Before the format guide shown with the first feedback
     /// ([`Wording::WithExample`](crate::feedback::Wording::WithExample)).
-    pub show_guide: &'static str,
+    pub show_guide: &'static str = "Please follow the format exactly; here it is, with a complete example answer:",
     /// The reply was cut off by the token limit.
-    pub cut_off: &'static str,
+    pub cut_off: &'static str = "Your answer was cut off by the length limit before it was finished.",
     /// One complete section of a cut reply kept: `{headers}`.
-    pub kept_one: &'static str,
+    pub kept_one: &'static str = "I have kept the complete {headers} section.",
     /// Several complete sections of a cut reply kept: `{headers}`.
-    pub kept_many: &'static str,
+    pub kept_many: &'static str = "I have kept the complete {headers} sections.",
     /// Only the rest of a cut reply, short: `{sections}`.
-    pub write_only: &'static str,
+    pub write_only: &'static str = "Please write only the {sections}, and keep it short so that it fits.",
     /// The whole of a cut reply again, shorter.
-    pub rewrite_shorter: &'static str,
+    pub rewrite_shorter: &'static str = "Please write the whole answer again, shorter, so that it fits: keep each part brief.",
     /// In the excerpt of a huge failed reply sent back: `{bytes}` bytes of
     /// it are left out here.
-    pub left_out: &'static str,
+    pub left_out: &'static str = "[... {bytes} bytes of this answer are left out here ...]",
 
     // Demonstrations (`Think::demonstration`, `Think::auto_demonstration`).
     /// The question of the demonstration built from the sections' examples.
-    pub demo_question: &'static str,
+    pub demo_question: &'static str = "Show me an example answer in this format.",
     /// After the real prompt, when a demonstration showed the format:
     /// `{headers}`.
-    pub same_format: &'static str,
+    pub same_format: &'static str = "Answer in the same format, with the sections {headers}, each header on a line of its own.",
     /// As `same_format`, for a type with a choice of ways: `{ways}`.
-    pub same_format_ways: &'static str,
+    pub same_format_ways: &'static str = "Answer in the same format, in one of these ways: {ways}; each header on a line of its own.",
 
     // The last resorts (`think/focus.rs`).
     /// A focused question about a section without a description: `{name}`.
-    pub focused_nameless: &'static str,
+    pub focused_nameless: &'static str = "Please give the {name} for your answer.",
     /// Ends a focused question: `{what}`.
-    pub focused_reply: &'static str,
+    pub focused_reply: &'static str = "Reply with only {what}.",
     /// Ends a focused question, with the section's example: `{what}`,
     /// `{example}`.
-    pub focused_reply_example: &'static str,
+    pub focused_reply_example: &'static str = "Reply with only {what}, for example: {example}.",
     /// Follows the focused question about an optional section.
-    pub focused_optional: &'static str,
+    pub focused_optional: &'static str = "If it does not apply, reply N/A.",
     /// What to reply with for a number.
-    pub the_number: &'static str,
+    pub the_number: &'static str = "the number",
     /// What to reply with for a list.
-    pub the_list: &'static str,
+    pub the_list: &'static str = "the list, one item per line",
     /// What to reply with for text.
-    pub the_answer: &'static str,
+    pub the_answer: &'static str = "the answer",
     /// Restates a request that was only acknowledged; the example answer
     /// of the sections asked for follows.
-    pub write_now: &'static str,
+    pub write_now: &'static str = "Please write it now, each header on a line of its own followed by its content, like this:",
     /// Ends a request after a cut-off reply: `{h}`, the first header to
     /// write.
-    pub start_with: &'static str,
+    pub start_with: &'static str = "Start with the header {h} on a line of its own.",
+}
 }
 
 /// The phrases of `lang`.
 pub(crate) fn phrases(lang: Lang) -> &'static Phrases {
     match lang {
-        Lang::En => &en::EN,
+        Lang::En => &EN,
         Lang::Zh => &zh::ZH,
         Lang::Custom(table) => table,
     }
@@ -383,7 +430,7 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 impl Phrases {
     /// The English table.
-    pub const ENGLISH: Phrases = en::EN;
+    pub const ENGLISH: Phrases = EN;
     /// The Chinese table.
     pub const CHINESE: Phrases = zh::ZH;
 
@@ -513,6 +560,7 @@ impl Phrases {
             ("no_words", self.no_words),
             ("none_words", self.none_words),
             ("joining_words", self.joining_words),
+            ("degree_words", self.degree_words),
         ] {
             if words.iter().any(|word| word.trim().is_empty()) {
                 unknown.push(format!("{name}: an empty word"));
@@ -949,7 +997,7 @@ mod tests {
             Expected::Described("a date like 2024-05-01.".into()),
         ];
         for expected in all {
-            assert_eq!(expected.to_string(), en::EN.expected(&expected, None));
+            assert_eq!(expected.to_string(), EN.expected(&expected, None));
         }
         assert_eq!(
             Expected::OneOf(&["low", "high"]).to_string(),

@@ -46,7 +46,13 @@ pub(crate) const ZH: Phrases = Phrases {
     yes_words: &["yes", "true", "是", "是的", "对", "对的"],
     no_words: &["no", "false", "否", "不是", "不对"],
     none_words: &[
-        "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "无", "没有", "暂无", "不适用",
+        "n/a", "na", "n.a", "none", "null", "nil", "not applicable", "none given", "not given",
+        "not stated", "not specified", "无", "没有", "暂无", "不适用",
+    ],
+    degree_words: &[
+        "very", "extremely", "really", "quite", "rather", "fairly", "somewhat", "slightly", "highly",
+        "too", "super", "barely", "mostly", "非常", "很", "比较", "较", "稍", "稍微", "有点", "极",
+        "特别", "最",
     ],
     joining_words: &["and", "or", "或者", "还是", "也", "或", "和", "与"],
     number_style: NumberStyle::POINT,

@@ -94,13 +94,14 @@ impl From<&str> for Expected {
     }
 }
 
-/// The English words of [`Expected`]: its `Display` writes them, and the
-/// English phrase table takes them from here. (The two templates,
+/// The English words of [`Expected`]: its `Display` writes them, as the
+/// English phrase table words them (a test in `phrases` holds the two to
+/// each other). (The two templates,
 /// `{whole_number} from {min} to {max}` and `one of: {values}`, are the
 /// table's, as are `{number} from {min} to {max}`, `{number} of at least
 /// {min}` and `{number} of at most {max}`; a test holds the `Display` to
 /// them.)
-pub(crate) mod english {
+mod english {
     /// [`Expected::Text`](super::Expected::Text).
     pub(crate) const SOME_TEXT: &str = "some text";
     /// [`Expected::WholeNumber`](super::Expected::WholeNumber).

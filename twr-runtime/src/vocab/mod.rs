@@ -15,7 +15,6 @@ mod headers;
 mod spec;
 
 pub use concat::{concat_choices, concat_specs};
-pub(crate) use expected::english;
 pub use expected::Expected;
 pub use headers::{check_headers, Names};
 pub use spec::{Bounds, ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
