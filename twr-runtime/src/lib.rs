@@ -104,7 +104,7 @@
 //! twr-runtime/src/
 //! ├── lib.rs           the root: day-to-day names, these docs
 //! ├── vocab/           the leaf vocabulary: spec.rs (section specs, value kinds, presence, style, the ways of an enum), expected.rs
-//! ├── scan.rs          the byte search of the stream parser and the reasoning lexer
+//! ├── byte_search.rs   the byte search of the stream parser and the reasoning lexer, and the lines of a section
 //! ├── text.rs          SharedText: a reply held once, shared by the ledger
 //! ├── choice.rs        the Choice trait
 //! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
@@ -139,7 +139,7 @@
 //! The modules stand in layers, listed from the leaves up. A module names
 //! (in a `use` or a path) only modules of the layers below its own: never
 //! one above it, nor one beside it on its line. Its own tests may name any.
-//! A test of this crate (`layers.rs`) reads this list and checks it against
+//! A test of this crate (`layer_check.rs`) reads this list and checks it against
 //! every path of the source outside `#[cfg(test)]` items that leaves its
 //! top-level module: `crate::x`, the same through a name the crate was
 //! imported as (`use crate as twr;` then `twr::x`), and `super::` paths
@@ -150,7 +150,7 @@
 //! counts only where a path spells its module. So the list is the rule,
 //! and a new module joins a line before its test passes.
 //!
-//! 1. `vocab`, `scan`, `text`, `choice`: the leaves, importing nothing of the crate
+//! 1. `vocab`, `byte_search`, `text`, `choice`: the leaves, importing nothing of the crate
 //! 2. `reasoning`: the lexer of `<think>` blocks
 //! 3. `phrases`: the phrase tables, and `Lang`, the choice of one
 //! 4. `feedback`, `prompt`: what is wrong with a reply and the message saying it; the format guide
@@ -193,6 +193,7 @@ macro_rules! built_in {
 #[cfg(feature = "batch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "batch")))]
 pub mod batch;
+mod byte_search;
 mod choice;
 #[cfg(feature = "__client")]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "client", feature = "native-tls"))))]
@@ -211,7 +212,6 @@ mod reasoning;
 pub mod resilience;
 mod retry;
 pub mod run;
-mod scan;
 mod scripted;
 pub mod sections;
 mod stored;
@@ -225,7 +225,7 @@ pub mod phrases;
 pub mod __private;
 
 #[cfg(test)]
-mod layers;
+mod layer_check;
 
 pub use choice::Choice;
 #[cfg(feature = "__client")]

@@ -61,13 +61,13 @@
 //! assert_eq!(got.report.layer, twr_runtime::json::Layer::Repair);
 //! ```
 
+mod brackets;
 mod error;
 mod fence;
-mod layers;
+mod pipeline;
 mod provenance;
 mod repair;
 mod report;
-mod scan;
 mod stringified;
 mod think_blocks;
 
@@ -147,5 +147,5 @@ pub fn extract_value_with_report(raw: &str) -> Result<Extracted<serde_json::Valu
 pub(crate) fn extract_parts<T: DeserializeOwned>(
     raw: &str,
 ) -> Result<Extracted<T>, (String, String)> {
-    layers::extract(raw).map_err(layers::Failure::into_parts)
+    pipeline::extract(raw).map_err(pipeline::Failure::into_parts)
 }

@@ -69,7 +69,7 @@ pub(crate) fn items<'a>(content: &'a str) -> Vec<Cow<'a, str>> {
     // growing its vectors than on reading its lines.
     let mut lines: Vec<Line<'a>> =
         Vec::with_capacity(memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1);
-    lines.extend(crate::scan::lines(content).filter_map(|raw| {
+    lines.extend(crate::byte_search::lines(content).filter_map(|raw| {
         let start_trimmed = raw.trim_start();
         let trimmed = start_trimmed.trim_end();
         if trimmed.is_empty() {

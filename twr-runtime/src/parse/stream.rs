@@ -42,9 +42,9 @@ use std::ops::Range;
 use super::reply::Offsets;
 use super::sections::Sections;
 use super::split::{content_range, Keys, LineEvent, LineScan, Scan, SectionMap};
+use crate::byte_search::find_byte;
 use crate::feedback::Feedback;
 use crate::reasoning::{Event, Lexer, Policy};
-use crate::scan::find_byte;
 use crate::vocab::SectionSpec;
 
 /// What the stream can tell after a chunk (or at the end).

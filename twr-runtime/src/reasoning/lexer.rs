@@ -7,7 +7,7 @@
 //! text held back at a chunk's end is a tag not yet complete (or a lone
 //! closing tag waiting for its line to end, under [`Policy::JSON`]).
 
-use crate::scan::find_byte;
+use crate::byte_search::find_byte;
 
 use super::Policy;
 

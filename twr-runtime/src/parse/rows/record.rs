@@ -36,7 +36,7 @@ pub(crate) fn entries<'a>(content: &'a str, fields: Option<&FieldMatcher>) -> Ve
     // The entry that following lines may continue: its index, the indent of
     // its line, and whether its value started empty.
     let mut open: Option<(usize, usize, bool)> = None;
-    for line in crate::scan::lines(content) {
+    for line in crate::byte_search::lines(content) {
         let text = line.trim();
         if text.is_empty() {
             open = None;

@@ -6,11 +6,11 @@ use std::ops::Range;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::error::Category;
 
+use super::brackets::scan;
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::fences;
 use super::repair::{comma_and_container, continues_value, repair};
 use super::report::{Extracted, Layer, Repair, Report};
-use super::scan::scan;
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
 use super::think_blocks::strip_think;
 
