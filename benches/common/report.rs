@@ -1,6 +1,6 @@
 //! The reply both `benches/sections.rs` and `benches/streaming.rs` read, and
 //! the struct they read it into: one definition, so the two benches measure
-//! the same text and their README tables can be compared.
+//! the same text and their tables (the guide's measurements page) can be compared.
 
 use twr_runtime::{Choice, Sections};
 

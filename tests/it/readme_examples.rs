@@ -1,9 +1,10 @@
-//! The README's example outputs are golden: each example is run offline, the
-//! way a reader runs it (`cargo run --example NAME` at the workspace root, or
-//! `cargo run -p twr-tests --example NAME` for the two that serve a local
-//! API), and its whole output must equal the block that follows
-//! `<!-- output of: cargo run ... -->` in README.md. The README is the one
-//! source of the expected text, so the two cannot drift apart.
+//! The example outputs the README and the guide show are golden: each
+//! example is run offline, the way a reader runs it (`cargo run --example
+//! NAME` at the workspace root, or `cargo run -p twr-tests --example NAME`
+//! for the two that serve a local API), and its whole output must equal the
+//! block that follows `<!-- output of: cargo run ... -->` in README.md or a
+//! page of the guide (twr-runtime/docs/guide/). That block is the one source
+//! of the expected text, so the two cannot drift apart.
 
 use std::process::Command;
 
@@ -11,30 +12,70 @@ use std::process::Command;
 /// is tests/).
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-const README: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+/// The documents that show an example's output: the README and the guide's
+/// pages, by name.
+const DOCUMENTS: &[(&str, &str)] = &[
+    ("README.md", include_str!("../../README.md")),
+    (
+        "getting_started.md",
+        include_str!("../../twr-runtime/docs/guide/getting_started.md"),
+    ),
+    (
+        "tables.md",
+        include_str!("../../twr-runtime/docs/guide/tables.md"),
+    ),
+    (
+        "choices.md",
+        include_str!("../../twr-runtime/docs/guide/choices.md"),
+    ),
+    (
+        "phrases.md",
+        include_str!("../../twr-runtime/docs/guide/phrases.md"),
+    ),
+    (
+        "streaming.md",
+        include_str!("../../twr-runtime/docs/guide/streaming.md"),
+    ),
+    (
+        "batch.md",
+        include_str!("../../twr-runtime/docs/guide/batch.md"),
+    ),
+    (
+        "images.md",
+        include_str!("../../twr-runtime/docs/guide/images.md"),
+    ),
+];
 
-/// The text of the fenced block that follows the README's marker line for
-/// `cargo run {command}`.
-fn readme_output(command: &str) -> String {
+/// The text of the fenced block that follows the marker line for
+/// `cargo run {command}`, in the one document that has it.
+fn documented_output(command: &str) -> String {
     let marker = format!("<!-- output of: cargo run {command} -->");
-    let mut lines = README
+    let holding: Vec<_> = DOCUMENTS
+        .iter()
+        .filter(|(_, text)| text.lines().any(|line| line.trim() == marker))
+        .collect();
+    let [(name, text)] = holding.as_slice() else {
+        let names: Vec<_> = holding.iter().map(|(name, _)| *name).collect();
+        panic!("{marker:?} must be in exactly one document, it is in {names:?}");
+    };
+    let mut lines = text
         .lines()
         .skip_while(|line| line.trim() != marker)
         .skip(1)
         .skip_while(|line| !line.starts_with("```"));
     let opening = lines
         .next()
-        .unwrap_or_else(|| panic!("README.md has no block after {marker:?}"));
+        .unwrap_or_else(|| panic!("{name} has no block after {marker:?}"));
     let fence: String = opening.chars().take_while(|&c| c == '`').collect();
-    let mut text = String::new();
+    let mut output = String::new();
     for line in lines.by_ref() {
         if line == fence {
-            return text;
+            return output;
         }
-        text.push_str(line);
-        text.push('\n');
+        output.push_str(line);
+        output.push('\n');
     }
-    panic!("the block after {marker:?} in README.md is not closed");
+    panic!("the block after {marker:?} in {name} is not closed");
 }
 
 /// The standard output of `cargo run {command}` (an example), run offline
@@ -61,47 +102,47 @@ fn run_example(command: &str) -> String {
 #[test]
 fn quickstart_prints_what_the_readme_shows() {
     let command = "--example quickstart";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn invoice_prints_what_the_readme_shows() {
+fn invoice_prints_what_the_docs_show() {
     let command = "--example invoice";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn research_plan_prints_what_the_readme_shows() {
+fn research_plan_prints_what_the_docs_show() {
     let command = "--example research_plan";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn batch_api_prints_what_the_readme_shows() {
+fn batch_api_prints_what_the_docs_show() {
     let command = "-p twr-tests --example batch_api";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn receipt_prints_what_the_readme_shows() {
+fn receipt_prints_what_the_docs_show() {
     let command = "--example receipt";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn streaming_prints_what_the_readme_shows() {
+fn streaming_prints_what_the_docs_show() {
     let command = "--example streaming";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn agent_prints_what_the_readme_shows() {
+fn agent_prints_what_the_docs_show() {
     let command = "--example agent";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }
 
 #[test]
-fn german_prints_what_the_readme_shows() {
+fn german_prints_what_the_docs_show() {
     let command = "--example german";
-    assert_eq!(run_example(command), readme_output(command));
+    assert_eq!(run_example(command), documented_output(command));
 }

@@ -1,4 +1,4 @@
-//! Promises of the README and the docs that no other test checks: a failed
+//! Promises of the README, the guide and the docs that no other test checks: a failed
 //! run keeps each attempt's reasoning; the tracing event of an attempt names
 //! the JSON layer and repairs; `ThinkError::model_error`, `Outcome::map` and
 //! `Outcome::elapsed` do what they say.

@@ -1,4 +1,4 @@
-//! A `Think` kept in a web service's state, as the README's loop section
+//! A `Think` kept in a web service's state, as the guide's loop page
 //! shows: built once over an `Arc` of a real client, cloned into each
 //! request, each extraction run in a task of its own (`tokio::spawn`), and
 //! served to a real HTTP caller. Two real servers on 127.0.0.1: the service

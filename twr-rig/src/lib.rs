@@ -33,7 +33,7 @@
 //!
 //! rig-core 0.46 declares Rust 1.97.1, above the 1.88 the rest of twr
 //! declares; this crate is apart so that a program without rig keeps the
-//! older compiler. See the README ("Using the client you already have")
+//! older compiler. See the guide (`twr_runtime::guide::your_client`)
 //! for moving to a newer rig.
 //!
 //! # What maps, and what rig hides

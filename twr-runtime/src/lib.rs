@@ -6,6 +6,11 @@
 //! a section is missing or malformed tells the model exactly what to fix and
 //! asks again, until the value parses or the budget is spent.
 //!
+//! The [`guide`] shows how to use it, one page per topic (the derive, the
+//! loop, small models, grammars, streaming, batch APIs, clients, traces,
+//! ...), and its [`guide::measurements`] page every figure with the command
+//! that reproduces it.
+//!
 //! ## Where things are: one path per item
 //!
 //! What a program names day to day lives at the crate root, and only
@@ -131,7 +136,8 @@
 //! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
 //! ├── run.rs           pub: the ledger's details and the loop's defaults
 //! ├── batch/           pub: typed re-ask rounds over batch APIs (feature batch)
-//! └── __private.rs     what derived code calls; not an API
+//! ├── __private.rs     what derived code calls; not an API
+//! └── guide/           pub: the guide, one page per module, from twr-runtime/docs/guide/*.md
 //! ```
 //!
 //! ## Layers
@@ -164,6 +170,7 @@
 //! 12. `stored`: the journal and the response cache as a layer around the model, and what the loop records and learns from through it
 //! 13. `think`: the loop
 //! 14. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
+//! 15. `guide`: the guide's pages (`docs/guide/*.md`), documentation only
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -201,6 +208,7 @@ pub mod client;
 pub mod cost;
 pub mod feedback;
 pub mod grammar;
+pub mod guide;
 #[cfg(feature = "journal")]
 #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
 pub mod journal;
@@ -333,7 +341,7 @@ pub use think::{
 /// assert_eq!(step.next, Step::Answer(FinalAnswer { answer: "Paris".into(), confidence: 5 }));
 /// ```
 ///
-/// Every attribute is described below (and in the README).
+/// Every attribute is described below (and in the guide, [`guide::derive`]).
 pub use twr_derive::Sections;
 
 /// Derives [`Choice`](trait@Choice) for an enum whose variants carry no data.

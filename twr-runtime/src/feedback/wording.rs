@@ -27,7 +27,7 @@ use super::ProblemKind;
 ///   default) and a patch retry ([`RetryMode::Patch`], the default).
 ///
 /// The loop does not choose a wording from the journal's figures by
-/// itself. Measured on SmolLM2-135M (README, "Feedback that worked"), a
+/// itself. Measured on SmolLM2-135M (the guide's measurements, "Feedback wording"), a
 /// focused question got a missing section back half the time and a list of
 /// problems almost never, yet runs worded focused from the start were not
 /// typed more often: one section per attempt is too slow when two or three
