@@ -343,7 +343,9 @@ impl Job {
     /// use std::time::Duration;
     /// use twr_runtime::{journal::Journal, OpenAiCompatible, Think};
     ///
-    /// let journal = Journal::postgres("postgres://twr@db.internal/twr").await?;
+    /// // Processes of one machine share a file; of many machines, a database:
+    /// // Journal::postgres("postgres://twr@db.internal/twr").await? (feature "postgres").
+    /// let journal = Journal::open("invoices.twr")?;
     /// let job = journal.job("invoices-2026").lease_for(Duration::from_secs(600));
     /// let model = OpenAiCompatible::from_env()?;
     /// // Start this on as many machines as you like.
