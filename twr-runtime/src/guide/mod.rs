@@ -16,6 +16,7 @@
 //!    groups (`flatten`).
 //! 5. [`rules`]: rules across sections, and checks that need the world.
 //! 6. [`phrases`]: the feedback in your own words, in any language.
+//!    [`numbers`]: numbers as the user writes them (`NumberStyle`).
 //! 7. [`parsing`]: how a reply is read.
 //! 8. [`the_loop`]: [`Think`](crate::Think): attempts, patches, budgets,
 //!    the ledger, escalation, many prompts.
@@ -26,7 +27,9 @@
 //! 12. [`learning`]: demonstrations learned from what worked, and which
 //!     feedback worked.
 //! 13. [`streaming`]: sections typed as they arrive, and early abort.
-//! 14. [`batch`]: providers' batch APIs, and jobs too large to hold.
+//! 14. [`batch`]: providers' batch APIs, and jobs too large to hold;
+//!     [`many_machines`]: one job drained by many machines (PostgreSQL),
+//!     and which store to use when.
 //! 15. [`images`]: images and documents in the prompt.
 //! 16. [`clients`]: the HTTP clients, your own provider, and the wrappers.
 //! 17. [`your_client`]: using the client you already have (async-openai,
@@ -43,9 +46,6 @@
 // are marked with an HTML comment "GUIDE: ..."):
 // - `confidence`, "How sure": confidence per section
 //   (`Think::confidence`, `samples`, `review_below`).
-// - `numbers`, "Numbers as the user writes them" (`NumberStyle`).
-// - `many_machines`, "One job, many machines": the journal on PostgreSQL,
-//   and when to use which store.
 // The traces page has a marked place for its set-up (crates, versions).
 
 #[doc = include_str!("../../docs/guide/getting_started.md")]
@@ -60,6 +60,8 @@ pub mod choices {}
 pub mod rules {}
 #[doc = include_str!("../../docs/guide/phrases.md")]
 pub mod phrases {}
+#[doc = include_str!("../../docs/guide/numbers.md")]
+pub mod numbers {}
 #[doc = include_str!("../../docs/guide/parsing.md")]
 pub mod parsing {}
 #[doc = include_str!("../../docs/guide/the_loop.md")]
@@ -76,6 +78,8 @@ pub mod learning {}
 pub mod streaming {}
 #[doc = include_str!("../../docs/guide/batch.md")]
 pub mod batch {}
+#[doc = include_str!("../../docs/guide/many_machines.md")]
+pub mod many_machines {}
 #[doc = include_str!("../../docs/guide/images.md")]
 pub mod images {}
 #[doc = include_str!("../../docs/guide/clients.md")]
