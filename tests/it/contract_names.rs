@@ -432,6 +432,7 @@ impl ChatModel for Echo {
                     ..Usage::default()
                 },
                 finish_reason: Some(FinishReason::Stop),
+                logprobs: Vec::new(),
             }))
         })
     }

@@ -23,6 +23,7 @@ mod client_anthropic;
 mod client_edges;
 mod client_gemini;
 mod client_grammar;
+mod client_logprobs;
 mod client_openai;
 mod client_otel;
 mod client_retry;

@@ -180,6 +180,9 @@ fn pieces(
     let reasoning = reply.reasoning.unwrap_or_default();
     deltas.extend(split(&reasoning, chars).map(|piece| Ok(Delta::Reasoning(piece.to_owned()))));
     deltas.extend(split(&reply.content, chars).map(|piece| Ok(Delta::Content(piece.to_owned()))));
+    if !reply.logprobs.is_empty() {
+        deltas.push(Ok(Delta::Logprobs(reply.logprobs)));
+    }
     deltas.push(end.map(|()| Delta::Done {
         usage: reply.usage,
         finish_reason: reply.finish_reason,
@@ -297,6 +300,7 @@ mod tests {
             reasoning: Some("hmm".into()),
             usage: Usage::new(3, 4),
             finish_reason: Some(FinishReason::Length),
+            logprobs: Vec::new(),
         }])
         .chunk_size(2);
         assert!(model.streams());

@@ -91,7 +91,12 @@ pub(crate) fn rate_limits(headers: &ResponseHeaders<'_>) -> RateLimits {
 /// explanation (never retried; text that arrived before it is kept). The
 /// key travels in the `x-api-key` header, never in a URL, an error, a log or
 /// `Debug` output, and never to another origin. Anthropic has no sampling
-/// seed, so [`seed`](HttpModel::seed) is not sent. The shared options and
+/// seed, so [`seed`](HttpModel::seed) is not sent. Nor does it give token
+/// log-probabilities: a request that wants them
+/// ([`Request::wants_logprobs`](crate::model::Request::wants_logprobs),
+/// [`Think::confidence`](crate::Think::confidence)) is sent without, its
+/// reply has no [`logprobs`](crate::Reply::logprobs), and no section of it
+/// gets a confidence (never a made-up number). The shared options and
 /// their builder are [`HttpModel`]'s.
 ///
 /// ```no_run

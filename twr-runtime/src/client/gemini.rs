@@ -15,7 +15,7 @@ use super::sse::SseEvent;
 use crate::grammar::{Dialect, Grammar};
 use crate::model::attachment::media;
 use crate::model::AttachmentKind;
-use crate::model::{FinishReason, Message, ModelError, Role, Usage};
+use crate::model::{FinishReason, Message, ModelError, Role, TokenLogprob, Usage};
 
 /// The public endpoint.
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -213,6 +213,10 @@ impl Provider for GeminiApi {
         if self.include_thoughts {
             config.insert("thinkingConfig".into(), json!({ "includeThoughts": true }));
         }
+        if spec.logprobs {
+            config.insert("responseLogprobs".into(), json!(true));
+            config.insert("logprobs".into(), json!(super::TOP_LOGPROBS));
+        }
         if !config.is_empty() {
             body.insert("generationConfig".into(), Value::Object(config));
         }
@@ -369,6 +373,59 @@ struct Candidate {
     finish_message: Option<String>,
     #[serde(default)]
     safety_ratings: Vec<SafetyRating>,
+    /// The answer's tokens with their log-probabilities, when asked for
+    /// (`responseLogprobs`).
+    #[serde(default)]
+    logprobs_result: Option<LogprobsResult>,
+}
+
+/// `logprobsResult`: the chosen token at each place
+/// (`chosenCandidates`) and, place by place, the most likely ones
+/// (`topCandidates[i].candidates`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LogprobsResult {
+    #[serde(default)]
+    chosen_candidates: Vec<TokenCandidate>,
+    #[serde(default)]
+    top_candidates: Vec<TopCandidates>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenCandidate {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    log_probability: f64,
+}
+
+#[derive(Deserialize)]
+struct TopCandidates {
+    #[serde(default)]
+    candidates: Vec<TokenCandidate>,
+}
+
+impl LogprobsResult {
+    fn tokens(self) -> Vec<TokenLogprob> {
+        let mut tops = self.top_candidates.into_iter();
+        self.chosen_candidates
+            .into_iter()
+            .map(|chosen| TokenLogprob {
+                token: chosen.token,
+                logprob: chosen.log_probability,
+                top: tops
+                    .next()
+                    .map(|top| {
+                        top.candidates
+                            .into_iter()
+                            .map(|c| (c.token, c.log_probability))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
 }
 
 /// One category a safety filter rated; `blocked` when it stopped the reply.
@@ -446,6 +503,10 @@ impl ResponseBody {
                     Some(text) => out.push(Piece::Content(text)),
                     None => {}
                 }
+            }
+            let tokens = candidate.logprobs_result.map(LogprobsResult::tokens);
+            if let Some(tokens) = tokens.filter(|tokens| !tokens.is_empty()) {
+                out.push(Piece::Logprobs(tokens));
             }
             if let Some(reason) = candidate.finish_reason {
                 if blocks(&reason) {

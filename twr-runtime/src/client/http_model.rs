@@ -265,6 +265,7 @@ impl<P: Provider> HttpModel<P> {
             seed: self.options.seed,
             grammar: self.options.grammar.zip(grammar),
             shared_prefix: 0,
+            logprobs: false,
         }
     }
 
@@ -284,6 +285,7 @@ impl<P: Provider> HttpModel<P> {
         }
         let mut spec = self.spec(messages, call.grammar);
         spec.shared_prefix = call.shared_prefix;
+        spec.logprobs = call.logprobs;
         let mut head = RequestHead::new();
         self.provider
             .head(&spec, self.api_key.as_ref(), &mut head)?;

@@ -167,3 +167,11 @@ pub use secret::ApiKey;
 pub use sse::SseEvent;
 
 pub(crate) use http::retry_after;
+
+/// How many of the most likely tokens at each place of a reply the clients
+/// ask for with its log-probabilities
+/// ([`Request::wants_logprobs`](crate::model::Request::wants_logprobs)):
+/// OpenAI's `top_logprobs`, Gemini's `logprobs`. Enough for the
+/// alternatives of a yes/no or a choice of a few words to be listed beside
+/// the one the model wrote; within both APIs' limits (20).
+pub const TOP_LOGPROBS: u8 = 10;

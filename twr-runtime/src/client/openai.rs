@@ -16,7 +16,7 @@ use super::sse::SseEvent;
 use super::{anthropic, gemini};
 use crate::grammar::{Dialect, Grammar};
 use crate::model::{Attachment, AttachmentError, AttachmentKind};
-use crate::model::{FinishReason, Message, ModelError, RateLimits, Usage};
+use crate::model::{FinishReason, Message, ModelError, RateLimits, TokenLogprob, Usage};
 
 /// The OpenAI-compatible API (OpenAI's documented limits): PNG, JPEG,
 /// WebP and GIF images, by bytes or URL, up to 20 MiB each and 50 MiB per
@@ -178,6 +178,10 @@ impl Provider for OpenAiApi {
         }
         if spec.stream && self.stream_usage {
             fields.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        if spec.logprobs {
+            fields.insert("logprobs".into(), json!(true));
+            fields.insert("top_logprobs".into(), json!(super::TOP_LOGPROBS));
         }
         Ok(body)
     }
@@ -403,6 +407,55 @@ struct ChoiceBody {
     delta: Option<MessageBody>,
     #[serde(default)]
     finish_reason: Option<String>,
+    /// The answer's tokens with their log-probabilities, when asked for
+    /// (`null` otherwise).
+    #[serde(default)]
+    logprobs: Option<LogprobsBody>,
+}
+
+/// `logprobs` of a choice: `{"content": [{"token", "logprob",
+/// "top_logprobs": [{"token", "logprob"}]}]}` (OpenAI, llama.cpp, vLLM,
+/// SGLang alike), whole or the tokens of one stream chunk.
+#[derive(Deserialize)]
+struct LogprobsBody {
+    #[serde(default)]
+    content: Option<Vec<TokenBody>>,
+}
+
+#[derive(Deserialize)]
+struct TokenBody {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    logprob: f64,
+    #[serde(default)]
+    top_logprobs: Vec<TopBody>,
+}
+
+#[derive(Deserialize)]
+struct TopBody {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    logprob: f64,
+}
+
+impl LogprobsBody {
+    fn tokens(self) -> Vec<TokenLogprob> {
+        self.content
+            .unwrap_or_default()
+            .into_iter()
+            .map(|token| TokenLogprob {
+                token: token.token,
+                logprob: token.logprob,
+                top: token
+                    .top_logprobs
+                    .into_iter()
+                    .map(|top| (top.token, top.logprob))
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 /// A message or a delta; every field is optional in practice.
@@ -478,6 +531,10 @@ impl ResponseBody {
         if let Some(choice) = self.choices.into_iter().next() {
             if let Some(message) = choice.delta.or(choice.message) {
                 message.pieces(out);
+            }
+            let tokens = choice.logprobs.map(LogprobsBody::tokens);
+            if let Some(tokens) = tokens.filter(|tokens| !tokens.is_empty()) {
+                out.push(Piece::Logprobs(tokens));
             }
             if let Some(reason) = choice.finish_reason {
                 out.push(Piece::Finish(FinishReason::from_server(&reason)));
@@ -660,6 +717,7 @@ mod tests {
                 reasoning: Some("field\nhmm".into()),
                 usage: Usage::new(3, 4).with_total(9),
                 finish_reason: Some(FinishReason::Length),
+                logprobs: Vec::new(),
             }
         );
     }

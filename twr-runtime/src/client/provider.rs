@@ -20,7 +20,9 @@ use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::grammar::{Dialect, Grammar};
-use crate::model::{ErrorDetail, FinishReason, Message, ModelError, RateLimits, Usage};
+use crate::model::{
+    ErrorDetail, FinishReason, Message, ModelError, RateLimits, TokenLogprob, Usage,
+};
 
 /// A model API: the adapter of one provider, for [`HttpModel`](super::HttpModel).
 ///
@@ -227,6 +229,12 @@ pub struct RequestSpec<'a> {
     /// an API with a prompt cache marks its end. `0` when the request did
     /// not say.
     pub shared_prefix: usize,
+    /// Whether to ask for the log-probability of each token of the reply
+    /// ([`Request::wants_logprobs`](crate::model::Request::wants_logprobs)),
+    /// with the [`TOP_LOGPROBS`](super::TOP_LOGPROBS) most likely tokens
+    /// at each place, where the API has them; an API without them leaves
+    /// it out.
+    pub logprobs: bool,
 }
 
 /// The error of an API whose structured outputs take a JSON schema in
@@ -405,6 +413,10 @@ pub enum Piece {
     /// OpenTelemetry `gen_ai.response.model`. A later one replaces an
     /// earlier one; a response that names none leaves the attribute out.
     Model(String),
+    /// The log-probabilities of the next tokens of the answer, in order
+    /// (asked for with [`RequestSpec::logprobs`]); they go to
+    /// [`Reply::logprobs`](crate::Reply::logprobs).
+    Logprobs(Vec<TokenLogprob>),
 }
 
 /// Whether a stream continues after an event.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::provider::Piece;
 use super::secret::Secrets;
-use crate::model::{Delta, FinishReason, ModelError, Reply, Usage};
+use crate::model::{Delta, FinishReason, ModelError, Reply, TokenLogprob, Usage};
 use crate::reasoning::{Event, ThinkSplitter};
 
 /// A reply being put together from an adapter's [`Piece`]s, whole or as
@@ -28,6 +28,9 @@ pub(crate) struct PieceReader {
     finish_reason: Option<FinishReason>,
     /// The model the server said answered ([`Piece::Model`]).
     response_model: Option<String>,
+    /// The log-probabilities of the answer's tokens, when the server sent
+    /// them.
+    logprobs: Vec<TokenLogprob>,
     /// Whether any content or reasoning other than white space arrived.
     has_text: bool,
     /// When streaming: the deltas not yet handed out.
@@ -77,6 +80,12 @@ impl PieceReader {
             Piece::Usage(usage) => self.usage = usage,
             Piece::Finish(reason) => self.finish_reason = Some(reason),
             Piece::Model(name) => self.response_model = Some(name),
+            Piece::Logprobs(tokens) => {
+                if let Some(deltas) = &mut self.deltas {
+                    deltas.out.push(Delta::Logprobs(tokens.clone()));
+                }
+                self.logprobs.extend(tokens);
+            }
         }
     }
 
@@ -158,6 +167,7 @@ impl PieceReader {
             reasoning,
             usage: self.usage,
             finish_reason: self.finish_reason,
+            logprobs: self.logprobs,
         };
         (reply, self.refusal)
     }
@@ -325,6 +335,7 @@ mod tests {
                 reasoning: Some("field\ninline".into()),
                 usage: Usage::new(3, 4),
                 finish_reason: Some(FinishReason::Stop),
+                logprobs: Vec::new(),
             }
         );
     }

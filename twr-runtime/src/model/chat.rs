@@ -8,6 +8,7 @@ use std::sync::Arc;
 use futures_util::StreamExt as _;
 
 use super::error::ModelError;
+use super::logprob::TokenLogprob;
 use super::message::{FinishReason, Message, Reply, Usage};
 use super::seam::{Request, Response};
 use crate::grammar::Format;
@@ -175,6 +176,10 @@ pub enum Delta {
     /// The next piece of the model's reasoning (a `reasoning_content`
     /// field, a thought part, or an inline `<think>` block split off).
     Reasoning(String),
+    /// The log-probabilities of the next tokens of the reply, in order
+    /// (when the request asked for them and the server gave them): they
+    /// go to [`Reply::logprobs`](crate::Reply::logprobs).
+    Logprobs(Vec<TokenLogprob>),
     /// The reply is complete: token counts (zero when the server reported
     /// none) and why the model stopped, when the server said.
     Done {
@@ -186,13 +191,17 @@ pub enum Delta {
 }
 
 impl Delta {
-    /// A whole reply as deltas: its reasoning (if any), its content, `Done`.
+    /// A whole reply as deltas: its reasoning (if any), its content, its
+    /// tokens' log-probabilities (if any), `Done`.
     pub fn from_reply(reply: Reply) -> Vec<Delta> {
-        let mut deltas = Vec::with_capacity(3);
+        let mut deltas = Vec::with_capacity(4);
         if let Some(reasoning) = reply.reasoning {
             deltas.push(Delta::Reasoning(reasoning));
         }
         deltas.push(Delta::Content(reply.content));
+        if !reply.logprobs.is_empty() {
+            deltas.push(Delta::Logprobs(reply.logprobs));
+        }
         deltas.push(Delta::Done {
             usage: reply.usage,
             finish_reason: reply.finish_reason,
@@ -304,6 +313,7 @@ mod tests {
             reasoning: Some("why".into()),
             usage: Usage::new(5, 6),
             finish_reason: Some(FinishReason::Stop),
+            logprobs: Vec::new(),
         }));
         assert!(!model.streams());
         assert_eq!(
@@ -331,6 +341,7 @@ mod tests {
             reasoning: Some(String::new()),
             usage: Usage::new(5, 6).with_total(12),
             finish_reason: Some(FinishReason::Length),
+            logprobs: Vec::new(),
         };
         let model = Fixed(Ok(reply.clone()));
         let messages = [Message::user("q")];

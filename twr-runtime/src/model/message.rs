@@ -7,6 +7,7 @@ use std::ops::{Add, AddAssign};
 use serde::{Deserialize, Serialize};
 
 use super::attachment::{Attachment, AttachmentError, Content};
+use super::logprob::TokenLogprob;
 use crate::text::SharedText;
 
 /// Who wrote a message.
@@ -377,6 +378,12 @@ pub struct Reply {
     pub usage: Usage,
     /// Why the model stopped, when the server said.
     pub finish_reason: Option<FinishReason>,
+    /// The log-probability of each token of the reply, in order, when the
+    /// request asked for them ([`Request::wants_logprobs`](crate::model::Request::wants_logprobs))
+    /// and the server gave them; empty otherwise. Their text, joined, is
+    /// the reply as the server sent it (an inline `<think>` block
+    /// included).
+    pub logprobs: Vec<TokenLogprob>,
 }
 
 impl Reply {
@@ -403,6 +410,14 @@ impl Reply {
     /// The same reply with `finish_reason`.
     pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
         self.finish_reason = Some(finish_reason);
+        self
+    }
+
+    /// The same reply with the log-probability of each of its tokens (see
+    /// [`Reply::logprobs`](Reply#structfield.logprobs)): how a
+    /// [`ChatModel`](crate::ChatModel) of your own hands them on.
+    pub fn with_logprobs(mut self, tokens: Vec<TokenLogprob>) -> Self {
+        self.logprobs = tokens;
         self
     }
 

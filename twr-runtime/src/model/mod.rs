@@ -9,7 +9,8 @@
 //! ([`from_fn`]), a deadline kept by a model over a client of its own
 //! ([`within_deadline`], [`until_deadline`]), the detail of an error
 //! ([`ErrorDetail`]), where a reply came from ([`Served`]), what a response
-//! said about rate limits ([`RateLimits`]), the pause a failed response's
+//! said about rate limits ([`RateLimits`]), how likely each token of a
+//! reply was ([`TokenLogprob`]), the pause a failed response's
 //! headers ask for ([`retry_after`], for a model over a client of its
 //! own), the text type of a message ([`SharedText`]) and the error of a
 //! [`ScriptedModel`](crate::ScriptedModel) whose script ran out
@@ -74,6 +75,7 @@ mod deadline;
 pub(crate) mod error;
 mod from_fn;
 pub(crate) mod limits;
+mod logprob;
 pub(crate) mod message;
 mod retry_after;
 mod seam;
@@ -86,6 +88,7 @@ pub use deadline::{until_deadline, within_deadline};
 pub use error::{ErrorDetail, ScriptExhausted};
 pub use from_fn::{from_fn, FromFn};
 pub use limits::RateLimits;
+pub use logprob::TokenLogprob;
 pub use retry_after::retry_after;
 pub use seam::{Request, Response};
 pub use served::Served;

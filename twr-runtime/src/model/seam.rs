@@ -60,6 +60,13 @@ pub struct Request<'a> {
     /// ignores it. The loop sets it on every request; a request built by
     /// hand sets it with [`with_shared_prefix`](Self::with_shared_prefix).
     pub shared_prefix: usize,
+    /// Whether the caller wants the log-probability of each token of the
+    /// reply ([`Think::confidence`](crate::Think::confidence)): a model
+    /// whose server gives them asks for them and hands them on in
+    /// [`Reply::logprobs`](crate::Reply::logprobs) (the
+    /// OpenAI-compatible and Gemini clients do); a model that cannot
+    /// ignores it, and no confidence is read from its replies.
+    pub logprobs: bool,
 }
 
 impl<'a> Request<'a> {
@@ -71,7 +78,21 @@ impl<'a> Request<'a> {
             deadline: None,
             grammar: None,
             shared_prefix: 0,
+            logprobs: false,
         }
+    }
+
+    /// Whether the caller wants the log-probability of each token of the
+    /// reply (see [`Request::logprobs`](Request#structfield.logprobs)).
+    pub fn wants_logprobs(&self) -> bool {
+        self.logprobs
+    }
+
+    /// The same request, asking for the log-probability of each token of
+    /// the reply when `logprobs` is true.
+    pub fn with_logprobs(mut self, logprobs: bool) -> Self {
+        self.logprobs = logprobs;
+        self
     }
 
     /// The grammar the reply must follow, if any (see
@@ -253,6 +274,7 @@ impl Gathered {
                 .reasoning
                 .get_or_insert_with(String::new)
                 .push_str(&text),
+            Ok(Delta::Logprobs(tokens)) => self.reply.logprobs.extend(tokens),
             Ok(Delta::Done {
                 usage,
                 finish_reason,

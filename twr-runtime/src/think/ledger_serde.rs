@@ -96,7 +96,8 @@ impl Serialize for Attempt {
     /// `{number, kind, model, raw, reasoning, problems: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
     /// transport_retries, constrained, json: [{header, report}], served: "live" |
-    /// "journal" | "cache" | {batch_id, custom_id}, cost}`.
+    /// "journal" | "cache" | {batch_id, custom_id}, cost, confidence:
+    /// {field: number}}`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("Attempt", 16)?;
         s.serialize_field("number", &self.number)?;
@@ -116,7 +117,23 @@ impl Serialize for Attempt {
         s.serialize_field("json", &json)?;
         s.serialize_field("served", &ServedData(&self.served))?;
         s.serialize_field("cost", &self.cost)?;
+        s.serialize_field("confidence", &ConfidenceData(&self.confidence))?;
         s.end()
+    }
+}
+
+/// Confidences by field, as a JSON object `{"field": 0.75}` in the order
+/// of the sections.
+struct ConfidenceData<'a>(&'a [(&'static str, f64)]);
+
+impl Serialize for ConfidenceData<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (field, confidence) in self.0 {
+            map.serialize_entry(field, confidence)?;
+        }
+        map.end()
     }
 }
 
@@ -234,7 +251,8 @@ impl Serialize for TranscriptData<'_> {
 
 impl<T: Serialize> Serialize for Outcome<T> {
     /// `{value, ending: "first_try" | "reasked" | "repaired", reasks,
-    /// attempts, usage, cost, transcript, sources, learned, elapsed_ms}`. Each reply
+    /// attempts, usage, cost, transcript, sources, learned, elapsed_ms,
+    /// confidence: {field: number}, needs_review: [field]}`. Each reply
     /// is written once, as its attempt's `raw`: the transcript refers to it
     /// (see `TranscriptData`), `{"role": "assistant", "attempt": n}`, and
     /// to a message sent back as `{"role": "user", "attempt": n}`.
@@ -261,6 +279,8 @@ impl<T: Serialize> Serialize for Outcome<T> {
         s.serialize_field("sources", &self.sources)?;
         s.serialize_field("learned", &self.learned)?;
         s.serialize_field("elapsed_ms", &millis(self.elapsed))?;
+        s.serialize_field("confidence", &ConfidenceData(&self.confidence))?;
+        s.serialize_field("needs_review", &self.needs_review)?;
         s.end()
     }
 }
@@ -335,6 +355,7 @@ mod tests {
             served: Served::Live,
             cost: None,
             json: Vec::new(),
+            confidence: Vec::new(),
         }
     }
 

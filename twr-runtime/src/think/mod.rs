@@ -10,6 +10,7 @@ mod bare;
 mod bounded_reply;
 mod budget;
 mod check;
+mod confidence;
 mod conversation;
 mod demo;
 mod error;
@@ -233,6 +234,9 @@ pub struct Think<'a, M> {
     constrain_after: Option<usize>,
     // Whether the attempt spans carry the messages: see think/trace.rs.
     trace_content: bool,
+    // How sure the model was of each section: see think/confidence.rs.
+    confidence: bool,
+    review_below: Option<f64>,
     // Streaming: see think/stream/.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
@@ -271,6 +275,8 @@ impl<M> Clone for Think<'_, M> {
             wording: self.wording,
             constrain_after: self.constrain_after,
             trace_content: self.trace_content,
+            confidence: self.confidence,
+            review_below: self.review_below,
             on_section: self.on_section.clone(),
             early_abort: self.early_abort,
             escalate: self.escalate.clone(),
@@ -307,6 +313,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
             wording: Wording::Listed,
             constrain_after: None,
             trace_content: false,
+            confidence: false,
+            review_below: None,
             on_section: None,
             early_abort: None,
             escalate: None,
@@ -693,6 +701,100 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// [`Grammar::of`]: crate::grammar::Grammar::of
     pub fn constrain_after(mut self, n: usize) -> Self {
         self.constrain_after = Some(n);
+        self
+    }
+
+    /// With `true`, every request asks the model for the log-probability
+    /// of each token it writes ([`Request::wants_logprobs`](crate::model::Request::wants_logprobs)),
+    /// and each section of the value gets a confidence in `0.0..=1.0` read
+    /// from the tokens of its value: [`Outcome::confidence`], per attempt
+    /// in [`Attempt::confidence`]. Off by default (the servers send more).
+    ///
+    /// The OpenAI-compatible client asks with `"logprobs": true` and
+    /// `"top_logprobs"` (OpenAI, llama.cpp, llama-cpp-python, vLLM,
+    /// SGLang), the Gemini client with `responseLogprobs` and `logprobs`;
+    /// Anthropic's API gives none, so its sections get none: a section's
+    /// confidence is `None` ("not measured") whenever its reply carried no
+    /// log-probabilities, never a made-up number. A
+    /// [`ChatModel`] of your own sees the wish in the request and hands
+    /// them on with [`Reply::with_logprobs`](crate::Reply::with_logprobs).
+    /// How each kind of value is scored: see [`Outcome::confidence`].
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::model::TokenLogprob;
+    /// use twr_runtime::{Reply, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Ticket {
+    ///     urgent: bool,
+    /// }
+    ///
+    /// let token = |text: &str, p: f64, top: &[(&str, f64)]| TokenLogprob {
+    ///     token: text.into(),
+    ///     logprob: p.ln(),
+    ///     top: top.iter().map(|&(t, p)| (t.to_string(), p.ln())).collect(),
+    /// };
+    /// let reply = Reply::text("[Urgent]\nyes").with_logprobs(vec![
+    ///     token("[Urgent]", 0.99, &[]),
+    ///     token("\n", 0.99, &[]),
+    ///     token("yes", 0.6, &[("yes", 0.6), ("no", 0.2), ("maybe", 0.2)]),
+    /// ]);
+    /// let model = ScriptedModel::from_replies([reply]);
+    /// let outcome = Think::new(&model).confidence(true).run::<Ticket>("Server down!").await?;
+    /// // "yes" against the other answer listed: 0.6 / (0.6 + 0.2).
+    /// let urgent = outcome.confidence("urgent").unwrap();
+    /// assert_eq!((urgent * 100.0).round(), 75.0);
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn confidence(mut self, on: bool) -> Self {
+        self.confidence = on;
+        self
+    }
+
+    /// The sections whose confidence ([`Think::confidence`]) is below
+    /// `threshold` are listed in [`Outcome::needs_review`], by field name,
+    /// and said in the trace (a `twr values to review` event): values to
+    /// show a person, not an error. A section whose confidence was not
+    /// measured is not listed.
+    ///
+    /// A program routes them (to a review queue, with the value and its
+    /// confidence), or asks again about them: a second run whose prompt
+    /// quotes the value and asks for that field alone, or a run with
+    /// [`Think::samples`]'s agreement.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::model::TokenLogprob;
+    /// use twr_runtime::{Reply, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Order {
+    ///     city: String,
+    ///     paid: bool,
+    /// }
+    ///
+    /// let token = |text: &str, p: f64| TokenLogprob { token: text.into(), logprob: p.ln(), top: vec![] };
+    /// let reply = Reply::text("[City]\nOslo\n[Paid]\nyes").with_logprobs(vec![
+    ///     token("[City]\n", 0.9),
+    ///     token("Os", 0.3),
+    ///     token("lo", 0.9),
+    ///     token("\n[Paid]\n", 0.9),
+    ///     token("yes", 0.95),
+    /// ]);
+    /// let model = ScriptedModel::from_replies([reply]);
+    /// let outcome = Think::new(&model)
+    ///     .confidence(true)
+    ///     .review_below(0.7)
+    ///     .run::<Order>("Paid order to Oslo.")
+    ///     .await?;
+    /// assert_eq!(outcome.needs_review(), ["city"]); // sqrt(0.3 * 0.9) = 0.52
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn review_below(mut self, threshold: f64) -> Self {
+        self.review_below = Some(threshold);
         self
     }
 

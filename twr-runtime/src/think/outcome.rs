@@ -145,6 +145,13 @@ pub struct Attempt {
     /// was obtained, its layer and the repairs applied. Empty for a rejected
     /// reply.
     pub json: Vec<JsonProvenance>,
+    /// How sure the model was of each section of this reply, by field
+    /// name, in `0.0..=1.0` ([`Think::confidence`](crate::Think::confidence)):
+    /// the sections whose value's tokens came with log-probabilities, in
+    /// the order of the type's sections. Empty when the run did not ask for
+    /// them, the server gave none, or the reply was JSON in a grammar's
+    /// schema.
+    pub confidence: Vec<(&'static str, f64)>,
 }
 
 /// How a successful run ended.
@@ -204,6 +211,10 @@ pub struct Outcome<T> {
     pub learned: Vec<Learned>,
     pub(crate) prompt: Message,
     pub(crate) final_reply: SharedText,
+    /// Each section's confidence, from the reply it came from.
+    pub(crate) confidence: Vec<(&'static str, f64)>,
+    /// The fields below [`Think::review_below`](crate::Think::review_below).
+    pub(crate) needs_review: Vec<&'static str>,
 }
 
 impl<T> Outcome<T> {
@@ -248,6 +259,51 @@ impl<T> Outcome<T> {
             learned: self.learned,
             prompt: self.prompt,
             final_reply: self.final_reply,
+            confidence: self.confidence,
+            needs_review: self.needs_review,
         }
+    }
+
+    /// How sure the model was of the section of field `field` (its Rust
+    /// name, `"price"`), in `0.0..=1.0`, read from the log-probabilities of
+    /// its value's tokens in the reply it came from (for a repaired value,
+    /// the patch or focused reply that supplied it); `None` when it was
+    /// not measured: the run did not ask
+    /// ([`Think::confidence`](crate::Think::confidence)), the server gave
+    /// no log-probabilities (Anthropic), the reply was JSON in a grammar's
+    /// schema, or the type has no such field.
+    ///
+    /// By the kind of the value:
+    ///
+    /// - **a bool, a choice** (and an optional section, whose value may be
+    ///   "none"): the probability of the alternative written against the
+    ///   other alternatives the server listed at the value's first token
+    ///   (tokens that begin no alternative count for neither), so 0.5 is a
+    ///   coin toss between two answers;
+    /// - **a number**: the product of the probabilities of its tokens with
+    ///   digits: the probability of writing exactly that number, as one
+    ///   wrong digit makes another number;
+    /// - **text, lists and the rest**: the geometric mean of the
+    ///   probabilities of the value's tokens (white space and list markers
+    ///   left out), which does not fall with the length of a right text.
+    ///
+    /// Under a grammar ([`Think::constrain_after`](crate::Think::constrain_after)),
+    /// a token the grammar wrote alone (the server listed no other, at
+    /// probability 1) does not count: a value made only of such tokens
+    /// scores 0.0, since the model chose none of it.
+    pub fn confidence(&self, field: &str) -> Option<f64> {
+        self.confidence
+            .iter()
+            .find(|(name, _)| *name == field)
+            .map(|&(_, confidence)| confidence)
+    }
+
+    /// The fields whose confidence is below the threshold of
+    /// [`Think::review_below`](crate::Think::review_below), in the order of
+    /// the type's sections: values a person should look at before they are
+    /// used. Empty without a threshold, and for fields not measured (see
+    /// [`confidence`](Self::confidence)). Not an error: the value is typed.
+    pub fn needs_review(&self) -> &[&'static str] {
+        &self.needs_review
     }
 }

@@ -4,13 +4,14 @@
 use super::bounded_reply::bounded_reply;
 use super::budget::Budget;
 use super::check::AsyncCheck;
+use super::confidence;
 use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
 use super::focus::Asked;
 use super::learn::{Learned, Lessons};
 use super::messages;
-use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome};
+use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource};
 use super::read::{Format, Parsed, Reader, Verdict};
 use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::trace;
@@ -19,8 +20,8 @@ use super::{RetryMode, Think, DEFAULT_MAX_DURATION};
 use crate::feedback::{Feedback, Problem, ProblemKind, Wording};
 use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
-use crate::model::Served;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
+use crate::model::{Served, TokenLogprob};
 use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::text::SharedText;
@@ -63,6 +64,9 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// judged: its wording, and the one section a focused question asked
     /// about.
     sent: Option<(Wording, Option<&'static str>)>,
+    /// The log-probabilities of the current attempt's reply, until it is
+    /// read ([`Think::confidence`]).
+    logprobs: Vec<TokenLogprob>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -159,6 +163,7 @@ where
             learned: lessons.learned,
             record_as: lessons.record_as,
             sent: None,
+            logprobs: Vec::new(),
         }
     }
 
@@ -302,6 +307,7 @@ where
             &request,
             self.conversation.shared_prefix(),
             grammar.as_ref(),
+            think.confidence,
             &mut self.budget,
             number,
             listener,
@@ -364,6 +370,7 @@ where
         let model = call.model.as_deref().unwrap_or(called);
         // The failed requests' tokens are already in the budget.
         self.budget.add_usage(call.reply.usage);
+        self.logprobs = call.reply.logprobs;
         let raw = SharedText::from(call.reply.content);
         self.conversation.log_reply(&raw);
         let usage = super::budget::sum(call.reply.usage, call.wasted);
@@ -383,6 +390,7 @@ where
             finish_reason: call.reply.finish_reason,
             transport_retries: call.retries,
             json: Vec::new(),
+            confidence: Vec::new(),
             // A stored reply's cost is known: the recorded one, or nothing.
             cost: call.cost.or_else(|| self.think.cost(model, &usage, batch)),
             served: call.served,
@@ -431,6 +439,14 @@ where
             None => attempt.raw.clone(),
         };
         let from_json = from_json.map(|_| raw.clone());
+        // The one section the reply was asked for, which a bare answer is
+        // read as (before the reader moves on to its next question).
+        let asked_one = self.reader.asked().one();
+        let logprobs = std::mem::take(&mut self.logprobs);
+        if self.think.confidence && from_json.is_none() {
+            attempt.confidence =
+                self.confidence_of(&raw, &logprobs, asked_one, attempt.constrained);
+        }
         // The sections checked as the reply streamed were typed then: the
         // reader takes their values, and does not read them again.
         if let (None, Some(listener)) = (&from_json, &mut self.listener) {
@@ -473,7 +489,7 @@ where
                     (Some(answer), AttemptKind::Focused) => answer.as_str(),
                     _ => &raw,
                 };
-                trace::evaluations(specs, judged, None);
+                trace::evaluations(specs, judged, None, &attempt.confidence);
                 Ok(Accepted {
                     value,
                     kind,
@@ -487,7 +503,7 @@ where
                 message,
                 kind,
             } => {
-                trace::evaluations(specs, &raw, Some(&problems));
+                trace::evaluations(specs, &raw, Some(&problems), &attempt.confidence);
                 attempt.kind = kind;
                 attempt.problems = Some(problems);
                 Err(message)
@@ -496,6 +512,38 @@ where
                 attempt.kind = AttemptKind::Truncated;
                 Err(message)
             }
+        }
+    }
+
+    /// How sure the model was of each section of `raw`, from its tokens'
+    /// `logprobs` (see think/confidence.rs): the sections the reply holds,
+    /// or, for a reply with no header at all to a question about one
+    /// section (`asked_one`), the whole reply as that section, as the
+    /// reader takes a bare answer.
+    fn confidence_of(
+        &self,
+        raw: &str,
+        logprobs: &[TokenLogprob],
+        asked_one: Option<usize>,
+        constrained: bool,
+    ) -> Vec<confidence::FieldConfidence> {
+        let Some(specs) = self.reader.specs() else {
+            return Vec::new();
+        };
+        if logprobs.is_empty() {
+            return Vec::new();
+        }
+        let phrases = crate::phrases::phrases(self.reader.lang(None));
+        let map = crate::parse::split_sections(raw, specs);
+        let headerless = (0..specs.len()).all(|index| map.content(index).is_none());
+        match asked_one {
+            Some(one) if headerless => {
+                let start = raw.len() - raw.trim_start().len();
+                let whole = start..raw.trim_end().len().max(start);
+                let ranges = |index: usize| (index == one).then(|| whole.clone());
+                confidence::of_reply(raw, logprobs, specs, ranges, constrained, phrases)
+            }
+            _ => confidence::of_map(raw, logprobs, specs, &map, constrained, phrases),
         }
     }
 
@@ -545,8 +593,12 @@ where
         } else {
             Vec::new()
         };
+        let confidence = self.value_confidence(&attempt, &sources);
+        let needs_review = self.needs_review(&confidence);
         self.record(attempt);
         Outcome {
+            confidence,
+            needs_review,
             value: accepted.value,
             attempts: self.attempts,
             usage: self.budget.used(),
@@ -558,6 +610,56 @@ where
             final_reply,
             learned: self.learned,
         }
+    }
+
+    /// How sure the model was of each section of the value: the
+    /// confidence its section had in the reply it came from (`sources`,
+    /// for a merged answer; `last`, the reply that gave the value,
+    /// otherwise).
+    fn value_confidence(
+        &self,
+        last: &Attempt,
+        sources: &[SectionSource],
+    ) -> Vec<confidence::FieldConfidence> {
+        let Some(specs) = self.reader.specs() else {
+            return Vec::new();
+        };
+        specs
+            .iter()
+            .filter_map(|spec| {
+                let number = sources
+                    .iter()
+                    .find(|source| source.header == spec.header)
+                    .map_or(last.number, |source| source.attempt);
+                let attempt = match number == last.number {
+                    true => last,
+                    false => self.attempts.iter().find(|a| a.number == number)?,
+                };
+                let found = confidence::find(&attempt.confidence, spec.field)?;
+                Some((spec.field, found))
+            })
+            .collect()
+    }
+
+    /// The fields whose confidence is below [`Think::review_below`]'s
+    /// threshold, in the order of the type's sections; said in the trace.
+    fn needs_review(&self, confidence: &[confidence::FieldConfidence]) -> Vec<&'static str> {
+        let Some(threshold) = self.think.review_below else {
+            return Vec::new();
+        };
+        let fields: Vec<&'static str> = confidence
+            .iter()
+            .filter(|(_, value)| *value < threshold)
+            .map(|&(field, _)| field)
+            .collect();
+        if !fields.is_empty() {
+            tracing::info!(
+                twr.needs_review = fields.join(", ").as_str(),
+                twr.review_below = threshold,
+                "twr values to review"
+            );
+        }
+        fields
     }
 
     /// Records in the job that the run ended with a value read from

@@ -41,6 +41,7 @@
 use tracing::field::Empty;
 use tracing::Span;
 
+use super::confidence::{self, FieldConfidence};
 use super::outcome::Attempt;
 use crate::feedback::Feedback;
 use crate::model::{FinishReason, Message, Role};
@@ -163,7 +164,14 @@ pub(super) fn content(
 /// reply holds and no problem names. Sections the reply does not hold and
 /// no problem names (kept from earlier replies, not asked for) were not
 /// judged.
-pub(super) fn evaluations(specs: &[SectionSpec], text: &str, problems: Option<&Feedback>) {
+/// A section with a confidence ([`Think::confidence`](crate::Think::confidence))
+/// carries it as `gen_ai.evaluation.score.value`.
+pub(super) fn evaluations(
+    specs: &[SectionSpec],
+    text: &str,
+    problems: Option<&Feedback>,
+    confidence: &[FieldConfidence],
+) {
     // Finding the sections is a pass over the reply: not made when no
     // subscriber would see the events.
     if !tracing::enabled!(tracing::Level::INFO) {
@@ -181,10 +189,12 @@ pub(super) fn evaluations(specs: &[SectionSpec], text: &str, problems: Option<&F
                     .collect()
             })
             .unwrap_or_default();
+        let score = confidence::find(confidence, spec.field);
         if !failed.is_empty() {
             tracing::info!(
                 gen_ai.evaluation.name = spec.header,
                 gen_ai.evaluation.score.label = "fail",
+                gen_ai.evaluation.score.value = score,
                 gen_ai.evaluation.explanation = failed.join(" ").as_str(),
                 "gen_ai.evaluation.result"
             );
@@ -192,6 +202,7 @@ pub(super) fn evaluations(specs: &[SectionSpec], text: &str, problems: Option<&F
             tracing::info!(
                 gen_ai.evaluation.name = spec.header,
                 gen_ai.evaluation.score.label = "pass",
+                gen_ai.evaluation.score.value = score,
                 "gen_ai.evaluation.result"
             );
         }

@@ -82,6 +82,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
     messages: &[Message],
     shared_prefix: usize,
     grammar: Option<&Grammar>,
+    logprobs: bool,
     budget: &mut Budget,
     attempt: usize,
     mut listener: Option<&mut Listener<'_>>,
@@ -102,6 +103,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             messages,
             shared_prefix,
             grammar,
+            logprobs,
             budget,
             listener.as_deref_mut(),
         )
@@ -188,13 +190,15 @@ async fn send<M: ChatModel + ?Sized>(
     messages: &[Message],
     shared_prefix: usize,
     grammar: Option<&Grammar>,
+    logprobs: bool,
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
     let deadline = budget.deadline();
     let mut request = Request::new(messages)
         .with_stream(listener.is_some())
-        .with_shared_prefix(shared_prefix);
+        .with_shared_prefix(shared_prefix)
+        .with_logprobs(logprobs);
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
     }

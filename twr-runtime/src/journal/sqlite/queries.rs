@@ -46,6 +46,8 @@ fn reply_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Reply> {
         reasoning: row.get(at + 1)?,
         usage,
         finish_reason: finish.as_deref().map(FinishReason::from_server),
+        // Not recorded: a replayed reply gets no confidence.
+        logprobs: Vec::new(),
     })
 }
 
