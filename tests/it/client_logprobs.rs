@@ -24,9 +24,11 @@ struct Ticket {
 
 const REPLY: &str = "[Urgent]\nyes\n\n[Users]\n12\n\n[Title]\nDisk full";
 
-/// The reply's tokens as `(text, probability, top)`: the headers and
-/// breaks certain, the values not.
-fn tokens() -> Vec<(&'static str, f64, Vec<(&'static str, f64)>)> {
+/// A token as `(text, probability, top)`.
+type Token = (&'static str, f64, Vec<(&'static str, f64)>);
+
+/// The reply's tokens: the headers and breaks certain, the values not.
+fn tokens() -> Vec<Token> {
     vec![
         ("[Urgent]\n", 1.0, vec![]),
         ("yes", 0.6, vec![("yes", 0.6), ("no", 0.2), ("Maybe", 0.1)]),
@@ -40,7 +42,7 @@ fn tokens() -> Vec<(&'static str, f64, Vec<(&'static str, f64)>)> {
 }
 
 /// OpenAI's `logprobs.content` entries for `tokens`.
-fn openai_tokens(tokens: &[(&str, f64, Vec<(&str, f64)>)]) -> Value {
+fn openai_tokens(tokens: &[Token]) -> Value {
     Value::Array(
         tokens
             .iter()

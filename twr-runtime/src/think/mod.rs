@@ -761,8 +761,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     ///
     /// A program routes them (to a review queue, with the value and its
     /// confidence), or asks again about them: a second run whose prompt
-    /// quotes the value and asks for that field alone, or a run with
-    /// [`Think::samples`]'s agreement.
+    /// quotes the value and asks for that field alone, or a stronger
+    /// model ([`Think::escalate_to`]).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
