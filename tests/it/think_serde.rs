@@ -96,6 +96,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "json": [],
                     "served": "live",
                     "cost": null,
+                    "confidence": {},
                 },
                 {
                     "number": 2,
@@ -114,6 +115,7 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
                     "json": [],
                     "served": "live",
                     "cost": null,
+                    "confidence": {},
                 },
             ],
             "usage": {"prompt_tokens": 130, "completion_tokens": 14, "total_tokens": 144, "cache_read_tokens": 0, "cache_write_tokens": 0},
@@ -128,6 +130,8 @@ async fn an_outcome_is_one_json_line_in_the_documented_shape() {
             "sources": [],
             "learned": [],
             "elapsed_ms": 0,
+            "confidence": {},
+            "needs_review": [],
         })
     );
     assert_eq!(outcome.transcript.len(), 4);
