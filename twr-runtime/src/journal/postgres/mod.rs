@@ -465,6 +465,8 @@ fn reply_of(row: &Row) -> Reply {
         reasoning: row.get(1),
         usage,
         finish_reason: finish.as_deref().map(FinishReason::from_server),
+        // Not recorded: a replayed reply gets no confidence.
+        logprobs: Vec::new(),
     }
 }
 
