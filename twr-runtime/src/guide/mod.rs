@@ -20,6 +20,8 @@
 //! 7. [`parsing`]: how a reply is read.
 //! 8. [`the_loop`]: [`Think`](crate::Think): attempts, patches, budgets,
 //!    the ledger, escalation, many prompts.
+//!    [`confidence`]: how sure the model was of each section, and the
+//!    values to review.
 //! 9. [`traces`]: the run as OpenTelemetry spans.
 //! 10. [`small_models`]: the loop's rules for models of a few hundred
 //!     million parameters.
@@ -41,13 +43,6 @@
 //!
 //! Only the pages live here; each module is a page, included whole.
 
-// Pages still to be written this round, each to be added here and to the
-// list above when its feature is on main (the pages that will link to them
-// are marked with an HTML comment "GUIDE: ..."):
-// - `confidence`, "How sure": confidence per section
-//   (`Think::confidence`, `samples`, `review_below`).
-// The traces page has a marked place for its set-up (crates, versions).
-
 #[doc = include_str!("../../docs/guide/getting_started.md")]
 pub mod getting_started {}
 #[doc = include_str!("../../docs/guide/derive.md")]
@@ -66,6 +61,8 @@ pub mod numbers {}
 pub mod parsing {}
 #[doc = include_str!("../../docs/guide/the_loop.md")]
 pub mod the_loop {}
+#[doc = include_str!("../../docs/guide/confidence.md")]
+pub mod confidence {}
 #[doc = include_str!("../../docs/guide/traces.md")]
 pub mod traces {}
 #[doc = include_str!("../../docs/guide/small_models.md")]
