@@ -123,7 +123,7 @@ async fn the_first_attempt_stays_free_even_when_it_is_the_last() {
 
 #[tokio::test]
 async fn constrain_after_sends_the_whole_grammar_first_to_any_model() {
-    let model = Enforcing::new(None, &["[Days]\n2\n[Plan]\n- Gion"]);
+    let model = Enforcing::new(Some(Format::Gbnf), &["[Days]\n2\n[Plan]\n- Gion"]);
     let outcome = Think::new(&model)
         .constrain_after(0)
         .run::<Trip>("Plan a trip to Kyoto.")
@@ -133,10 +133,24 @@ async fn constrain_after_sends_the_whole_grammar_first_to_any_model() {
     assert_eq!(constrained(&outcome.attempts), [true]);
 }
 
+/// A model that takes no grammar may ignore the one its request carries:
+/// the ledger says what was sent, so its attempts are not constrained.
+#[tokio::test]
+async fn the_ledger_marks_no_attempt_constrained_for_a_model_that_takes_no_grammar() {
+    let model = Enforcing::new(None, &["[Days]\n2\n[Plan]\n- Gion"]);
+    let outcome = Think::new(&model)
+        .constrain_after(0)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(model.grammars(), [Some(Grammar::of::<Trip>())]);
+    assert_eq!(constrained(&outcome.attempts), [false]);
+}
+
 #[tokio::test]
 async fn a_focused_question_is_constrained_to_the_sections_value_alone() {
     // Days wrong twice: a patch retry, then a question about it alone.
-    let model = Enforcing::new(None, &[DAYS_WRONG, "[Days]\nfour days", "3"]);
+    let model = Enforcing::new(Some(Format::Gbnf), &[DAYS_WRONG, "[Days]\nfour days", "3"]);
     let outcome = Think::new(&model)
         .constrain_after(1)
         .max_attempts(3)

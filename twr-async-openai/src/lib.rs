@@ -41,11 +41,22 @@
 //!   adapter reads the replies with its own types through async-openai's
 //!   `byot` methods, so nothing the server sends is lost.
 //! - **Errors**, by kind ([`map_error`]): an `ApiError` carries the HTTP
-//!   status (since async-openai 0.43, `ApiErrorResponse::status_code`), so
-//!   429 and 5xx are [`ModelError::Status`] and transient, 400 and the
-//!   other 4xx are not; a 400 whose code names a content policy is
-//!   [`ModelError::Refused`], as is a reply that is a `refusal`. Connect
-//!   failures and broken streams are transient.
+//!   status (since async-openai 0.43, `ApiErrorResponse::status_code`), and
+//!   its meaning is twr's one reading of an error response
+//!   ([`twr_runtime::model::http_error`], as twr's own clients and the
+//!   other adapters read it): 429 and 5xx are [`ModelError::Status`] and
+//!   transient, 400 and the other 4xx are not; a 400 whose code names a
+//!   content policy is [`ModelError::Refused`], as is a reply that is a
+//!   `refusal`; a 429 for a used-up quota is a 402. Connect failures and
+//!   broken streams are transient. The client's API key is replaced by
+//!   `[redacted]` wherever the server's text quotes it.
+//! - **Grammars**: told its server's [`Dialect`] with
+//!   [`grammar`](AsyncOpenAi::grammar), the adapter sends a constrained
+//!   attempt's grammar in the request's body, in the fields twr's own
+//!   OpenAI-compatible client writes (the request is sent as JSON through
+//!   async-openai's `byot` methods, so any field goes). Without a dialect
+//!   it sends none and says so ([`ChatModel::takes_grammar`] is `None`),
+//!   so the ledger never marks an attempt constrained that was not.
 //! - **Hidden by async-openai**: the response headers. It reads an error
 //!   response's body and drops its headers, so a 429's `Retry-After`
 //!   (and OpenAI's `x-ratelimit-*` counts) never reach the adapter: the
@@ -76,9 +87,10 @@ use async_openai::Client;
 use futures_util::{Stream, StreamExt as _};
 use serde::Deserialize;
 use serde_json::Value;
+use twr_runtime::grammar::{Dialect, Format};
 use twr_runtime::model::{
-    until_deadline, within_deadline, Attachment, AttachmentError, AttachmentKind, BoxFuture,
-    ErrorDetail, Request, Response,
+    http_error, until_deadline, within_deadline, Attachment, AttachmentError, AttachmentKind,
+    BoxFuture, ErrorDetail, Request, Response,
 };
 use twr_runtime::{ChatModel, Delta, FinishReason, Message, ModelError, Reply, Role, Usage};
 
@@ -97,6 +109,8 @@ pub struct AsyncOpenAi<C: Config = OpenAIConfig> {
     template: CreateChatCompletionRequest,
     stream: bool,
     stream_usage: bool,
+    /// How the server takes a grammar; `None`: it is never sent one.
+    grammar: Option<Dialect>,
 }
 
 impl<C: Config> AsyncOpenAi<C> {
@@ -126,6 +140,7 @@ impl<C: Config> AsyncOpenAi<C> {
             template,
             stream: false,
             stream_usage: true,
+            grammar: None,
         }
     }
 
@@ -142,6 +157,17 @@ impl<C: Config> AsyncOpenAi<C> {
     /// server that refuses the option.
     pub fn stream_usage(mut self, include: bool) -> Self {
         self.stream_usage = include;
+        self
+    }
+
+    /// Sends a constrained attempt's grammar the way `dialect` says its
+    /// server takes one (`grammar` for llama.cpp, `response_format` with a
+    /// strict JSON schema for OpenAI's structured outputs, ...), as twr's own
+    /// [`OpenAiCompatible::grammar`](twr_runtime::OpenAiCompatible) does;
+    /// the loop then constrains the last attempt of a run by default. Not
+    /// set: no grammar is ever sent.
+    pub fn grammar(mut self, dialect: Dialect) -> Self {
+        self.grammar = Some(dialect);
         self
     }
 
@@ -173,27 +199,53 @@ impl<C: Config> AsyncOpenAi<C> {
         Ok(request)
     }
 
-    async fn whole(&self, request: CreateChatCompletionRequest) -> Result<Reply, ModelError> {
-        let body: Completion = self
+    /// The request body for `request`: [`request_for`](Self::request_for)'s
+    /// request as JSON, with the request's grammar in the fields of the
+    /// adapter's [`grammar`](Self::grammar) dialect when it has one.
+    fn body_for(&self, request: &Request<'_>) -> Result<Value, ModelError> {
+        let mut body =
+            serde_json::to_value(self.request_for(request.messages)?).map_err(|error| {
+                ModelError::Config(ErrorDetail::with_source("the request body", error))
+            })?;
+        if let (Some(dialect), Some(grammar), Some(object)) =
+            (self.grammar, request.grammar(), body.as_object_mut())
+        {
+            let (_, fields) = dialect.request_fields(grammar);
+            if let Value::Object(fields) = fields {
+                object.extend(fields);
+            }
+        }
+        Ok(body)
+    }
+
+    /// The client's API key, replaced in any server text an error quotes.
+    fn secrets(&self) -> Vec<String> {
+        use secrecy::ExposeSecret as _;
+        vec![self.client.config().api_key().expose_secret().to_string()]
+    }
+
+    async fn whole(&self, body: Value) -> Result<Reply, ModelError> {
+        let reply: Completion = self
             .client
             .chat()
-            .create_byot(&request)
+            .create_byot(&body)
             .await
-            .map_err(map_error)?;
-        body.into_reply()
+            .map_err(|error| map_error_redacting(error, &self.secrets()))?;
+        reply.into_reply()
     }
 
     async fn streamed(
         &self,
-        request: CreateChatCompletionRequest,
+        body: Value,
     ) -> Result<impl Stream<Item = Result<Delta, ModelError>> + Send + 'static, ModelError> {
+        let secrets = self.secrets();
         let chunks = self
             .client
             .chat()
-            .create_stream_byot::<_, Completion>(&request)
+            .create_stream_byot::<_, Completion>(&body)
             .await
-            .map_err(map_error)?;
-        Ok(deltas(chunks))
+            .map_err(|error| map_error_redacting(error, &secrets))?;
+        Ok(deltas(chunks, secrets))
     }
 }
 
@@ -217,7 +269,7 @@ impl<C: Config + Send + Sync> ChatModel for AsyncOpenAi<C> {
                     .check_attachments()
                     .map_err(ModelError::Attachment)?;
             }
-            let body = self.request_for(request.messages)?;
+            let body = self.body_for(&request)?;
             let started = tokio::time::Instant::now();
             let deadline = request.deadline;
             if !self.stream {
@@ -235,6 +287,12 @@ impl<C: Config + Send + Sync> ChatModel for AsyncOpenAi<C> {
 
     fn streams(&self) -> bool {
         self.stream
+    }
+
+    /// The [format](Dialect::format) of the adapter's
+    /// [`grammar`](AsyncOpenAi::grammar) dialect; `None` without one.
+    fn takes_grammar(&self) -> Option<Format> {
+        self.grammar.map(Dialect::format)
     }
 
     /// The template's options as JSON, without the model, the messages and
@@ -480,41 +538,45 @@ struct Tail {
 /// [`ModelError::Refused`].
 fn deltas(
     chunks: impl Stream<Item = Result<Completion, OpenAIError>> + Send + 'static,
+    secrets: Vec<String>,
 ) -> impl Stream<Item = Result<Delta, ModelError>> + Send + 'static {
     let chunks = Box::pin(chunks);
     // Each step gives the pieces of one chunk (a chunk may hold reasoning
     // and content both), then the stream's last item.
-    futures_util::stream::unfold(Some((chunks, Tail::default())), |state| async move {
-        let (mut chunks, mut tail) = state?;
-        let Some(chunk) = chunks.next().await else {
-            return Some((ending(tail).into_iter().collect(), None));
-        };
-        let chunk = match chunk {
-            Ok(chunk) => chunk,
-            Err(error) => return Some((vec![Err(map_error(error))], None)),
-        };
-        if let Some(usage) = &chunk.usage {
-            tail.usage = usage.counts();
-        }
-        let mut out = Vec::new();
-        if let Some(choice) = chunk.choices.into_iter().next() {
-            if let Some(mut delta) = choice.delta.or(choice.message) {
-                if let Some(reasoning) = delta.reasoning() {
-                    out.push(Ok(Delta::Reasoning(reasoning)));
+    futures_util::stream::unfold(Some((chunks, Tail::default())), move |state| {
+        let secrets = secrets.clone();
+        async move {
+            let (mut chunks, mut tail) = state?;
+            let Some(chunk) = chunks.next().await else {
+                return Some((ending(tail).into_iter().collect(), None));
+            };
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(error) => return Some((vec![Err(map_error_redacting(error, &secrets))], None)),
+            };
+            if let Some(usage) = &chunk.usage {
+                tail.usage = usage.counts();
+            }
+            let mut out = Vec::new();
+            if let Some(choice) = chunk.choices.into_iter().next() {
+                if let Some(mut delta) = choice.delta.or(choice.message) {
+                    if let Some(reasoning) = delta.reasoning() {
+                        out.push(Ok(Delta::Reasoning(reasoning)));
+                    }
+                    if let Some(content) = delta.content.take().filter(|c| !c.is_empty()) {
+                        tail.wrote_content |= !content.trim().is_empty();
+                        out.push(Ok(Delta::Content(content)));
+                    }
+                    if let Some(refusal) = delta.refusal.take() {
+                        tail.refusal.push_str(&refusal);
+                    }
                 }
-                if let Some(content) = delta.content.take().filter(|c| !c.is_empty()) {
-                    tail.wrote_content |= !content.trim().is_empty();
-                    out.push(Ok(Delta::Content(content)));
-                }
-                if let Some(refusal) = delta.refusal.take() {
-                    tail.refusal.push_str(&refusal);
+                if let Some(reason) = choice.finish_reason {
+                    tail.finish_reason = Some(FinishReason::from_server(&reason));
                 }
             }
-            if let Some(reason) = choice.finish_reason {
-                tail.finish_reason = Some(FinishReason::from_server(&reason));
-            }
+            Some((out, Some((chunks, tail))))
         }
-        Some((out, Some((chunks, tail))))
     })
     .flat_map(futures_util::stream::iter)
 }
@@ -542,10 +604,7 @@ fn ending(tail: Tail) -> Option<Result<Delta, ModelError>> {
 ///
 /// | async-openai | twr | transient |
 /// |---|---|---|
-/// | `ApiError` 408, 429, 5xx | [`ModelError::Status`] (no `retry_after`: async-openai drops the headers) | yes |
-/// | `ApiError` 429 `insufficient_quota` | [`ModelError::Status`] 402 | no |
-/// | `ApiError` 400 with a content-policy code | [`ModelError::Refused`] | no |
-/// | `ApiError`, other statuses | [`ModelError::Status`] | no |
+/// | `ApiError` | as [`http_error`] reads its status and error object: 408, 429 and 5xx [`ModelError::Status`] (no `retry_after`: async-openai drops the headers), 429 `insufficient_quota` a 402, 400 with a content-policy code [`ModelError::Refused`] | 408, 429, 5xx |
 /// | `Reqwest`: connect | [`ModelError::Connect`] | yes |
 /// | `Reqwest`: timeout, body, other | [`ModelError::Interrupted`] | yes |
 /// | `Reqwest`: decode | [`ModelError::Decode`] | no |
@@ -555,9 +614,19 @@ fn ending(tail: Tail) -> Option<Result<Delta, ModelError>> {
 /// | anything else | [`ModelError::Other`] | no |
 ///
 /// The async-openai error is kept as the source where the kind has one.
+/// No text is redacted: the adapter itself calls
+/// [`map_error_redacting`] with its client's API key.
 pub fn map_error(error: OpenAIError) -> ModelError {
+    map_error_redacting(error, &[] as &[&str])
+}
+
+/// [`map_error`], with each text of `secrets` (an API key) replaced by
+/// `[redacted]` wherever the server's text that an error quotes holds it.
+pub fn map_error_redacting(error: OpenAIError, secrets: &[impl AsRef<str>]) -> ModelError {
+    let secrets: Vec<&str> = secrets.iter().map(AsRef::as_ref).collect();
+    let scrub = |text: &str| redact(text, &secrets);
     match error {
-        OpenAIError::ApiError(response) => api_error(response),
+        OpenAIError::ApiError(response) => api_error(response, &secrets),
         OpenAIError::Reqwest(error) => {
             let message = error.to_string();
             if error.is_connect() {
@@ -577,13 +646,13 @@ pub fn map_error(error: OpenAIError) -> ModelError {
         OpenAIError::JSONDeserialize(error, body) => ModelError::Decode(ErrorDetail::with_source(
             format!(
                 "the response is not the API's JSON: {error} (body: {})",
-                excerpt(&body)
+                excerpt(&scrub(&body))
             ),
             error,
         )),
         OpenAIError::StreamError(error) => match *error {
             StreamError::EventStream(message) => ModelError::Interrupted(ErrorDetail::new(
-                format!("the event stream broke off: {message}"),
+                format!("the event stream broke off: {}", scrub(&message)),
             )),
             unknown @ StreamError::UnknownEvent(_) => {
                 ModelError::Decode(ErrorDetail::with_source(unknown.to_string(), unknown))
@@ -594,34 +663,33 @@ pub fn map_error(error: OpenAIError) -> ModelError {
     }
 }
 
-/// An error response: its status and the server's message, or a refusal.
-fn api_error(response: ApiErrorResponse) -> ModelError {
-    let status = response.status_code.as_u16();
+/// An error response, as twr reads every error response
+/// ([`http_error`]): async-openai parsed its body and dropped its headers,
+/// so the body is written back from the fields it kept.
+fn api_error(response: ApiErrorResponse, secrets: &[&str]) -> ModelError {
     let error = response.api_error;
-    let policy = |field: &Option<String>| {
-        field
-            .as_deref()
-            .is_some_and(|code| code.contains("content_policy") || code.contains("content_filter"))
-    };
-    if status == 400 && (policy(&error.code) || policy(&error.r#type)) {
-        return ModelError::Refused(excerpt(&error.message));
-    }
-    // OpenAI's 429 for a used-up quota: waiting does not help, so it is
-    // reported as the 402 it means (as twr's own clients read the code),
-    // which is not transient. async-openai does not retry it either.
-    let quota = |field: &Option<String>| field.as_deref() == Some("insufficient_quota");
-    if status == 429 && (quota(&error.r#type) || quota(&error.code)) {
-        return ModelError::Status {
-            status: 402,
-            message: excerpt(&format!("HTTP 429, {error}")),
-            retry_after: None,
-        };
-    }
-    ModelError::Status {
-        status,
-        message: excerpt(&error.to_string()),
-        retry_after: None,
-    }
+    let body = serde_json::json!({"error": {
+        "message": error.message,
+        "type": error.r#type,
+        "param": error.param,
+        "code": error.code,
+    }});
+    http_error(
+        response.status_code.as_u16(),
+        |_| None,
+        body.to_string().as_bytes(),
+        secrets,
+    )
+}
+
+/// `text` with each of `secrets` replaced by `[redacted]`.
+fn redact(text: &str, secrets: &[&str]) -> String {
+    secrets
+        .iter()
+        .filter(|secret| secret.len() >= 4)
+        .fold(text.to_string(), |text, secret| {
+            text.replace(secret, "[redacted]")
+        })
 }
 
 /// At most 500 characters of server text, for an error message.
@@ -642,7 +710,7 @@ mod tests {
     }
 
     fn read(chunks: Vec<Result<Completion, OpenAIError>>) -> Vec<Result<Delta, String>> {
-        let stream = deltas(futures_util::stream::iter(chunks));
+        let stream = deltas(futures_util::stream::iter(chunks), Vec::new());
         tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()

@@ -21,6 +21,7 @@ use replies::{
 use serde_json::json;
 use server::{Scripted, TestServer};
 use twr_async_openai::AsyncOpenAi;
+use twr_runtime::grammar::{Dialect, Grammar};
 use twr_runtime::{ChatModel, Message, ModelError, RetryPolicy, Think};
 
 fn client(server: &TestServer) -> Client<OpenAIConfig> {
@@ -83,10 +84,8 @@ async fn a_rate_limit_is_transient_after_the_clients_own_retries() {
             retry_after,
         } => {
             assert_eq!(*status, 429);
-            assert_eq!(
-                message,
-                "requests: Rate limit reached (code: rate_limit_exceeded)"
-            );
+            // The server's own message, as every client of twr words it.
+            assert_eq!(message, "Rate limit reached");
             assert_eq!(*retry_after, None);
         }
         other => panic!("expected a 429 status, got {other:?}"),
@@ -141,8 +140,8 @@ async fn a_rate_limit_is_transient_after_the_clients_own_retries() {
     let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the model server answered HTTP 402: HTTP 429, insufficient_quota: You exceeded \
-         your current quota. (code: insufficient_quota)"
+        "the model server answered HTTP 402: HTTP 429, the account's quota is used up: \
+         You exceeded your current quota."
     );
     assert!(!error.is_transient());
     assert_eq!(server.requests().len(), 1);
@@ -155,8 +154,7 @@ async fn a_bad_request_ends_the_run_at_once_and_a_content_policy_is_a_refusal() 
     bad_request_case(
         &model,
         &server,
-        "the model server answered HTTP 400: invalid_request_error: Unrecognized \
-         request argument supplied: foo (param: foo)",
+        "the model server answered HTTP 400: Unrecognized request argument supplied: foo",
     )
     .await;
 
@@ -191,4 +189,65 @@ async fn images_and_documents_go_as_parts_before_the_text() {
     let error = model.chat(&[jpeg_as_png]).await.unwrap_err();
     assert!(matches!(error, ModelError::Attachment(_)), "{error:?}");
     assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_key_the_server_echoes_is_redacted_in_the_error() {
+    let server = TestServer::start(vec![Scripted::json(
+        401,
+        json!({"error": {"message": "Incorrect API key provided: {KEY}.",
+                         "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}),
+    )
+    .echoing_key()])
+    .await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 401: Incorrect API key provided: [redacted]."
+    );
+    assert!(!format!("{error:?}").contains("sk-test-key"));
+}
+
+#[tokio::test]
+async fn told_its_dialect_the_adapter_sends_the_grammar_and_the_ledger_says_so() {
+    let script = || {
+        vec![
+            completion("[Plan]\nGo\n[Days]\ntwo", None, (5, 5)),
+            completion("[Days]\n2", None, (5, 5)),
+        ]
+    };
+    // Told llama.cpp's dialect: the constrained attempt carries GBNF in
+    // `grammar`, and the ledger marks it constrained.
+    let server = TestServer::start(script()).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test").grammar(Dialect::LlamaCpp);
+    let outcome = Think::new(&model)
+        .constrain_after(1)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.days, 2);
+    let constrained: Vec<bool> = outcome.attempts.iter().map(|a| a.constrained).collect();
+    assert_eq!(constrained, [false, true]);
+    let requests = server.requests();
+    assert_eq!(requests[0].body.get("grammar"), None);
+    let days_only = Grammar::of::<Trip>().only(|spec| spec.field == "days");
+    assert_eq!(requests[1].body["grammar"], json!(days_only.gbnf()));
+    assert_eq!(requests[1].body["model"], "gpt-test");
+
+    // Told no dialect: the request holds no grammar, and the ledger says
+    // no attempt was constrained.
+    let server = TestServer::start(script()).await;
+    let model = AsyncOpenAi::new(client(&server), "gpt-test");
+    let outcome = Think::new(&model)
+        .constrain_after(0)
+        .run::<Trip>("Plan two days")
+        .await
+        .unwrap();
+    let constrained: Vec<bool> = outcome.attempts.iter().map(|a| a.constrained).collect();
+    assert_eq!(constrained, [false, false]);
+    for request in server.requests() {
+        let fields: Vec<&String> = request.body.as_object().unwrap().keys().collect();
+        assert_eq!(fields, ["messages", "model"]);
+    }
 }

@@ -36,7 +36,9 @@
 //!   server's own word for the rest) and **reasoning text** (genai's
 //!   `reasoning_content` and reasoning chunks).
 //! - **Errors**, by kind ([`map_error`]): genai keeps the HTTP status *and*
-//!   the headers of a failed call, so 429, 408 and 5xx are transient
+//!   the headers of a failed call, read as twr reads every error response
+//!   ([`twr_runtime::model::http_error`], shared with its own clients and
+//!   the other adapters), so 429, 408 and 5xx are transient
 //!   [`ModelError::Status`] with the server's `Retry-After` (or
 //!   `retry-after-ms`) as [`retry_after`](ModelError::retry_after); 400
 //!   and the other 4xx are not transient, and a 400 whose body names a
@@ -54,7 +56,6 @@
 #![warn(missing_docs)]
 
 use std::fmt;
-use std::time::{Duration, SystemTime};
 
 use futures_util::{Stream, StreamExt as _};
 use genai::chat::{
@@ -64,8 +65,8 @@ use genai::chat::{
 use genai::Client;
 use serde_json::Value;
 use twr_runtime::model::{
-    until_deadline, within_deadline, Attachment, AttachmentKind, BoxFuture, ErrorDetail, Request,
-    Response,
+    http_error, until_deadline, within_deadline, Attachment, AttachmentKind, BoxFuture,
+    ErrorDetail, Request, Response,
 };
 use twr_runtime::{ChatModel, Delta, FinishReason, Message, ModelError, Reply, Role, Usage};
 
@@ -349,9 +350,7 @@ fn deltas(
 ///
 /// | genai | twr | transient |
 /// |---|---|---|
-/// | a failed call with status 408, 429, 5xx | [`ModelError::Status`] with the server's `Retry-After` | yes |
-/// | status 400 whose body names a content policy | [`ModelError::Refused`] | no |
-/// | other statuses | [`ModelError::Status`] | no |
+/// | a failed call with a status | as [`http_error`] reads its status, headers and body (twr's one reading, shared with its own clients): 408, 429 and 5xx [`ModelError::Status`] with the server's `Retry-After`, a 400 whose body names a content policy [`ModelError::Refused`], a 429 for a used-up quota a 402 | 408, 429, 5xx |
 /// | `WebModelCall`/`WebAdapterCall` of a reqwest connect error | [`ModelError::Connect`] | yes |
 /// | other reqwest errors (timeouts, broken bodies) | [`ModelError::Interrupted`] | yes |
 /// | `WebStream`, `ChatResponse` (an error event inside a stream) | [`ModelError::Interrupted`] | yes |
@@ -364,10 +363,13 @@ fn deltas(
 pub fn map_error(error: genai::Error) -> ModelError {
     use genai::webc;
     if let Some(status) = error.status() {
-        let retry_after = error
-            .headers()
-            .and_then(|h| retry_after(h, SystemTime::now()));
-        return status_error(status.as_u16(), body_of(&error), retry_after);
+        let headers = error.headers();
+        return http_error(
+            status.as_u16(),
+            |name| headers?.get(name)?.to_str().ok(),
+            body_of(&error).as_bytes(),
+            &[],
+        );
     }
     let message = excerpt(&error.to_string());
     match error {
@@ -430,39 +432,6 @@ fn body_of(error: &genai::Error) -> String {
     }
 }
 
-/// A failed call's status as a [`ModelError`]: the server's message (from
-/// an `{"error": {"message": ...}}` body, else the body), a refusal for a
-/// 400 that names a content policy.
-fn status_error(status: u16, body: String, retry_after: Option<Duration>) -> ModelError {
-    let json: Option<Value> = serde_json::from_str(&body).ok();
-    let field = |name: &str| {
-        json.as_ref()
-            .and_then(|j| j.get("error"))
-            .and_then(|e| e.get(name))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let message = field("message").unwrap_or_else(|| body.trim().to_string());
-    let policy = [field("code"), field("type")]
-        .into_iter()
-        .flatten()
-        .any(|code| code.contains("content_policy") || code.contains("content_filter"));
-    if status == 400 && policy {
-        return ModelError::Refused(excerpt(&message));
-    }
-    ModelError::Status {
-        status,
-        message: excerpt(&message),
-        retry_after,
-    }
-}
-
-/// The pause a failed call's headers ask for, by twr's one reading of
-/// `retry-after-ms` and `Retry-After` (relative to `now`).
-fn retry_after(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
-    twr_runtime::model::retry_after(|name| headers.get(name)?.to_str().ok(), now)
-}
-
 /// At most 500 characters of server text, for an error message.
 fn excerpt(text: &str) -> String {
     const MAX: usize = 500;
@@ -475,19 +444,31 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// A genai error of a failed call, with its status, headers and body.
+    fn failed(status: u16, body: &str, retry_after: Option<&str>) -> genai::Error {
+        let mut headers = http::HeaderMap::new();
+        if let Some(pause) = retry_after {
+            headers.insert("retry-after", pause.parse().unwrap());
+        }
+        genai::Error::HttpError {
+            status: http::StatusCode::from_u16(status).unwrap(),
+            canonical_reason: String::new(),
+            body: body.to_string(),
+            headers: Box::new(headers),
+        }
+    }
 
     #[test]
     fn a_policy_400_is_a_refusal_and_other_bodies_keep_their_message() {
-        let refused = status_error(
-            400,
-            r#"{"error":{"message":"Blocked.","code":"content_policy_violation"}}"#.into(),
-            None,
-        );
+        let body = r#"{"error":{"message":"Blocked.","code":"content_policy_violation"}}"#;
+        let refused = map_error(failed(400, body, None));
         assert!(
             matches!(&refused, ModelError::Refused(m) if m == "Blocked."),
             "{refused:?}"
         );
-        let plain = status_error(502, "bad gateway\n".into(), Some(Duration::from_secs(1)));
+        let plain = map_error(failed(502, "bad gateway\n", Some("1")));
         assert_eq!(
             plain.to_string(),
             "the model server answered HTTP 502: bad gateway"

@@ -83,7 +83,6 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
 
 use futures_util::{Stream, StreamExt as _};
 use rig_core::completion::message::{
@@ -101,8 +100,8 @@ use rig_core::streaming::{CompletionStream, Item, StreamEvent};
 use rig_core::DynModel;
 use serde_json::Value;
 use twr_runtime::model::{
-    until_deadline, within_deadline, Attachment, AttachmentError, AttachmentKind, BoxFuture,
-    ErrorDetail, Request, Response,
+    http_error, until_deadline, within_deadline, Attachment, AttachmentError, AttachmentKind,
+    BoxFuture, ErrorDetail, Request, Response,
 };
 use twr_runtime::{ChatModel, Delta, FinishReason, Message, ModelError, Reply, Role, Usage};
 
@@ -514,9 +513,7 @@ fn deltas(
 /// | rig | twr | transient |
 /// |---|---|---|
 /// | a reply rig marks as a refusal (any status) | [`ModelError::Refused`] | no |
-/// | a failed call with status 408, 425, 429, 5xx | [`ModelError::Status`] with the server's `Retry-After` | yes |
-/// | status 400 whose body names a content policy | [`ModelError::Refused`] | no |
-/// | other statuses (`InvalidAuthentication` is a 401 or 403) | [`ModelError::Status`] | no |
+/// | a failed call with a status | as [`http_error`] reads its status, headers and body (twr's one reading, shared with its own clients): 408, 429 and 5xx [`ModelError::Status`] with the server's `Retry-After`, a 400 whose body names a content policy [`ModelError::Refused`], a 429 for a used-up quota a 402, other statuses (`InvalidAuthentication` is a 401 or 403) [`ModelError::Status`] | 408, 429, 5xx |
 /// | a provider's error without a status, marked transient | [`ModelError::Interrupted`] | yes |
 /// | a provider's error without a status, `Provider` | [`ModelError::Other`] | no |
 /// | `Http`: an `io::Error` of a refused or unreachable connection in its sources | [`ModelError::Connect`] | yes |
@@ -533,11 +530,7 @@ pub fn map_error(error: ProviderError) -> ModelError {
             return ModelError::Refused(excerpt(&server_message(&response.body)));
         }
         if let Some(status) = response.status {
-            let retry_after = response
-                .headers
-                .as_ref()
-                .and_then(|h| retry_after(h, SystemTime::now()));
-            return status_error(status.as_u16(), &response.body, retry_after);
+            return status_error(status.as_u16(), &response.body, response.headers.as_ref());
         }
         let message = excerpt(&server_message(&response.body));
         if error.is_retryable() {
@@ -558,11 +551,7 @@ pub fn map_error(error: ProviderError) -> ModelError {
                 status,
                 body,
                 headers,
-            } => status_error(
-                status.as_u16(),
-                body,
-                retry_after(headers, SystemTime::now()),
-            ),
+            } => status_error(status.as_u16(), body, Some(headers)),
             _ => ModelError::Decode(ErrorDetail::with_source(message, error)),
         },
         ProviderError::Truncated => {
@@ -618,36 +607,16 @@ fn server_message(body: &str) -> String {
         .unwrap_or_else(|| body.trim().to_string())
 }
 
-/// A failed call's status as a [`ModelError`]: the server's message, a
-/// refusal for a 400 that names a content policy.
-fn status_error(status: u16, body: &str, retry_after: Option<Duration>) -> ModelError {
-    let json: Option<Value> = serde_json::from_str(body).ok();
-    let field = |name: &str| {
-        json.as_ref()
-            .and_then(|j| j.get("error"))
-            .and_then(|e| e.get(name))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let message = server_message(body);
-    let policy = [field("code"), field("type")]
-        .into_iter()
-        .flatten()
-        .any(|code| code.contains("content_policy") || code.contains("content_filter"));
-    if status == 400 && policy {
-        return ModelError::Refused(excerpt(&message));
-    }
-    ModelError::Status {
+/// A failed call's status as a [`ModelError`], as twr reads every error
+/// response ([`http_error`]: the server's message, `Retry-After`, a refusal
+/// for a 400 that names a content policy, a 402 for a used-up quota).
+fn status_error(status: u16, body: &str, headers: Option<&http::HeaderMap>) -> ModelError {
+    http_error(
         status,
-        message: excerpt(&message),
-        retry_after,
-    }
-}
-
-/// The pause a failed call's headers ask for, by twr's one reading of
-/// `retry-after-ms` and `Retry-After` (relative to `now`).
-fn retry_after(headers: &http::HeaderMap, now: SystemTime) -> Option<Duration> {
-    twr_runtime::model::retry_after(|name| headers.get(name)?.to_str().ok(), now)
+        |name| headers?.get(name)?.to_str().ok(),
+        body.as_bytes(),
+        &[],
+    )
 }
 
 /// At most 500 characters of server text, for an error message.
@@ -662,6 +631,7 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn errors_by_kind() {

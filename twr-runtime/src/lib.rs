@@ -68,6 +68,8 @@
 //!   [`ChatModel::call`], with its [`model::Request`], [`model::Response`]
 //!   and [`model::BoxFuture`], and the parts of replies and errors named
 //!   now and then ([`model::ErrorDetail`], [`model::Served`],
+//!   [`model::http_error`] (what an HTTP error response means, for every
+//!   client and adapter alike),
 //!   [`model::RateLimits`], [`model::SharedText`],
 //!   [`model::ScriptExhausted`]), and the images and documents of a message
 //!   ([`model::Attachment`], [`model::AttachmentKind`], [`model::Content`],

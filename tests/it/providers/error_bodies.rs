@@ -437,3 +437,42 @@ async fn an_error_in_the_middle_of_a_stream_keeps_the_text_before_it() {
         assert!(error.is_transient(), "{api:?}, {name}");
     }
 }
+
+/// The replies whose meaning every client shares (through
+/// `twr_runtime::model::http_error`, which the adapter crates call too):
+/// OpenAI's 400 for a prompt its safety system rejected is a refusal, not
+/// a bad request, and its 429 for a used-up quota is a 402, which waiting
+/// does not fix; both fail at once, with the key redacted.
+#[tokio::test]
+async fn a_content_policy_is_a_refusal_and_a_used_up_quota_a_402_in_every_client() {
+    let policy = Scripted::json(
+        400,
+        json!({"error": {"message": "Your request was rejected by the safety system. {KEY}",
+                         "type": "invalid_request_error", "param": null,
+                         "code": "content_policy_violation"}}),
+    )
+    .echoing_key();
+    let quota = Scripted::json(
+        429,
+        json!({"error": {"message": "You exceeded your current quota.",
+                         "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}),
+    )
+    .header("retry-after", "3");
+    let server = TestServer::start(vec![policy, quota]).await;
+    let model = Api::OpenAi.client(&server, false);
+    let refused = model.chat(&hi()).await.unwrap_err();
+    assert!(
+        matches!(&refused, ModelError::Refused(m)
+            if m == "Your request was rejected by the safety system. [redacted]"),
+        "{refused:?}"
+    );
+    assert!(!refused.is_transient());
+    let used_up = model.chat(&hi()).await.unwrap_err();
+    assert_eq!(
+        used_up.to_string(),
+        "the model server answered HTTP 402: HTTP 429, the account's quota is used up: \
+         You exceeded your current quota."
+    );
+    assert!(!used_up.is_transient());
+    assert_eq!(used_up.retry_after(), None);
+}

@@ -10,18 +10,19 @@
 use std::time::SystemTime;
 
 use reqwest::header::LOCATION;
-use reqwest::{Response, StatusCode};
+use reqwest::Response;
 use serde_json::{json, Value};
 
 use super::http::retry_after;
 use super::provider::{Fault, Piece, Provider};
 use super::secret::Secrets;
 use crate::grammar::Dialect;
+use crate::model::http_error::{self, message_in};
 use crate::model::{FinishReason, ModelError};
 
 /// How much of an error body is read, and how much of its message is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
-const ERROR_MESSAGE_CHARS: usize = 1000;
+const ERROR_MESSAGE_CHARS: usize = http_error::MESSAGE_CHARS;
 /// How much of a body that did not decode is quoted.
 const QUOTE_CHARS: usize = 200;
 
@@ -160,7 +161,9 @@ fn embedded_status<P: Provider>(provider: &P, error: &Value) -> Option<u16> {
 }
 
 /// Builds the error for a non-success response from its status, its
-/// `Retry-After` header and the server's own message.
+/// headers and its body, as every client reads one
+/// ([`http_error`](crate::model::http_error): the kind, `Retry-After`, a
+/// refusal, a used-up quota), the server's text scrubbed of `secrets`.
 pub(crate) async fn status_error(mut response: Response, secrets: &Secrets) -> ModelError {
     let status = response.status();
     let retry_after = retry_after(response.headers(), SystemTime::now());
@@ -176,11 +179,7 @@ pub(crate) async fn status_error(mut response: Response, secrets: &Secrets) -> M
         }
     }
     body.truncate(ERROR_BODY_LIMIT);
-    ModelError::Status {
-        status: status.as_u16(),
-        message: status_message(status, &body, secrets),
-        retry_after,
-    }
+    http_error::meaning(status.as_u16(), retry_after, &body, &secrets.texts())
 }
 
 /// `error`, the answer to a request that carried a grammar in `field` (in
@@ -237,64 +236,22 @@ fn redirect_error(response: &Response, secrets: &Secrets) -> Option<ModelError> 
     })
 }
 
-/// The human-readable message of an error body, scrubbed then cut: the
-/// `message` of `{"error":{"message":...}}`, `{"error":"..."}`,
-/// `{"message":...}` or `{"detail":...}` (a one-element array of those too,
-/// as Gemini's streaming endpoint sends), else the body's text, else the
-/// status's reason phrase.
-fn status_message(status: StatusCode, body: &[u8], secrets: &Secrets) -> String {
-    let from_json = serde_json::from_slice::<Value>(body)
-        .ok()
-        .and_then(|value| message_in(&value));
-    let message = match from_json {
-        Some(message) => message,
-        None => String::from_utf8_lossy(body).into_owned(),
-    };
-    let message = secrets.scrubbed_quote(&message, ERROR_MESSAGE_CHARS);
-    if message.is_empty() {
-        return status
-            .canonical_reason()
-            .unwrap_or("no error message")
-            .to_string();
-    }
-    message
-}
-
-/// The message inside a JSON error value, when it has one.
-fn message_in(value: &Value) -> Option<String> {
-    let text = |v: &Value| {
-        v.as_str()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    match value {
-        Value::Array(items) => items.first().and_then(message_in),
-        Value::Object(map) => {
-            if let Some(error) = map.get("error") {
-                if let Some(message) = text(error) {
-                    return Some(message);
-                }
-                if let Some(message) = error.get("message").and_then(text) {
-                    return Some(message);
-                }
-            }
-            map.get("message")
-                .and_then(text)
-                .or_else(|| map.get("detail").and_then(text))
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::client::secret::ApiKey;
     use crate::{Anthropic, Gemini, OpenAiCompatible};
 
+    /// The message of the error a response of `status` with `body` gives.
+    fn status_message(status: u16, body: &[u8], secrets: &Secrets) -> String {
+        match http_error::meaning(status, None, body, &secrets.texts()) {
+            ModelError::Status { message, .. } => message,
+            other => panic!("not a status error: {other:?}"),
+        }
+    }
+
     fn message(body: &[u8]) -> String {
-        status_message(StatusCode::BAD_REQUEST, body, &Secrets::default())
+        status_message(400, body, &Secrets::default())
     }
 
     #[test]
@@ -323,7 +280,7 @@ mod tests {
         let key = ApiKey::new("sk-across-the-cut").unwrap();
         let secrets = Secrets::new(Some(&key), "http://h");
         let body = format!("{}sk-across-the-cut", "y".repeat(ERROR_MESSAGE_CHARS - 4));
-        let cut = status_message(StatusCode::BAD_GATEWAY, body.as_bytes(), &secrets);
+        let cut = status_message(502, body.as_bytes(), &secrets);
         assert!(cut.ends_with("yyyy[red…"), "{cut}");
     }
 

@@ -29,9 +29,6 @@ pub(crate) const ATTACHMENTS: AttachmentRules = AttachmentRules::new("the OpenAI
     .documents(&["application/pdf"])
     .max_documents_per_request(SizeLimit::bytes(32 * MIB));
 
-/// The `name` of the JSON schema twr sends as OpenAI's structured outputs
-/// (OpenAI requires one, of `[a-zA-Z0-9_-]{1,64}`).
-pub(crate) const SCHEMA_NAME: &str = "twr_sections";
 
 /// OpenAI's text error codes that say what an HTTP status would.
 fn openai_error_status(code: &str) -> Option<u16> {
@@ -204,29 +201,7 @@ impl Provider for OpenAiApi {
         grammar: &Grammar,
         body: &mut Value,
     ) -> Result<&'static str, ModelError> {
-        let (field, value) = match dialect {
-            Dialect::LlamaCpp => ("grammar", json!({"grammar": grammar.gbnf()})),
-            Dialect::Vllm => (
-                "structured_outputs.grammar",
-                json!({"structured_outputs": {"grammar": grammar.gbnf()}}),
-            ),
-            Dialect::Sglang => ("ebnf", json!({"ebnf": grammar.gbnf()})),
-            Dialect::MistralRs => (
-                "grammar",
-                json!({"grammar": {"type": "lark", "value": grammar.lark()}}),
-            ),
-            Dialect::JsonSchema => (
-                "response_format",
-                json!({"response_format": {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": SCHEMA_NAME,
-                        "strict": true,
-                        "schema": grammar.json_schema(),
-                    },
-                }}),
-            ),
-        };
+        let (field, value) = dialect.request_fields(grammar);
         merge_json(body, value);
         Ok(field)
     }

@@ -81,15 +81,14 @@ impl Secrets {
         Secrets(secrets)
     }
 
+    /// Every secret, longest first.
+    pub(crate) fn texts(&self) -> Vec<&str> {
+        self.0.iter().map(String::as_str).collect()
+    }
+
     /// `text` with every secret replaced by `[redacted]`.
     pub(crate) fn scrub(&self, text: &str) -> String {
-        let mut text = text.to_string();
-        for secret in &self.0 {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), REDACTED);
-            }
-        }
-        text
+        crate::model::http_error::scrub(text, &self.texts())
     }
 
     /// Server text made safe to quote in an error: trimmed, scrubbed, and
@@ -97,12 +96,7 @@ impl Secrets {
     /// key behind). Not the feedback's `excerpt` of a value (one line, for
     /// the model): this one is for the person reading the error.
     pub(crate) fn scrubbed_quote(&self, text: &str, max_chars: usize) -> String {
-        let mut text = self.scrub(text.trim());
-        if let Some((cut, _)) = text.char_indices().nth(max_chars) {
-            text.truncate(cut);
-            text.push('…');
-        }
-        text
+        crate::model::http_error::scrubbed_quote(text, &self.texts(), max_chars)
     }
 }
 

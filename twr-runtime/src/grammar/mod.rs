@@ -69,7 +69,57 @@ pub enum Dialect {
     JsonSchema,
 }
 
+/// The `name` of the JSON schema twr sends as OpenAI's structured outputs
+/// (OpenAI requires one, of `[a-zA-Z0-9_-]{1,64}`).
+pub(crate) const SCHEMA_NAME: &str = "twr_sections";
+
 impl Dialect {
+    /// The fields of an OpenAI-compatible chat request that carry `grammar`
+    /// in this dialect, as a JSON object to merge into the request's body,
+    /// and the name of the field (`"grammar"`, `"response_format"`), for an
+    /// error when the server refuses it. What
+    /// [`OpenAiCompatible`](crate::OpenAiCompatible) sends; an adapter over
+    /// another client that can send extra body fields sends the same.
+    ///
+    /// ```
+    /// use twr_runtime::grammar::{Dialect, Grammar};
+    /// use twr_runtime::Sections;
+    ///
+    /// #[derive(Sections)]
+    /// struct Trip { days: u32 }
+    ///
+    /// let grammar = Grammar::of::<Trip>();
+    /// let (field, fields) = Dialect::LlamaCpp.request_fields(&grammar);
+    /// assert_eq!(field, "grammar");
+    /// assert_eq!(fields["grammar"], grammar.gbnf());
+    /// ```
+    pub fn request_fields(self, grammar: &Grammar) -> (&'static str, serde_json::Value) {
+        use serde_json::json;
+        match self {
+            Dialect::LlamaCpp => ("grammar", json!({"grammar": grammar.gbnf()})),
+            Dialect::Vllm => (
+                "structured_outputs.grammar",
+                json!({"structured_outputs": {"grammar": grammar.gbnf()}}),
+            ),
+            Dialect::Sglang => ("ebnf", json!({"ebnf": grammar.gbnf()})),
+            Dialect::MistralRs => (
+                "grammar",
+                json!({"grammar": {"type": "lark", "value": grammar.lark()}}),
+            ),
+            Dialect::JsonSchema => (
+                "response_format",
+                json!({"response_format": {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": SCHEMA_NAME,
+                        "strict": true,
+                        "schema": grammar.json_schema(),
+                    },
+                }}),
+            ),
+        }
+    }
+
     /// The rendering this dialect's servers read.
     pub fn format(self) -> Format {
         match self {

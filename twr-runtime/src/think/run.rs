@@ -243,7 +243,9 @@ where
     /// The span of attempt `number`, its kind from what it asks (see
     /// [`trace::Kind`]).
     fn attempt_span(&self, number: usize) -> Span {
-        let constrained = self.constrains(number) && self.reader.has_grammar();
+        let constrained = self.constrains(number)
+            && self.reader.has_grammar()
+            && self.model_for(number).takes_grammar().is_some();
         let escalated = self
             .think
             .escalate
@@ -313,7 +315,10 @@ where
             listener,
         )
         .await;
-        let constrained = grammar.is_some();
+        // The ledger says what was sent: a model that takes no grammar
+        // (`takes_grammar` is `None`) may ignore the one the request
+        // carries, so its attempt is not marked constrained.
+        let constrained = grammar.is_some() && model.takes_grammar().is_some();
         self.constraint = grammar.map(|grammar| (grammar, json));
         match call {
             Ok(mut call) => {
