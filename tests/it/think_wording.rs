@@ -37,7 +37,14 @@ async fn run(
     replies: &[&str],
     options: impl for<'m> FnOnce(Think<'m, &'m ScriptedModel>) -> Think<'m, &'m ScriptedModel>,
 ) -> (Vec<AttemptKind>, Vec<Option<String>>, ScriptedModel) {
-    let scripted = ScriptedModel::new(replies.iter().map(|r| r.to_string())).with_name(model);
+    let mut scripted = ScriptedModel::new(replies.iter().map(|r| r.to_string())).with_name(model);
+    // The large model takes grammars, so that its constrained attempt is
+    // one (the ledger marks an attempt constrained only when the model
+    // sends the grammar); the small one takes none, and by default none of
+    // its attempts is constrained.
+    if model == "large" {
+        scripted = scripted.with_grammar_format(twr_runtime::grammar::Format::Gbnf);
+    }
     let think = options(
         Think::new(&scripted)
             .journal(job.clone())

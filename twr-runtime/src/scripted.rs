@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::grammar::Format;
 use futures_util::stream::{self, StreamExt as _};
 
 use crate::model::{
@@ -40,6 +41,7 @@ pub struct ScriptedModel {
     requests: Mutex<Vec<Vec<Message>>>,
     scripted: usize,
     chunk_size: Option<usize>,
+    grammar: Option<Format>,
 }
 
 impl ScriptedModel {
@@ -76,6 +78,7 @@ impl ScriptedModel {
             script: Mutex::new(script),
             requests: Mutex::new(Vec::new()),
             chunk_size: None,
+            grammar: None,
         }
     }
 
@@ -111,6 +114,16 @@ impl ScriptedModel {
     /// Sets the name reported by [`ChatModel::name`] (default `scripted`).
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// The same model, saying it takes grammars in `format`
+    /// ([`ChatModel::takes_grammar`]), as a client told its server's
+    /// dialect does: the loop constrains its attempts as it would that
+    /// client's, and the ledger marks them constrained. The replies are
+    /// the script's all the same.
+    pub fn with_grammar_format(mut self, format: Format) -> Self {
+        self.grammar = Some(format);
         self
     }
 
@@ -162,6 +175,11 @@ impl ChatModel for ScriptedModel {
 
     fn streams(&self) -> bool {
         self.chunk_size.is_some()
+    }
+
+    /// The format given to [`with_grammar_format`](ScriptedModel::with_grammar_format); `None` without.
+    fn takes_grammar(&self) -> Option<Format> {
+        self.grammar
     }
 }
 
@@ -216,6 +234,9 @@ impl fmt::Debug for ScriptedModel {
             .field("calls", &self.calls());
         if let Some(chars) = self.chunk_size {
             out.field("chunk_size", &chars);
+        }
+        if let Some(format) = self.grammar {
+            out.field("grammar", &format);
         }
         out.finish()
     }
