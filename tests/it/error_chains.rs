@@ -174,15 +174,17 @@ async fn a_failed_run_says_the_model_error_once() {
 }
 
 #[tokio::test]
-async fn a_refused_connection_names_the_host_and_leaves_the_reason_to_reqwest() {
+async fn a_refused_connection_names_the_url_and_what_to_check_and_leaves_the_reason_to_reqwest() {
     let origin = refused_origin();
-    let host = origin.trim_start_matches("http://").to_string();
     let model = OpenAiCompatible::new(format!("{origin}/v1"), "m");
     let error = model.chat(&[Message::user("Hi")]).await.unwrap_err();
     let texts = chain(&error);
+    // The URL with its path, and what to check.
+    let hint = "(is a model server running there? check the client's base URL, \
+                which from_env() reads from TWR_BASE_URL)";
     assert_eq!(
         texts[0],
-        format!("could not connect to the model server: {host}")
+        format!("could not connect to the model server: {origin}/v1/chat/completions {hint}")
     );
     assert!(texts.len() > 2, "{texts:#?}");
     assert!(
@@ -202,7 +204,10 @@ async fn a_refused_connection_names_the_host_and_leaves_the_reason_to_reqwest() 
     let texts = chain(&error);
     assert_eq!(
         texts[0],
-        format!("the model call failed: could not connect to the model server: {host}")
+        format!(
+            "the model call failed: could not connect to the model server: \
+             {origin}/v1/chat/completions {hint}"
+        )
     );
     assert_said_once(&texts);
     let recorded = &error.failed_call().unwrap().failures[0].error;
@@ -238,8 +243,8 @@ async fn a_failed_runs_debug_shows_the_replies_not_the_phrase_table() {
     assert!(debug.contains("\"Three days.\""), "{debug}");
     assert!(debug.contains("\"Maybe three?\""), "{debug}");
     assert!(debug.contains("Missing"), "{debug}");
-    // The table is named, not printed once per attempt.
-    assert_eq!(debug.matches("lang: Custom(..)").count(), 2, "{debug}");
+    // The phrase table is not printed (an attempt's own Debug names it).
+    assert!(!debug.contains("lang:"), "{debug}");
     assert!(!debug.contains("sentence_gap"), "{debug}");
     assert!(!debug.contains(BRIEF.missing), "{debug}");
     let feedback = format!("{:?}", error.attempts()[0].problems.as_ref().unwrap());
@@ -248,4 +253,37 @@ async fn a_failed_runs_debug_shows_the_replies_not_the_phrase_table() {
         "{feedback}"
     );
     assert!(feedback.ends_with("lang: Custom(..) }"), "{feedback}");
+}
+
+#[derive(Debug, twr_runtime::Sections)]
+struct Stay {
+    days: u32,
+    plan: Vec<String>,
+}
+
+/// `{:?}` of a failed run (what `main` prints of an error it returns) is a
+/// few lines, however long the replies: one entry per attempt, the replies
+/// themselves kept whole in the error's data.
+#[tokio::test]
+async fn the_debug_of_a_failed_run_is_short_and_every_reply_stays_in_its_data() {
+    let replies: Vec<String> = (0..3)
+        .map(|n| format!("[Days]\n{}\n[Plan]\n- Gion", "many ".repeat(800 + n)))
+        .collect();
+    let model = twr_runtime::ScriptedModel::new(replies.clone());
+    let error = Think::new(&model)
+        .max_attempts(3)
+        .run::<Stay>("Plan a stay in Kyoto.")
+        .await
+        .unwrap_err();
+    let debug = format!("{error:?}");
+    assert!(debug.len() < 1000, "{} bytes: {debug}", debug.len());
+    assert!(
+        debug.starts_with(
+            "ThinkError { kind: Exhausted, attempts: [#1 Rejected by \"scripted\": \
+             \"[Days]\\nmany many many many many many many many many many man\"… \
+             (4021 bytes); BadValue [Days], #2 Rejected by \"scripted\": "
+        ),
+        "{debug}"
+    );
+    assert_eq!(error.raw_replies(), replies);
 }

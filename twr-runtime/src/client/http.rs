@@ -138,13 +138,17 @@ pub(crate) fn transport_error(
     if error.is_timeout() {
         return ModelError::Timeout(timeout);
     }
-    // Only the host and port: a URL may carry credentials in its user info.
-    let host = error.url().and_then(|url| {
+    // The URL without what may carry a credential: no user name or
+    // password, no query (Gemini's key travels in it).
+    let endpoint = error.url().and_then(|url| {
         let host = url.host_str()?;
-        Some(match url.port_or_known_default() {
-            Some(port) => format!("{host}:{port}"),
-            None => host.to_string(),
-        })
+        let port = url.port_or_known_default().map(|port| format!(":{port}"));
+        Some(format!(
+            "{}://{host}{}{}",
+            url.scheme(),
+            port.unwrap_or_default(),
+            url.path()
+        ))
     });
     let error = error.without_url();
     enum Kind {
@@ -162,9 +166,15 @@ pub(crate) fn transport_error(
         // The request could not even be built: retrying cannot help.
         (Kind::Config, "the request could not be built".to_string())
     } else if error.is_connect() {
+        // What was asked for, and what to check: the person reading this
+        // has a URL to try and a setting to look at.
+        let at = endpoint.unwrap_or_else(|| "the server".to_string());
         (
             Kind::Connect,
-            host.unwrap_or_else(|| "the server".to_string()),
+            format!(
+                "{at} (is a model server running there? check the client's base URL, \
+                 which from_env() reads from TWR_BASE_URL)"
+            ),
         )
     } else {
         // The request went out but the connection failed before a whole

@@ -56,13 +56,80 @@ impl fmt::Display for BudgetLimit {
 /// assert_eq!(error.raw_replies(), ["about six", "six-ish"]);
 /// # });
 /// ```
-#[derive(Debug)]
 pub struct ThinkError {
     kind: ThinkErrorKind,
     attempts: Vec<Attempt>,
     failed_call: Option<FailedCall>,
     usage: Usage,
     learned: Vec<Learned>,
+}
+
+/// Short, for `{:?}` (what `main` prints of an error it returns): the
+/// kind, then one line's worth per attempt (its number, what became of it,
+/// the model, the size of its reply, how many problems), the failed call's
+/// last error, the usage. The replies themselves stay in the error's data
+/// ([`attempts`](ThinkError::attempts), [`raw_replies`](ThinkError::raw_replies)),
+/// where `{:#?}` of an attempt shows one whole.
+impl fmt::Debug for ThinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Brief<'a>(&'a Attempt);
+        impl fmt::Debug for Brief<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let attempt = self.0;
+                let raw = attempt.raw.as_str();
+                // The reply's start, enough to know it; all of it is in
+                // the error's data.
+                let start: String = raw.chars().take(REPLY_CHARS).collect();
+                let more = if start.len() < raw.len() { "…" } else { "" };
+                write!(
+                    f,
+                    "#{} {:?} by {:?}: {start:?}{more} ({} bytes)",
+                    attempt.number,
+                    attempt.kind,
+                    attempt.model,
+                    raw.len()
+                )?;
+                let problems = attempt.problems.as_ref().map_or(&[][..], |p| p.problems());
+                for (n, problem) in problems.iter().take(PROBLEMS).enumerate() {
+                    let kind = format!("{:?}", problem.kind);
+                    let kind = kind.split([' ', '(', '{']).next().unwrap_or_default();
+                    let gap = if n == 0 { "; " } else { ", " };
+                    write!(f, "{gap}{kind} {}", problem.header)?;
+                }
+                if problems.len() > PROBLEMS {
+                    write!(f, " and {} more", problems.len() - PROBLEMS)?;
+                }
+                Ok(())
+            }
+        }
+        /// How much of a reply, and how many of its problems, are shown.
+        const REPLY_CHARS: usize = 60;
+        const PROBLEMS: usize = 3;
+        struct Failed<'a>(&'a FailedCall);
+        impl fmt::Debug for Failed<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let call = self.0;
+                write!(
+                    f,
+                    "#{}: {} requests failed",
+                    call.number,
+                    call.failures.len()
+                )?;
+                match call.failures.last() {
+                    Some(last) => write!(f, ", the last with {:?}", last.error),
+                    None => Ok(()),
+                }
+            }
+        }
+        let attempts: Vec<Brief<'_>> = self.attempts.iter().map(Brief).collect();
+        f.debug_struct("ThinkError")
+            .field("kind", &self.kind)
+            .field("attempts", &attempts)
+            .field("failed_call", &self.failed_call.as_ref().map(Failed))
+            .field("usage", &self.usage)
+            .field("learned", &self.learned.len())
+            .finish()
+    }
 }
 
 /// What ended a run without a value; the ledger is in [`ThinkError`].
