@@ -102,12 +102,15 @@ async fn run() -> Result<(), Box<dyn Error>> {
     while let Some(event) = progress.next().await {
         if let Progress::SectionComplete(section) | Progress::SectionInvalid(section) = &event {
             events += 1;
-            // A section written again replaces the earlier text: counting
-            // only the others, the bar never passes the number of sections.
-            match section.replaces {
-                Some(_) => replaced += 1,
-                None => bar.inc(1),
+            if section.replaces.is_some() {
+                replaced += 1;
             }
+            // The sections done of those the value needs: an optional
+            // section never written is not waited for, so the last event
+            // leaves the bar full; a section written again replaces the
+            // earlier text and is not counted twice.
+            bar.set_length(section.completed.total() as u64);
+            bar.set_position(section.completed.len() as u64);
         }
         match event {
             Progress::Receiving {

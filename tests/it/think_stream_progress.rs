@@ -219,3 +219,38 @@ async fn counts_waiting_to_be_polled_are_reported_together_by_the_newest() {
         );
     }
 }
+
+#[derive(Debug, Clone, PartialEq, Sections)]
+struct Visit {
+    plan: String,
+    days: u32,
+    /// Never written in the reply below.
+    notes: Option<String>,
+    #[section(default)]
+    tags: Vec<String>,
+}
+
+/// A bar at `completed.len()` of `completed.total()` ends full when an
+/// optional section is never written: the total counts the required
+/// sections and the optional ones written, so the last section event says
+/// 3 of 3, where a bar over the 4 sections would stop at 3 of 4.
+#[tokio::test]
+async fn the_last_section_event_leaves_a_bar_complete_when_an_optional_section_is_never_written() {
+    let model =
+        ScriptedModel::new(["[Plan]\nSee the temples\n[Tags]\nquiet\n[Days]\n3"]).chunk_size(4);
+    let events: Vec<Progress<Visit>> = Think::new(&model).stream::<Visit>(PROMPT).collect().await;
+    let bar: Vec<(usize, usize)> = events
+        .iter()
+        .filter_map(|event| match event {
+            Progress::SectionComplete(section) => {
+                Some((section.completed.len(), section.completed.total()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bar, [(1, 2), (2, 3), (3, 3)]);
+    match events.last() {
+        Some(Progress::Finished(Ok(outcome))) => assert_eq!(outcome.value.notes, None),
+        other => panic!("{other:?}"),
+    }
+}

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::feedback::{Feedback, Problem};
 use crate::parse::{SectionValue, ValueError};
 use crate::phrases::phrases;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections, ValueKind};
+use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, Sections, ValueKind};
 use crate::think::conversation::single_way;
 use crate::think::outcome::AttemptKind;
 
@@ -302,6 +302,38 @@ impl Completed {
     /// True when no section is complete yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// How many sections the value needs, as far as the run shows so far:
+    /// every required section, and each optional or defaulted one
+    /// (`Option`, `#[section(default)]`) once it is written; of a choice
+    /// between sets of sections, only the way the completed sections took
+    /// (none of its sections before one is complete). So
+    /// [`len`](Self::len) reaches it once the value has everything it
+    /// needs, also when an optional section is never written: a progress
+    /// bar at `len` of `total` (set both on each section event) ends full,
+    /// where one of `len` over the number of sections would stop short.
+    pub fn total(&self) -> usize {
+        let complete: Vec<usize> = (0..self.slots.len())
+            .filter(|&index| self.slots[index].is_some())
+            .collect();
+        let ways: Vec<(&ChoiceSpec, Option<usize>)> = self
+            .choices
+            .iter()
+            .map(|choice| (choice, single_way(choice, &complete)))
+            .collect();
+        let needed = |index: usize| {
+            self.specs[index].presence == Presence::Required
+                && ways
+                    .iter()
+                    .all(|(choice, way)| match choice.variant_of(index) {
+                        Some(of) => *way == Some(of),
+                        None => true,
+                    })
+        };
+        (0..self.specs.len())
+            .filter(|&index| self.slots[index].is_some() || needed(index))
+            .count()
     }
 
     /// Each completed section under its header, as one reply.
