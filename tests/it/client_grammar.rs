@@ -487,3 +487,60 @@ async fn batch_lines_carry_the_grammar_of_a_constrained_attempt() {
     // Round one free, round two constrained: 6 lines in 2 batches.
     assert_eq!((server.batches(), server.lines()), (2, 6));
 }
+
+/// A wrapper written as the `model` module's docs show it: `call` passes
+/// the request on, `wrapped` names the model, and nothing else.
+struct Logged<M> {
+    model: M,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl<M: ChatModel> ChatModel for Logged<M> {
+    fn call<'a>(
+        &'a self,
+        request: Request<'a>,
+    ) -> twr_runtime::model::BoxFuture<'a, Result<twr_runtime::model::Response<'a>, ModelError>>
+    {
+        self.calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.model.call(request)
+    }
+
+    fn wrapped(&self) -> Option<&dyn ChatModel> {
+        Some(&self.model)
+    }
+}
+
+/// The wrapper keeps what describes its model: the loop still constrains
+/// the last attempt (the client takes grammars), the grammar reaches the
+/// server, and the journal's request key (the name and the options) is the
+/// client's own.
+#[tokio::test]
+async fn a_wrapper_written_from_the_docs_keeps_constrained_attempts_and_journal_keys() {
+    let server = TestServer::start(vec![
+        Scripted::json(200, completion("[Days]\nthree\n[Plan]\n- Gion")),
+        Scripted::json(200, completion("[Days]\n3")),
+    ])
+    .await;
+    let client = openai(&server).grammar(Dialect::LlamaCpp).temperature(0.0);
+    let logged = Logged {
+        model: client.clone(),
+        calls: Default::default(),
+    };
+    assert_eq!(logged.name(), "local-model");
+    assert_eq!(logged.request_options(), client.request_options());
+    assert_eq!(logged.takes_grammar(), Some(Format::Gbnf));
+    assert_eq!(logged.streams(), client.streams());
+    let outcome = Think::new(&logged)
+        .max_attempts(2)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.days, 3);
+    let constrained: Vec<bool> = outcome.attempts.iter().map(|a| a.constrained).collect();
+    assert_eq!(constrained, [false, true]);
+    let requests = server.requests();
+    assert_eq!(grammar_fields(&requests[0].body), Vec::<&str>::new());
+    assert_eq!(grammar_fields(&requests[1].body), ["grammar"]);
+    assert_eq!(logged.calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+}

@@ -98,9 +98,29 @@ pub trait ChatModel: Send + Sync {
     /// (a client closes the connection, so the server stops generating).
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>>;
 
+    /// The model this one wraps, when it is a wrapper of one model (a
+    /// limiter, a meter, a logger): the one thing a wrapper forwards.
+    /// Every method that describes the model ([`name`](ChatModel::name),
+    /// [`request_options`](ChatModel::request_options),
+    /// [`streams`](ChatModel::streams),
+    /// [`takes_grammar`](ChatModel::takes_grammar), and any added later)
+    /// is by default the wrapped model's, so a wrapper that implements
+    /// [`call`](ChatModel::call) and this keeps its model's constrained
+    /// attempts (the loop constrains only a model that takes grammars) and
+    /// its journal keys (made of the name and the options). A wrapper that
+    /// changes one of them implements that one too. See [`crate::model`]
+    /// for an example.
+    ///
+    /// Provided: `None`, a model of its own.
+    fn wrapped(&self) -> Option<&dyn ChatModel> {
+        None
+    }
+
     /// A short name for logs and tracing (the model id).
+    ///
+    /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `"model"`.
     fn name(&self) -> &str {
-        "model"
+        self.wrapped().map_or("model", |model| model.name())
     }
 
     /// The options this model sends with every request that change what it
@@ -110,18 +130,20 @@ pub trait ChatModel: Send + Sync {
     /// response cache (feature `journal`): a change of option is a new
     /// request, never a stale answer.
     ///
-    /// Provided: `None`. The HTTP clients give theirs; wrappers give their
-    /// model's.
+    /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `None`.
+    /// The HTTP clients give theirs.
     fn request_options(&self) -> Option<serde_json::Value> {
-        None
+        self.wrapped().and_then(|model| model.request_options())
     }
 
     /// Whether [`call`](ChatModel::call) with a request to stream delivers
     /// a reply piece by piece as the model writes it (default `false`: the
     /// whole reply as one piece). The loop streams, and stops a reply early
     /// when a section is already invalid, only for a model that says so.
+    ///
+    /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `false`.
     fn streams(&self) -> bool {
-        false
+        self.wrapped().is_some_and(|model| model.streams())
     }
 
     /// The rendering of a grammar this model has its server enforce while
@@ -135,9 +157,9 @@ pub trait ChatModel: Send + Sync {
     /// [`Format::JsonSchema`] is read back as the sections it holds
     /// ([`Grammar::read_json`](crate::grammar::Grammar::read_json)).
     ///
-    /// Provided: `None`. Wrappers give their model's.
+    /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `None`.
     fn takes_grammar(&self) -> Option<Format> {
-        None
+        self.wrapped().and_then(|model| model.takes_grammar())
     }
 
     /// Sends `messages` and returns the model's whole reply.
@@ -236,6 +258,9 @@ macro_rules! forward_chat_model {
                 request: Request<'a>,
             ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
                 (**self).call(request)
+            }
+            fn wrapped(&self) -> Option<&dyn ChatModel> {
+                (**self).wrapped()
             }
             fn name(&self) -> &str {
                 (**self).name()

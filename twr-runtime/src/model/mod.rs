@@ -19,7 +19,8 @@
 //! A model implements one method, `call`, and answers every kind of call
 //! with it: the loop's, whole replies ([`ChatModel::chat`]) and streamed
 //! ones ([`ChatModel::chat_stream`]) alike. A wrapper does the same,
-//! passing the request on and watching the response:
+//! passing the request on and watching the response, and says which model
+//! it wraps ([`ChatModel::wrapped`]), the one thing it forwards:
 //!
 //! ```
 //! use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,17 +50,19 @@
 //!         })
 //!     }
 //!
-//!     fn name(&self) -> &str {
-//!         self.model.name()
-//!     }
-//!
-//!     fn streams(&self) -> bool {
-//!         self.model.streams()
+//!     // What describes the model (its name, options, whether it streams
+//!     // and takes grammars) is the wrapped model's: the loop constrains and
+//!     // streams it as it would the model, and the journal keys its requests
+//!     // the same.
+//!     fn wrapped(&self) -> Option<&dyn ChatModel> {
+//!         Some(&self.model)
 //!     }
 //! }
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let model = Metered { model: ScriptedModel::new(["hi", "hi again"]), tokens: AtomicU64::new(0) };
+//! let scripted = ScriptedModel::new(["hi", "hi again"]).with_name("local");
+//! let model = Metered { model: scripted, tokens: AtomicU64::new(0) };
+//! assert_eq!(model.name(), "local");
 //! let reply = model.chat(&[Message::user("hello")]).await?;
 //! assert_eq!(reply.content, "hi");
 //! let streamed: Vec<_> = model.chat_stream(&[Message::user("again")]).collect().await;
