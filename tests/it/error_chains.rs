@@ -255,6 +255,8 @@ async fn a_failed_runs_debug_shows_the_replies_not_the_phrase_table() {
     assert!(feedback.ends_with("lang: Custom(..) }"), "{feedback}");
 }
 
+// Only its failures are read here.
+#[allow(dead_code)]
 #[derive(Debug, twr_runtime::Sections)]
 struct Stay {
     days: u32,
