@@ -252,10 +252,14 @@ async fn connection_refused_is_a_connect_error() {
     let origin = refused_origin();
     let model = OpenAiCompatible::new(format!("{origin}/v1"), "m").api_key(KEY);
     let error = model.chat(&hi()).await.unwrap_err();
-    let host = origin.trim_start_matches("http://");
-    // The host in the message, the reason in reqwest's error, its source.
+    // The URL asked (with its path) and what to check in the message, the
+    // reason in reqwest's error, its source.
+    let expected = format!(
+        "{origin}/v1/chat/completions (is a model server running there? check the client's \
+         base URL, which from_env() reads from TWR_BASE_URL)"
+    );
     assert!(
-        matches!(&error, ModelError::Connect(m) if *m == host),
+        matches!(&error, ModelError::Connect(m) if *m == expected),
         "{error:?}"
     );
     assert!(

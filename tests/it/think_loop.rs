@@ -97,7 +97,7 @@ async fn full_mode_exhaustion_keeps_every_reply_and_feedback() {
         error.to_string(),
         "the model gave no valid answer in 3 attempts; the last reply still had 3 problems, the first: \
          The [Plan] section is missing. Please add it: the header [Plan] on a line of its own, then its content. \
-         (every reply is kept in this error; see its Debug output)"
+         (every reply is kept in this error; see its attempts())"
     );
     let debug = format!("{error:?}");
     for raw in replies {

@@ -132,12 +132,26 @@ async fn exhaustion_in_patch_mode_keeps_every_raw_reply() {
         matches!(error.kind(), ThinkErrorKind::Exhausted),
         "{error:?}"
     );
+    // Every reply is kept whole in the error's data.
     assert_eq!(error.raw_replies(), replies.to_vec());
+    let kept: Vec<&str> = error.attempts().iter().map(|a| a.raw.as_str()).collect();
+    assert_eq!(kept, replies);
     assert!(error.attempts().iter().all(|a| a.problems.is_some()));
+    // Its Debug output is short: one entry per attempt with the reply's
+    // start and size.
     let debug = format!("{error:?}");
-    for raw in replies {
-        assert!(debug.contains(&format!("{raw:?}")));
+    assert!(debug.len() < 700, "{} bytes: {debug}", debug.len());
+    for (n, raw) in replies.iter().enumerate() {
+        let kind = if n == 2 { "Focused" } else { "Rejected" };
+        let entry = format!("#{} {kind} by \"scripted\": ", n + 1);
+        assert!(debug.contains(&entry), "{entry} not in {debug}");
+        let size = format!("({} bytes)", raw.len());
+        assert!(debug.contains(&size), "{size} not in {debug}");
     }
+    assert!(
+        debug.contains("\"[Plan]\\nVisit Kiyomizu-dera and Fushimi Inari\\n[Days]\\nthree\\n[B\"…"),
+        "{debug}"
+    );
 }
 
 #[tokio::test]
@@ -157,7 +171,7 @@ async fn max_attempts_one_makes_exactly_one_call() {
         error.to_string(),
         "the model gave no valid answer in 1 attempt; the last reply still had 2 problems, the first: \
          The [Days] section is missing. Please add it: the header [Days] on a line of its own, then its content. \
-         (every reply is kept in this error; see its Debug output)"
+         (every reply is kept in this error; see its attempts())"
     );
 }
 
@@ -329,7 +343,7 @@ async fn a_truncated_attempt_counts_toward_max_attempts() {
     assert_eq!(
         error.to_string(),
         "the model gave no valid answer in 2 attempts; the last reply was cut off by the token limit \
-         (every reply is kept in this error; see its Debug output)"
+         (every reply is kept in this error; see its attempts())"
     );
 }
 

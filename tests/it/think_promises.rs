@@ -53,14 +53,18 @@ async fn a_failed_run_keeps_each_attempts_reasoning() {
             Some("Days in words should do."),
         ]
     );
-    // The error's Debug output, what a log of the failure shows, has them too.
-    let debug = format!("{error:?}");
-    for text in reasoning.into_iter().flatten() {
+    // An attempt's own Debug output, what a log of one attempt shows, has
+    // its reasoning whole; the error's is kept short.
+    for (attempt, text) in error.attempts().iter().zip(reasoning.into_iter().flatten()) {
+        let debug = format!("{attempt:?}");
         assert!(
             debug.contains(&format!("{text:?}")),
             "{text:?} not in {debug}"
         );
     }
+    let debug = format!("{error:?}");
+    assert!(debug.len() < 600, "{} bytes: {debug}", debug.len());
+    assert!(!debug.contains("I will chat first"), "{debug}");
 }
 
 #[derive(Debug, PartialEq, Deserialize)]

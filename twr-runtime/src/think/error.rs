@@ -38,7 +38,8 @@ impl fmt::Display for BudgetLimit {
 /// failed request with its error and pause (each attempt's
 /// [`transport_retries`](crate::Attempt::transport_retries), then
 /// [`ThinkError::failed_call`]), and the tokens used. Nothing the model said
-/// is lost. `Display` is a short summary; `Debug` shows everything.
+/// is lost. `Display` is a short summary and `Debug` a few lines (one per
+/// attempt); the data itself is reached through the accessors below.
 ///
 /// ```
 /// use twr_runtime::{RetryMode, ScriptedModel, Think, ThinkErrorKind};
@@ -324,7 +325,7 @@ impl fmt::Display for ThinkError {
                     plural(self.attempts.len(), "attempt", "attempts")
                 )?;
                 self.write_last_problem(f)?;
-                f.write_str(" (every reply is kept in this error; see its Debug output)")
+                f.write_str(" (every reply is kept in this error; see its attempts())")
             }
             ThinkErrorKind::RepeatedReply => {
                 write!(
