@@ -674,12 +674,14 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// [`Dialect`](crate::grammar::Dialect)), so a capable model that
     /// answers early never pays for one. With it, every model gets the
     /// grammar after the `n`-th attempt, and one that takes none may ignore
-    /// it; `constrain_after(0)` constrains every attempt. Only runs of a
-    /// [`Sections`] type have a grammar ([`Think::run`], its streamed and
-    /// checked forms).
+    /// it (the ledger marks an attempt constrained only when its model
+    /// takes grammars: what was sent); `constrain_after(0)` constrains
+    /// every attempt. Only runs of a [`Sections`] type have a grammar
+    /// ([`Think::run`], its streamed and checked forms).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::grammar::Format;
     /// use twr_runtime::{Sections, ScriptedModel, Think};
     ///
     /// #[derive(Debug, Sections)]
@@ -687,7 +689,8 @@ impl<'a, M: ChatModel> Think<'a, M> {
     ///     days: u32,
     /// }
     ///
-    /// let model = ScriptedModel::new(["Three days.", "[Days]\n3"]);
+    /// // A model that takes GBNF grammars, as a llama.cpp server's client does.
+    /// let model = ScriptedModel::new(["Three days.", "[Days]\n3"]).with_grammar_format(Format::Gbnf);
     /// let outcome = Think::new(&model).constrain_after(1).run::<Trip>("How long?").await?;
     /// assert_eq!(outcome.value.days, 3);
     /// assert_eq!(
