@@ -155,3 +155,73 @@ fn a_table_whose_word_is_both_yes_and_no_is_caught() {
     );
     assert_eq!(FRANCAIS.check(), Ok(()));
 }
+
+/// German as the newcomer wrote it: "keine Angabe" is none, "sehr hoch" is
+/// no plain "Hoch", and the English table reads "None given" as none.
+static DEUTSCH: Phrases = Phrases {
+    none_words: &["keine", "kein", "keine angabe", "nicht angegeben", "k. a."],
+    degree_words: &["sehr", "ziemlich", "etwas", "zu", "kaum"],
+    ..Phrases::ENGLISH
+};
+
+#[derive(Debug, PartialEq, twr_runtime::Choice)]
+enum Stufe {
+    Niedrig,
+    Mittel,
+    Hoch,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+#[sections(phrases = DEUTSCH)]
+struct Meldung {
+    dringlichkeit: Stufe,
+    hinweis: Option<String>,
+}
+
+#[derive(Debug, PartialEq, Sections)]
+struct Report {
+    urgency: Stufe,
+    note: Option<String>,
+}
+
+#[test]
+fn keine_angabe_and_none_given_are_none_and_sehr_hoch_is_no_plain_hoch() {
+    for none in [
+        "keine Angabe",
+        "**Keine Angabe.**",
+        "k. A.",
+        "nicht angegeben",
+    ] {
+        let reply = format!("[Dringlichkeit]\nHoch\n[Hinweis]\n{none}");
+        assert_eq!(
+            Meldung::parse_sections(&reply),
+            Ok(Meldung {
+                dringlichkeit: Stufe::Hoch,
+                hinweis: None
+            }),
+            "{none}"
+        );
+    }
+    let feedback =
+        Meldung::parse_sections("[Dringlichkeit]\nsehr hoch\n[Hinweis]\nkeine Angabe").unwrap_err();
+    let problems: Vec<&str> = feedback
+        .problems()
+        .iter()
+        .map(|p| p.header.as_str())
+        .collect();
+    assert_eq!(problems, ["[Dringlichkeit]"], "{feedback}");
+    assert!(feedback.to_string().contains("'sehr hoch'"), "{feedback}");
+    // The English table: "None given" is none, "very high" no plain High.
+    assert_eq!(
+        Report::parse_sections("[Urgency]\nHoch\n[Note]\nNone given"),
+        Ok(Report {
+            urgency: Stufe::Hoch,
+            note: None
+        })
+    );
+    assert!(Report::parse_sections("[Urgency]\nvery hoch\n[Note]\nNone given").is_err());
+    assert_eq!(
+        Report::parse_sections("[Urgency]\nHoch\n[Note]\nNone of the above").map(|r| r.note),
+        Ok(Some("None of the above".to_string()))
+    );
+}

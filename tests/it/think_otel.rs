@@ -218,6 +218,14 @@ fn text(value: &str) -> Value {
     Value::String(value.to_string().into())
 }
 
+/// A string array attribute, as the conventions type
+/// `gen_ai.response.finish_reasons` (twr-runtime's `opentelemetry` feature).
+fn strings(values: &[&str]) -> Value {
+    let values: Vec<opentelemetry::StringValue> =
+        values.iter().map(|v| v.to_string().into()).collect();
+    Value::Array(opentelemetry::Array::String(values))
+}
+
 fn attrs(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
     let mut all: Vec<(String, Value)> = pairs
         .iter()
@@ -315,7 +323,7 @@ async fn every_span_of_a_run_against_a_server_holds_the_conventions_attributes_w
             ("gen_ai.request.max_tokens", Value::I64(256)),
             ("gen_ai.request.seed", Value::I64(7)),
             ("gen_ai.response.model", text("kyoto-planner-0125")),
-            ("gen_ai.response.finish_reasons", text("[\"stop\"]")),
+            ("gen_ai.response.finish_reasons", strings(&["stop"])),
             ("gen_ai.usage.input_tokens", Value::I64(input)),
             ("gen_ai.usage.output_tokens", Value::I64(output)),
             ("server.address", text("127.0.0.1")),
@@ -378,6 +386,76 @@ async fn every_span_of_a_run_against_a_server_holds_the_conventions_attributes_w
                 )
             ),
         ])
+    );
+    let mut patch_attrs = all_attributes(patch);
+    ours(&mut patch_attrs);
+    let input = patch_attrs
+        .iter()
+        .find(|(key, _)| key == "gen_ai.input.messages")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(matches!(input, Value::String(_)), "{input:?}");
+    assert_eq!(
+        patch_attrs,
+        attrs(&[
+            ("gen_ai.request.model", text("kyoto-planner")),
+            ("twr.attempt.number", Value::I64(2)),
+            ("twr.attempt.kind", text("patch")),
+            ("twr.attempt.constrained", Value::Bool(false)),
+            ("twr.attempt.outcome", text("merged")),
+            ("twr.attempt.model", text("kyoto-planner")),
+            ("gen_ai.input.messages", input),
+            (
+                "gen_ai.output.messages",
+                text(
+                    &json!([{
+                        "role": "assistant",
+                        "parts": [{"type": "text", "content": "[Days]\n3"}],
+                        "finish_reason": "stop"
+                    }])
+                    .to_string()
+                )
+            ),
+        ])
+    );
+    // The evaluation events' own attributes, with their types: the name,
+    // label and explanation are strings (the bridge's code location and
+    // level left out, as above).
+    let events: Vec<Vec<(String, Value)>> = [first, patch]
+        .iter()
+        .flat_map(|span| span.events.iter())
+        .filter(|event| event.name == "gen_ai.evaluation.result")
+        .map(|event| {
+            let mut all: Vec<(String, Value)> = event
+                .attributes
+                .iter()
+                .map(|kv| (kv.key.as_str().to_string(), kv.value.clone()))
+                .collect();
+            ours(&mut all);
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            all
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            attrs(&[
+                ("gen_ai.evaluation.name", text("[Days]")),
+                ("gen_ai.evaluation.score.label", text("fail")),
+                (
+                    "gen_ai.evaluation.explanation",
+                    text("The [Days] section should be a single whole number; it says 'three'.")
+                ),
+            ]),
+            attrs(&[
+                ("gen_ai.evaluation.name", text("[Plan]")),
+                ("gen_ai.evaluation.score.label", text("pass")),
+            ]),
+            attrs(&[
+                ("gen_ai.evaluation.name", text("[Days]")),
+                ("gen_ai.evaluation.score.label", text("pass")),
+            ]),
+        ]
     );
     let mut run_attrs = all_attributes(run);
     ours(&mut run_attrs);
@@ -442,16 +520,15 @@ async fn a_server_that_names_no_model_leaves_the_response_model_out_and_a_failur
     provider.force_flush().unwrap();
     let spans = exporter.get_finished_spans().unwrap();
     assert_eq!(
-        attributes(
-            &spans[0],
-            &[
-                "gen_ai.response.model",
-                "gen_ai.response.finish_reasons",
-                "error.type"
-            ]
-        ),
-        ["-", "[\"length\"]", "-"]
+        attributes(&spans[0], &["gen_ai.response.model", "error.type"]),
+        ["-", "-"]
     );
+    let reasons = spans[0]
+        .attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == "gen_ai.response.finish_reasons")
+        .map(|kv| kv.value.clone());
+    assert_eq!(reasons, Some(strings(&["length"])));
     assert_eq!(
         attributes(
             &spans[1],
@@ -462,5 +539,61 @@ async fn a_server_that_names_no_model_leaves_the_response_model_out_and_a_failur
             ]
         ),
         ["-", "-", "404"]
+    );
+}
+
+/// The guide's traces page shows the lines its example is built with: each
+/// dependency line but twr-runtime's is, word for word, one of
+/// twr-runtime's dev-dependencies (the guide's code blocks are its doc
+/// tests, compiled by `cargo test`), and twr-runtime's names the feature
+/// that makes finish reasons an array, which twr-runtime has.
+#[test]
+fn the_traces_pages_set_up_lines_are_the_ones_its_example_is_built_with() {
+    let page = include_str!("../../twr-runtime/docs/guide/traces.md");
+    let manifest = include_str!("../../twr-runtime/Cargo.toml");
+    let block = page
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a toml block");
+    let lines: Vec<&str> = block.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "[dependencies]",
+            r#"twr-runtime = { version = "0.1", features = ["opentelemetry"] }"#
+        ]
+    );
+    let dev = manifest
+        .split("\n[dev-dependencies]\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("twr-runtime's dev-dependencies");
+    let crates: Vec<&str> = lines[2..]
+        .iter()
+        .map(|line| {
+            assert!(dev.lines().any(|d| d == *line), "{line:?} is not built");
+            line.split(' ').next().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        crates,
+        [
+            "tracing",
+            "tracing-subscriber",
+            "tracing-opentelemetry",
+            "opentelemetry",
+            "opentelemetry_sdk"
+        ]
+    );
+    assert!(lines.iter().any(|l| l.contains(r#""testing""#)), "{block}");
+    let features = manifest
+        .split("\n[features]\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .unwrap();
+    assert!(
+        features.lines().any(|l| l.starts_with("opentelemetry = [")),
+        "{features}"
     );
 }

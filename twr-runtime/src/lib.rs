@@ -87,6 +87,7 @@
 //! | `postgres` | no | `journal::Journal::postgres`: the same journal in a PostgreSQL database that many processes on many machines share; turns on `journal` | tokio-postgres, deadpool-postgres, rustls (over aws-lc-rs) |
 //! | `batch` | no | `batch::BatchModel`: [`Think::run_many`] over a provider's batch API, in rounds of re-asks; turns on `journal` and the clients, but no TLS backend (so a `native-tls` program builds no rustls): the default features bring `client`; without them name `client` or `native-tls` too, or reach only `http://` servers | as `client` and `journal` |
 //! | `schemars` | no | a `#[section(json)]` field whose type implements `schemars::JsonSchema` is written to that type's shape in every [`grammar`] rendering instead of any JSON value | schemars |
+//! | `opentelemetry` | no | a client's call span carries `gen_ai.response.finish_reasons` as the string array the OpenTelemetry GenAI conventions type it, set through `tracing-opentelemetry` 0.34 (a `tracing` field holds no array: without the feature, the array's JSON text); see [`guide::traces`] | opentelemetry, tracing-opentelemetry |
 //!
 //! With `default-features = false`, twr-runtime is the derives, the
 //! parser, JSON extraction and repair, the retry loop ([`Think`]), the

@@ -12,7 +12,7 @@
 //! | `gen_ai.request.max_tokens` | int | when set |
 //! | `gen_ai.request.seed` | int | when set |
 //! | `gen_ai.response.model` | string | when the server named the model that answered |
-//! | `gen_ai.response.finish_reasons` | string | with a reply that says why it stopped: `["stop"]` |
+//! | `gen_ai.response.finish_reasons` | string[] (string without the `opentelemetry` feature) | with a reply that says why it stopped: `["stop"]` |
 //! | `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens` | int | with a reply |
 //! | `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens` | int | when the server reported prompt-cache use |
 //! | `error.type` | string | when the call failed: the HTTP status (`429`), or `connect`, `timeout`, ... |
@@ -20,8 +20,13 @@
 //! twr's own fields sit beside them under `twr.` (`twr.provider`,
 //! `twr.stream`, `twr.messages`). The token counts are recorded as `i64`:
 //! `tracing-opentelemetry` exports a `u64` as text, the conventions want
-//! integers. `gen_ai.response.finish_reasons` is a string holding the JSON
-//! array, because a `tracing` field cannot hold an array.
+//! integers. `gen_ai.response.finish_reasons` is a string array, as the
+//! conventions type it, with the `opentelemetry` feature: a `tracing` field
+//! cannot hold an array, so the attribute is set on the OpenTelemetry span
+//! itself, through `tracing-opentelemetry` (0.34, the release the feature
+//! builds with; a layer of another release does not see it), so a `fmt`
+//! subscriber's line does not show it. Without the feature it is a
+//! `tracing` field, a string holding the array's JSON, `["stop"]`.
 //!
 //! The span's name and kind are set when it is created: an OpenTelemetry
 //! layer starts the span when it is first entered, and a started span's
@@ -143,14 +148,35 @@ pub(crate) fn record(span: &Span, ended: Ended<'_>) {
                 );
             }
             if let Some(reason) = finish_reason {
-                let reasons = serde_json::json!([reason.as_str()]).to_string();
-                span.record("gen_ai.response.finish_reasons", reasons.as_str());
+                record_finish_reason(span, reason);
             }
         }
         Ended::Failed(error) => {
             span.record("error.type", error_type(error).as_ref());
         }
     }
+}
+
+/// Sets `gen_ai.response.finish_reasons` on the OpenTelemetry span behind
+/// `span` as the conventions type it: an array of strings.
+#[cfg(feature = "opentelemetry")]
+fn record_finish_reason(span: &Span, reason: &FinishReason) {
+    use opentelemetry::{Array, StringValue, Value};
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+    let reasons = vec![StringValue::from(reason.as_str().to_string())];
+    span.set_attribute(
+        "gen_ai.response.finish_reasons",
+        Value::Array(Array::String(reasons)),
+    );
+}
+
+/// Records `gen_ai.response.finish_reasons` as the array's JSON text: a
+/// `tracing` field holds no array (the `opentelemetry` feature sets the
+/// array itself).
+#[cfg(not(feature = "opentelemetry"))]
+fn record_finish_reason(span: &Span, reason: &FinishReason) {
+    let reasons = serde_json::json!([reason.as_str()]).to_string();
+    span.record("gen_ai.response.finish_reasons", reasons.as_str());
 }
 
 /// The conventions' `error.type` of a failed call: the HTTP status code
