@@ -4,7 +4,7 @@
 //! [`Outcome`](crate::Outcome), [`Attempt`](crate::Attempt),
 //! [`ThinkError`](crate::ThinkError), [`Progress`](crate::Progress), ...)
 //! is at the crate root. Here are the details of the ledger ([`Ending`],
-//! [`SectionSource`], [`FailedRequest`], [`FailedCall`]), the budget that
+//! [`SectionSource`], [`FailedRequest`], [`FailedCall`], [`Sample`]), the budget that
 //! stopped a run ([`BudgetLimit`]), the sections a streamed run completed so
 //! far ([`Completed`]), a `Think` with an asynchronous check
 //! ([`Checked`], from [`Think::check`](crate::Think::check)), the progress of
@@ -33,6 +33,6 @@
 
 pub use crate::think::{
     BudgetLimit, Checked, Completed, Ending, FailedCall, FailedRequest, Learned, RunsProgress,
-    SectionSource, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,
+    Sample, SectionSource, DEFAULT_CONCURRENCY, DEFAULT_LEARNED, DEFAULT_MAX_ATTEMPTS,
     DEFAULT_MAX_DURATION, MAX_ATTEMPTS_ENV, TWR_MAX_ATTEMPTS_ENV,
 };

@@ -418,11 +418,11 @@ mod journaled {
         let (key, occurrence) = {
             let mut place = stored.place.lock().unwrap_or_else(|p| p.into_inner());
             *place.get_or_insert_with(|| {
-                // A constrained request is another request: the grammar
-                // is part of its key, in the rendering the model sends.
-                let options = crate::journal::key::options_with_grammar(
+                // A constrained request is another request, and so is
+                // another sample: see `options_of`.
+                let options = crate::journal::key::options_of(
                     stored.model.request_options(),
-                    request.grammar(),
+                    &request,
                     stored.model.takes_grammar(),
                 );
                 let key = RequestKey::new(name, options.as_ref(), request.messages);

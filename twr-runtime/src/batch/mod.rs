@@ -160,7 +160,7 @@ pub use api::BatchApi;
 pub use api::{LineResult, Status};
 
 use crate::grammar::Format;
-use crate::journal::key::options_with_grammar;
+use crate::journal::key::options_of;
 use crate::journal::{Job, RequestKey};
 use crate::model::{BoxFuture, ChatModel, ModelError, Reply, Request, Response, Served};
 
@@ -296,10 +296,11 @@ impl<A: BatchApi> BatchModel<A> {
     /// The reply to `request` from a batch, and which batch and line.
     async fn ask(&self, request: Request<'_>) -> Result<(Reply, Served), ModelError> {
         let shared = &*self.shared;
-        // A constrained request is another request, as online.
-        let options = options_with_grammar(
+        // A constrained request is another request, as online, and so is
+        // another sample.
+        let options = options_of(
             shared.api.online().request_options(),
-            request.grammar(),
+            &request,
             shared.api.online().takes_grammar(),
         );
         let key = RequestKey::new(

@@ -225,8 +225,7 @@ impl<P: Provider> HttpModel<P> {
     /// As [`request_body`](Self::request_body), and [`ModelError::Config`]
     /// when the provider's API does not take the client's dialect.
     pub fn request_body_for(&self, request: Request<'_>) -> Result<Value, ModelError> {
-        let mut spec = self.spec(request.messages, request.grammar);
-        spec.shared_prefix = request.shared_prefix;
+        let spec = self.spec_of(&request);
         self.body(&spec).map(|(body, _)| body)
     }
 
@@ -247,6 +246,18 @@ impl<P: Provider> HttpModel<P> {
         };
         self.options.apply_extra(&mut body)?;
         Ok((body, sent))
+    }
+
+    /// The options of `request`: [`spec`](Self::spec) with where its shared
+    /// prefix ends and, for one of several samples, the seed moved by the
+    /// sample's number (with one seed they would all be the same reply).
+    fn spec_of<'a>(&'a self, request: &Request<'a>) -> RequestSpec<'a> {
+        let mut spec = self.spec(request.messages, request.grammar);
+        spec.shared_prefix = request.shared_prefix;
+        spec.seed = spec
+            .seed
+            .map(|seed| seed.wrapping_add(u64::from(request.sample)));
+        spec
     }
 
     /// The options of a call with `messages`, constrained to `grammar` when
@@ -283,8 +294,7 @@ impl<P: Provider> HttpModel<P> {
         if messages.is_empty() {
             return Err(ModelError::Config("no messages to send".into()));
         }
-        let mut spec = self.spec(messages, call.grammar);
-        spec.shared_prefix = call.shared_prefix;
+        let mut spec = self.spec_of(&call);
         spec.logprobs = call.logprobs;
         let mut head = RequestHead::new();
         self.provider

@@ -5,29 +5,37 @@ use std::fmt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::grammar::{Format, Grammar, Rendering};
-use crate::model::Message;
+use crate::grammar::{Format, Rendering};
+use crate::model::{Message, Request};
 use crate::sections::{ChoiceSpec, SectionSpec};
 
 /// The options that make a request's key (a model's
-/// [`request_options`](crate::ChatModel::request_options)), with the
-/// grammar the request carries, if any: a constrained request is another
-/// request. The grammar counts in the rendering the model sends
+/// [`request_options`](crate::ChatModel::request_options)), with what the
+/// request itself adds: the grammar it carries, if any (a constrained
+/// request is another request), in the rendering the model sends
 /// ([`takes_grammar`](crate::ChatModel::takes_grammar)), GBNF for a model
-/// that takes none.
-pub(crate) fn options_with_grammar(
+/// that takes none; and which sample it asks for, past the first
+/// ([`Request::sample`](crate::model::Request::sample)): each sample is a
+/// reply of its own. A request with neither has the key it always had.
+pub(crate) fn options_of(
     options: Option<Value>,
-    grammar: Option<&Grammar>,
+    request: &Request<'_>,
     format: Option<Format>,
 ) -> Option<Value> {
-    let Some(grammar) = grammar else {
-        return options;
+    let options = match request.grammar() {
+        None => options,
+        Some(grammar) => {
+            let rendered = match grammar.render(format.unwrap_or(Format::Gbnf)) {
+                Rendering::Gbnf(text) | Rendering::Lark(text) => Value::String(text),
+                Rendering::JsonSchema(schema) => schema,
+            };
+            Some(serde_json::json!({"options": options, "grammar": rendered}))
+        }
     };
-    let rendered = match grammar.render(format.unwrap_or(Format::Gbnf)) {
-        Rendering::Gbnf(text) | Rendering::Lark(text) => Value::String(text),
-        Rendering::JsonSchema(schema) => schema,
-    };
-    Some(serde_json::json!({"options": options, "grammar": rendered}))
+    match request.sample() {
+        0 => options,
+        sample => Some(serde_json::json!({"options": options, "sample": sample})),
+    }
 }
 
 /// The SHA-256 of an exact request: the model's name, its request options

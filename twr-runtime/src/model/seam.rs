@@ -67,6 +67,13 @@ pub struct Request<'a> {
     /// OpenAI-compatible and Gemini clients do); a model that cannot
     /// ignores it, and no confidence is read from its replies.
     pub logprobs: bool,
+    /// Which of several replies to the same messages this request asks
+    /// for ([`Think::samples`](crate::Think::samples)): `0` for the first
+    /// (and only, without samples), `1..k` for the others. A model with a
+    /// sampling seed adds it to the seed, so the samples differ (the HTTP
+    /// clients do); the journal and the response cache keep each sample's
+    /// reply apart.
+    pub sample: u32,
 }
 
 impl<'a> Request<'a> {
@@ -79,7 +86,21 @@ impl<'a> Request<'a> {
             grammar: None,
             shared_prefix: 0,
             logprobs: false,
+            sample: 0,
         }
+    }
+
+    /// Which sample this request asks for (see
+    /// [`Request::sample`](Request#structfield.sample)).
+    pub fn sample(&self) -> u32 {
+        self.sample
+    }
+
+    /// The same request, asking for sample `sample` of several replies to
+    /// the same messages.
+    pub fn with_sample(mut self, sample: u32) -> Self {
+        self.sample = sample;
+        self
     }
 
     /// Whether the caller wants the log-probability of each token of the

@@ -57,6 +57,30 @@ impl Budget {
         Ok(())
     }
 
+    /// A budget for one of several calls made at once
+    /// ([`Think::samples`](crate::Think::samples)): the same limits and
+    /// clock, and what was used so far. Each call checks its requests and
+    /// tokens against it; [`join`](Self::join) takes back what they used.
+    pub(crate) fn fork(&self) -> Budget {
+        Budget {
+            max_tokens: self.max_tokens,
+            max_requests: self.max_requests,
+            max_duration: self.max_duration,
+            started: self.started,
+            requests: self.requests,
+            used: self.used,
+        }
+    }
+
+    /// Counts what `forks`, forked from this budget as it is, used.
+    pub(crate) fn join(&mut self, forks: &[Budget]) {
+        let (requests, used) = (self.requests, self.used);
+        for fork in forks {
+            self.requests += fork.requests.saturating_sub(requests);
+            self.used = sum(self.used, minus(fork.used, used));
+        }
+    }
+
     /// `Err` once the token budget is spent.
     pub(crate) fn check_tokens(&self) -> Result<(), BudgetLimit> {
         match self.max_tokens {
@@ -98,6 +122,17 @@ impl Budget {
     pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }
+}
+
+/// `a - b`, each count at least zero.
+fn minus(a: Usage, b: Usage) -> Usage {
+    let mut left = a;
+    left.prompt_tokens = a.prompt_tokens.saturating_sub(b.prompt_tokens);
+    left.completion_tokens = a.completion_tokens.saturating_sub(b.completion_tokens);
+    left.total_tokens = a.total_tokens.saturating_sub(b.total_tokens);
+    left.cache_read_tokens = a.cache_read_tokens.saturating_sub(b.cache_read_tokens);
+    left.cache_write_tokens = a.cache_write_tokens.saturating_sub(b.cache_write_tokens);
+    left
 }
 
 /// `a + b`, saturating: the counts come from the server, which may send

@@ -185,6 +185,13 @@ impl SectionStore {
         taken
     }
 
+    /// Takes `content` as the section at `index`, from attempt `attempt`.
+    pub(crate) fn put(&mut self, index: usize, content: &str, attempt: usize) {
+        if let Some(slot) = self.slots.get_mut(index) {
+            *slot = Some((content.trim().to_string(), attempt));
+        }
+    }
+
     /// Writes `none` (`N/A`) for every optional section not known, in a
     /// type without choices between sets of sections (where an absent
     /// section may belong to a way not taken).

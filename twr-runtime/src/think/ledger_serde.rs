@@ -17,7 +17,7 @@ use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 use super::error::{ThinkError, ThinkErrorKind};
 use super::learn::Learned;
 use super::outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, SectionSource,
+    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, Sample, SectionSource,
 };
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
@@ -97,9 +97,11 @@ impl Serialize for Attempt {
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
     /// transport_retries, constrained, json: [{header, report}], served: "live" |
     /// "journal" | "cache" | {batch_id, custom_id}, cost, confidence:
-    /// {field: number}}`.
+    /// {field: number}, samples: [{raw, reasoning, usage, finish_reason,
+    /// served, cost}]}`; `samples` only for an attempt asked several times.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Attempt", 16)?;
+        let fields = if self.samples.is_empty() { 17 } else { 18 };
+        let mut s = serializer.serialize_struct("Attempt", fields)?;
         s.serialize_field("number", &self.number)?;
         s.serialize_field("kind", &attempt_kind(self.kind))?;
         s.serialize_field("model", &self.model)?;
@@ -118,6 +120,23 @@ impl Serialize for Attempt {
         s.serialize_field("served", &ServedData(&self.served))?;
         s.serialize_field("cost", &self.cost)?;
         s.serialize_field("confidence", &ConfidenceData(&self.confidence))?;
+        if !self.samples.is_empty() {
+            s.serialize_field("samples", &self.samples)?;
+        }
+        s.end()
+    }
+}
+
+impl Serialize for Sample {
+    /// `{raw, reasoning, usage, finish_reason, served, cost}`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Sample", 6)?;
+        s.serialize_field("raw", &self.raw)?;
+        s.serialize_field("reasoning", &self.reasoning)?;
+        s.serialize_field("usage", &self.usage)?;
+        s.serialize_field("finish_reason", &self.finish_reason)?;
+        s.serialize_field("served", &ServedData(&self.served))?;
+        s.serialize_field("cost", &self.cost)?;
         s.end()
     }
 }
@@ -356,6 +375,7 @@ mod tests {
             cost: None,
             json: Vec::new(),
             confidence: Vec::new(),
+            samples: Vec::new(),
         }
     }
 

@@ -25,6 +25,7 @@ mod messages;
 mod outcome;
 mod read;
 mod run;
+mod samples;
 mod stream;
 mod trace;
 mod transport;
@@ -40,7 +41,7 @@ pub use error::{BudgetLimit, ThinkError, ThinkErrorKind};
 pub use learn::{Learned, DEFAULT_LEARNED};
 pub use many::{RunsProgress, DEFAULT_CONCURRENCY};
 pub use outcome::{
-    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, SectionSource,
+    Attempt, AttemptKind, Ending, FailedCall, FailedRequest, Outcome, Sample, SectionSource,
 };
 pub use stream::{Completed, Progress, SectionEvent};
 
@@ -237,6 +238,7 @@ pub struct Think<'a, M> {
     // How sure the model was of each section: see think/confidence.rs.
     confidence: bool,
     review_below: Option<f64>,
+    samples: usize,
     // Streaming: see think/stream/.
     on_section: Option<stream::SectionHook<'a>>,
     early_abort: Option<bool>,
@@ -277,6 +279,7 @@ impl<M> Clone for Think<'_, M> {
             trace_content: self.trace_content,
             confidence: self.confidence,
             review_below: self.review_below,
+            samples: self.samples,
             on_section: self.on_section.clone(),
             early_abort: self.early_abort,
             escalate: self.escalate.clone(),
@@ -315,6 +318,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             trace_content: false,
             confidence: false,
             review_below: None,
+            samples: 1,
             on_section: None,
             early_abort: None,
             escalate: None,
@@ -753,6 +757,63 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// ```
     pub fn confidence(mut self, on: bool) -> Self {
         self.confidence = on;
+        self
+    }
+
+    /// Asks the first attempt `k` times at once (`k` calls, concurrently)
+    /// and reads every reply: each section's value is the one most replies
+    /// agree on, and its confidence ([`Outcome::confidence`]) the share of
+    /// the `k` replies that agreed. For a model whose server gives no
+    /// token log-probabilities ([`Think::confidence`]), it is how a run
+    /// learns how sure the model was. `1` (the default; `0` counts as
+    /// `1`) asks once.
+    ///
+    /// Values agree as their kind reads them: numbers when they are equal
+    /// (`2,300` and `2300`), yes/no when they say the same, and everything
+    /// else as text, after trimming, with runs of white space as one space
+    /// and case ignored. An optional section most replies leave out is
+    /// left out. The agreed answer is read as the first attempt's reply
+    /// (and, if it fails, is what the model is shown with the feedback);
+    /// later attempts are asked once. With samples, the log-probabilities
+    /// are not read: the agreement is the confidence.
+    ///
+    /// Every reply is in the ledger ([`Attempt::samples`]), and the
+    /// attempt's usage and cost count them all. A model with a sampling
+    /// seed draws each sample with its own (the seed plus the sample's
+    /// number, [`Request::sample`](crate::model::Request::sample)), and
+    /// the journal and the response cache keep each sample's reply apart,
+    /// so a resumed run replays them all. Replies are read whole, not
+    /// streamed.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::{ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Event {
+    ///     city: String,
+    ///     attendees: u32,
+    /// }
+    ///
+    /// let model = ScriptedModel::new([
+    ///     "[City]\nOslo\n[Attendees]\n2,300",
+    ///     "[City]\noslo\n[Attendees]\n2300",
+    ///     "[City]\nBergen\n[Attendees]\n4",
+    /// ]);
+    /// let outcome = Think::new(&model)
+    ///     .samples(3)
+    ///     .review_below(0.7)
+    ///     .run::<Event>("2,300 fans came to the Oslo concert.")
+    ///     .await?;
+    /// assert_eq!((outcome.value.city.as_str(), outcome.value.attendees), ("Oslo", 2300));
+    /// assert_eq!(outcome.confidence("attendees"), Some(2.0 / 3.0));
+    /// assert_eq!(outcome.needs_review(), ["city", "attendees"]);
+    /// assert_eq!(outcome.attempts[0].samples.len(), 3);
+    /// # Ok::<(), twr_runtime::ThinkError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn samples(mut self, k: usize) -> Self {
+        self.samples = k.max(1);
         self
     }
 

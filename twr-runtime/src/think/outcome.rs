@@ -152,6 +152,34 @@ pub struct Attempt {
     /// them, the server gave none, or the reply was JSON in a grammar's
     /// schema.
     pub confidence: Vec<(&'static str, f64)>,
+    /// Every reply to this attempt, when it was asked several times at
+    /// once ([`Think::samples`](crate::Think::samples)), in the order
+    /// asked: [`raw`](Self::raw) is the first, and the attempt's usage,
+    /// cost and transport retries are theirs summed. The reply the loop
+    /// read is the answer they agree on (see
+    /// [`Outcome::final_reply`](crate::Outcome::final_reply)). Empty for
+    /// an attempt asked once.
+    pub samples: Vec<Sample>,
+}
+
+/// One of several replies to an attempt asked at once
+/// ([`Think::samples`](crate::Think::samples)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Sample {
+    /// The reply exactly as the model wrote it.
+    pub raw: SharedText,
+    /// The model's reasoning, when the server sent it.
+    pub reasoning: Option<String>,
+    /// Tokens of this reply (zero when the server reported none).
+    pub usage: Usage,
+    /// Why the model stopped writing, when the server said.
+    pub finish_reason: Option<FinishReason>,
+    /// Where the reply came from: the model now, the job's journal, or the
+    /// response cache.
+    pub served: Served,
+    /// What [`usage`](Self::usage) cost, when it is known.
+    pub cost: Option<f64>,
 }
 
 /// How a successful run ended.

@@ -13,6 +13,7 @@ use super::learn::{Learned, Lessons};
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource};
 use super::read::{Format, Parsed, Reader, Verdict};
+use super::samples;
 use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::trace;
 use super::transport::{self, Call, CallFailure, Stop};
@@ -67,6 +68,10 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// The log-probabilities of the current attempt's reply, until it is
     /// read ([`Think::confidence`]).
     logprobs: Vec<TokenLogprob>,
+    /// The answer the replies to an attempt asked several times agree on
+    /// ([`Think::samples`]), until the attempt is read and ended: what the
+    /// reader reads, and what the model is shown again with feedback.
+    agreed: Option<SharedText>,
 }
 
 /// What the reader made of a reply that gave a value.
@@ -164,6 +169,7 @@ where
             record_as: lessons.record_as,
             sent: None,
             logprobs: Vec::new(),
+            agreed: None,
         }
     }
 
@@ -187,7 +193,11 @@ where
             // The attempt's span holds its call, its judgement and its
             // ledger entry (see think/trace.rs).
             let span = self.attempt_span(number);
-            let (mut attempt, aborted) = self.ask(number).instrument(span.clone()).await?;
+            let asked = match self.samples_for(number) {
+                Some(k) => self.ask_samples(number, k).instrument(span.clone()).await?,
+                None => self.ask(number).instrument(span.clone()).await?,
+            };
+            let (mut attempt, aborted) = asked;
             let repeated = self.repeats_previous(&attempt);
             if repeated {
                 // A model that can be held to a grammar gets the next
@@ -310,6 +320,7 @@ where
             self.conversation.shared_prefix(),
             grammar.as_ref(),
             think.confidence,
+            0,
             &mut self.budget,
             number,
             listener,
@@ -337,6 +348,147 @@ where
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
         }
+    }
+
+    /// How many replies attempt `number` asks for at once, when more than
+    /// one ([`Think::samples`]): the first attempt of a type of sections,
+    /// unless its grammar asks for JSON (read whole, in the grammar's
+    /// schema, it has no sections to agree on).
+    fn samples_for(&self, number: usize) -> Option<usize> {
+        let k = self.think.samples;
+        let json = || {
+            self.constrains(number)
+                && self.model_for(number).takes_grammar() == Some(grammar::Format::JsonSchema)
+        };
+        (number == 1 && k > 1 && self.reader.specs().is_some() && !json()).then_some(k)
+    }
+
+    /// Attempt `number` asked `k` times at once: each call with its
+    /// transport retries, under the run's budgets. The attempt's reply is
+    /// the first; every reply is one of its [`samples`](Attempt::samples),
+    /// and the answer they agree on is what the reader reads
+    /// ([`Run::agreed`]), each section's confidence the share that agreed.
+    /// Ends the run only when no call got a reply.
+    async fn ask_samples(
+        &mut self,
+        number: usize,
+        k: usize,
+    ) -> Result<(Attempt, Option<Problem>), ThinkError> {
+        let request = self.conversation.request();
+        let think = self.think;
+        let model = self.model_for(number);
+        let grammar = self.grammar_for(number);
+        let shared_prefix = self.conversation.shared_prefix();
+        // One store layer per sample: each takes its own place in the job.
+        let stored: Vec<_> = (0..k)
+            .map(|_| think.stores.around(model, think.prices.as_deref()))
+            .collect();
+        let mut budgets: Vec<Budget> = (0..k).map(|_| self.budget.fork()).collect();
+        let calls =
+            stored
+                .iter()
+                .zip(budgets.iter_mut())
+                .enumerate()
+                .map(|(sample, (stored, budget))| {
+                    transport::call(
+                        stored,
+                        &think.retry_policy,
+                        &request,
+                        shared_prefix,
+                        grammar.as_ref(),
+                        false,
+                        sample as u32,
+                        budget,
+                        number,
+                        None,
+                    )
+                });
+        let calls = futures_util::future::join_all(calls).await;
+        self.budget.join(&budgets);
+        let constrained = grammar.is_some();
+        self.constraint = grammar.map(|grammar| (grammar, false));
+        let mut replies = Vec::with_capacity(k);
+        let mut failed: Vec<CallFailure> = Vec::new();
+        for call in calls {
+            match call {
+                Ok(call) => replies.push(call),
+                Err(failure) => failed.push(failure),
+            }
+        }
+        let mut replies = replies.into_iter();
+        let Some(first) = replies.next() else {
+            // Every call failed: the run stops at the first failure, with
+            // every request of the others in its record.
+            let mut failed = failed.into_iter();
+            let (stop, mut call) = match failed.next() {
+                Some(CallFailure { stop, call }) => (stop, call),
+                None => (
+                    Stop::Model(ModelError::Other("no call was made".into())),
+                    None,
+                ),
+            };
+            for other in failed.filter_map(|failure| failure.call) {
+                match &mut call {
+                    Some(call) => {
+                        call.failures.extend(other.failures);
+                        call.usage = super::budget::sum(call.usage, other.usage);
+                    }
+                    None => call = Some(other),
+                }
+            }
+            return Err(self.stopped(number, stop, call));
+        };
+        let sample_of = |one: &Attempt| crate::run::Sample {
+            raw: one.raw.clone(),
+            reasoning: one.reasoning.clone(),
+            usage: one.usage,
+            finish_reason: one.finish_reason.clone(),
+            served: one.served.clone(),
+            cost: one.cost,
+        };
+        let mut attempt = self.open_attempt(number, model.name(), first);
+        let mut samples = vec![sample_of(&attempt)];
+        for call in replies {
+            let one = self.open_attempt(number, model.name(), call);
+            samples.push(sample_of(&one));
+            attempt.usage = super::budget::sum(attempt.usage, one.usage);
+            attempt.usage_reported |= one.usage_reported;
+            attempt.latency = attempt.latency.max(one.latency);
+            attempt.transport_retries.extend(one.transport_retries);
+            attempt.cost = match (attempt.cost, one.cost) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+        }
+        // The requests of the calls that got no reply are the attempt's
+        // too.
+        for failure in failed.into_iter().filter_map(|failure| failure.call) {
+            attempt.transport_retries.extend(failure.failures);
+        }
+        attempt.constrained = constrained;
+        let voices: Vec<samples::Voice<'_>> = samples
+            .iter()
+            .map(|sample| samples::Voice {
+                raw: &sample.raw,
+                truncated: sample.finish_reason == Some(FinishReason::Length),
+            })
+            .collect();
+        let specs = self.reader.specs().unwrap_or(&[]);
+        let phrases = crate::phrases::phrases(self.reader.lang(None));
+        let agreement = samples::agree(&voices, specs, self.reader.choices(), phrases);
+        attempt.confidence = agreement.confidence;
+        self.agreed = Some(SharedText::from(agreement.answer));
+        self.logprobs.clear();
+        attempt.samples = samples;
+        if think.trace_content {
+            trace::content(
+                &Span::current(),
+                &request,
+                &attempt.raw,
+                attempt.finish_reason.as_ref(),
+            );
+        }
+        Ok((attempt, None))
     }
 
     /// The grammar attempt `number` is sent with, when it is constrained
@@ -396,6 +548,7 @@ where
             transport_retries: call.retries,
             json: Vec::new(),
             confidence: Vec::new(),
+            samples: Vec::new(),
             // A stored reply's cost is known: the recorded one, or nothing.
             cost: call.cost.or_else(|| self.think.cost(model, &usage, batch)),
             served: call.served,
@@ -426,7 +579,10 @@ where
         attempt: &mut Attempt,
         aborted: Option<Problem>,
     ) -> Result<Accepted<U>, String> {
-        let truncated = attempt.finish_reason == Some(FinishReason::Length);
+        // The answer several replies agreed on is read instead of the
+        // first of them; the replies' cut-off ends had no say in it.
+        let agreed = self.agreed.clone();
+        let truncated = agreed.is_none() && attempt.finish_reason == Some(FinishReason::Length);
         // A reply in a grammar's JSON schema is read as the sections it
         // holds; one that is not such JSON is read as it is (a model that
         // answered in sections anyway).
@@ -434,27 +590,28 @@ where
             Some((grammar, true)) => grammar.read_json(&attempt.raw).ok(),
             _ => None,
         };
-        let raw = match &from_json {
-            Some(reply) => {
+        let raw = match (&from_json, &agreed) {
+            (Some(reply), _) => {
                 if attempt.reasoning.is_none() {
                     attempt.reasoning = reply.reasoning.clone();
                 }
                 SharedText::from(reply.sections.as_str())
             }
-            None => attempt.raw.clone(),
+            (None, Some(agreed)) => agreed.clone(),
+            (None, None) => attempt.raw.clone(),
         };
         let from_json = from_json.map(|_| raw.clone());
         // The one section the reply was asked for, which a bare answer is
         // read as (before the reader moves on to its next question).
         let asked_one = self.reader.asked().one();
         let logprobs = std::mem::take(&mut self.logprobs);
-        if self.think.confidence && from_json.is_none() {
+        if self.think.confidence && from_json.is_none() && agreed.is_none() {
             attempt.confidence =
                 self.confidence_of(&raw, &logprobs, asked_one, attempt.constrained);
         }
         // The sections checked as the reply streamed were typed then: the
         // reader takes their values, and does not read them again.
-        if let (None, Some(listener)) = (&from_json, &mut self.listener) {
+        if let (None, None, Some(listener)) = (&from_json, &agreed, &mut self.listener) {
             self.reader.adopt_typed(listener.take_typed());
         }
         let verdict = match aborted {
@@ -467,8 +624,8 @@ where
                 // A reply read as it streamed was split then: its sections
                 // are handed on (a reply read whole, from JSON, or cut short
                 // by a transport retry is split by the reader).
-                let streamed = match (&from_json, &self.listener) {
-                    (None, Some(listener)) => listener.sections_of(&raw),
+                let streamed = match (&from_json, &agreed, &self.listener) {
+                    (None, None, Some(listener)) => listener.sections_of(&raw),
                     _ => None,
                 };
                 match streamed {
@@ -498,7 +655,8 @@ where
                 Ok(Accepted {
                     value,
                     kind,
-                    answer,
+                    // The agreed answer is the one the value was read from.
+                    answer: answer.or_else(|| agreed.map(|agreed| agreed.to_string())),
                     from_json,
                     json,
                 })
@@ -768,13 +926,14 @@ where
             (Asked::Focused(index), Some(specs)) => specs.get(*index).map(|spec| spec.header),
             _ => None,
         };
+        // The model is shown what was read: the answer its replies agreed
+        // on, when it was asked several times.
+        let read = self.agreed.take().unwrap_or_else(|| attempt.raw.clone());
         let reply = match shown {
             Some(shown) => SharedText::from(shown),
-            None => match bounded_reply(&attempt.raw, &focus, |bytes| {
-                messages::left_out(lang, bytes)
-            }) {
+            None => match bounded_reply(&read, &focus, |bytes| messages::left_out(lang, bytes)) {
                 Some(bounded) => SharedText::from(bounded),
-                None => attempt.raw.clone(),
+                None => read,
             },
         };
         self.conversation.send_back(reply, &message);
@@ -822,6 +981,7 @@ where
 
     /// Emits the attempt's event, calls the hook and appends the entry.
     fn record(&mut self, attempt: Attempt) {
+        self.agreed = None;
         self.record_feedback(&attempt);
         trace::attempt_ended(&Span::current(), &attempt);
         self.think.record(&attempt);

@@ -74,7 +74,8 @@ pub(crate) enum Stop {
 /// `policy`, its reply constrained to `grammar` when there is one; streamed
 /// through `listener` when there is one. The first `shared_prefix` of
 /// `messages` are the part every request of the program repeats
-/// ([`Request::shared_prefix`]).
+/// ([`Request::shared_prefix`]); `sample` is which of several replies to
+/// them the call asks for ([`Request::sample`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
@@ -83,6 +84,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
     shared_prefix: usize,
     grammar: Option<&Grammar>,
     logprobs: bool,
+    sample: u32,
     budget: &mut Budget,
     attempt: usize,
     mut listener: Option<&mut Listener<'_>>,
@@ -104,6 +106,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             shared_prefix,
             grammar,
             logprobs,
+            sample,
             budget,
             listener.as_deref_mut(),
         )
@@ -191,6 +194,7 @@ async fn send<M: ChatModel + ?Sized>(
     shared_prefix: usize,
     grammar: Option<&Grammar>,
     logprobs: bool,
+    sample: u32,
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
@@ -198,7 +202,8 @@ async fn send<M: ChatModel + ?Sized>(
     let mut request = Request::new(messages)
         .with_stream(listener.is_some())
         .with_shared_prefix(shared_prefix)
-        .with_logprobs(logprobs);
+        .with_logprobs(logprobs)
+        .with_sample(sample);
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
     }
