@@ -234,3 +234,42 @@ async fn an_agreed_answer_that_fails_is_what_the_model_is_shown_and_the_next_att
     // Every reply is in the transcript.
     assert_eq!(outcome.transcript.len(), 1 + 3 + 1 + 1);
 }
+
+#[derive(Debug, PartialEq, Sections)]
+enum Step {
+    /// Search first.
+    Search {
+        /// What to search for.
+        query: String,
+    },
+    /// Answer now.
+    Answer {
+        /// The answer.
+        answer: String,
+    },
+}
+
+#[tokio::test]
+async fn with_ways_the_way_most_replies_took_wins_and_the_others_count_against_it() {
+    let model = ScriptedModel::new([
+        "[Answer]\nParis",
+        "[Query]\ncapital of France",
+        "[Answer]\nparis",
+        "[Query]\nFrance capital",
+        "[Answer]\nLyon",
+    ]);
+    let outcome = Think::new(&model)
+        .samples(5)
+        .run::<Step>("What is the capital of France?")
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.value,
+        Step::Answer {
+            answer: "Paris".into()
+        }
+    );
+    // Two of five wrote Paris; the two that searched count against it.
+    assert_eq!(outcome.confidence("answer"), Some(0.4));
+    assert_eq!(outcome.confidence("query"), None);
+}

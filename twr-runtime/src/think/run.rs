@@ -22,7 +22,7 @@ use crate::feedback::{Feedback, Problem, ProblemKind, Wording};
 use crate::grammar::{self, Grammar};
 use crate::json::JsonProvenance;
 use crate::model::{ChatModel, FinishReason, Message, ModelError, Usage};
-use crate::model::{Served, TokenLogprob};
+use crate::model::{Request, Served, TokenLogprob};
 use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::text::SharedText;
@@ -313,14 +313,16 @@ where
         // The journal and the response cache, when set, answer or record
         // from around the model (the stronger one too, once escalated).
         let stored = think.stores.around(model, think.prices.as_deref());
+        let mut asked = Request::new(&request)
+            .with_shared_prefix(self.conversation.shared_prefix())
+            .with_logprobs(think.confidence);
+        if let Some(grammar) = &grammar {
+            asked = asked.with_grammar(grammar);
+        }
         let call = transport::call(
             &stored,
             &think.retry_policy,
-            &request,
-            self.conversation.shared_prefix(),
-            grammar.as_ref(),
-            think.confidence,
-            0,
+            asked,
             &mut self.budget,
             number,
             listener,
@@ -390,18 +392,13 @@ where
                 .zip(budgets.iter_mut())
                 .enumerate()
                 .map(|(sample, (stored, budget))| {
-                    transport::call(
-                        stored,
-                        &think.retry_policy,
-                        &request,
-                        shared_prefix,
-                        grammar.as_ref(),
-                        false,
-                        sample as u32,
-                        budget,
-                        number,
-                        None,
-                    )
+                    let mut asked = Request::new(&request)
+                        .with_shared_prefix(shared_prefix)
+                        .with_sample(sample as u32);
+                    if let Some(grammar) = &grammar {
+                        asked = asked.with_grammar(grammar);
+                    }
+                    transport::call(stored, &think.retry_policy, asked, budget, number, None)
                 });
         let calls = futures_util::future::join_all(calls).await;
         self.budget.join(&budgets);

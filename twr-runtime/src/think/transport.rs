@@ -17,10 +17,7 @@ use futures_util::StreamExt as _;
 
 use super::stream::Listener;
 use crate::feedback::Problem;
-use crate::grammar::Grammar;
-use crate::model::{
-    ChatModel, Gathered, Message, ModelError, Reply, Request, Response, Served, Usage,
-};
+use crate::model::{ChatModel, Gathered, ModelError, Reply, Request, Response, Served, Usage};
 use crate::retry::RetryPolicy;
 
 /// A reply and what it took to get it.
@@ -70,21 +67,14 @@ pub(crate) enum Stop {
     Model(ModelError),
 }
 
-/// One model call for attempt `attempt`, with transport retries under
-/// `policy`, its reply constrained to `grammar` when there is one; streamed
-/// through `listener` when there is one. The first `shared_prefix` of
-/// `messages` are the part every request of the program repeats
-/// ([`Request::shared_prefix`]); `sample` is which of several replies to
-/// them the call asks for ([`Request::sample`]).
-#[allow(clippy::too_many_arguments)]
+/// One model call for attempt `attempt`, asking `request` (its messages,
+/// grammar, shared prefix, log-probabilities and sample), with transport
+/// retries under `policy`; streamed through `listener` when there is one,
+/// and waited for until the run's time is up.
 pub(crate) async fn call<M: ChatModel + ?Sized>(
     model: &M,
     policy: &RetryPolicy,
-    messages: &[Message],
-    shared_prefix: usize,
-    grammar: Option<&Grammar>,
-    logprobs: bool,
-    sample: u32,
+    request: Request<'_>,
     budget: &mut Budget,
     attempt: usize,
     mut listener: Option<&mut Listener<'_>>,
@@ -100,18 +90,7 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
             return Err(log.stop(Stop::Budget(limit)));
         }
         let sent = Instant::now();
-        let result = match send(
-            model,
-            messages,
-            shared_prefix,
-            grammar,
-            logprobs,
-            sample,
-            budget,
-            listener.as_deref_mut(),
-        )
-        .await
-        {
+        let result = match send(model, request, budget, listener.as_deref_mut()).await {
             // The run's time is up: the model ended the request at its time
             // limit (keeping the text that arrived, when it could), or the
             // request was dropped.
@@ -190,25 +169,14 @@ pub(crate) async fn call<M: ChatModel + ?Sized>(
 /// after it (`None`), losing what it read.
 async fn send<M: ChatModel + ?Sized>(
     model: &M,
-    messages: &[Message],
-    shared_prefix: usize,
-    grammar: Option<&Grammar>,
-    logprobs: bool,
-    sample: u32,
+    request: Request<'_>,
     budget: &Budget,
     listener: Option<&mut Listener<'_>>,
 ) -> Option<Result<Received, ModelError>> {
     let deadline = budget.deadline();
-    let mut request = Request::new(messages)
-        .with_stream(listener.is_some())
-        .with_shared_prefix(shared_prefix)
-        .with_logprobs(logprobs)
-        .with_sample(sample);
+    let mut request = request.with_stream(listener.is_some());
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
-    }
-    if let Some(grammar) = grammar {
-        request = request.with_grammar(grammar);
     }
     let request = async { read(model.call(request).await?, listener).await };
     match deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE)) {
