@@ -435,7 +435,7 @@ where
             }
             return Err(self.stopped(number, stop, call));
         };
-        let sample_of = |one: &Attempt| crate::run::Sample {
+        let sample_of = |one: &Attempt| super::outcome::Sample {
             raw: one.raw.clone(),
             reasoning: one.reasoning.clone(),
             usage: one.usage,
