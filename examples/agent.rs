@@ -94,7 +94,14 @@ async fn main() -> ExitCode {
     match run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            // Each level says its own part: the error, then each cause.
+            eprint!("error: {error}");
+            let mut cause = error.source();
+            while let Some(next) = cause {
+                eprint!(": {next}");
+                cause = next.source();
+            }
+            eprintln!();
             ExitCode::FAILURE
         }
     }

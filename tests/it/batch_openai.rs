@@ -128,9 +128,7 @@ async fn an_expired_half_and_errored_lines_are_retried_as_online_failures() {
         if n == 8 {
             let error = result.as_ref().unwrap_err();
             assert!(
-                error
-                    .to_string()
-                    .contains("HTTP 400: scripted 400 for item 8"),
+                crate::support::report(&error).contains("HTTP 400: scripted 400 for item 8"),
                 "{error}"
             );
             assert!(!error.model_error().unwrap().is_transient());
@@ -196,8 +194,7 @@ async fn a_cancelled_batch_ends_its_runs() {
     for result in &results {
         let error = result.as_ref().unwrap_err();
         assert!(
-            error
-                .to_string()
+            crate::support::report(&error)
                 .contains("batch batch_001 ended (cancelled) before request twr-"),
             "{error}"
         );

@@ -213,9 +213,7 @@ async fn an_expired_half_and_errored_lines_are_retried_as_online_failures() {
                 // A 400 line ends its run at once, as a 400 reply would.
                 let error = result.as_ref().unwrap_err();
                 assert!(
-                    error
-                        .to_string()
-                        .contains("HTTP 400: scripted 400 for item 8"),
+                    crate::support::report(&error).contains("HTTP 400: scripted 400 for item 8"),
                     "{api:?} {error}"
                 );
                 assert!(!error.model_error().unwrap().is_transient(), "{api:?}");
@@ -272,10 +270,13 @@ async fn a_cancelled_batch_ends_its_runs() {
         };
         for result in &results {
             let error = result.as_ref().unwrap_err();
-            assert!(error.to_string().contains(expected), "{api:?} {error}");
+            assert!(
+                crate::support::report(&error).contains(expected),
+                "{api:?} {error}"
+            );
             if let Api::Anthropic = api {
                 assert!(
-                    error.to_string().ends_with("was canceled with its batch"),
+                    crate::support::report(&error).ends_with("was canceled with its batch"),
                     "{error}"
                 );
             }

@@ -170,7 +170,10 @@ async fn a_read_only_or_full_journal_ends_each_batch_run_with_its_reply_kept() {
         .await;
     for (n, result) in results.iter().enumerate() {
         let error = result.as_ref().unwrap_err();
-        assert!(error.to_string().contains("is read-only"), "{error}");
+        assert!(
+            crate::support::report(&error).contains("is read-only"),
+            "{error}"
+        );
         let reply = &error.model_error().unwrap().partial().unwrap().content;
         let expected = if n % 2 == 1 {
             "[Number]\nabout that".to_string()
@@ -193,7 +196,10 @@ async fn a_read_only_or_full_journal_ends_each_batch_run_with_its_reply_kept() {
         .await;
     for (n, result) in results.iter().enumerate() {
         let error = result.as_ref().unwrap_err();
-        assert!(error.to_string().contains("cannot grow"), "{error}");
+        assert!(
+            crate::support::report(&error).contains("cannot grow"),
+            "{error}"
+        );
         let reply = &error.model_error().unwrap().partial().unwrap().content;
         assert!(reply.starts_with("[Number]\n"), "item {n}: {reply}");
     }

@@ -454,18 +454,18 @@ async fn a_refusal_is_a_clear_error_that_is_not_retried() {
         .await
         .unwrap_err();
     assert_eq!(
-        error.to_string(),
-        "the model server refused to answer: Claude declined to answer (stop_reason refusal) \
-         (7 bytes of the reply had arrived and are kept)"
+        crate::support::report(&error),
+        "the reply was cut off (7 bytes of it had arrived and are kept): \
+         the model server refused to answer: Claude declined to answer (stop_reason refusal)"
     );
     assert_eq!(error.partial().map(|r| r.content.as_str()), Some("I can't"));
     assert!(!error.is_transient());
     // Whole, the same: the text written before the refusal is kept.
     let error = client(&server).chat(&conversation()).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
-        "the model server refused to answer: Claude declined to answer (stop_reason refusal) \
-         (8 bytes of the reply had arrived and are kept)"
+        crate::support::report(&error),
+        "the reply was cut off (8 bytes of it had arrived and are kept): \
+         the model server refused to answer: Claude declined to answer (stop_reason refusal)"
     );
     assert_eq!(
         error.partial().map(|r| r.content.as_str()),

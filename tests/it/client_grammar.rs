@@ -370,7 +370,7 @@ async fn a_dialect_the_api_does_not_take_is_a_configuration_error() {
         .grammar(Dialect::Vllm);
     let error = gemini.request_body_for(request).unwrap_err();
     assert!(
-        error.to_string().contains(
+        crate::support::report(&error).contains(
             "the Gemini API takes a grammar only as a JSON schema (its structured outputs, \
              `generationConfig.responseJsonSchema`): give the client \
              .grammar(Dialect::JsonSchema), not .grammar(Dialect::Vllm)"
@@ -424,7 +424,7 @@ async fn the_loop_stops_at_once_when_the_server_refuses_the_grammar() {
         .run::<Trip>("Plan a trip to Kyoto.")
         .await
         .unwrap_err();
-    let text = format!("{error}");
+    let text = crate::support::report(&error);
     assert!(
         text.contains("extra fields not permitted: ebnf (the request carried a grammar in the field `ebnf`, as .grammar(Dialect::Sglang) asks"),
         "{text}"

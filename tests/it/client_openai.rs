@@ -38,7 +38,10 @@ fn hi() -> Vec<Message> {
 
 /// Asserts the key is nowhere in the error's Display or Debug.
 fn assert_no_key(error: &ModelError) {
-    assert!(!error.to_string().contains(KEY), "key in Display: {error}");
+    assert!(
+        !crate::support::report(&error).contains(KEY),
+        "key in Display: {error}"
+    );
     assert!(
         !format!("{error:?}").contains(KEY),
         "key in Debug: {error:?}"
@@ -500,11 +503,9 @@ async fn a_stream_that_breaks_after_28_kb_keeps_every_byte() {
         other => panic!("{other:?}"),
     }
     assert!(error.is_transient());
-    assert!(
-        error
-            .to_string()
-            .ends_with("(28000 bytes of the reply had arrived and are kept)"),
-        "{error}"
+    assert_eq!(
+        error.to_string(),
+        "the reply was cut off (28000 bytes of it had arrived and are kept)"
     );
 }
 

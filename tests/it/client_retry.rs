@@ -143,7 +143,7 @@ async fn unauthorized_fails_at_once_with_the_server_message() {
         other => panic!("expected a model error, got {other:?}"),
     }
     assert!(!format!("{error:?}").contains(KEY));
-    assert!(!error.to_string().contains(KEY));
+    assert!(!crate::support::report(&error).contains(KEY));
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -209,8 +209,9 @@ async fn broken_streams_timeouts_and_empty_replies_are_retried() {
     assert_eq!(
         retry_errors(&outcome.attempts[0]),
         vec![
-            "the reply broke off: the stream ended before the reply was complete (no finish_reason, no [DONE]) \
-             (3 bytes of the reply had arrived and are kept)".to_string(),
+            "the reply was cut off (3 bytes of it had arrived and are kept): \
+             the reply broke off: the stream ended before the reply was complete (no finish_reason, no [DONE])"
+                .to_string(),
             "the model server did not answer within 300ms".to_string(),
             "the model sent an empty reply".to_string(),
         ]
@@ -332,8 +333,7 @@ async fn a_200_carrying_an_auth_error_code_is_not_retried() {
         .await
         .unwrap_err();
     assert!(
-        error
-            .to_string()
+        crate::support::report(&error)
             .contains("the model server answered HTTP 401: Incorrect API key provided"),
         "{error}"
     );
@@ -350,7 +350,7 @@ async fn a_key_that_cannot_be_a_header_is_not_retried() {
         .await
         .unwrap_err();
     assert!(
-        error.to_string().contains("invalid model configuration"),
+        crate::support::report(&error).contains("invalid model configuration"),
         "{error}"
     );
     assert_eq!(server.requests().len(), 0);

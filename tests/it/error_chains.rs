@@ -1,5 +1,8 @@
-//! Error chains say each cause once: a report that prints an error and then
-//! each `source()` (anyhow's `{:#}`, a logger's loop) never repeats a text.
+//! Error chains say each cause once: `Display` says its own level and
+//! `source()` returns the cause (thiserror's and reqwest's convention), so a
+//! report that prints an error and then each `source()` (anyhow's `{:#}`, a
+//! logger's loop) never repeats a text, and `downcast_ref` reaches every
+//! cause.
 
 use std::error::Error;
 use std::fmt;
@@ -65,21 +68,27 @@ fn cut_off() -> ModelError {
 }
 
 #[test]
-fn an_incomplete_reply_says_its_cause_once() {
-    let texts = chain(&cut_off());
+fn an_incomplete_reply_says_its_level_and_its_source_is_the_cause() {
+    let error = cut_off();
+    let texts = chain(&error);
     assert_eq!(
         texts,
         [
-            "the reply broke off: the connection failed \
-             (6 bytes of the reply had arrived and are kept)",
+            "the reply was cut off (6 bytes of it had arrived and are kept)",
+            "the reply broke off: the connection failed",
             "reset by peer",
         ]
     );
     assert_said_once(&texts);
+    let cause = error.source().unwrap().downcast_ref::<ModelError>();
+    assert!(
+        matches!(cause, Some(ModelError::Interrupted(_))),
+        "{cause:?}"
+    );
 }
 
 #[test]
-fn a_named_model_error_says_its_cause_once() {
+fn a_named_model_error_says_its_level_and_its_source_is_the_cause() {
     let error = ModelError::Named {
         model: "backup".to_string(),
         source: Box::new(cut_off()),
@@ -88,25 +97,39 @@ fn a_named_model_error_says_its_cause_once() {
     assert_eq!(
         texts,
         [
-            "backup: the reply broke off: the connection failed \
-             (6 bytes of the reply had arrived and are kept)",
+            "the model backup failed",
+            "the reply was cut off (6 bytes of it had arrived and are kept)",
+            "the reply broke off: the connection failed",
             "reset by peer",
         ]
     );
     assert_said_once(&texts);
+    let cause = error.source().unwrap().downcast_ref::<ModelError>();
+    assert!(
+        matches!(cause, Some(ModelError::Incomplete { .. })),
+        "{cause:?}"
+    );
 }
 
 #[test]
-fn an_attachment_error_is_said_once() {
+fn an_attachment_error_is_the_source_of_its_model_error() {
     let refused = Message::user("Read this.")
         .with_image(Vec::<u8>::new(), "image/png")
         .check_attachments()
         .unwrap_err();
-    let texts = chain(&ModelError::Attachment(refused));
+    let error = ModelError::Attachment(refused);
+    let texts = chain(&error);
     assert_eq!(
         texts,
-        ["an attachment cannot be sent: the image/png attachment has no bytes"]
+        [
+            "an attachment cannot be sent",
+            "the image/png attachment has no bytes"
+        ]
     );
+    let cause = error.source().unwrap();
+    assert!(cause
+        .downcast_ref::<twr_runtime::model::AttachmentError>()
+        .is_some());
 }
 
 #[test]
@@ -161,10 +184,14 @@ async fn a_failed_run_says_the_model_error_once() {
     assert_eq!(
         texts,
         [
-            "the model call failed: invalid model configuration: no model name",
+            "the model call failed",
+            "invalid model configuration: no model name",
             "reset by peer",
         ]
     );
+    assert_said_once(&texts);
+    let cause = error.source().unwrap().downcast_ref::<ModelError>();
+    assert!(matches!(cause, Some(ModelError::Config(_))), "{cause:?}");
     // The ledger keeps the whole chain as one text.
     let failures = &error.failed_call().unwrap().failures;
     assert_eq!(
@@ -202,12 +229,10 @@ async fn a_refused_connection_names_the_url_and_what_to_check_and_leaves_the_rea
         .await
         .unwrap_err();
     let texts = chain(&error);
+    assert_eq!(texts[0], "the model call failed");
     assert_eq!(
-        texts[0],
-        format!(
-            "the model call failed: could not connect to the model server: \
-             {origin}/v1/chat/completions {hint}"
-        )
+        texts[1],
+        format!("could not connect to the model server: {origin}/v1/chat/completions {hint}")
     );
     assert_said_once(&texts);
     let recorded = &error.failed_call().unwrap().failures[0].error;

@@ -50,10 +50,19 @@ async fn a_wrong_address_is_a_clear_error_that_keeps_the_password_out() {
         matches!(&error, JournalError::Postgres { place, .. } if place == "postgres://127.0.0.1:1/jobs"),
         "{error:?}"
     );
-    let shown = format!("{error} {error:?}");
+    // Its own level, then the driver's error as its source.
+    assert_eq!(
+        error.to_string(),
+        "the twr journal postgres://127.0.0.1:1/jobs failed on the PostgreSQL server"
+    );
+    let driver = std::error::Error::source(&error).unwrap();
+    assert!(driver.downcast_ref::<tokio_postgres::Error>().is_some());
+    let shown = format!("{} {error:?}", crate::support::report(&error));
     assert!(
-        shown
-            .starts_with("the twr journal postgres://127.0.0.1:1/jobs: error connecting to server"),
+        shown.starts_with(
+            "the twr journal postgres://127.0.0.1:1/jobs failed on the PostgreSQL server: \
+             error connecting to server"
+        ),
         "{shown}"
     );
     assert!(!shown.contains("s3cret"), "{shown}");

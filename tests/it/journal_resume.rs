@@ -343,7 +343,10 @@ async fn a_full_or_read_only_journal_ends_the_run_with_the_reply_kept() {
         matches!(journal_error, JournalError::Full { .. }),
         "{journal_error:?}"
     );
-    assert!(error.to_string().contains("cannot grow"), "{error}");
+    assert!(
+        crate::support::report(&error).contains("cannot grow"),
+        "{error}"
+    );
 
     let path = temp_path("read-only");
     drop(Journal::open(&path).unwrap());
@@ -355,7 +358,10 @@ async fn a_full_or_read_only_journal_ends_the_run_with_the_reply_kept() {
         .unwrap_err();
     let model_error = error.model_error().unwrap();
     assert_eq!(model_error.partial().unwrap().content, "[Number]\n8");
-    assert!(error.to_string().contains("is read-only"), "{error}");
+    assert!(
+        crate::support::report(&error).contains("is read-only"),
+        "{error}"
+    );
 }
 
 #[tokio::test]

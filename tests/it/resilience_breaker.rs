@@ -224,9 +224,10 @@ async fn fallback_reports_a_non_transient_error_with_the_model_name() {
         Box::new(OpenAiCompatible::new(secondary_url, "secondary-model")),
     ]);
     let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
+    assert_eq!(error.to_string(), "the model primary-model failed");
     assert_eq!(
-        error.to_string(),
-        "primary-model: the model server answered HTTP 401: bad key"
+        crate::support::report(&error),
+        "the model primary-model failed: the model server answered HTTP 401: bad key"
     );
     assert!(!error.is_transient());
     assert_eq!(primary.calls.load(Ordering::SeqCst), 1);
@@ -236,8 +237,8 @@ async fn fallback_reports_a_non_transient_error_with_the_model_name() {
     secondary.mode.store(FAILING, Ordering::SeqCst);
     let error = model.chat(&[Message::user("hi")]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
-        "secondary-model: the model server answered HTTP 503: upstream overloaded"
+        crate::support::report(&error),
+        "the model secondary-model failed: the model server answered HTTP 503: upstream overloaded"
     );
     assert_eq!(error.retry_after(), Some(Duration::from_secs(2)));
     assert_eq!(model.name(), "primary-model");
@@ -357,13 +358,13 @@ async fn fallback_streams_from_the_first_model_that_starts_well() {
     // model is not asked.
     let items: Vec<Result<Delta, String>> = model
         .chat_stream(&ask)
-        .map(|item| item.map_err(|e| e.to_string()))
+        .map(|item| item.map_err(|e| crate::support::report(&e)))
         .collect()
         .await;
     assert_eq!(
         items,
         [Err(
-            "primary-model: invalid model configuration: no key".to_string()
+            "the model primary-model failed: invalid model configuration: no key".to_string()
         )]
     );
 }

@@ -48,7 +48,8 @@ async fn a_retried_partial_reply_is_in_the_attempts_ledger() {
     let retry = &outcome.attempts[0].transport_retries[0];
     assert_eq!(
         retry.error,
-        "the model server did not answer within 30s (30 bytes of the reply had arrived and are kept)"
+        "the reply was cut off (30 bytes of it had arrived and are kept): \
+         the model server did not answer within 30s"
     );
     let partial = retry.partial.as_ref().expect("the text that arrived");
     assert_eq!(partial.content, PARTIAL);
@@ -78,9 +79,10 @@ async fn partial_replies_of_a_failed_run_are_in_the_error() {
         "{error:?}"
     );
     assert_eq!(
-        error.to_string(),
-        "the model call failed after 1 retry: the model server did not answer within 30s \
-         (30 bytes of the reply had arrived and are kept)"
+        crate::support::report(&error),
+        "the model call failed after 1 retry: \
+         the reply was cut off (30 bytes of it had arrived and are kept): \
+         the model server did not answer within 30s"
     );
     let contents: Vec<&str> = error
         .incomplete_replies()
@@ -152,9 +154,10 @@ async fn a_stream_that_stalls_after_28_kb_leaves_its_text_in_the_error() {
         "{error:?}"
     );
     assert_eq!(
-        error.to_string(),
-        "the model call failed after 1 retry: the model server did not answer within 400ms \
-         (28000 bytes of the reply had arrived and are kept)"
+        crate::support::report(&error),
+        "the model call failed after 1 retry: \
+         the reply was cut off (28000 bytes of it had arrived and are kept): \
+         the model server did not answer within 400ms"
     );
     // Both stalled streams' text is in the error, whole and in order.
     let partials: Vec<&str> = error

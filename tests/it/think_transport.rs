@@ -108,8 +108,9 @@ async fn transport_retries_have_their_own_budget() {
         matches!(error.kind(), ThinkErrorKind::Model { retries: 2, .. }),
         "{error:?}"
     );
+    assert_eq!(error.to_string(), "the model call failed after 2 retries");
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "the model call failed after 2 retries: the model server answered HTTP 500: internal error"
     );
     assert!(error.attempts().is_empty());
@@ -131,17 +132,23 @@ async fn non_transient_errors_fail_at_once_with_the_servers_message() {
             error.kind(),
             ThinkErrorKind::Model { retries: 0, .. }
         ));
+        assert_eq!(error.to_string(), "the model call failed");
         assert_eq!(
-            error.to_string(),
+            crate::support::report(&error),
             format!("the model call failed: the model server answered HTTP {code}: {message}")
         );
-        // The model error is said in the text and read with `model_error`;
-        // a status holds no lower error, so the chain ends here.
+        // The model error is the source, read with `model_error` too; a
+        // status holds no lower error, so the chain ends there.
         assert!(matches!(
             error.model_error(),
             Some(ModelError::Status { .. })
         ));
-        assert!(std::error::Error::source(&error).is_none());
+        let source = std::error::Error::source(&error).unwrap();
+        assert!(matches!(
+            source.downcast_ref::<ModelError>(),
+            Some(ModelError::Status { .. })
+        ));
+        assert!(source.source().is_none());
     }
 }
 
@@ -184,7 +191,7 @@ async fn running_out_of_script_is_a_clear_error() {
         ThinkErrorKind::Model { retries: 0, .. }
     ));
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "the model call failed: the ScriptedModel ran out of replies: it was given 1 and all were used; \
          script more replies or expect fewer calls"
     );

@@ -75,7 +75,7 @@ async fn bytes_that_are_not_what_their_media_type_says_are_refused_for_each_form
         .await
         .unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "the model call failed: an attachment cannot be sent: the attachment says it is \
          image/png, but its bytes are not a PNG image: they do not start as such a file does"
     );
@@ -89,7 +89,7 @@ async fn a_media_type_the_provider_does_not_take_is_refused_naming_what_it_takes
     let gemini = Gemini::new("AIza-test", "gemini-test").base_url(server.url("/v1beta"));
     let error = gemini.chat(&[gif]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: Gemini does not take image/gif images; it takes \
          image/png, image/jpeg, image/webp, image/heic and image/heif"
     );
@@ -111,7 +111,7 @@ async fn a_media_type_the_provider_does_not_take_is_refused_naming_what_it_takes
     let anthropic = Anthropic::new("sk-ant-test", "claude-test").base_url(server.url("/a"));
     let error = anthropic.chat(&[docx]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: Anthropic does not take \
          application/vnd.openxmlformats-officedocument.wordprocessingml.document documents; \
          it takes application/pdf"
@@ -120,7 +120,7 @@ async fn a_media_type_the_provider_does_not_take_is_refused_naming_what_it_takes
     let jpg = Message::user("Read it.").with_image(JPEG, "image/jpg");
     let error = openai(&server).chat(&[jpg]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: \"image/jpg\" is not a media type; write image/jpeg"
     );
     assert!(server.requests().is_empty());
@@ -164,7 +164,7 @@ async fn a_part_over_the_documented_size_limit_is_refused_naming_the_limit() {
         .with_document(pdf, "application/pdf");
     let error = openai(&server).chat(&[message]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: the documents of this request are 35651584 bytes, over \
          the OpenAI-compatible API's limit of 33554432 bytes (32 MiB) of documents per request"
     );
@@ -181,7 +181,7 @@ async fn a_url_goes_only_to_a_provider_that_takes_urls_and_is_never_fetched() {
     let message = Message::user("Read it.").with_document_url(url.clone());
     let error = openai(&model_server).chat(&[message]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: the OpenAI-compatible API takes no document URL: attach \
          the document's bytes (twr never downloads a URL itself)"
     );
@@ -208,7 +208,7 @@ async fn a_url_goes_only_to_a_provider_that_takes_urls_and_is_never_fetched() {
     let local = Message::user("Read it.").with_image_url("file:///etc/passwd");
     let error = anthropic.chat(&[local]).await.unwrap_err();
     assert_eq!(
-        error.to_string(),
+        crate::support::report(&error),
         "an attachment cannot be sent: the attachment URL \"file:///etc/passwd\" is not an http \
          or https URL: twr sends a URL to the provider as it is and never downloads it; attach \
          the bytes instead"

@@ -21,29 +21,32 @@ async fn a_stream_that_ends_before_its_finish_keeps_its_text() {
         (
             Api::OpenAi,
             vec!["Half an ", "ans"],
-            "(no finish_reason, no [DONE]) (11 bytes of the reply had arrived and are kept)",
+            ("(no finish_reason, no [DONE])", 11),
             Reply::text("Half an ans"),
         ),
         (
             Api::Gemini,
             vec!["Ro"],
-            "(no finishReason) (2 bytes of the reply had arrived and are kept)",
+            ("(no finishReason)", 2),
             Reply::text("Ro"),
         ),
         (
             Api::Anthropic,
             vec!["Ro"],
-            "(no stop_reason, no message_stop) (2 bytes of the reply had arrived and are kept)",
+            ("(no stop_reason, no message_stop)", 2),
             anthropic_reply("Ro"),
         ),
     ];
-    for (api, pieces, ending, partial) in rows {
+    for (api, pieces, (ending, arrived), partial) in rows {
         let body = api.stream_without_finish(&pieces);
         let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
         let error = api.client(&server, true).chat(&hi()).await.unwrap_err();
         assert_eq!(
-            error.to_string(),
-            format!("the reply broke off: the stream ended before the reply was complete {ending}"),
+            crate::support::report(&error),
+            format!(
+                "the reply was cut off ({arrived} bytes of it had arrived and are kept): \
+                 the reply broke off: the stream ended before the reply was complete {ending}"
+            ),
             "{api:?}"
         );
         assert_eq!(error.partial(), Some(&partial), "{api:?}");
@@ -91,7 +94,7 @@ async fn a_connection_that_drops_mid_stream_is_interrupted() {
         let error = api.client(&server, true).chat(&hi()).await.unwrap_err();
         let expected = match &partial {
             Some(reply) => format!(
-                "{DROPPED} ({} bytes of the reply had arrived and are kept): {HYPER}",
+                "the reply was cut off ({} bytes of it had arrived and are kept): {DROPPED}: {HYPER}",
                 reply.content.len()
             ),
             None => format!("{DROPPED}: {HYPER}"),

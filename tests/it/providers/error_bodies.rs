@@ -365,7 +365,10 @@ async fn error_bodies_reach_the_user_with_their_status_and_never_the_key() {
         assert_eq!(error.is_transient(), row.transient, "{name}");
         assert_eq!(error.retry_after(), row.retry_after, "{name}");
         let key = row.api.key();
-        assert!(!error.to_string().contains(key), "{name}: {error}");
+        assert!(
+            !crate::support::report(&error).contains(key),
+            "{name}: {error}"
+        );
         assert!(!format!("{error:?}").contains(key), "{name}: {error:?}");
         assert_eq!(server.requests().len(), 1, "{name}");
     }
@@ -384,8 +387,8 @@ async fn an_error_in_the_middle_of_a_stream_keeps_the_text_before_it() {
                 openai_text("Hel"),
                 json!({"error": {"message": "Model overloaded, try later", "type": "server_error"}})
             ),
-            "the reply broke off: the server reported an error: Model overloaded, try later \
-             (3 bytes of the reply had arrived and are kept)",
+            "the reply was cut off (3 bytes of it had arrived and are kept): \
+             the reply broke off: the server reported an error: Model overloaded, try later",
             Reply::text("Hel"),
         ),
         (
@@ -395,8 +398,8 @@ async fn an_error_in_the_middle_of_a_stream_keeps_the_text_before_it() {
                 "data: {}\n\nevent: error\ndata: upstream timed out\n\n",
                 openai_text("Hel")
             ),
-            "the reply broke off: the server reported an error: upstream timed out \
-             (3 bytes of the reply had arrived and are kept)",
+            "the reply was cut off (3 bytes of it had arrived and are kept): \
+             the reply broke off: the server reported an error: upstream timed out",
             Reply::text("Hel"),
         ),
         (
@@ -407,8 +410,8 @@ async fn an_error_in_the_middle_of_a_stream_keeps_the_text_before_it() {
                 gemini_text("Ro"),
                 google(500, "INTERNAL", "Internal error encountered.")
             ),
-            "the model server answered HTTP 500: Internal error encountered. \
-             (2 bytes of the reply had arrived and are kept)",
+            "the reply was cut off (2 bytes of it had arrived and are kept): \
+             the model server answered HTTP 500: Internal error encountered.",
             Reply::text("Ro"),
         ),
         (
@@ -424,15 +427,15 @@ async fn an_error_in_the_middle_of_a_stream_keeps_the_text_before_it() {
                     "delta": {"type": "text_delta", "text": "Ro"}}),
                 anthropic("overloaded_error", "Overloaded")
             ),
-            "the reply broke off: the server reported an error: Overloaded \
-             (2 bytes of the reply had arrived and are kept)",
+            "the reply was cut off (2 bytes of it had arrived and are kept): \
+             the reply broke off: the server reported an error: Overloaded",
             Reply::text("Ro").with_usage(Usage::new(5, 1)),
         ),
     ];
     for (api, name, body, display, partial) in rows {
         let server = TestServer::start(vec![Scripted::raw_sse(&body)]).await;
         let error = api.client(&server, true).chat(&hi()).await.unwrap_err();
-        assert_eq!(error.to_string(), display, "{api:?}, {name}");
+        assert_eq!(crate::support::report(&error), display, "{api:?}, {name}");
         assert_eq!(error.partial(), Some(&partial), "{api:?}, {name}");
         assert!(error.is_transient(), "{api:?}, {name}");
     }

@@ -12,7 +12,7 @@ pub mod think;
 /// An error and each error of its `source()` chain, joined by `": "`: the
 /// whole story a report prints (each cause is said once along the chain,
 /// `error_chains.rs`).
-pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn report(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

@@ -662,7 +662,8 @@ fn unpaired_text(left: HashMap<String, Result<Reply, ModelError>>) -> Option<Str
         .into_values()
         .map(|result| match result {
             Ok(reply) => format!("a reply to no request of this batch: {}", reply.content),
-            Err(error) => error.to_string(),
+            // The whole chain: a failure's own text says only its level.
+            Err(error) => crate::model::error::report(&error),
         })
         .collect();
     (!texts.is_empty()).then(|| texts.join("; "))

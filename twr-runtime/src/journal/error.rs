@@ -8,6 +8,11 @@ use std::path::PathBuf;
 /// Opening never starts over silently: a file that is not a twr journal, a
 /// damaged one, or one written by a newer twr is an error naming the file,
 /// and the file is left as it was.
+///
+/// `Display` says this level; the driver's error of
+/// [`Sqlite`](Self::Sqlite) and `Postgres` is its
+/// [`source()`](std::error::Error::source), printed next by a chain
+/// printer (anyhow's `{:#}`) and reached with `downcast_ref`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum JournalError {
@@ -144,12 +149,13 @@ impl fmt::Display for JournalError {
             JournalError::Address { detail } => {
                 write!(f, "the twr journal's address is wrong: {detail}")
             }
+            // The driver's error is the source: a chain prints it next.
             #[cfg(feature = "postgres")]
-            JournalError::Postgres { place, source } => {
-                write!(f, "the twr journal {place}: {source}")
+            JournalError::Postgres { place, .. } => {
+                write!(f, "the twr journal {place} failed on the PostgreSQL server")
             }
-            JournalError::Sqlite { path, source } => {
-                write!(f, "the twr journal {}: {source}", path.display())
+            JournalError::Sqlite { path, .. } => {
+                write!(f, "the twr journal {} failed in SQLite", path.display())
             }
         }
     }
@@ -196,5 +202,41 @@ impl JournalError {
             },
             _ => JournalError::Sqlite { path, source },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn a_sqlite_failure_says_its_level_and_its_source_is_sqlites_error() {
+        let busy = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".to_string()),
+        );
+        let error = JournalError::from_sqlite(std::path::Path::new("/data/jobs.db"), busy);
+        assert!(matches!(error, JournalError::Sqlite { .. }), "{error:?}");
+        // Each level once, as a chain printer (anyhow's `{:#}`) shows it.
+        let mut texts = vec![error.to_string()];
+        let mut source = error.source();
+        while let Some(cause) = source {
+            texts.push(cause.to_string());
+            source = cause.source();
+        }
+        assert_eq!(
+            texts[..2],
+            [
+                "the twr journal /data/jobs.db failed in SQLite",
+                "database is locked"
+            ]
+        );
+        let cause = error.source().unwrap().downcast_ref::<rusqlite::Error>();
+        assert_eq!(
+            cause.and_then(rusqlite::Error::sqlite_error_code),
+            Some(rusqlite::ErrorCode::DatabaseBusy)
+        );
     }
 }

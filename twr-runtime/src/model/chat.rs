@@ -411,8 +411,9 @@ mod tests {
         let error = block_on(broken.chat(&[])).unwrap_err();
         assert_eq!(error.partial(), Some(&Reply::text("[Plan]\nG")));
         assert_eq!(
-            error.to_string(),
-            "the reply broke off: connection reset (8 bytes of the reply had arrived and are kept)"
+            crate::model::error::report(&error),
+            "the reply was cut off (8 bytes of it had arrived and are kept): \
+             the reply broke off: connection reset"
         );
         let cut = Pieces(vec![Ok(Delta::Content("[Pl".into()))]);
         let error = block_on(cut.chat(&[])).unwrap_err();

@@ -15,16 +15,19 @@ use super::message::Reply;
 /// build one yourself from text: `ModelError::Connect("refused".into())`.
 /// Server text in every message has the API key replaced by `[redacted]`.
 ///
-/// Each cause is said once along the chain, so a report that prints an
-/// error and then each [`source()`](std::error::Error::source) (anyhow's
-/// `{:#}`, or a loop over `source()`) repeats nothing: a variant that holds
-/// one of twr's own errors ([`Incomplete`](Self::Incomplete),
-/// [`Named`](Self::Named), [`Attachment`](Self::Attachment)) says it in its
-/// own text and its `source()` is what that error holds; a variant that
-/// holds an error of another type (the wrapper's error of
-/// [`Unavailable`](Self::Unavailable), a reqwest error in an
-/// [`ErrorDetail`]) does not say it and returns it as `source()`. `Display`
-/// alone is then the short form: print the chain for the whole story.
+/// As thiserror's and reqwest's errors do, `Display` says this level only
+/// and [`source()`](std::error::Error::source) returns the cause, so a
+/// report that prints an error and then each `source()` (anyhow's `{:#}`,
+/// or a loop over `source()`) says each level once, and `downcast_ref`
+/// reaches every cause: a variant that wraps an error
+/// ([`Incomplete`](Self::Incomplete) and [`Named`](Self::Named) the
+/// `ModelError` underneath, [`Attachment`](Self::Attachment) its
+/// [`AttachmentError`](crate::model::AttachmentError),
+/// [`Unavailable`](Self::Unavailable) the wrapper's error, an
+/// [`ErrorDetail`] a reqwest error) does not say it and returns it as
+/// `source()`. [`Other`](Self::Other) is transparent: its text is the
+/// wrapped error's, and its `source()` that error's. `Display` alone is
+/// then the short form: print the chain for the whole story.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ModelError {
@@ -155,17 +158,16 @@ impl fmt::Display for ModelError {
             }
             ModelError::Config(detail) => write!(f, "invalid model configuration: {detail}"),
             ModelError::Other(error) => fmt::Display::fmt(error, f),
-            ModelError::Incomplete { partial, source } => write!(
+            // The cause is the source: a chain prints it next.
+            ModelError::Incomplete { partial, .. } => write!(
                 f,
-                "{source} ({} bytes of the reply had arrived and are kept)",
+                "the reply was cut off ({} bytes of it had arrived and are kept)",
                 partial.content.len()
             ),
             // The wrapper's error is the source: a chain prints it next.
             ModelError::Unavailable { .. } => f.write_str("the call was held back and not sent"),
-            ModelError::Attachment(error) => {
-                write!(f, "an attachment cannot be sent: {error}")
-            }
-            ModelError::Named { model, source } => write!(f, "{model}: {source}"),
+            ModelError::Attachment(_) => f.write_str("an attachment cannot be sent"),
+            ModelError::Named { model, .. } => write!(f, "the model {model} failed"),
         }
     }
 }
@@ -179,13 +181,10 @@ impl std::error::Error for ModelError {
             | ModelError::Config(detail) => detail.source(),
             // Transparent, as `#[error(transparent)]` would be.
             ModelError::Other(error) => error.source(),
-            // These say their inner error in their own text (it is one of
-            // twr's errors, a field the caller reads directly), so the
-            // chain goes on with what that error does not say.
             ModelError::Incomplete { source, .. } | ModelError::Named { source, .. } => {
-                source.source()
+                Some(&**source)
             }
-            ModelError::Attachment(error) => error.source(),
+            ModelError::Attachment(error) => Some(error),
             ModelError::Unavailable { source, .. } => Some(&**source),
             ModelError::Timeout(_)
             | ModelError::Status { .. }
@@ -418,13 +417,22 @@ impl PartialEq<String> for ErrorDetail {
 }
 
 /// The error of a [`ScriptedModel`](crate::ScriptedModel) asked for more replies than it was given.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the ScriptedModel ran out of replies: it was given {scripted} and all were used; \
-     script more replies or expect fewer calls"
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ScriptExhausted {
     /// How many results the script held.
     pub scripted: usize,
 }
+
+impl fmt::Display for ScriptExhausted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the ScriptedModel ran out of replies: it was given {} and all were used; \
+             script more replies or expect fewer calls",
+            self.scripted
+        )
+    }
+}
+
+impl std::error::Error for ScriptExhausted {}

@@ -343,7 +343,8 @@ impl fmt::Display for ThinkError {
                 )?;
                 self.write_last_problem(f)
             }
-            ThinkErrorKind::Model { source, retries } => {
+            // The model error is the source: a chain prints it next.
+            ThinkErrorKind::Model { retries, .. } => {
                 write!(f, "the model call failed")?;
                 if *retries > 0 {
                     write!(
@@ -352,17 +353,18 @@ impl fmt::Display for ThinkError {
                         plural(*retries as usize, "retry", "retries")
                     )?;
                 }
-                write!(f, ": {source}")
+                Ok(())
             }
         }
     }
 }
 
 impl std::error::Error for ThinkError {
-    /// For [`ThinkErrorKind::Model`], what the model error holds: its text
-    /// is already said in this error's (read the error itself with
-    /// [`ThinkError::model_error`]), so a chain says each cause once.
+    /// For [`ThinkErrorKind::Model`], the [`ModelError`]: this error's text
+    /// says only that the call failed, so a chain printer (anyhow's `{:#}`)
+    /// says each level once, and `downcast_ref::<ModelError>()` reaches it.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.model_error()?.source()
+        self.model_error()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
