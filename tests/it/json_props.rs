@@ -208,7 +208,7 @@ struct Target {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases(512)))]
 
     #[test]
     fn valid_json_round_trips_unchanged(value in json_value()) {
@@ -480,8 +480,18 @@ const NOISE: &[&str] = &[
     "\u{201C}",
 ];
 
+/// The number of cases: `default` in CI, or `PROPTEST_CASES` when set
+/// (`PROPTEST_CASES=1000000` for a long run outside CI; an explicit
+/// `with_cases` would otherwise ignore the variable).
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(ProptestConfig::with_cases(cases(1024)))]
 
     #[test]
     fn sloppy_rendering_repairs_to_the_value(value in container(), seed in any::<u64>()) {

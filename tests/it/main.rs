@@ -53,6 +53,7 @@ mod json_exact_numbers;
 mod json_fragments;
 mod json_layers;
 mod json_linear;
+mod json_peer_classes;
 mod json_props;
 mod json_section;
 mod json_unambiguous;

@@ -78,6 +78,7 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         tuple_commas: Vec::new(),
         commas_read: 0,
         structure_in_last_comment: None,
+        string_over_lines: false,
     };
     if let Err(mut e) = r.run() {
         e.json_like = input.as_bytes()[start] == b'{' || r.commas_read > 0;
@@ -226,6 +227,9 @@ struct Repairer<'a> {
     /// "comment" may be the rest of the value, so a value cut off there
     /// is two guesses (a comment, then a cut) and is refused.
     structure_in_last_comment: Option<usize>,
+    /// The last string read held a raw line break: where it ended was
+    /// read over lines, a guess already.
+    string_over_lines: bool,
     /// The pass put in the `,` or `:` before the coming value: a value
     /// of bare words is then refused (`[1 apples]` is not two items).
     inserted_separator: bool,

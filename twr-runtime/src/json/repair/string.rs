@@ -126,6 +126,16 @@ impl Repairer<'_> {
         len: usize,
         role: Role,
     ) -> Result<Ended, RepairError> {
+        let opened = self.pos;
+        let ended = self.string_text(quote, len, role);
+        // A raw line break in the text just read.
+        self.string_over_lines =
+            memchr(b'\n', &self.src[opened..self.pos.min(self.src.len())]).is_some();
+        ended
+    }
+
+    /// The body of [`Repairer::string`].
+    fn string_text(&mut self, quote: Quote, len: usize, role: Role) -> Result<Ended, RepairError> {
         // The repairs before this string, and where its first raw control
         // character is: text given back to the structure takes back the
         // repairs made in it.
@@ -139,6 +149,8 @@ impl Repairer<'_> {
         let mut after_comma: Option<Rewind> = None;
         // A quote was taken for text.
         let mut inner_quote = false;
+        // The first quote taken for text came right after the opening one.
+        let mut doubled_open = false;
         // Double quotes taken for text in a string of other quotes: an odd
         // number leaves one unpaired, which may open a string of its own.
         let mut lone_double = false;
@@ -174,6 +186,16 @@ impl Repairer<'_> {
                     return self.error_from(
                         opened,
                         "this string is never closed; close it with its quote",
+                    );
+                }
+                if role == Role::Key && memchr(b':', &src[content..]).is_some() {
+                    // `{"key:value}`: the key's quote left out before the
+                    // colon, or a key cut off that holds one: a value
+                    // either way, never the empty object.
+                    return self.error_from(
+                        opened,
+                        "this key is never closed and holds a colon; close the key with its \
+                         quote before the colon",
                     );
                 }
                 let closers = self.closers_at_end(content, src.len());
@@ -230,6 +252,23 @@ impl Repairer<'_> {
                             // on the line after; two readings.
                             return self.error(COMMENT_OR_TEXT);
                         }
+                        // Only where the string would then close cleanly:
+                        // a bracket of the wrong kind after it is refused
+                        // below with what is wrong there.
+                        let next = src.get(skip_any_space(src, self.pos + 1)).copied();
+                        let own = self.stack.last().map(|frame| frame.closing_byte());
+                        // (In a list the checks after the value say it.)
+                        let in_object = self.stack.last() == Some(&Frame::Object);
+                        if doubled_open
+                            && in_object
+                            && (next.is_none() || next == Some(b',') || next == own)
+                        {
+                            return self.error_from(
+                                opened,
+                                "this string opens with two quotes, so the second may be a stray \
+                                 one or its text; write a quote inside a string as \\\"",
+                            );
+                        }
                         return self.close_value_string(after_comma);
                     }
                     // Brackets before a quote taken for text: the string
@@ -249,6 +288,10 @@ impl Repairer<'_> {
                              write a quote inside it as \\\"",
                         );
                     }
+                    // `""value"`: the opening quote written twice, or a
+                    // quote starting the text: two readings, refused where
+                    // the string would close.
+                    doubled_open |= self.pos == content;
                     inner_quote = true;
                     // A quote inside the text: `"a "quoted" word"`.
                     after_comma =
@@ -294,6 +337,15 @@ impl Repairer<'_> {
                         if self.comment_has_two_readings(self.pos) {
                             return self.error(COMMENT_OR_TEXT);
                         }
+                    }
+                    if role == Role::Key && holds_newline {
+                        // `{"ke\ny": 1}`: a key over lines; its closing
+                        // quote may be missing on the first line as well.
+                        return self.error_from(
+                            opened,
+                            "this key runs over lines, so where it ends is not known; close it \
+                             with its quote on its line",
+                        );
                     }
                     self.pos += 1;
                     if matches!(quote, Quote::Double | Quote::SmartDouble) {
@@ -419,6 +471,15 @@ impl Repairer<'_> {
                 give_back(self);
                 return Ok(Ended::Complete);
             };
+            if self.string_over_lines {
+                // A string read over lines to a quote, then `+`: the quote
+                // may open a string of the text instead (`1,"\n 2\n ], "+",
+                // 3]` would join the rest of the list into one string).
+                return self.error(
+                    "a string that runs over lines is joined with + to the next one, so where \
+                     it ends is not known; close each string on its line",
+                );
+            }
             self.repairs.insert(Repair::StringConcatenation);
             // The first string's closing quote, then the next one's opening.
             let junction = self.out.len() - 1;
