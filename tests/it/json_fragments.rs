@@ -193,9 +193,15 @@ fn a_quote_inside_a_string_is_text_not_the_end_of_the_value() {
         json!({"a": "He said \"hi\" to me", "b": 2}),
         &[Repair::UnescapedQuote],
     );
+    // In a list, a quote followed by a space may as well end the item, the
+    // next item's comma and opening quote left out (`["a 32", "screen"]`):
+    // two readings since issue 39. Before: ["a 32\" screen"].
+    assert!(refused(r#"{"key": ["a 32" screen"]}"#)
+        .contains("a quote inside this item is followed by a space"));
+    // In an object the words after it cannot be a member: text.
     repaired(
-        r#"{"key": ["a 32" screen"]}"#,
-        json!({"key": ["a 32\" screen"]}),
+        r#"{"key": "a 32" screen"}"#,
+        json!({"key": "a 32\" screen"}),
         &[Repair::UnescapedQuote],
     );
     // A comma left out before a bare key is still that.

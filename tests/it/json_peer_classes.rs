@@ -12,6 +12,19 @@ fn refused(raw: &str) -> String {
     }
 }
 
+/// The feedback for a reply whose JSON breaks at `column` of line 1,
+/// `near` the text there, with `why`.
+fn breaks_at(column: usize, near: &str, why: &str) -> String {
+    format!(
+        "The reply should be JSON of the expected shape: the JSON breaks at line 1, column \
+         {column} (near `{near}`): {why}."
+    )
+}
+
+const ITEM_QUOTE_THEN_SPACE: &str = "a quote inside this item is followed by a space, so it may \
+    end the item (a comma and a quote left out after it) or be its text; write a quote inside a \
+    string as \\\", or a comma between items";
+
 #[test]
 fn a_quote_glued_between_letters_is_text() {
     let got = extract_value_with_report(r#"{"key": "v"alue"}"#).unwrap();
@@ -81,5 +94,133 @@ fn a_string_over_lines_joined_with_plus_is_feedback() {
     assert_eq!(
         extract_value("[\"ab\" +\n \"cd\"]").unwrap(),
         json!(["abcd"])
+    );
+}
+
+#[test]
+fn a_quote_then_a_space_inside_a_list_item_has_two_readings() {
+    // Read as ["value1\" value2", "value3"] before: the quote may as well
+    // end the item, the next one written without its comma and opening
+    // quote (["value1", "value2", "value3"]).
+    assert_eq!(
+        refused(r#"["value1" value2", "value3"]"#),
+        breaks_at(2, "\"value1\" value2\", \"v", ITEM_QUOTE_THEN_SPACE)
+    );
+    assert_eq!(
+        refused(r#"{"sizes": ["size 10" shoes", "socks"]}"#),
+        breaks_at(12, "\"size 10\" shoes\", \"s", ITEM_QUOTE_THEN_SPACE)
+    );
+    // In an object the rest cannot be a member: one reading, the text's.
+    let got = extract_value_with_report(r#"{"pipe": "the 3" pipe fits"}"#).unwrap();
+    assert_eq!(got.value, json!({"pipe": "the 3\" pipe fits"}));
+    assert_eq!(got.report.repairs, [Repair::UnescapedQuote]);
+    // Quotes in pairs inside an item, or a quote glued to the next word,
+    // are the item's text.
+    assert_eq!(
+        extract_value(r#"["a "quoted" word", "b"]"#).unwrap(),
+        json!(["a \"quoted\" word", "b"])
+    );
+    assert_eq!(
+        extract_value(r#"["inches 5"x7", "b"]"#).unwrap(),
+        json!(["inches 5\"x7", "b"])
+    );
+}
+
+#[test]
+fn a_title_opened_with_two_quotes_has_two_readings() {
+    assert_eq!(
+        refused(r#"{"title": ""Dune" by Frank Herbert"}"#),
+        breaks_at(
+            11,
+            "\"\"Dune\" by Frank Her",
+            "this string opens with two quotes, so the second may be a stray one or its \
+             text; write a quote inside a string as \\\""
+        )
+    );
+}
+
+#[test]
+fn a_string_missing_its_closing_quote_before_a_bare_key_ends_there() {
+    // Read as {"a": "first, b: \"second"} before: a lone quote in the
+    // text; the member `b:` after a comma is the one reading.
+    let got = extract_value_with_report(r#"{"a": "first, b: "second"}"#).unwrap();
+    assert_eq!(got.value, json!({"a": "first", "b": "second"}));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::UnquotedKey, Repair::MissingQuote]
+    );
+    assert_eq!(
+        extract_value(r#"{"city": "Kyoto, country: "Japan", "days": 3}"#).unwrap(),
+        json!({"city": "Kyoto", "country": "Japan", "days": 3})
+    );
+    // With the key in quotes, and over lines, as before.
+    assert_eq!(
+        extract_value(r#"{"city": "Kyoto, "country": "Japan"}"#).unwrap(),
+        json!({"city": "Kyoto", "country": "Japan"})
+    );
+    assert_eq!(
+        extract_value("{\"city\": \"Kyoto,\n  \"country\": \"Japan\"}").unwrap(),
+        json!({"city": "Kyoto", "country": "Japan"})
+    );
+    // Quotes in pairs after `word:` are text; in a list no member can
+    // follow, so the quote is text.
+    assert_eq!(
+        extract_value(r#"{"a": "say, b: "hi" now"}"#).unwrap(),
+        json!({"a": "say, b: \"hi\" now"})
+    );
+    assert_eq!(
+        extract_value(r#"["first, b: "second"]"#).unwrap(),
+        json!(["first, b: \"second"])
+    );
+}
+
+#[test]
+fn a_key_missing_its_closing_quote_before_its_colon_ends_there() {
+    // Refused before (`expected : after the key`).
+    let got = extract_value_with_report(r#"{"name: "Ada", "age": 36}"#).unwrap();
+    assert_eq!(got.value, json!({"name": "Ada", "age": 36}));
+    assert_eq!(got.report.repairs, [Repair::MissingQuote]);
+    assert_eq!(
+        extract_value(r#"{"key: "value"}"#).unwrap(),
+        json!({"key": "value"})
+    );
+    assert_eq!(
+        extract_value(r#"{"a": 1, "key:"value"}"#).unwrap(),
+        json!({"a": 1, "key": "value"})
+    );
+    // A key that ends with a colon, its own quote after it, stays so.
+    assert_eq!(
+        extract_value(r#"{"key:" "value"}"#).unwrap(),
+        json!({"key:": "value"})
+    );
+    assert_eq!(
+        extract_value(r#"{"ratio a:b": 2}"#).unwrap(),
+        json!({"ratio a:b": 2})
+    );
+    // Never closed at all: refused, as above.
+    assert!(refused(r#"{"name:Ada}"#).contains("holds a colon"));
+}
+
+#[test]
+fn numbers_ending_in_their_point_are_whole() {
+    assert_eq!(
+        extract_value(r#"{"price": 12., "qty": 3}"#).unwrap(),
+        json!({"price": 12, "qty": 3})
+    );
+    assert_eq!(extract_value("[5., -6.]").unwrap(), json!([5, -6]));
+    // Cut off after the point: the fraction is not known.
+    assert!(extract_value(r#"{"price": 12."#).is_err());
+}
+
+#[test]
+fn a_first_name_key_over_lines_is_feedback() {
+    assert_eq!(
+        refused("{\"first\nname\": \"Ada\"}"),
+        breaks_at(
+            2,
+            "\"first",
+            "this key runs over lines, so where it ends is not known; close it with its \
+             quote on its line"
+        )
     );
 }

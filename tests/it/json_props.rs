@@ -551,6 +551,101 @@ proptest! {
     }
 }
 
+/// Readings found by `a_repair_never_loses_a_key_or_item` run with
+/// 1,000,000 cases (`PROPTEST_CASES=1000000`), shrunk: each returned a
+/// value with a key or an item of the input lost. Each has two readings
+/// (the stray character's, and the reading the repair took), so each is
+/// feedback naming the place.
+#[test]
+fn readings_that_lost_items_are_feedback() {
+    let cases: &[(&str, &str)] = &[
+        // a stray quote after `null`, a comma put in: the string it opens holds brackets.
+        (
+            "[[null\",-100000,100000000,null],[-10000,null,\",/*\"]]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 7 (near `\",-100000,100000000,`): this string holds brackets and no comma stands before it; close the value before it, or write a comma.",
+        ),
+        // a `“` closed by a plain quote, a comment after the value holding the rest.
+        (
+            "[“[\"]#\",null,null],false]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 (near `“[\"]#\",null,null],fa`): this string opened with “ is closed by a plain quote, and quotes or brackets follow the value it ends, so where it ends is not known; close it with ”, or write its quote as \\\".",
+        ),
+        // a `“` closed by a plain quote, the object closed by a `}` that was text.
+        (
+            "{\"a\":“[\"}!\",null]}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 6 (near `“[\"}!\",null]}`): this string opened with “ is closed by a plain quote, and quotes or brackets follow the value it ends, so where it ends is not known; close it with ”, or write its quote as \\\".",
+        ),
+        // a quote taken for text, the string read over lines to a quote past brackets.
+        (
+            "[\n  [\n    null,\n    0.0,\n    \"\"O\n  ],\n  null,\n  \"]#\"\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 5, column 5 (near `\"\"O`): this string runs over lines and holds brackets and a quote that does not end it, so where it ends is not known; write a quote inside a string as \\\", and close it on its line.",
+        ),
+        // a stray `}` closed an object early, its members read into the outer one.
+        (
+            "[{\"\": null, \"_\": {}\n \"a\": null, \"\": 0.0}}]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 21 (near `}]`): this bracket does not close what is open, and an earlier bracket of its kind may be the one too many, so which container the values after it belong to is not known; close each container with its own bracket.",
+        ),
+        // the same with the comma written.
+        (
+            "[{\"\": false, \"_\": {\"x\": 1}, \"a\": null, \"\": \"\"}}]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 47 (near `}]`): this bracket does not close what is open, and an earlier bracket of its kind may be the one too many, so which container the values after it belong to is not known; close each container with its own bracket.",
+        ),
+        // a quote between a key and its colon.
+        (
+            "{\"\":\"\",\"_\"\":[-1,-12172.25,\"}\\t\"],\"\\\"\":null}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 11 (near `\":[-1,-12172.25,\"}\\t`): a quote stands between the key and its `:`; take it out.",
+        ),
+        // a quote taken for text, and a quote and a closer on the line after the value.
+        (
+            "[\"\",\"\",\"\"O,\"]!\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 14 (near `!\"]`): the value was repaired and ends here, yet a quote follows, so where it ends is not known; write the value whole, with a quote inside a string as \\\" and a comma between items.",
+        ),
+        // a stray single quote before a key holding `"…":`.
+        (
+            "{\"A\": null,\n'    \"\": \"':\",\n    \"B\": null\n}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 1 (near `'    \"\": \"':\",`): this key in single quotes holds a double quote and a colon, so it may be a stray quote before a key; write the key in double quotes.",
+        ),
+        // a string holding a quote taken for text, joined with `+`.
+        (
+            "[[],[\"\"',null],null,\"+\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 23 (near `\"]`): a string holding a quote that does not end it is joined with + to the next one, so where it ends is not known; write a quote inside a string as \\\".",
+        ),
+        // a stray single quote, its text holding a key and its colon.
+        (
+            "[['null,-10000000000],{\"\":\"',\"}]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 3 (near `'null,-10000000000],`): this string in single quotes holds a lone double quote, and the value is cut off after it, so the double quote may open a string of its own; write the string in double quotes, with a quote inside it as \\\".",
+        ),
+        // a stray single quote, a string read over lines.
+        (
+            "[\n  -1000,\n  100000000,'\n  [\n    -1000000\n  ],\n  \"'#\"\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 3, column 13 (near `'`): this string in single quotes does not end on its line; close it with ' on its line, or write a line break inside it as \\n.",
+        ),
+        // a stray quote after a number, a comma put in, a comment after the value.
+        (
+            "[1\"000,[-10000,\"]#\"]]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 3 (near `\"000,[-10000,\"]#\"]]`): this string holds brackets and no comma stands before it; close the value before it, or write a comma.",
+        ),
+        // a `“` closed by a plain quote, then a comma put in and a cut.
+        (
+            "[-5544.25,“[null,100000000000000],\"[\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 11 (near `“[null,1000000000000`): this string opened with “ is closed by a plain quote, and quotes or brackets follow the value it ends, so where it ends is not known; close it with ”, or write its quote as \\\".",
+        ),
+        // a stray quote, a string read over lines to a quote before `//"`.
+        (
+            "[\n  [\"\n    null,\n    \"//\"\n  ]\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 4 (near `\"`): this string runs over lines to a quote with a comment after it that holds a quote, so where it ends is not known; close it on its line, or write a line break inside it as \\n.",
+        ),
+        // a block comment never closed, holding the rest of the value.
+        (
+            "[1, 2, /*\"]]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 8 (near `/*\"]]`): this comment runs to the end and holds more of the value; close the value before it, or end the comment on its line.",
+        ),
+    ];
+    for (raw, want) in cases {
+        let got = extract_value(raw).map_err(|e| e.to_string());
+        assert_eq!(got, Err((*want).to_owned()), "{raw:?}");
+    }
+}
+
 /// Found by `a_repair_never_loses_a_key_or_item` (a stray `}` after the key
 /// of `{"":"["}`): the repair read a list out of the string `"["` and lost
 /// the key. The `}` may close the object (the key left without a value,

@@ -265,9 +265,8 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
         // is not the answer.
         (
             r#"[{""":-1000000000000000},"]["]"#,
-            "the JSON breaks at line 1, column 27 (near `][\"]`): this closing bracket is of the wrong kind and would \
-             close the whole value, but more of it follows; close each container with its own \
-             bracket.",
+            "the JSON breaks at line 1, column 5 (near `\":-1000000000000000}`): a quote stands \
+             between the key and its `:`; take it out.",
         ),
         // A string opened with “ over lines to a plain quote, then `//`.
         (

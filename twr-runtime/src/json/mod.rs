@@ -43,6 +43,49 @@
 //! When JSON is found but has the wrong shape, the feedback names the field
 //! path and the expected type.
 //!
+//! A quote left out or one too many is read by these rules (the guide's
+//! JSON page shows each with what was read before):
+//!
+//! - a quote glued between letters is text: `{"key": "v"alue"}` is
+//!   `v"alue`; so is a quote followed by a space in an object, where the
+//!   words after it cannot be a member (`"the 3" pipe fits"`);
+//! - in a list, one quote followed by a space inside an item may end the
+//!   item (its comma and the next item's opening quote left out) or be
+//!   text: `["value1" value2", "value3"]` is refused;
+//! - a string opened with two quotes in an object (`{"key": ""value"}`) is
+//!   refused: the second is a stray one or the text's;
+//! - a string whose closing quote is missing before the next member is
+//!   read up to the comma, with the key quoted or bare: `{"a": "first, b:
+//!   "second"}` is `{"a": "first", "b": "second"}`; quotes in pairs after
+//!   `b:` are text;
+//! - a key whose closing quote is missing before its colon, the value's
+//!   quote right after (`{"key: "value"}`), is `{"key": "value"}`; a key
+//!   never closed that holds a colon (`{"key:value}`) and a key over lines
+//!   are refused;
+//! - a number ending in its point (`{"key": 1. }`) is that whole number, so
+//!   an integer field takes it; cut off after the point it is refused;
+//! - a string opened with `“` and closed by a plain quote is refused when
+//!   quotes or brackets follow the value it ends (`{"a":“["}!",null]}`):
+//!   the plain quote may have opened a string holding that closer.
+//!
+//! ```
+//! use serde_json::json;
+//! use twr_runtime::json::extract_value;
+//!
+//! assert_eq!(extract_value(r#"{"key": "v"alue"}"#).unwrap(), json!({"key": "v\"alue"}));
+//! assert!(extract_value(r#"["value1" value2", "value3"]"#).is_err());
+//! assert!(extract_value(r#"{"key": ""value"}"#).is_err());
+//! assert_eq!(
+//!     extract_value(r#"{"a": "first, b: "second"}"#).unwrap(),
+//!     json!({"a": "first", "b": "second"})
+//! );
+//! assert_eq!(extract_value(r#"{"key: "value"}"#).unwrap(), json!({"key": "value"}));
+//! assert!(extract_value(r#"{"key:value}"#).is_err());
+//! assert!(extract_value("{\"ke\ny\": 1}").is_err());
+//! assert_eq!(extract_value(r#"{"key": 1. }"#).unwrap(), json!({"key": 1}));
+//! assert!(extract_value("{\"a\":\u{201C}[\"}!\",null]}").is_err());
+//! ```
+//!
 //! ```
 //! use serde::Deserialize;
 //!

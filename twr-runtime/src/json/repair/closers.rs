@@ -47,6 +47,17 @@ impl Repairer<'_> {
                  with its own kind",
             );
         }
+        if self.continued_after_closer[usize::from(byte == b']')] {
+            // `[{"a": {"x": 1}, "b": 2}}]`: one `}` too many, and an
+            // earlier one was followed by more members of the object
+            // around it: that one may be the stray, the members after it
+            // the inner object's.
+            return self.error(
+                "this bracket does not close what is open, and an earlier bracket of its kind \
+                 may be the one too many, so which container the values after it belong to is \
+                 not known; close each container with its own bracket",
+            );
+        }
         self.repairs.insert(Repair::MismatchedBracket);
         let own = match byte {
             b'}' => self.objects.last(),

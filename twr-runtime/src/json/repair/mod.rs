@@ -79,17 +79,55 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         commas_read: 0,
         structure_in_last_comment: None,
         string_over_lines: false,
+        text_quote_in_string: false,
+        lone_double_in_single: None,
+        smart_closed_plain: None,
+        continued_after_closer: [false; 2],
     };
     if let Err(mut e) = r.run() {
         e.json_like = input.as_bytes()[start] == b'{' || r.commas_read > 0;
         return Err(e);
     }
     let end = r.pos;
+    // A string opened with `“` and closed by a plain quote, and quotes
+    // or closers after the value, in prose or a comment: the plain
+    // quote may have opened a string whose text held the closer that
+    // ended the value (`{"a":“["}!",null]}` read as `{"a": "["}` drops
+    // `null`; so does `[“["]#",null],false]`, the rest a comment).
+    // So is one followed by a comma put in or a cut (`[1,“[2],"["]`, read
+    // as `[1, "[2],", ["]"]]`): a second guess about the same quotes.
+    if let Some(opened) = r.smart_closed_plain {
+        let second_guess =
+            r.repairs.contains(Repair::MissingComma) || r.repairs.contains(Repair::Truncated);
+        if second_guess || memchr::memchr3(b'"', b'}', b']', r.rest()).is_some() {
+            return Err(RepairError {
+                at: opened,
+                message: "this string opened with \u{201C} is closed by a plain quote, and \
+                              quotes or brackets follow the value it ends, so where it ends is \
+                              not known; close it with \u{201D}, or write its quote as \\\"",
+                reached: r.pos,
+                json_like: true,
+            });
+        }
+    }
     // Look past the value: white space, comments and a `;` may close the
     // input; anything else is prose after the value, and the repairs seen
     // while looking do not count.
     let before = r.repairs;
     r.skip_trivia();
+    // A comment after a repaired value that holds quotes or brackets
+    // (`[1"0,[-1,"]#"]]`, read as `[1,"0,[-1,"]`): the comment may be the
+    // rest of the value, a repair having ended it early.
+    if !before.is_empty() && memchr::memchr3(b'"', b'}', b']', &r.src[end..r.pos]).is_some() {
+        return Err(RepairError {
+            at: end,
+            message: "the value was repaired and ends here, yet a comment after it holds quotes \
+                      or brackets, so where it ends is not known; write the value whole, with a \
+                      quote inside a string as \\\" and a comma between items",
+            reached: r.pos,
+            json_like: true,
+        });
+    }
     if r.peek() == Some(b';') {
         r.repairs.insert(Repair::TrailingSemicolon);
         r.pos += 1;
@@ -107,7 +145,15 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         // on the line after the value (`["\n 1,\n "]!"\n]` read as one
         // string drops `"]!"`): the quote may have opened a string.
         let rest_of_line = r.rest().split(|&b| b == b'\n').next().unwrap_or_default();
+        // So does a quote and then a closer on the line after the value
+        // (`["",""O,"]!"]` read as `["","\"O,"]` drops `"]!"`): the rest
+        // of a value, not prose.
+        // (A value closed early and continued is the caller's to say.)
+        let quote_then_closer = !continues_value(r.src, end)
+            && memchr(b'"', rest_of_line)
+                .is_some_and(|q| memchr::memchr2(b']', b'}', &rest_of_line[q..]).is_some());
         let quote_after = r.peek() == Some(b'"')
+            || quote_then_closer
             || (before.contains(Repair::ControlCharacter) && memchr(b'"', rest_of_line).is_some());
         if !before.is_empty() && quote_after {
             return Err(RepairError {
@@ -230,6 +276,23 @@ struct Repairer<'a> {
     /// The last string read held a raw line break: where it ended was
     /// read over lines, a guess already.
     string_over_lines: bool,
+    /// The last string read held a double quote taken for text: where it
+    /// ended was a guess already.
+    text_quote_in_string: bool,
+    /// Where the first string in single quotes holding an unpaired `"`
+    /// opened: that `"` may open a string of its own, so a value then cut
+    /// off is two guesses (`[['a],{"":"',"}]`: the single quote a stray,
+    /// the string that runs to the end opened by the `"` inside it).
+    lone_double_in_single: Option<usize>,
+    /// Where the first string opened with `“` and closed by a plain `"`
+    /// was opened: which quote closes it is a guess already.
+    smart_closed_plain: Option<usize>,
+    /// A container was closed by a `}` (first) or a `]` (second) and its
+    /// container of the same kind went on after a comma: that bracket may
+    /// have been a stray one and what followed the closed container's, so
+    /// a bracket of the wrong kind later, one too many somewhere, has two
+    /// readings.
+    continued_after_closer: [bool; 2],
     /// The pass put in the `,` or `:` before the coming value: a value
     /// of bare words is then refused (`[1 apples]` is not two items).
     inserted_separator: bool,
@@ -293,7 +356,14 @@ impl Repairer<'_> {
                     let (start, body) = (self.pos, self.pos + 2);
                     self.pos = match memmem::find(&self.src[body..], b"*/") {
                         Some(i) => body + i + 2,
-                        None => self.src.len(),
+                        None => {
+                            // Never closed, it runs to the end: as a line
+                            // comment that does (`[1, "a", /*"]]`).
+                            if memchr::memchr3(b'"', b'}', b']', &self.src[body..]).is_some() {
+                                self.structure_in_last_comment = Some(start);
+                            }
+                            self.src.len()
+                        }
                     };
                     self.drop_text(start, self.pos);
                 }
@@ -424,6 +494,18 @@ impl Repairer<'_> {
                     if b == b':' {
                         self.pos += 1;
                         self.inserted_separator = false;
+                    } else if self
+                        .quote_here()
+                        .is_some_and(|(_, len)| self.src.get(self.pos + len) == Some(&b':'))
+                        && self.src.get(self.pos.wrapping_sub(1)).is_some_and(|&prev| {
+                            matches!(prev, b'"' | b'\'' | b'_') || prev.is_ascii_alphanumeric()
+                        })
+                    {
+                        // `{"a"": [1, "}"]}`: a quote glued between the key
+                        // and its colon is a stray one, not a string whose
+                        // text starts with the colon (`{"a" ":"}` is).
+                        return self
+                            .error("a quote stands between the key and its `:`; take it out");
                     } else if !self.inserted_separator
                         && self.bare_key_end != Some(self.pos)
                         && self.starts_plain_value()
@@ -466,6 +548,7 @@ impl Repairer<'_> {
                     match b {
                         b'}' | b']' | b')' => self.close(b)?,
                         b',' => {
+                            self.note_comma_after_closer(in_object);
                             self.pos += 1;
                             self.inserted_separator = false;
                             self.commas_read += 1;
@@ -478,11 +561,13 @@ impl Repairer<'_> {
                             )
                         }
                         _ if in_object && self.starts_key(b) => {
+                            self.note_comma_after_closer(true);
                             self.repairs.insert(Repair::MissingComma);
                             self.inserted_separator = true;
                             self.next_item(true)
                         }
                         _ if !in_object && self.starts_value(b) => {
+                            self.note_comma_after_closer(false);
                             self.repairs.insert(Repair::MissingComma);
                             self.inserted_separator = true;
                             self.next_item(false)
@@ -496,6 +581,18 @@ impl Repairer<'_> {
             };
         }
         Ok(())
+    }
+
+    /// At a `,` read or put in: notes when the value before it was closed
+    /// by a bracket of the same kind as the container it stands in, so that
+    /// what follows would fit the closed one as well (`{"a": {"x": 1}, "b":
+    /// 2`: `"b"` may be a member of either object had the `}` been a stray).
+    fn note_comma_after_closer(&mut self, in_object: bool) {
+        match (self.out.last(), in_object) {
+            (Some(b'}'), true) => self.continued_after_closer[0] = true,
+            (Some(b']'), false) => self.continued_after_closer[1] = true,
+            _ => {}
+        }
     }
 
     /// The state for the item after a `,` (written when the item comes).
@@ -700,6 +797,14 @@ impl Repairer<'_> {
             return self.error_from(
                 at,
                 "this comment runs to the end and holds more of the value; close the value before it, or end the comment on its line",
+            );
+        }
+        if let (Some(at), false) = (self.lone_double_in_single, self.stack.is_empty()) {
+            return self.error_from(
+                at,
+                "this string in single quotes holds a lone double quote, and the value is cut off \
+                 after it, so the double quote may open a string of its own; write the string in \
+                 double quotes, with a quote inside it as \\\"",
             );
         }
         match expect {

@@ -4,7 +4,7 @@
 use memchr::memchr;
 
 use super::ahead::{
-    comment_at, fence_at, item_at, member_at, skip_any_space, skip_blank, skip_space,
+    comment_at, fence_at, is_key_byte, item_at, member_at, skip_any_space, skip_blank, skip_space,
 };
 use super::{Ended, Frame, Repair, RepairError, RepairSet, Repairer};
 
@@ -127,6 +127,7 @@ impl Repairer<'_> {
         role: Role,
     ) -> Result<Ended, RepairError> {
         let opened = self.pos;
+        self.text_quote_in_string = false;
         let ended = self.string_text(quote, len, role);
         // A raw line break in the text just read.
         self.string_over_lines =
@@ -149,6 +150,13 @@ impl Repairer<'_> {
         let mut after_comma: Option<Rewind> = None;
         // A quote was taken for text.
         let mut inner_quote = false;
+        // How many quotes were taken for text; whether the first one was
+        // followed by a space (`"32" screen"`), and where the string would
+        // end had a member followed its text with the quotes of its key
+        // and the string's closing quote left out (`"first, b: "second"`).
+        let mut text_quotes = 0usize;
+        let mut first_quote_then_space = false;
+        let mut member_after: Option<Rewind> = None;
         // The first quote taken for text came right after the opening one.
         let mut doubled_open = false;
         // Double quotes taken for text in a string of other quotes: an odd
@@ -252,6 +260,24 @@ impl Repairer<'_> {
                             // on the line after; two readings.
                             return self.error(COMMENT_OR_TEXT);
                         }
+                        if holds_newline {
+                            // `[\n ["\n null,\n "//"\n ]\n]`: a string read
+                            // over lines to a quote, a comment after it
+                            // holding a quote: the comment may be text of a
+                            // string that quote opened, the lines before
+                            // it structure. Read again as a comment after:
+                            // each byte twice at most.
+                            let at = skip_space(src, self.pos + 1);
+                            let line_end = memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+                            if comment_at(src, at) && memchr(b'"', &src[at..line_end]).is_some() {
+                                return self.error_from(
+                                    opened,
+                                    "this string runs over lines to a quote with a comment after \
+                                     it that holds a quote, so where it ends is not known; close \
+                                     it on its line, or write a line break inside it as \\n",
+                                );
+                            }
+                        }
                         // Only where the string would then close cleanly:
                         // a bracket of the wrong kind after it is refused
                         // below with what is wrong there.
@@ -269,7 +295,63 @@ impl Repairer<'_> {
                                  one or its text; write a quote inside a string as \\\"",
                             );
                         }
-                        return self.close_value_string(after_comma);
+                        if after_inserted_comma
+                            && src[content..self.pos]
+                                .iter()
+                                .any(|b| matches!(b, b'[' | b']' | b'{' | b'}'))
+                        {
+                            // `[1"000,[-1,"]#"]]`: a comma put in before a
+                            // string holding brackets: its quote may be a
+                            // stray one, the brackets structure.
+                            return self.error_from(
+                                opened,
+                                "this string holds brackets and no comma stands before it; close \
+                                 the value before it, or write a comma",
+                            );
+                        }
+                        if inner_quote && holds_newline {
+                            // `["", ""O\n ],\n "]"]`: a quote taken for
+                            // text, then the string read over lines to a
+                            // quote, with brackets between: the quote taken
+                            // for text may have closed it, the brackets
+                            // structure. Each byte is looked at once.
+                            if bracket_in_text
+                                || src[scanned..self.pos]
+                                    .iter()
+                                    .any(|b| matches!(b, b'[' | b']' | b'{' | b'}'))
+                            {
+                                return self.error_from(
+                                    opened,
+                                    "this string runs over lines and holds brackets and a quote \
+                                     that does not end it, so where it ends is not known; write a \
+                                     quote inside a string as \\\", and close it on its line",
+                                );
+                            }
+                        }
+                        let in_list =
+                            matches!(self.stack.last(), Some(Frame::Array | Frame::Tuple));
+                        if text_quotes == 1 && first_quote_then_space && in_list {
+                            // `["value1" value2", "value3"]`: the quote
+                            // taken for text may end the item, its comma
+                            // and the next item's opening quote left out
+                            // (two items), or be text (one): two readings.
+                            return self.error_from(
+                                opened,
+                                "a quote inside this item is followed by a space, so it may end \
+                                 the item (a comma and a quote left out after it) or be its \
+                                 text; write a quote inside a string as \\\", or a comma \
+                                 between items",
+                            );
+                        }
+                        if text_quotes == 1 && in_object && after_comma.is_none() {
+                            if let Some(rewind) = member_after {
+                                // `{"a": "first, b: "second"}`: the one
+                                // quote taken for text opens the value of
+                                // a member `b:`; read that member.
+                                return self.close_value_string(Some(rewind), true);
+                            }
+                        }
+                        return self.close_value_string(after_comma, false);
                     }
                     // Brackets before a quote taken for text: the string
                     // may be opened by a stray quote, its text structure
@@ -293,6 +375,14 @@ impl Repairer<'_> {
                     // the string would close.
                     doubled_open |= self.pos == content;
                     inner_quote = true;
+                    self.text_quote_in_string = true;
+                    text_quotes += 1;
+                    if text_quotes == 1 {
+                        first_quote_then_space =
+                            matches!(src.get(self.pos + 1), Some(b' ' | b'\t'));
+                        member_after =
+                            self.rewind_to_member_before(self.pos, content, before, first_control);
+                    }
                     // A quote inside the text: `"a "quoted" word"`.
                     after_comma =
                         self.rewind_to_comma_before(self.pos, content, before, first_control);
@@ -338,6 +428,22 @@ impl Repairer<'_> {
                             return self.error(COMMENT_OR_TEXT);
                         }
                     }
+                    if role == Role::Key && quote == Quote::Double {
+                        if let Some(colon) = self.key_colon_before_value(content) {
+                            // `{"key: "value"}`: the key's closing quote
+                            // left out before its colon; this quote
+                            // opens the value. The key ends at the colon.
+                            let written: usize = src[colon..self.pos]
+                                .iter()
+                                .map(|&b| if b == b'\t' { 2 } else { 1 })
+                                .sum();
+                            self.out.truncate(self.out.len() - written);
+                            self.out.push(b'"');
+                            self.repairs.insert(Repair::MissingQuote);
+                            self.pos = colon;
+                            return Ok(Ended::Complete);
+                        }
+                    }
                     if role == Role::Key && holds_newline {
                         // `{"ke\ny": 1}`: a key over lines; its closing
                         // quote may be missing on the first line as well.
@@ -349,6 +455,9 @@ impl Repairer<'_> {
                     }
                     self.pos += 1;
                     if matches!(quote, Quote::Double | Quote::SmartDouble) {
+                        if quote == Quote::SmartDouble {
+                            self.smart_closed_plain.get_or_insert(opened);
+                        }
                         self.out.push(b'"');
                         return Ok(Ended::Complete);
                     }
@@ -358,6 +467,32 @@ impl Repairer<'_> {
                 b'\'' => {
                     self.pos += 1;
                     if quote == Quote::Single && self.closes_single(self.pos) {
+                        if holds_newline
+                            && src[content..self.pos]
+                                .iter()
+                                .any(|b| matches!(b, b'"' | b'[' | b']' | b'{' | b'}'))
+                        {
+                            // Single quotes never hold a line break: over
+                            // lines holding brackets or quotes (`1,'\n
+                            // [2],\n "'#"`), the quote that opened it may be
+                            // a stray one, the lines structure.
+                            return self.error_from(
+                                opened,
+                                "this string in single quotes does not end on its line; close it \
+                                 with ' on its line, or write a line break inside it as \\n",
+                            );
+                        }
+                        if role == Role::Key && quote_then_colon(&src[content..self.pos - 1]) {
+                            // `'    "": "': 1`: a key in single quotes
+                            // holding `"…":`, a key and its colon of JSON:
+                            // the single quote may be a stray one.
+                            return self.error_from(
+                                opened,
+                                "this key in single quotes holds a double quote and a colon, so \
+                                 it may be a stray quote before a key; write the key in double \
+                                 quotes",
+                            );
+                        }
                         if lone_double && self.stray_single_reading(content) {
                             // `['[1], "'] "]`: the single quote may be a
                             // stray one and the text structure, the double
@@ -369,6 +504,9 @@ impl Repairer<'_> {
                                  quote, so it may not be one string; write it in double quotes, \
                                  with a quote inside it as \\\"",
                             );
+                        }
+                        if lone_double {
+                            self.lone_double_in_single.get_or_insert(opened);
                         }
                         self.out.push(b'"');
                         return Ok(Ended::Complete);
@@ -478,6 +616,15 @@ impl Repairer<'_> {
                 return self.error(
                     "a string that runs over lines is joined with + to the next one, so where \
                      it ends is not known; close each string on its line",
+                );
+            }
+            if self.text_quote_in_string {
+                // The same for a string holding a quote taken for text
+                // (`[""',null],"+"]`): that quote may have closed it.
+                return self.error(
+                    "a string holding a quote that does not end it is joined with + to the \
+                     next one, so where it ends is not known; write a quote inside a string \
+                     as \\\"",
                 );
             }
             self.repairs.insert(Repair::StringConcatenation);
@@ -608,6 +755,78 @@ impl Repairer<'_> {
         })
     }
 
+    /// For the first quote taken for text, at `quote`: where the string
+    /// would end had a member followed its text, written `, key: "` with
+    /// the key's quotes and the string's closing quote left out (`"first,
+    /// b: "second"`). Reads back over white space, the `:`, the key and
+    /// white space to a comma: bytes after the previous quote, so each is
+    /// read back once.
+    fn rewind_to_member_before(
+        &self,
+        quote: usize,
+        content: usize,
+        before: RepairSet,
+        first_control: Option<usize>,
+    ) -> Option<Rewind> {
+        let src = self.src;
+        let blank = |b: u8| matches!(b, b' ' | b'\t');
+        let mut i = quote;
+        while i > content && blank(src[i - 1]) {
+            i -= 1;
+        }
+        if i == content || src[i - 1] != b':' {
+            return None;
+        }
+        i -= 1;
+        let key_end = i;
+        while i > content && is_key_byte(src[i - 1]) && src[i - 1] < 0x80 {
+            i -= 1;
+        }
+        if i == key_end || !src[i].is_ascii_alphabetic() && src[i] != b'_' {
+            return None;
+        }
+        while i > content && blank(src[i - 1]) {
+            i -= 1;
+        }
+        if i == content || src[i - 1] != b',' {
+            return None;
+        }
+        let comma = i - 1;
+        // Written out from the comma on: the text is plain (no escapes,
+        // tabs written as two bytes).
+        let written: usize = src[comma..quote]
+            .iter()
+            .map(|&b| if b == b'\t' { 2 } else { 1 })
+            .sum();
+        Some(Rewind {
+            comma,
+            out: self.out.len() - written,
+            repairs: self.repairs_before(comma, before, first_control),
+        })
+    }
+
+    /// For a key's `"` at `pos`, with its text from `content`: the `:` the
+    /// text ends with (then only spaces), when no `:` follows the quote,
+    /// so that the quote opens the value and the key's closing quote was
+    /// left out before its colon (`{"key: "value"}`).
+    fn key_colon_before_value(&self, content: usize) -> Option<usize> {
+        let src = self.src;
+        let mut i = self.pos;
+        while i > content && matches!(src[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        if i <= content + 1 || src[i - 1] != b':' {
+            return None;
+        }
+        // The value's text right after the quote: a quote followed by a
+        // space, a `:` or a closer is the key's own (`{"key:" "v"}`).
+        match src.get(self.pos + 1) {
+            None
+            | Some(b' ' | b'\t' | b'\n' | b'\r' | b':' | b',' | b'}' | b']' | b'"' | b'\'') => None,
+            Some(_) => Some(i - 1),
+        }
+    }
+
     /// The repairs made so far, less those made only for the text of the
     /// current string from `from` on (its raw control characters), which
     /// is given back to be read again.
@@ -631,10 +850,18 @@ impl Repairer<'_> {
     /// second reading, the only one (`{"a": "b, "c": 1}`). In a list the
     /// new string is as good an item as the text: the reply says two
     /// things, and the repair refuses (`["a, "b"]`).
-    fn close_value_string(&mut self, after_comma: Option<Rewind>) -> Result<Ended, RepairError> {
+    ///
+    /// `member`: the rewind is to a comma before a member whose key stands
+    /// in the text (`"first, b: "second"`), so the member is the reading
+    /// as a `:` after this quote would make it.
+    fn close_value_string(
+        &mut self,
+        after_comma: Option<Rewind>,
+        member: bool,
+    ) -> Result<Ended, RepairError> {
         if let Some(rewind) = after_comma {
             let in_object = self.stack.last() == Some(&Frame::Object);
-            let colon = self.src.get(skip_blank(self.src, self.pos + 1)) == Some(&b':');
+            let colon = member || self.src.get(skip_blank(self.src, self.pos + 1)) == Some(&b':');
             // `"b}, "c": 1`: the quote could go before the bracket (the
             // object closed early) as well as before the comma.
             let before_comma = &self.src[..rewind.comma];
@@ -874,4 +1101,11 @@ impl Repairer<'_> {
 fn closer_then_comma(text: &[u8]) -> bool {
     text.windows(2)
         .any(|pair| matches!(pair[0], b'}' | b']') && pair[1] == b',')
+}
+
+/// True when `text` holds a `"` followed, after spaces, by a `:`.
+fn quote_then_colon(text: &[u8]) -> bool {
+    text.iter().enumerate().any(|(i, &b)| {
+        b == b'"' && text[i + 1..].iter().find(|&&c| c != b' ' && c != b'\t') == Some(&b':')
+    })
 }
