@@ -70,6 +70,9 @@
 //! It is an example of the `twr-tests` package, which builds twr-runtime
 //! with its journal: `cargo run -p twr-tests --release --example yield`.
 
+#[path = "yield_truth.rs"]
+mod truth;
+
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::error::Error;
 use std::fmt::Write as _;
@@ -534,6 +537,7 @@ struct Options {
     learned: usize,
     tune_limit: Option<usize>,
     tune_rounds: usize,
+    truth: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -545,7 +549,7 @@ enum Set {
 
 const USAGE: &str = "usage: cargo run -p twr-tests --release --example yield -- [--temperature T] [--attempts N] \
 [--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR] \
-[--journal FILE] [--learned K] [--tune-limit N] [--tune-rounds N]";
+[--journal FILE] [--learned K] [--tune-limit N] [--tune-rounds N] [--truth]";
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
@@ -562,11 +566,16 @@ fn options() -> Result<Options, String> {
         learned: 2,
         tune_limit: None,
         tune_rounds: 1,
+        truth: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
             return Err(String::new());
+        }
+        if flag == "--truth" {
+            options.truth = true;
+            continue;
         }
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let bad = |what: &str| format!("{flag} needs {what}, not '{value}'");
@@ -1327,6 +1336,13 @@ async fn run(options: Options) -> Result<(), Box<dyn Error>> {
         }
     };
 
+    if options.truth {
+        let Source::Server(base) = &sources[0] else {
+            return Err("--truth asks a model: set TWR_BASE_URL".into());
+        };
+        return run_truth(base, &options).await;
+    }
+
     let prompts: Vec<&'static Prompt> = match sources[0] {
         Source::Offline => vec![&OFFLINE_PROMPT; OFFLINE.len()],
         Source::Server(_) => {
@@ -1595,6 +1611,28 @@ async fn run_strategy(
 
 /// The lock's data, also after a panic elsewhere (the data is only ever
 /// appended to, so it stays consistent).
+/// `--truth`: typed and right (see `yield_truth.rs`), per strategy.
+async fn run_truth(base: &OpenAiCompatible, options: &Options) -> Result<(), Box<dyn Error>> {
+    let mut rows = String::new();
+    for (name, constrained) in [("defaults", false), ("constrained", true)] {
+        let client = truth::client(base, constrained).seed(options.seed);
+        let think = Think::new(&client)
+            .max_attempts(options.attempts)
+            .confidence(true);
+        let tally = truth::run_all(&think, options.limit).await;
+        println!("{name}: {}", truth::thresholds(&tally));
+        rows.push_str(&truth::report(name, &tally));
+    }
+    println!(
+        "\n| strategy | typed | fields right | all right | AUROC | wrong flagged at {} | right flagged at {} | measured |",
+        truth::THRESHOLD,
+        truth::THRESHOLD
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    print!("{rows}");
+    Ok(())
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -253,6 +253,20 @@ impl<'a> SectionMap<'a> {
         }
     }
 
+    /// Leaves the `index`-th section empty, where its content started: a
+    /// value the loop found to be no answer (see `think/junk.rs`) is read
+    /// as an empty section.
+    pub(crate) fn blank(&mut self, index: usize) {
+        if let Some(content) = self
+            .sections
+            .get_mut(index)
+            .and_then(|section| section.content.as_mut())
+        {
+            content.text = Cow::Borrowed("");
+            content.range = content.range.start..content.range.start;
+        }
+    }
+
     /// The section this map was made to check alone, if it was
     /// ([`SectionMap::only_section`]).
     pub(crate) fn only(&self) -> Option<usize> {

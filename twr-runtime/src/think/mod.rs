@@ -16,6 +16,7 @@ mod demo;
 mod error;
 mod focus;
 mod hook;
+mod junk;
 mod learn;
 mod many;
 // Always built, as the other Serialize impls of the crate (`Message`,

@@ -7,6 +7,7 @@ use std::ops::Range;
 use super::bare;
 use super::conversation::{single_way, SectionStore};
 use super::focus::{self, Asked};
+use super::junk::{self, Said};
 use super::messages::{self, AskFor, Then};
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind, Wording};
@@ -114,6 +115,10 @@ pub(crate) struct Reader<F> {
     /// How the last message about problems was worded; `None` after a
     /// reply that gave a value, was cut off, or only acknowledged.
     worded: Option<Wording>,
+    /// The sentences the loop wrote to the model in this run (the guide,
+    /// each message sent back): a section whose value repeats one counts
+    /// as empty (see think/junk.rs).
+    said: Said,
 }
 
 impl<U, F> Reader<F>
@@ -128,7 +133,18 @@ where
             _ => None,
         };
         let sections = format.specs.map_or(0, <[SectionSpec]>::len);
+        let mut said = Said::default();
+        if let Some(guide) = &format.guide {
+            let examples: Vec<&str> = format
+                .specs
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|spec| spec.example.lines())
+                .collect();
+            said.add(guide, &examples);
+        }
         Reader {
+            said,
             format,
             typed: TypedSections::default(),
             store,
@@ -144,6 +160,19 @@ where
             wording,
             worded: None,
         }
+    }
+
+    /// Remembers `message`, sent to the model, so that a value repeating
+    /// one of its sentences counts as empty.
+    pub(crate) fn sent(&mut self, message: &str) {
+        self.said.add(message, &[]);
+    }
+
+    /// Parses `text` (whose sections may be found already), each section
+    /// whose value is junk left empty (see think/junk.rs).
+    fn parse(&mut self, text: &str, sections: Option<SectionMap<'_>>) -> Parsed<U> {
+        let sections = scrubbed(&self.format, &self.said, text, sections);
+        (self.format.parse)(text, sections, &mut self.typed)
     }
 
     /// Takes in the values of sections typed elsewhere in the run (as the
@@ -246,7 +275,7 @@ where
         } else {
             // The sections serve again after a failed parse: for a patch
             // merge, and to tell whether the reply copied the guide.
-            match (self.format.parse)(text, sections.clone(), &mut self.typed) {
+            match self.parse(text, sections.clone()) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => Some(problems),
             }
@@ -265,7 +294,7 @@ where
             (None, Some(own_problems)) => own_problems,
             // Nothing earlier to merge with after all: the reply is read
             // alone.
-            (None, None) => match (self.format.parse)(text, sections.clone(), &mut self.typed) {
+            (None, None) => match self.parse(text, sections.clone()) {
                 (Ok(value), json) => return accepted(value, json),
                 (Err(problems), _) => problems,
             },
@@ -449,7 +478,8 @@ where
         };
         let kept = store.absorb(raw, number, true);
         let (answer, ranges) = store.render_split();
-        let (parsed, json) = parse_merged(&self.format, &answer, ranges, &mut self.typed);
+        let (parsed, json) =
+            parse_merged(&self.format, &self.said, &answer, ranges, &mut self.typed);
         let problems = match parsed {
             Ok(value) => {
                 return Verdict::Value {
@@ -524,7 +554,8 @@ where
             return (None, Vec::new());
         }
         let (answer, ranges) = store.render_split();
-        let (parsed, json) = parse_merged(&self.format, &answer, ranges, &mut self.typed);
+        let (parsed, json) =
+            parse_merged(&self.format, &self.said, &answer, ranges, &mut self.typed);
         (Some(parsed.map(|value| (value, answer))), json)
     }
 
@@ -665,6 +696,7 @@ where
 /// found, so the merged answer is not split again.
 fn parse_merged<U, F>(
     format: &Format<F>,
+    said: &Said,
     answer: &str,
     ranges: Vec<Option<Range<usize>>>,
     typed: &mut TypedSections,
@@ -678,7 +710,23 @@ where
             .map(|range| range.and_then(|range| Some((answer.get(range.clone())?, range))));
         SectionMap::from_contents(specs, contents)
     });
+    let sections = scrubbed(format, said, answer, sections);
     (format.parse)(answer, sections, typed)
+}
+
+/// The sections of `text` (found already, or found now), each whose value
+/// is junk left empty: a placeholder, or a sentence the loop wrote
+/// (`said`). `None` for a format without sections.
+fn scrubbed<'a, F>(
+    format: &Format<F>,
+    said: &Said,
+    text: &'a str,
+    sections: Option<SectionMap<'a>>,
+) -> Option<SectionMap<'a>> {
+    let specs = format.specs?;
+    let mut map = sections.unwrap_or_else(|| split_sections(text, specs));
+    junk::scrub(&mut map, specs, said);
+    Some(map)
 }
 
 /// What makes two replies' problems "the same": the section and the kind of

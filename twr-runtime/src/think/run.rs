@@ -663,12 +663,14 @@ where
                 message,
                 kind,
             } => {
+                self.reader.sent(&message);
                 trace::evaluations(specs, &raw, Some(&problems), &attempt.confidence);
                 attempt.kind = kind;
                 attempt.problems = Some(problems);
                 Err(message)
             }
             Verdict::Truncated { message } => {
+                self.reader.sent(&message);
                 attempt.kind = AttemptKind::Truncated;
                 Err(message)
             }
