@@ -16,6 +16,10 @@ DIR holds, per grammar NAME, any of:
                     token by token to llama.cpp's grammar sampler (.gbnf)
                     and to llguidance's matcher (.lark), which must then
                     accept the end of the reply
+  NAME.contrasts.json  a list of [accepted, refused] pairs of replies that
+                    differ in one place: each engine must accept the first
+                    and refuse the second, so each refusal is for that one
+                    difference
 
 Before any of them, each engine is shown refusing a broken grammar, so a
 checker that accepts everything cannot pass. Prints one JSON line of counts;
@@ -233,7 +237,8 @@ def main():
 
     counts = {"gbnf": 0, "lark": 0, "json_schema": 0,
               "samples_llama_cpp": 0, "samples_llguidance": 0,
-              "instances_jsonschema": 0}
+              "instances_jsonschema": 0,
+              "contrasts_llama_cpp": 0, "contrasts_llguidance": 0}
     failures = []
     for path in sorted(glob.glob(os.path.join(directory, "*"))):
         name = os.path.basename(path)
@@ -281,6 +286,23 @@ def main():
                         counts[key] += 1
                     else:
                         failures.append(f"{name} #{i} under {ext}: {error}: {reply!r}")
+        elif name.endswith(".contrasts.json"):
+            stem = os.path.join(directory, name[: -len(".contrasts.json")])
+            pairs = json.loads(text)
+            for ext, engine, key in ((".gbnf", llama, "contrasts_llama_cpp"),
+                                     (".lark", guidance, "contrasts_llguidance")):
+                with open(stem + ext, encoding="utf-8") as file:
+                    grammar = file.read()
+                for i, (accepted, refused) in enumerate(pairs):
+                    error = engine.accepts_reply(grammar, accepted)
+                    if error is not None:
+                        failures.append(
+                            f"{name} #{i} under {ext}: {error}: {accepted!r}")
+                    elif engine.accepts_reply(grammar, refused) is None:
+                        failures.append(
+                            f"{name} #{i} under {ext}: accepted {refused!r}")
+                    else:
+                        counts[key] += 1
     print(json.dumps(counts))
     for failure in failures:
         print(failure, file=sys.stderr)

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use twr_runtime::batch::BatchModel;
-use twr_runtime::grammar::{Dialect, Format, Grammar};
+use twr_runtime::grammar::{Dialect, Format, Grammar, Limits};
 use twr_runtime::model::Request;
 use twr_runtime::{
     Anthropic, ChatModel, Gemini, Message, ModelError, OpenAiCompatible, RetryPolicy, Sections,
@@ -245,6 +245,37 @@ async fn the_last_attempt_is_constrained_through_a_llama_cpp_server() {
     let days = Grammar::of::<Trip>().value_of("days").unwrap();
     assert_eq!(bodies[2]["grammar"], days.gbnf());
     assert_eq!(grammar_fields(&bodies[2]), ["grammar"]);
+}
+
+/// A constrained attempt fits the reply limit it is sent with: the
+/// grammar's free text is cut to what `max_tokens` holds.
+#[tokio::test]
+async fn a_constrained_attempt_fits_the_clients_max_tokens() {
+    let server = TestServer::start(vec![
+        Scripted::json(200, completion("[Days]\nthree\n[Plan]\n- Gion\n- Nara")),
+        Scripted::json(200, completion("[Days]\n3")),
+    ])
+    .await;
+    let client = openai(&server).grammar(Dialect::LlamaCpp).max_tokens(96);
+    let outcome = Think::new(&client)
+        .max_attempts(2)
+        .run::<Trip>("Plan a trip to Kyoto.")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value.days, 3);
+    // The patch asks for the days: [Days] is 5 tokens and its number 18,
+    // with 8 to spare 31; the 65 tokens left are 195 characters, all the
+    // reasoning's (it is the only free value), 97 for the free values
+    // not asked for.
+    let patch = Grammar::of::<Trip>().only(|spec| spec.field == "days");
+    let fitted = patch.clone().fit_tokens(96);
+    assert_eq!(
+        fitted.limits_of(),
+        Limits::default().reasoning(194).text(97).list(97)
+    );
+    let body = &server.requests()[1].body;
+    assert_eq!(body["grammar"], fitted.gbnf());
+    assert_ne!(body["grammar"], patch.gbnf());
 }
 
 #[tokio::test]

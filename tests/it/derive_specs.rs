@@ -49,7 +49,9 @@ fn specs_follow_declaration_order_and_attributes() {
             .with_example("1. Literature review\n2. Interviews"),
             SectionSpec::new("timeline", "[Timeline]", "Timeline", ValueKind::Text)
                 .with_aliases(&["Schedule", "Dates"]),
-            SectionSpec::new("weeks", "[Weeks]", "Weeks", ValueKind::Integer),
+            // The numbers a `u32` holds, for the grammar.
+            SectionSpec::new("weeks", "[Weeks]", "Weeks", ValueKind::Integer)
+                .with_type_range("0", "4294967295"),
             SectionSpec::new("notes", "[Notes]", "Notes", ValueKind::Text)
                 .with_presence(Presence::Optional),
             SectionSpec::new("tags", "[Tags]", "Tags", ValueKind::List(&ValueKind::Text))

@@ -83,6 +83,7 @@ mod think_deadline;
 mod think_derived;
 mod think_escalate;
 mod think_json;
+mod think_junk;
 mod think_learn;
 mod think_ledger;
 mod think_loop;

@@ -49,6 +49,7 @@ pub const fn spec(
         presence,
         bounds: Bounds::NONE,
         signed: false,
+        type_range: Bounds::NONE,
     }
 }
 

@@ -385,6 +385,10 @@ impl ChatModel for Stored<'_> {
     fn takes_grammar(&self) -> Option<crate::grammar::Format> {
         self.model.takes_grammar()
     }
+
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.model.reply_token_limit()
+    }
 }
 
 /// The layer's work when there is a journal or a cache.

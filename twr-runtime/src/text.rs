@@ -1,4 +1,5 @@
-//! [`SharedText`]: text held once and shared by every place that shows it.
+//! [`SharedText`]: text held once and shared by every place that shows it;
+//! and [`is_zero_width`], the characters that show nothing.
 //!
 //! A reply appears in several places of a run's record: the attempt's raw
 //! text, the transcript, the final answer, the next request. With
@@ -167,6 +168,19 @@ impl<'de> Deserialize<'de> for SharedText {
         String::deserialize(deserializer).map(SharedText::from)
     }
 }
+
+/// Whether `c` is a character that shows nothing and is no white space:
+/// zero-width space, non-joiner and joiner, word joiner, the byte-order
+/// mark. A model may slip one into a header (`Name\u{200B}:`) or into a
+/// sentence it copies; read as nothing, neither hides what it is.
+pub(crate) fn is_zero_width(c: char) -> bool {
+    ZERO_WIDTH.contains(&c)
+}
+
+/// The zero-width characters ([`is_zero_width`]), listed for a grammar's
+/// character classes.
+pub(crate) const ZERO_WIDTH: [char; 5] =
+    ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
 #[cfg(test)]
 mod tests {

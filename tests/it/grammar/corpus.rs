@@ -157,6 +157,11 @@ pub struct Bounded {
     pub delta: i64,
     pub offset: i32,
     pub steps: Vec<i32>,
+    /// Bounded by their types alone: no `u8` above 255, no `i16` beyond
+    /// -32768 and 32767.
+    pub score: u8,
+    pub tilt: i16,
+    pub grades: Vec<u8>,
 }
 
 /// `json` sections whose types give their JSON schema (schemars): nested

@@ -3,7 +3,9 @@
 //! grammar parser, Lark by llguidance, JSON schemas by the JSON-Schema
 //! metaschema and OpenAI's strict-mode rules, sampled replies fed token by
 //! token to llama.cpp and llguidance, and replies drawn from each schema
-//! validated against it. Needs the venv of `scripts/local-llm.sh` with llguidance
+//! validated against it, and pairs of replies that differ in one place,
+//! the first accepted and the second refused (a zero-width character
+//! hiding a header, a number its type does not hold). Needs the venv of `scripts/local-llm.sh` with llguidance
 //! and jsonschema; without it the test says so and passes, unless
 //! `TWR_GRAMMAR_ENGINES=required` (as `.ci/run` sets).
 
@@ -66,6 +68,15 @@ fn the_engines_accept_every_rendering_and_every_sample() {
         )
         .unwrap();
     }
+    let contrasts = contrasts(&grammars);
+    for (name, pairs) in &contrasts {
+        std::fs::write(
+            dir.join(format!("{name}.contrasts.json")),
+            serde_json::to_string(pairs).unwrap(),
+        )
+        .unwrap();
+    }
+    let contrasted: u64 = contrasts.iter().map(|(_, pairs)| pairs.len() as u64).sum();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/grammar-check.py");
     let output = Command::new(&python)
         .arg(script)
@@ -89,7 +100,71 @@ fn the_engines_accept_every_rendering_and_every_sample() {
             "samples_llama_cpp": n * SAMPLES,
             "samples_llguidance": n * SAMPLES,
             "instances_jsonschema": n * SAMPLES,
+            "contrasts_llama_cpp": contrasted,
+            "contrasts_llguidance": contrasted,
         })
     );
     eprintln!("engines: {counts}");
+}
+
+/// `reply` with the line after `header`'s line, or everything after it
+/// when `to_end`, replaced by `value`.
+fn with_value(reply: &str, header: &str, value: &str, to_end: bool) -> String {
+    let at = reply
+        .find(&format!("{header}\n"))
+        .unwrap_or_else(|| panic!("no {header} in {reply:?}"))
+        + header.len()
+        + 1;
+    let end = if to_end {
+        reply.len()
+    } else {
+        at + reply[at..].find('\n').unwrap()
+    };
+    format!("{}{value}{}", &reply[..at], &reply[end..])
+}
+
+/// Pairs of replies for corpus grammars, the first accepted and the
+/// second refused, built on a sample so that they differ in one place.
+fn contrasts(
+    grammars: &[(String, twr_runtime::grammar::Grammar)],
+) -> Vec<(String, Vec<(String, String)>)> {
+    let sample = |name: &str| {
+        let (_, grammar) = grammars.iter().find(|(n, _)| n == name).unwrap();
+        grammar.sample(3)
+    };
+    let plain = sample("scalars-plain");
+    let plan = |text: &str| with_value(&plain, "[Research Plan]", text, true);
+    let bounded = sample("bounded");
+    let score = |text: &str| with_value(&bounded, "[Score]", text, false);
+    let tilt = |text: &str| with_value(&bounded, "[Tilt]", text, false);
+    vec![
+        (
+            "scalars-plain".to_owned(),
+            vec![
+                // A zero-width character between a section's name and its
+                // colon would hide the header `Days:` from the grammar.
+                (
+                    plan("See the temples.\n"),
+                    plan("See the temples.\nDays\u{200B}: 4\n"),
+                ),
+                (
+                    plan("See the temples.\n"),
+                    plan("See the\u{200B} temples.\n"),
+                ),
+                (
+                    plan("See the temples.\n"),
+                    plan("See the temples.\nDays\u{2060}\n"),
+                ),
+            ],
+        ),
+        (
+            "bounded".to_owned(),
+            vec![
+                (score("255"), score("256")),
+                (score("7"), score("123456789")),
+                (tilt("-32768"), tilt("-32769")),
+                (tilt("32767"), tilt("40000")),
+            ],
+        ),
+    ]
 }

@@ -81,6 +81,7 @@ fn sampled_numbers_keep_to_their_bounds() {
     let grammar = twr_runtime::grammar::Grammar::of::<corpus::Bounded>().reasoning(false);
     let mut seen_top = false;
     let mut negatives = [false; 3];
+    let mut types_reached = [false; 3];
     for seed in 0..400 {
         let reply = grammar.sample(seed);
         let value = corpus::Bounded::parse_sections(&reply)
@@ -98,8 +99,17 @@ fn sampled_numbers_keep_to_their_bounds() {
         negatives[0] |= value.delta < 0;
         negatives[1] |= value.offset < 0;
         negatives[2] |= value.steps.iter().any(|step| *step < 0);
+        types_reached[0] |= value.score > 99;
+        types_reached[1] |= value.tilt < -9999;
+        types_reached[2] |= value.grades.iter().any(|grade| *grade > 99);
     }
     assert!(seen_top, "the top bound is sampled too");
+    // Bounded by their types alone, each is read (a `u8` of nine digits
+    // would be feedback) and the types' ends are reached.
+    assert!(
+        types_reached.iter().all(|reached| *reached),
+        "{types_reached:?}"
+    );
     // A signed type open below is offered a sign, alone, with a `max`, and
     // in a list.
     assert_eq!(negatives, [true; 3]);
@@ -122,4 +132,61 @@ fn only_a_signed_whole_number_is_offered_a_sign() {
         "{unsigned}"
     );
     assert!(!unsigned.contains("signed-integer"), "{unsigned}");
+}
+
+/// A whole number of a narrow type is kept within the type: a `u8` score
+/// is at most 255 (never `123456789`), an `i16` within its two ends, the
+/// same rule whatever the section's bounds add.
+#[test]
+fn a_narrow_whole_number_type_keeps_to_its_range() {
+    let gbnf = twr_runtime::grammar::Grammar::of::<corpus::Bounded>().gbnf();
+    let rule = |name: &str| {
+        gbnf.lines()
+            .find(|line| line.starts_with(&format!("{name} ::= ")))
+            .unwrap_or_else(|| panic!("no rule {name} in\n{gbnf}"))
+            .to_owned()
+    };
+    assert_eq!(rule("section-8"), "section-8 ::= \"[Score]\\n\" number-8");
+    assert_eq!(
+        rule("number-8"),
+        "number-8 ::= ( [0-9] | [1-9] [0-9] | \"1\" [0-9]{2} | \"2\" ( [0-4] [0-9] | \"5\" [0-5] ) ) \"\\n\" \"\\n\"?"
+    );
+    assert_eq!(rule("section-9"), "section-9 ::= \"[Tilt]\\n\" number-9");
+    assert_eq!(
+        rule("section-3"),
+        "section-3 ::= \"[Months]\\n\" ( number-3 | none )"
+    );
+}
+
+/// A grammar cut to a reply limit: the event of the held-out measurement
+/// at `max_tokens` 256. Headers 32 tokens, two numbers 36, two words 8,
+/// 8 to spare: 84; the 172 tokens left are 516 characters, two shares for
+/// the reasoning and one for each text section.
+#[test]
+fn a_grammar_fits_the_reply_limit() {
+    #[derive(Debug, twr_runtime::Sections)]
+    #[allow(dead_code)]
+    struct Event {
+        name: String,
+        city: String,
+        year: u32,
+        attendees: u32,
+        free: bool,
+        kind: corpus::Pace,
+    }
+    use twr_runtime::grammar::{Grammar, Limits};
+    assert_eq!(
+        Grammar::of::<Event>().fit_tokens(256).limits_of(),
+        Limits::default().reasoning(258).text(129).list(129)
+    );
+    // Room enough: the defaults.
+    assert_eq!(
+        Grammar::of::<Event>().fit_tokens(4096).limits_of(),
+        Limits::default()
+    );
+    // No room for free text at all: each keeps a few words.
+    assert_eq!(
+        Grammar::of::<Event>().fit_tokens(40).limits_of(),
+        Limits::default().reasoning(24).text(24).list(24)
+    );
 }

@@ -756,6 +756,11 @@ impl<A: BatchApi> ChatModel for BatchModel<A> {
     fn takes_grammar(&self) -> Option<Format> {
         self.shared.api.online().takes_grammar()
     }
+
+    /// The batch API's, as its lines are sent with its options.
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.shared.api.online().reply_token_limit()
+    }
 }
 
 impl<A> fmt::Debug for BatchModel<A> {

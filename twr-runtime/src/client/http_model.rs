@@ -674,6 +674,11 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     fn takes_grammar(&self) -> Option<Format> {
         self.options.grammar.map(Dialect::format)
     }
+
+    /// The client's [`max_tokens`](Self::max_tokens), when set.
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.options.max_tokens
+    }
 }
 
 /// One tracing event per call, inside the call's span (which names the

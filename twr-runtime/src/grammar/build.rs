@@ -18,7 +18,9 @@
 
 use super::expr::{Class, Expr, Rules};
 use super::lines::{label_start, line_start, NEVER, SPACES};
-use super::numbers::{float, float_within, integer, integer_within, signed_integer};
+use super::numbers::{
+    float, float_within, integer, integer_within, narrower_than_open, signed_integer,
+};
 use super::{Columns, Grammar, Scope};
 use crate::sections::{ChoiceSpec, Presence, ValueKind};
 
@@ -225,7 +227,7 @@ impl Builder<'_> {
                 let text = self.free_text(limits.text);
                 self.rules.add("text", text, true)
             }
-            ValueKind::Integer | ValueKind::Float if !self.bounds(index).is_none() => {
+            ValueKind::Integer | ValueKind::Float if self.limited(index, *kind) => {
                 let number = self.number(*kind == ValueKind::Integer, index);
                 let expr = Expr::seq(vec![number, line_end()]);
                 self.rules.add(&format!("number-{index}"), expr, true)
@@ -332,14 +334,33 @@ impl Builder<'_> {
             .map_or(crate::sections::Bounds::NONE, |spec| spec.bounds)
     }
 
+    /// Whether the numbers of the section at `index`, of `kind`, are held
+    /// to less than the open rules: by the section's bounds, or (whole
+    /// numbers) by a type narrower than nine digits (a `u8`).
+    fn limited(&self, index: usize, kind: ValueKind) -> bool {
+        !self.bounds(index).is_none()
+            || (kind == ValueKind::Integer
+                && narrower_than_open(&self.type_range(index), self.signed(index)))
+    }
+
+    /// The whole numbers the type of the section at `index` holds (none
+    /// known for a focused value of no section).
+    fn type_range(&self, index: usize) -> crate::sections::Bounds {
+        self.grammar
+            .specs
+            .get(index)
+            .map_or(crate::sections::Bounds::NONE, |spec| spec.type_range)
+    }
+
     /// A whole number (`whole`) or decimal within the bounds of the
-    /// section at `index`; unbounded when it has none, or when no number
-    /// is within them (the parser's feedback says so then).
+    /// section at `index` and (whole) the range of its type; unbounded
+    /// when it has none, or when no number is within them (the parser's
+    /// feedback says so then).
     fn number(&self, whole: bool, index: usize) -> Expr {
         let bounds = self.bounds(index);
         let signed = self.signed(index);
         if whole {
-            integer_within(&bounds, signed).unwrap_or_else(|| {
+            integer_within(&bounds, signed, &self.type_range(index)).unwrap_or_else(|| {
                 if signed {
                     signed_integer()
                 } else {

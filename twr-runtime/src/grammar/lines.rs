@@ -16,6 +16,7 @@
 //! prefix, so trimming cannot turn a diverging line back into a name.
 
 use super::expr::{Class, Expr};
+use crate::text::ZERO_WIDTH;
 
 /// Characters the parser trims or reads as white space between words
 /// (`char::is_whitespace`), listed for the GBNF and Lark classes.
@@ -33,8 +34,18 @@ const MARKS: [char; 9] = ['[', '【', '#', '*', '_', '<', '`', '~', '>'];
 const DELIMITERS: [char; 4] = [':', '：', '*', '_'];
 
 /// Characters never written in content: `<` would open a tag or a
-/// `<think>` block the parser skips.
-pub(crate) const NEVER: [char; 1] = ['<'];
+/// `<think>` block the parser skips; a zero-width character
+/// (`crate::text::ZERO_WIDTH`) shows nothing and hides a header from no
+/// one: the parser reads `Name\u{200B}:` as the header `Name:`, so content
+/// cannot carry the next section's answer behind one.
+pub(crate) const NEVER: [char; 6] = [
+    '<',
+    ZERO_WIDTH[0],
+    ZERO_WIDTH[1],
+    ZERO_WIDTH[2],
+    ZERO_WIDTH[3],
+    ZERO_WIDTH[4],
+];
 
 /// A trie node: the characters (folded) after it, and their nodes.
 #[derive(Default)]

@@ -33,6 +33,7 @@
 //! values are bounded in length, so a constrained reply always reaches its
 //! last section ([`Limits`]).
 
+mod budget;
 mod build;
 mod expr;
 mod gbnf;
@@ -368,6 +369,36 @@ impl Grammar {
     pub fn limits(mut self, limits: Limits) -> Grammar {
         self.limits = limits;
         self
+    }
+
+    /// The same grammar with its free values' [`Limits`] cut so that the
+    /// longest reply it allows fits in `max_tokens` tokens, the reply
+    /// limit the request is sent with: a constrained reply the server cuts
+    /// off is no answer. The fit is an estimate on the safe side (free
+    /// text at three characters a token, numbers at a token a digit); a
+    /// grammar that fits already is unchanged. The loop does this for
+    /// every constrained attempt of a model that says its limit
+    /// ([`ChatModel::reply_token_limit`](crate::ChatModel::reply_token_limit)).
+    ///
+    /// ```
+    /// use twr_runtime::grammar::Grammar;
+    /// use twr_runtime::Sections;
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Event {
+    ///     name: String,
+    ///     city: String,
+    ///     year: u32,
+    /// }
+    ///
+    /// let fitted = Grammar::of::<Event>().fit_tokens(256);
+    /// let limits = fitted.limits_of();
+    /// // 1,200 + 600 + 600 characters would not fit in 256 tokens.
+    /// assert!(limits.reasoning + 2 * limits.text <= 3 * 256);
+    /// assert_eq!(Grammar::of::<Event>().fit_tokens(8192), Grammar::of::<Event>());
+    /// ```
+    pub fn fit_tokens(self, max_tokens: u32) -> Grammar {
+        budget::fit(self, max_tokens)
     }
 
     /// The limits of free values.

@@ -103,8 +103,10 @@ fn bound(text: Option<&str>, up: bool) -> Option<(i128, bool)> {
 
 /// The whole numbers from `min` to `max` (included) as alternatives, or
 /// `None` when there are none. Without `min`, from 0, or as far below as
-/// the open rule reaches when the type is `signed`.
-pub(crate) fn integer_within(bounds: &Bounds, signed: bool) -> Option<Expr> {
+/// the open rule reaches when the type is `signed`. Either way no number
+/// the type does not hold (`holds`, the type's range when known: 0 to 255
+/// for a `u8`).
+pub(crate) fn integer_within(bounds: &Bounds, signed: bool, holds: &Bounds) -> Option<Expr> {
     let min = bound(bounds.min, true).map(|(min, _)| min);
     let max = bound(bounds.max, false).map(|(max, _)| max);
     let low = min.unwrap_or(if signed || max.is_some_and(|max| max < 0) {
@@ -113,7 +115,25 @@ pub(crate) fn integer_within(bounds: &Bounds, signed: bool) -> Option<Expr> {
         0
     });
     let high = max.unwrap_or_else(|| OPEN.max(top_of_length(low)));
-    integer_range(low, high)
+    let (type_low, type_high) = type_range(holds);
+    integer_range(low.max(type_low), high.min(type_high))
+}
+
+/// The type's range as whole numbers, each side open (as far as an `i128`
+/// reaches) where unknown.
+fn type_range(holds: &Bounds) -> (i128, i128) {
+    (
+        bound(holds.min, true).map_or(i128::MIN, |(min, _)| min),
+        bound(holds.max, false).map_or(i128::MAX, |(max, _)| max),
+    )
+}
+
+/// Whether a type holding `holds` refuses some whole number the open rule
+/// writes (nine digits, a sign when `signed`): a `u8` or an `i16` does, a
+/// `u32` or an `i64` does not.
+pub(crate) fn narrower_than_open(holds: &Bounds, signed: bool) -> bool {
+    let (low, high) = type_range(holds);
+    high < OPEN || low > if signed { -OPEN } else { 0 }
 }
 
 /// The whole numbers from `low` to `high` (included) as alternatives, no
@@ -294,7 +314,8 @@ mod tests {
     }
 
     fn whole(min: Option<&'static str>, max: Option<&'static str>) -> Vec<i128> {
-        let expr = integer_within(&Bounds::new(min, max), false).expect("some numbers");
+        let expr =
+            integer_within(&Bounds::new(min, max), false, &Bounds::NONE).expect("some numbers");
         let mut numbers: Vec<i128> = language(&expr)
             .iter()
             .map(|text| text.parse().expect(text))
@@ -330,15 +351,66 @@ mod tests {
         assert_eq!(whole(None, Some("12")), (0..=12).collect::<Vec<_>>());
         assert_eq!(whole(Some("5"), Some("5")), [5]);
         assert_eq!(
-            integer_within(&Bounds::new(Some("5"), Some("4")), false),
+            integer_within(&Bounds::new(Some("5"), Some("4")), false, &Bounds::NONE),
             None
         );
+    }
+
+    /// The numbers of a section of a type holding `holds`, `signed` or not,
+    /// within `bounds`.
+    fn held(bounds: Bounds, signed: bool, holds: Bounds) -> Vec<i128> {
+        let expr = integer_within(&bounds, signed, &holds).expect("some numbers");
+        let mut numbers: Vec<i128> = language(&expr)
+            .iter()
+            .map(|text| text.parse().expect(text))
+            .collect();
+        numbers.sort();
+        numbers
+    }
+
+    #[test]
+    fn whole_numbers_stay_within_their_type() {
+        let u8_range = Bounds::new(Some("0"), Some("255"));
+        let i8_range = Bounds::new(Some("-128"), Some("127"));
+        assert_eq!(
+            held(Bounds::NONE, false, u8_range),
+            (0..=255).collect::<Vec<i128>>()
+        );
+        assert_eq!(
+            held(Bounds::NONE, true, i8_range),
+            (-128..=127).collect::<Vec<i128>>()
+        );
+        // The section's bounds and the type's: the narrower of each side.
+        assert_eq!(
+            held(Bounds::new(Some("200"), None), false, u8_range),
+            (200..=255).collect::<Vec<i128>>()
+        );
+        assert_eq!(
+            held(Bounds::new(None, Some("5")), true, i8_range),
+            (-128..=5).collect::<Vec<i128>>()
+        );
+        assert!(narrower_than_open(&u8_range, false));
+        assert!(narrower_than_open(&i8_range, true));
+        assert!(narrower_than_open(
+            &Bounds::new(Some("-32768"), Some("32767")),
+            true
+        ));
+        assert!(!narrower_than_open(
+            &Bounds::new(Some("0"), Some("4294967295")),
+            false
+        ));
+        assert!(!narrower_than_open(
+            &Bounds::new(Some("-9223372036854775808"), Some("9223372036854775807")),
+            true
+        ));
+        assert!(!narrower_than_open(&Bounds::NONE, false));
     }
 
     #[test]
     fn the_pattern_of_a_small_range_is_short() {
         let mut rules = Rules::default();
-        let expr = integer_within(&Bounds::new(Some("3"), Some("255")), false).unwrap();
+        let expr =
+            integer_within(&Bounds::new(Some("3"), Some("255")), false, &Bounds::NONE).unwrap();
         rules.add("root", expr, true);
         assert_eq!(
             crate::grammar::gbnf::render(&rules),

@@ -162,6 +162,18 @@ pub trait ChatModel: Send + Sync {
         self.wrapped().and_then(|model| model.takes_grammar())
     }
 
+    /// The most tokens this model is asked to write in one reply (the
+    /// `max_tokens` its requests are sent with), when it sets a limit. The
+    /// loop cuts a constrained attempt's grammar to it
+    /// ([`Grammar::fit_tokens`](crate::grammar::Grammar::fit_tokens)), so
+    /// a constrained reply is never cut off by the limit.
+    ///
+    /// Provided: `None`. The HTTP clients give theirs; wrappers give their
+    /// model's.
+    fn reply_token_limit(&self) -> Option<u32> {
+        None
+    }
+
     /// Sends `messages` and returns the model's whole reply.
     ///
     /// Provided for every model, and nothing to implement:
@@ -273,6 +285,9 @@ macro_rules! forward_chat_model {
             }
             fn takes_grammar(&self) -> Option<Format> {
                 (**self).takes_grammar()
+            }
+            fn reply_token_limit(&self) -> Option<u32> {
+                (**self).reply_token_limit()
             }
         }
     )+};

@@ -2,6 +2,8 @@
 //! `[Budget]: $500`, `<plan>`, `</plan>`, ... and comparing header names
 //! loosely.
 
+use crate::text::is_zero_width;
+
 /// A line that has the shape of a header, before knowing whether it names a
 /// section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +68,10 @@ fn is_colon(c: char) -> bool {
     matches!(c, ':' | '：')
 }
 
-/// White space, including the ideographic space of Chinese text.
+/// White space, including the ideographic space of Chinese text, and the
+/// characters that show nothing (`Name\u{200B}:` is the header `Name:`).
 fn is_space(c: char) -> bool {
-    c.is_whitespace()
+    c.is_whitespace() || is_zero_width(c)
 }
 
 /// Reads `line` (without its line break) as a header line.
@@ -433,7 +436,11 @@ pub(crate) fn folded(name: &str) -> impl Iterator<Item = char> + '_ {
     let mut space = false;
     name.chars()
         .filter_map(move |c| {
-            if is_space(c) {
+            // A character that shows nothing is no part of a name: `Na\u{200B}me`
+            // is `Name`.
+            if is_zero_width(c) {
+                None
+            } else if is_space(c) {
                 let first = !space;
                 space = true;
                 first.then_some(' ')
@@ -461,6 +468,23 @@ mod tests {
 
     fn name_and_content(line: &str) -> Option<(&str, &str, bool)> {
         header_line(line, 64).map(|h| (h.name, line[h.content_at..].trim_end(), h.marked))
+    }
+
+    #[test]
+    fn zero_width_characters_hide_no_header() {
+        // Between the name and its colon, before the name, inside it.
+        assert_eq!(
+            name_and_content("City\u{200B}: Lisbon"),
+            Some(("City", "Lisbon", false))
+        );
+        assert_eq!(
+            name_and_content("\u{FEFF}[City]\u{2060}"),
+            Some(("City", "", true))
+        );
+        assert!(same_name("City\u{200B}", "city"));
+        assert!(same_name("Ci\u{200C}ty", "[City]"));
+        assert!(same_name("Start\u{200D} Date", "start date"));
+        assert!(!same_name("Ci\u{200B}ty", "Cit"));
     }
 
     #[test]

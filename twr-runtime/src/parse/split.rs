@@ -896,6 +896,7 @@ mod tests {
             presence: Presence::Required,
             bounds: crate::vocab::Bounds::NONE,
             signed: false,
+            type_range: crate::vocab::Bounds::NONE,
         }
     }
 

@@ -306,6 +306,10 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
         self.model.takes_grammar()
     }
 
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.model.reply_token_limit()
+    }
+
     fn name(&self) -> &str {
         self.model.name()
     }

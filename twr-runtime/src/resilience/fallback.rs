@@ -112,6 +112,15 @@ impl ChatModel for Fallback {
             .then_some(first)
     }
 
+    /// The smallest limit of the models that set one: a grammar fitted to
+    /// it fits whichever model answers.
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.models
+            .iter()
+            .filter_map(|model| model.reply_token_limit())
+            .min()
+    }
+
     fn name(&self) -> &str {
         self.models.first().map_or("fallback", |m| m.name())
     }

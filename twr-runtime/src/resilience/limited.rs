@@ -320,6 +320,10 @@ impl<M: ChatModel> ChatModel for Limited<M> {
         self.model.takes_grammar()
     }
 
+    fn reply_token_limit(&self) -> Option<u32> {
+        self.model.reply_token_limit()
+    }
+
     fn name(&self) -> &str {
         self.model.name()
     }

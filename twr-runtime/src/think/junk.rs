@@ -8,10 +8,15 @@
 
 use crate::parse::SectionMap;
 use crate::sections::{SectionSpec, ValueKind};
+use crate::text::is_zero_width;
 
 /// A sentence shorter than this (in characters, once normalised) is not
 /// matched: short phrases ("Yes.", "None.") are answers as often as echoes.
 const MIN_SENTENCE: usize = 20;
+
+/// A sentence with fewer words than this is not matched: a fragment
+/// ("For example:", "Example answer:") is no sentence a value can repeat.
+const MIN_WORDS: usize = 4;
 
 /// The sentences the loop has written to the model in a run, normalised
 /// (lowercase, white space collapsed, closing punctuation dropped), so
@@ -22,15 +27,22 @@ pub(crate) struct Said {
 }
 
 impl Said {
-    /// Remembers the sentences of `text`, except those that are `except`
-    /// (the sections' own examples, which a right answer may equal).
+    /// Remembers the real sentences of `text` (see [`is_sentence`]), except
+    /// those found in `except` (the sections' own examples, which a right
+    /// answer may equal or contain).
     pub(crate) fn add(&mut self, text: &str, except: &[&str]) {
         let except: Vec<String> = except.iter().map(|e| normalised(e)).collect();
-        for sentence in sentences(text) {
+        for sentence in sentences(text).filter(|sentence| is_sentence(sentence)) {
             let sentence = normalised(sentence);
-            if sentence.chars().count() >= MIN_SENTENCE
-                && sentence.split(' ').count() >= 4
-                && !except.contains(&sentence)
+            // A CJK character is about a word: it counts as three.
+            let length: usize = sentence
+                .chars()
+                .map(|c| if is_cjk(c) { 3 } else { 1 })
+                .sum();
+            if length >= MIN_SENTENCE
+                && !except
+                    .iter()
+                    .any(|example| example.contains(sentence.as_str()))
                 && !self.sentences.contains(&sentence)
             {
                 self.sentences.push(sentence);
@@ -51,20 +63,25 @@ impl Said {
 }
 
 /// The sentences of `text`: split after `.`, `?`, `!` followed by white
-/// space, and at line breaks.
+/// space (and after `。`, `？`, `！`), and at line breaks; a line's list
+/// marker (`1. `, `- `) is no part of its sentence.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.lines().flat_map(|line| {
+        let line = item_text(line.trim());
         let mut out = Vec::new();
         let mut start = 0;
-        let bytes = line.as_bytes();
-        for (at, &b) in bytes.iter().enumerate() {
-            let ends = matches!(b, b'.' | b'?' | b'!')
-                && bytes
-                    .get(at + 1)
-                    .is_none_or(|next| next.is_ascii_whitespace());
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let next = chars.peek().map(|&(_, next)| next);
+            let ends = match c {
+                '.' | '?' | '!' => next.is_none_or(char::is_whitespace),
+                '。' | '？' | '！' => true,
+                _ => false,
+            };
             if ends {
-                out.push(&line[start..=at]);
-                start = at + 1;
+                let end = at + c.len_utf8();
+                out.push(&line[start..end]);
+                start = end;
             }
         }
         out.push(&line[start..]);
@@ -72,6 +89,38 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
             .map(str::trim)
             .filter(|sentence| !sentence.is_empty())
     })
+}
+
+/// True when `text` is a real sentence the loop wrote: words closed by
+/// the punctuation that ends a sentence (a closing quote or bracket after
+/// it allowed), with at least [`MIN_WORDS`] words that hold a letter (each
+/// CJK character counts as a word). A table row (`| Item | Qty |`), a
+/// header (`[Plan]`), a list example's line (`1. Fushimi Inari at dawn`)
+/// or a fragment (`For example:`) is none: a right value may contain such
+/// a line (a table's header row, an example item), never a whole sentence
+/// of the guide or the feedback.
+fn is_sentence(text: &str) -> bool {
+    if text.contains('|') {
+        return false;
+    }
+    let closed = text
+        .trim_end_matches(['"', '\'', ')', ']', '”', '’', '」', '）'])
+        .ends_with(['.', '?', '!', '。', '？', '！']);
+    if !closed {
+        return false;
+    }
+    let cjk = text.chars().filter(|&c| is_cjk(c)).count();
+    let words = text
+        .split_whitespace()
+        .filter(|word| word.chars().any(|c| c.is_alphabetic() && !is_cjk(c)))
+        .count();
+    words + cjk >= MIN_WORDS
+}
+
+/// A CJK ideograph or kana: a language written without spaces, where one
+/// character is about one word.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}')
 }
 
 /// Lowercase, zero-width characters dropped, white space collapsed to
@@ -82,7 +131,7 @@ fn normalised(text: &str) -> String {
     for c in text.chars() {
         // Zero-width characters hide nothing: a model may slip them into
         // a sentence it copies.
-        if matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}') {
+        if is_zero_width(c) {
             continue;
         }
         if c.is_whitespace() {
@@ -95,7 +144,7 @@ fn normalised(text: &str) -> String {
         }
         out.extend(c.to_lowercase());
     }
-    while out.ends_with(['.', '!', '?', ':', ';', ',']) {
+    while out.ends_with(['.', '!', '?', ':', ';', ',', '。', '？', '！']) {
         out.pop();
     }
     out
@@ -220,5 +269,35 @@ mod tests {
         assert!(!said.echoed_in("Paris"));
         assert!(!said.echoed_in("Reply again"));
         assert!(!said.echoed_in("Rock in Rio"));
+    }
+
+    #[test]
+    fn only_real_sentences_are_remembered() {
+        let mut said = Said::default();
+        said.add(
+            "Think it through freely first.\n\n[Rows]\nThe invoice's lines.\n\
+             | Item | Qty | Price | Total |\n|---|---|---|---|\n\
+             For example:\n1. Fushimi Inari at dawn\n2. Kiyomizu-dera and Gion at dusk\n\
+             1. The [Plan] section is empty. Please write a list, one item per line.\n\
+             请先自由思考，再在下面各节中给出答案。\n\
+             It says 'three'.",
+            &["1. Fushimi Inari at dawn"],
+        );
+        assert_eq!(
+            said.sentences,
+            [
+                "think it through freely first",
+                "the [plan] section is empty",
+                "please write a list, one item per line",
+                "请先自由思考，再在下面各节中给出答案",
+            ]
+        );
+        // A right table and a right list, whose lines the guide showed,
+        // are no echo.
+        assert!(!said.echoed_in(
+            "| Item | Qty | Price | Total |\n|---|---|---|---|\n| pen | 2 | $1.50 | $3 |"
+        ));
+        assert!(!said.echoed_in("1. Fushimi Inari at dawn, then Tofuku-ji"));
+        assert!(said.echoed_in("- The [Plan] section is empty.\n- Tofuku-ji"));
     }
 }

@@ -490,12 +490,17 @@ where
 
     /// The grammar attempt `number` is sent with, when it is constrained
     /// ([`Run::constrains`]): the grammar of what the attempt asks for (see
-    /// [`Reader::grammar`]).
+    /// [`Reader::grammar`]), cut to the model's reply limit when it says
+    /// one, so that the reply is not cut off before its last section.
     fn grammar_for(&self, number: usize) -> Option<Grammar> {
         if !self.constrains(number) {
             return None;
         }
-        self.reader.grammar()
+        let grammar = self.reader.grammar()?;
+        Some(match self.model_for(number).reply_token_limit() {
+            Some(max_tokens) => grammar.fit_tokens(max_tokens),
+            None => grammar,
+        })
     }
 
     /// Whether attempt `number` is sent with a grammar: with

@@ -165,6 +165,13 @@ pub struct SectionSpec {
     /// sets it from the type's spelling; `false` otherwise, as for a `u32`
     /// (a grammar then offers no sign). Decimals always take a sign.
     pub signed: bool,
+    /// The whole numbers the field's type holds (a `u8`: 0 to 255, an
+    /// `i16`: -32768 to 32767), for a whole-number section or each item
+    /// of a list of them; [`Bounds::NONE`] when unknown. The derive sets it
+    /// from the type's spelling. A grammar keeps numbers within it as well
+    /// as within [`SectionSpec::bounds`]: a `u8` score is never
+    /// `123456789`, which no `u8` holds.
+    pub type_range: Bounds,
 }
 
 /// The smallest and largest value a number section allows, each as the
@@ -254,6 +261,7 @@ impl SectionSpec {
             presence: Presence::Required,
             bounds: Bounds::NONE,
             signed: false,
+            type_range: Bounds::NONE,
         }
     }
 
@@ -310,6 +318,22 @@ impl SectionSpec {
     /// `min` bounds them (see [`SectionSpec::signed`]).
     pub const fn with_signed(mut self) -> Self {
         self.signed = true;
+        self
+    }
+
+    /// The same spec with the whole numbers its type holds, from `min` to
+    /// `max` (the literals' text: `"0"`, `"255"` for a `u8`): see
+    /// [`SectionSpec::type_range`].
+    ///
+    /// ```
+    /// use twr_runtime::sections::{SectionSpec, ValueKind};
+    ///
+    /// static SPEC: SectionSpec = SectionSpec::new("score", "[Score]", "Score", ValueKind::Integer)
+    ///     .with_type_range("0", "255");
+    /// assert_eq!((SPEC.type_range.min, SPEC.type_range.max), (Some("0"), Some("255")));
+    /// ```
+    pub const fn with_type_range(mut self, min: &'static str, max: &'static str) -> Self {
+        self.type_range = Bounds::new(Some(min), Some(max));
         self
     }
 }
