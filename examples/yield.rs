@@ -1613,15 +1613,50 @@ async fn run_strategy(
 /// appended to, so it stays consistent).
 /// `--truth`: typed and right (see `yield_truth.rs`), per strategy.
 async fn run_truth(base: &OpenAiCompatible, options: &Options) -> Result<(), Box<dyn Error>> {
-    let mut rows = String::new();
-    for (name, constrained) in [("defaults", false), ("constrained", true)] {
-        let client = truth::client(base, constrained).seed(options.seed);
+    // `learned` learns from the answers typed for the tuning texts, by
+    // the defaults with the last attempt constrained, kept in a journal.
+    let path = match &options.journal {
+        Some(path) => path.clone(),
+        None => std::env::temp_dir().join(format!("twr-truth-{}.twr", std::process::id())),
+    };
+    let journal = Journal::open(&path)?;
+    let tuned = journal.job("truth/tune");
+    {
+        let client = truth::client(base, true).seed(options.seed);
         let think = Think::new(&client)
             .max_attempts(options.attempts)
+            .journal(tuned.clone());
+        let mut typed = 0;
+        for text in truth::TUNING {
+            typed += usize::from(think.run::<truth::Event>(truth::prompt(text)).await.is_ok());
+        }
+        eprintln!(
+            "tuning: {typed}/{} typed, in {}",
+            truth::TUNING.len(),
+            path.display()
+        );
+    }
+    let mut rows = String::new();
+    for (name, constrained, learns) in [
+        ("defaults", false, false),
+        ("constrained", true, false),
+        ("learned", false, true),
+    ] {
+        let client = truth::client(base, constrained).seed(options.seed);
+        let mut think = Think::new(&client)
+            .max_attempts(options.attempts)
             .confidence(true);
+        if learns {
+            think = think
+                .learn_from(&tuned)
+                .learned_demonstrations(options.learned);
+        }
         let tally = truth::run_all(&think, options.limit).await;
         println!("{name}: {}", truth::thresholds(&tally));
-        rows.push_str(&truth::report(name, &tally));
+        // Each strategy's rows as soon as it ends, for a run cut short.
+        let report = truth::report(name, &tally);
+        eprint!("{report}");
+        rows.push_str(&report);
     }
     println!(
         "\n| strategy | typed | fields right | all right | AUROC | wrong flagged at {} | right flagged at {} | measured |",

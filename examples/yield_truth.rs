@@ -86,6 +86,23 @@ pub const TRUTHS: &[Truth] = &[
     truth!("Maps of Time, an exhibition in Edinburgh in 2022, welcomed 1800 paying visitors.", "Maps of Time", "Edinburgh", 2022, 1800, false, Exhibition),
 ];
 
+/// Tuning texts: the `learned` strategy learns from the answers typed for
+/// these (the defaults, the last attempt constrained), never from the
+/// held-out ones.
+pub const TUNING: &[&str] = &[
+    "The Riverside Blues concert is held in Dublin in 2023. About 700 people attend, and entry is free.",
+    "DataCamp Days takes place in Warsaw in 2024 with 1500 attendees. Tickets cost $200.",
+    "The Autumn Cup final is played in Porto in 2022 before 30000 paying fans.",
+    "Harvest Festival returns to Ghent in 2025. Entry is free and 12000 visitors are expected.",
+    "Glass and Light, an exhibition in Zurich in 2026, sold 2200 tickets.",
+    "In 2023, 400 engineers met in Riga for EdgeConf, a paid conference.",
+];
+
+/// The question each text is asked with.
+pub fn prompt(text: &str) -> String {
+    format!("Read this text and fill in the event's details.\n\n{text}")
+}
+
 pub const FIELDS: [&str; 6] = ["name", "city", "year", "attendees", "free", "kind"];
 
 /// The default threshold of `Think::review_below` this measures.
@@ -291,11 +308,7 @@ pub fn thresholds(tally: &Tally) -> String {
 pub async fn run_all(think: &Think<'_, &OpenAiCompatible>, limit: Option<usize>) -> Tally {
     let mut tally = Tally::default();
     for truth in TRUTHS.iter().take(limit.unwrap_or(TRUTHS.len())) {
-        let prompt = format!(
-            "Read this text and fill in the event's details.\n\n{}",
-            truth.text
-        );
-        let outcome = think.run::<Event>(prompt).await;
+        let outcome = think.run::<Event>(prompt(truth.text)).await;
         if let Err(error) = &outcome {
             eprintln!("  untyped: {}", error);
         }
