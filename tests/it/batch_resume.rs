@@ -16,6 +16,7 @@ use twr_runtime::journal::{Job, Journal};
 use twr_runtime::model::Served;
 use twr_runtime::{OpenAiCompatible, RetryPolicy, Sections, Think};
 
+use crate::support::backends;
 use crate::support::openai_batch::{item_of, OpenAiBatchServer};
 
 #[derive(Debug, PartialEq, Sections)]
@@ -158,7 +159,10 @@ async fn a_batch_job_aborted_in_its_second_round_resumes_without_asking_twice() 
 }
 
 #[tokio::test]
-async fn a_read_only_or_full_journal_ends_each_batch_run_with_its_reply_kept() {
+async fn a_read_only_or_full_journal_submits_no_batch_and_ends_each_run_with_its_error() {
+    // A batch is recorded before it is created: one that cannot be
+    // recorded is never submitted, so nothing is bought that the job could
+    // not keep.
     let server = OpenAiBatchServer::start(answer, vec![]).await;
 
     let path = temp_path("batch-read-only");
@@ -168,23 +172,19 @@ async fn a_read_only_or_full_journal_ends_each_batch_run_with_its_reply_kept() {
     let results = think(model(&server, job.clone()), job)
         .run_many::<Doubled>(prompts())
         .await;
-    for (n, result) in results.iter().enumerate() {
+    for result in &results {
         let error = result.as_ref().unwrap_err();
         assert!(
-            crate::support::report(&error).contains("is read-only"),
-            "{error}"
+            crate::support::report(error).contains("is read-only"),
+            "{error:#}"
         );
-        let reply = &error.model_error().unwrap().partial().unwrap().content;
-        let expected = if n % 2 == 1 {
-            "[Number]\nabout that".to_string()
-        } else {
-            format!("[Number]\n{}", 2 * n)
-        };
-        assert_eq!(*reply, expected, "item {n}");
+        assert!(error.model_error().unwrap().partial().is_none());
+        assert!(error.attempts().is_empty());
     }
-    // One batch: the replies that could not be recorded are not asked for
-    // again.
-    assert_eq!((server.batches(), server.lines()), (1, 12));
+    assert_eq!(
+        (server.batches(), server.uploads(), server.lines()),
+        (0, 0, 0)
+    );
 
     let path = temp_path("batch-full");
     let journal = Journal::open(&path).unwrap();
@@ -194,14 +194,134 @@ async fn a_read_only_or_full_journal_ends_each_batch_run_with_its_reply_kept() {
     let results = think(model(&server, job.clone()), job)
         .run_many::<Doubled>(prompts())
         .await;
-    for (n, result) in results.iter().enumerate() {
+    for result in &results {
         let error = result.as_ref().unwrap_err();
         assert!(
-            crate::support::report(&error).contains("cannot grow"),
-            "{error}"
+            crate::support::report(error).contains("cannot grow"),
+            "{error:#}"
         );
-        let reply = &error.model_error().unwrap().partial().unwrap().content;
-        assert!(reply.starts_with("[Number]\n"), "item {n}: {reply}");
+        assert!(error.attempts().is_empty());
     }
-    assert_eq!((server.batches(), server.lines()), (2, 24));
+    assert_eq!(
+        (server.batches(), server.uploads(), server.lines()),
+        (0, 0, 0)
+    );
+}
+
+/// Waits up to 10 s for `done`.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..2_000 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("{what} did not happen within 10 s");
+}
+
+fn values(results: &[Result<twr_runtime::Outcome<Doubled>, twr_runtime::ThinkError>]) -> Vec<u32> {
+    results
+        .iter()
+        .map(|r| r.as_ref().unwrap().value.number)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_worker_killed_while_creating_a_batch_leaves_it_recorded_and_its_lines_are_asked_again_after_the_submit_timeout(
+) {
+    for backend in backends::all("batch-intent").await {
+        let server = OpenAiBatchServer::start(answer, vec![]).await;
+        server.hang_create.store(true, Ordering::SeqCst);
+        let journal = backend.open().await;
+        let job = journal.job("doubling");
+        let first = think(model(&server, job.clone()), job.clone());
+        let task = tokio::spawn(async move { first.run_many::<Doubled>(prompts()).await });
+        until("the first batch's creation", || {
+            server.hung.load(Ordering::SeqCst) == 1
+        })
+        .await;
+        task.abort();
+        assert!(task.await.unwrap_err().is_cancelled());
+        assert_eq!(server.batches(), 0);
+        drop(journal);
+
+        // The next worker finds the 12 lines recorded as being submitted:
+        // it waits for the dead worker's batch, and only once the submit
+        // timeout has passed without its id does it ask them again.
+        server.hang_create.store(false, Ordering::SeqCst);
+        let journal = backend.open().await;
+        let job = journal.job("doubling");
+        let timeout = Duration::from_secs(1);
+        let batch = model(&server, job.clone()).submit_timeout(timeout);
+        let started = tokio::time::Instant::now();
+        let created = {
+            let server = server.clone();
+            tokio::spawn(async move {
+                until("a batch's creation", || server.batches() >= 1).await;
+                started.elapsed()
+            })
+        };
+        let results = think(&batch, job.clone())
+            .run_many::<Doubled>(prompts())
+            .await;
+        let first_created = created.await.unwrap();
+        assert!(
+            first_created >= timeout,
+            "{backend:?}: a batch was created {first_created:?} after the start, before the submit timeout"
+        );
+        assert_eq!(values(&results), (0..12).map(|n| 2 * n).collect::<Vec<_>>());
+        // Three rounds (12 first asks, 6 re-asks, item 5's second re-ask),
+        // each line asked once: the dead worker's batch was never created.
+        assert_eq!((server.batches(), server.lines()), (3, 19), "{backend:?}");
+        assert!(
+            server.asked().iter().all(|&n| n == 1),
+            "{:?}",
+            server.asked()
+        );
+    }
+}
+
+#[tokio::test]
+async fn two_workers_batch_one_leased_job_and_no_line_is_submitted_twice() {
+    for backend in backends::all("batch-fleet").await {
+        let server = OpenAiBatchServer::start(answer, vec![]).await;
+        let (one, two) = (backend.open().await, backend.open().await);
+        let lease = Duration::from_secs(60);
+        let (job_one, job_two) = (
+            one.job("doubling").lease_for(lease),
+            two.job("doubling").lease_for(lease),
+        );
+        let (model_one, model_two) = (
+            model(&server, job_one.clone()),
+            model(&server, job_two.clone()),
+        );
+        let (think_one, think_two) = (
+            think(&model_one, job_one.clone()),
+            think(&model_two, job_two.clone()),
+        );
+        let (first, second) = tokio::join!(
+            think_one.run_many::<Doubled>(prompts()),
+            think_two.run_many::<Doubled>(prompts()),
+        );
+        let right: Vec<u32> = (0..12).map(|n| 2 * n).collect();
+        assert_eq!(values(&first), right, "{backend:?}");
+        assert_eq!(values(&second), right, "{backend:?}");
+        // 12 first asks, 6 re-asks and item 5's second: 19 lines, each
+        // submitted once by one of the two workers.
+        assert_eq!(server.lines(), 19, "{backend:?}");
+        assert!(
+            server.asked().iter().all(|&n| n == 1),
+            "{:?}",
+            server.asked()
+        );
+        assert_eq!(
+            model_one.rounds() + model_two.rounds(),
+            server.batches() as u32
+        );
+        let progress = job_one.progress().await.unwrap();
+        assert_eq!(
+            (progress.typed, progress.pending, progress.leased),
+            (12, 0, 0)
+        );
+    }
 }

@@ -88,7 +88,7 @@ async fn a_database_of_a_newer_schema_is_refused_and_left_as_it_is() {
             error,
             JournalError::Version {
                 found: 99,
-                supported: 4,
+                supported: 5,
                 ..
             }
         ),
@@ -97,7 +97,7 @@ async fn a_database_of_a_newer_schema_is_refused_and_left_as_it_is() {
     assert!(
         error
             .to_string()
-            .ends_with("is a twr journal of schema version 99; this twr reads version 4 (a newer twr wrote it)"),
+            .ends_with("is a twr journal of schema version 99; this twr reads version 5 (a newer twr wrote it)"),
         "{error}"
     );
     let version: String = client
@@ -130,6 +130,7 @@ async fn an_older_database_is_upgraded_in_place_once_by_workers_starting_togethe
     client
         .batch_execute(
             "DROP TABLE twr_typed_runs; DROP TABLE twr_feedback; DROP TABLE twr_prompts;
+             DROP INDEX twr_batches_by_intent; ALTER TABLE twr_batches DROP COLUMN intent;
              UPDATE twr_meta SET value = '1' WHERE key = 'schema_version';",
         )
         .await
@@ -151,7 +152,7 @@ async fn an_older_database_is_upgraded_in_place_once_by_workers_starting_togethe
         [
             ("created_by".to_string(), by.clone()),
             ("migrated_by".to_string(), by),
-            ("schema_version".to_string(), "4".to_string()),
+            ("schema_version".to_string(), "5".to_string()),
         ]
     );
     // The reply of version 1 is replayed; the new tables work.

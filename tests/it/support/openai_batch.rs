@@ -152,6 +152,11 @@ pub struct OpenAiBatchServer {
     pub hold: Arc<AtomicBool>,
     /// When not 0, the batches from this number on stay `in_progress`.
     pub hold_from: Arc<AtomicUsize>,
+    /// While set, a request to create a batch never gets an answer (its
+    /// client is killed while it waits).
+    pub hang_create: Arc<AtomicBool>,
+    /// Requests to create a batch left hanging so far.
+    pub hung: Arc<AtomicUsize>,
     /// `http://127.0.0.1:PORT/v1`
     pub url: String,
 }
@@ -166,6 +171,8 @@ impl OpenAiBatchServer {
             answer,
             hold: Arc::default(),
             hold_from: Arc::default(),
+            hang_create: Arc::default(),
+            hung: Arc::default(),
             url: String::new(),
         };
         let app = Router::new()
@@ -283,6 +290,10 @@ async fn create(
 ) -> Result<Json<Value>, StatusCode> {
     assert_eq!(body["endpoint"], "/v1/chat/completions");
     assert_eq!(body["completion_window"], "24h");
+    if server.hang_create.load(Ordering::SeqCst) {
+        server.hung.fetch_add(1, Ordering::SeqCst);
+        std::future::pending::<()>().await;
+    }
     let input = body["input_file_id"]
         .as_str()
         .ok_or(StatusCode::BAD_REQUEST)?;

@@ -129,12 +129,32 @@
 //!
 //! # Resumption
 //!
-//! With a [`journal`](BatchModel::journal), every submitted batch and what
-//! each of its lines asked is recorded before the model waits for it.
-//! Killed and run again, the loop replays the replies the job recorded
-//! (see [`journal`](crate::journal)); a call whose line is in a batch that
-//! was submitted but not yet answered waits for that batch instead of
-//! submitting the request again: nothing is asked, or paid for, twice.
+//! With a [`journal`](BatchModel::journal), every batch and what each of
+//! its lines asks is recorded before the provider is asked to create it
+//! (under an id of the submitter's, as being submitted), and the
+//! provider's batch id once it answers. Killed and run again, the loop
+//! replays the replies the job recorded (see [`journal`](crate::journal));
+//! a call whose line is in a batch that was submitted but not yet answered
+//! waits for that batch instead of submitting the request again: nothing
+//! is asked, or paid for, twice.
+//!
+//! # Many workers, one job
+//!
+//! Any number of processes may run the same job (a fleet on a shared
+//! journal, [`Journal::postgres`](crate::journal::Journal::postgres), each
+//! prompt leased by one worker: [`Job::lease_for`]). A batch is polled and
+//! its results recorded by whichever worker has a run waiting on one of
+//! its lines: a worker that takes over a dead one's prompt replays that
+//! prompt's recorded replies, and its next call finds its line in the dead
+//! worker's batch and waits for it, polling it. Recording a reply is
+//! idempotent (the same line's reply replaces itself), and the re-ask
+//! round is the next step: a worker submits only lines that no batch of
+//! the job holds, so two workers never submit the same round. A batch
+//! whose submitter died between recording it and hearing the provider's id
+//! cannot be told from one never created: its lines wait
+//! [`submit_timeout`](BatchModel::submit_timeout) for the id to appear,
+//! then are asked again; at most the lines in flight at that moment can
+//! be bought twice.
 
 // One file per provider holds all of it: its `BatchApi`, its constructor
 // (`BatchModel::openai`) and its alias (`OpenAiBatch`); adding a built-in
@@ -161,7 +181,8 @@ pub use api::{LineResult, Status};
 
 use crate::grammar::Format;
 use crate::journal::key::options_of;
-use crate::journal::{Job, RequestKey};
+use crate::journal::store::NOT_SUBMITTED;
+use crate::journal::{BatchIntent, Job, PendingLine, RequestKey};
 use crate::model::{BoxFuture, ChatModel, ModelError, Reply, Request, Response, Served};
 
 /// How long a round stays open after its latest call, by default.
@@ -169,6 +190,11 @@ pub const DEFAULT_GATHER_WINDOW: Duration = Duration::from_secs(2);
 
 /// How often a running batch is polled, by default.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(30);
+
+/// How long a batch another worker recorded may stay unconfirmed (recorded,
+/// its provider's id not yet), by default, before its lines are asked
+/// again: far longer than uploading and creating any batch takes.
+pub const DEFAULT_SUBMIT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
 /// A chat model over a provider's batch API: see the [module](self).
 pub struct BatchModel<A> {
@@ -180,6 +206,7 @@ struct Shared<A> {
     job: Option<Job>,
     gather_window: Duration,
     poll_interval: Duration,
+    submit_timeout: Duration,
     max_lines: usize,
     /// Held by the call that drives the rounds for a step; the others wait
     /// for it, and take over when its future is dropped.
@@ -206,6 +233,8 @@ struct State {
     claimed: HashMap<String, HashSet<String>>,
     rounds: u32,
     lines: u64,
+    /// Batches recorded so far, for the ids they are recorded under.
+    recorded: u64,
 }
 
 /// Where a line's result goes: the call that waits for it.
@@ -223,10 +252,16 @@ struct Line {
 }
 
 struct Running {
+    /// The provider's id; while `submitting`, the id another worker
+    /// recorded the batch under before creating it.
     batch_id: String,
     custom_ids: Vec<String>,
     /// The polls in a row whose answer could not be read.
     unreadable: u32,
+    /// Recorded by another worker, not yet known to be created: the
+    /// journal is asked for its provider's id instead of the provider for
+    /// its status.
+    submitting: bool,
 }
 
 impl<A: BatchApi> BatchModel<A> {
@@ -241,6 +276,7 @@ impl<A: BatchApi> BatchModel<A> {
                 job: None,
                 gather_window: DEFAULT_GATHER_WINDOW,
                 poll_interval: DEFAULT_POLL_INTERVAL,
+                submit_timeout: DEFAULT_SUBMIT_TIMEOUT,
                 max_lines: A::MAX_LINES,
                 driver: tokio::sync::Mutex::new(()),
                 state: Mutex::new(State::default()),
@@ -273,6 +309,15 @@ impl<A: BatchApi> BatchModel<A> {
     /// [`DEFAULT_POLL_INTERVAL`]).
     pub fn poll_interval(self, interval: Duration) -> Self {
         self.configure(|shared| shared.poll_interval = interval)
+    }
+
+    /// How long a batch recorded by another worker of the job may stay
+    /// unconfirmed (its provider's id not recorded) before its lines are
+    /// asked again (default [`DEFAULT_SUBMIT_TIMEOUT`]): the worker died
+    /// between recording it and hearing the id, and the batch may or may
+    /// not exist.
+    pub fn submit_timeout(self, timeout: Duration) -> Self {
+        self.configure(|shared| shared.submit_timeout = timeout)
     }
 
     /// The most lines of one batch (default and upper bound: the
@@ -356,7 +401,12 @@ impl<A: BatchApi> Shared<A> {
             .await
             .map_err(|e| ModelError::Other(Box::new(e)))?;
         let mut state = self.lock();
-        for (batch_id, custom_id) in pending {
+        for line in pending {
+            let PendingLine {
+                batch_id,
+                custom_id,
+                submitting,
+            } = line;
             let claimed = state.claimed.entry(batch_id.clone()).or_default();
             if claimed.insert(custom_id.clone()) {
                 match state.running.iter_mut().find(|r| r.batch_id == batch_id) {
@@ -365,6 +415,7 @@ impl<A: BatchApi> Shared<A> {
                         batch_id,
                         custom_ids: vec![custom_id.clone()],
                         unreadable: 0,
+                        submitting,
                     }),
                 }
                 let (waiter, waiting) = tokio::sync::oneshot::channel();
@@ -438,40 +489,68 @@ impl<A: BatchApi> Shared<A> {
             .iter()
             .map(|line| (line.custom_id.clone(), line.request.clone()))
             .collect();
-        let submitted = self.api.submit(&requests).await;
-        drop(requests);
-        self.settle().await;
-        let batch_id = match submitted {
-            Ok(batch_id) => batch_id,
-            Err(error) => return self.fail_all(&lines, &error),
-        };
-        let round = {
+        let (round, intent) = {
             let mut state = self.lock();
-            state.rounds += 1;
-            state.rounds
+            state.recorded += 1;
+            let intent = format!("twr-{}-batch-{}", self.nonce, state.recorded);
+            (state.rounds + 1, intent)
         };
+        // Recorded before the provider is asked, so that a worker whose
+        // run asks the same waits for this batch instead of submitting it
+        // again; a batch that cannot be recorded is not submitted.
         if let Some(job) = &self.job {
             let entries: Vec<(String, RequestKey)> = lines
                 .iter()
                 .map(|line| (line.custom_id.clone(), line.key))
                 .collect();
-            let recorded = job
-                .record_batch(&batch_id, A::PROVIDER, round, entries)
-                .await;
+            let recorded = job.record_batch(&intent, A::PROVIDER, round, entries).await;
             if let Err(error) = recorded {
-                tracing::warn!(%batch_id, %error, "twr could not record a submitted batch");
+                tracing::warn!(%error, "twr could not record a batch before submitting it");
+                let error = ModelError::Other(Box::new(error));
+                return self.fail_all(&lines, &error);
+            }
+            // Its lines are this process's from now on: another call of
+            // this process that asks the same does not wait on them.
+            let mut state = self.lock();
+            let claimed = state.claimed.entry(intent.clone()).or_default();
+            claimed.extend(lines.iter().map(|line| line.custom_id.clone()));
+        }
+        let submitted = self.api.submit(&requests).await;
+        drop(requests);
+        self.settle().await;
+        let batch_id = match submitted {
+            Ok(batch_id) => batch_id,
+            Err(error) => {
+                if let Some(job) = &self.job {
+                    job.end_batch(&intent, NOT_SUBMITTED);
+                    self.lock().claimed.remove(&intent);
+                }
+                return self.fail_all(&lines, &error);
+            }
+        };
+        self.lock().rounds += 1;
+        if let Some(job) = &self.job {
+            if let Err(error) = job.batch_created(&intent, &batch_id).await {
+                // The batch runs and this worker waits for it; another
+                // worker would find its lines unconfirmed, and ask them
+                // again after the submit timeout.
+                tracing::warn!(%batch_id, %error, "twr could not record a submitted batch's id");
             }
         }
         tracing::info!(%batch_id, round, lines = lines.len(), "twr batch submitted");
         let mut state = self.lock();
-        if self.job.is_some() {
-            let claimed = state.claimed.entry(batch_id.clone()).or_default();
-            claimed.extend(lines.iter().map(|line| line.custom_id.clone()));
+        if let Some(claimed) = state.claimed.remove(&intent) {
+            state
+                .claimed
+                .entry(batch_id.clone())
+                .or_default()
+                .extend(claimed);
         }
         state.running.push(Running {
             batch_id,
             custom_ids: lines.into_iter().map(|line| line.custom_id).collect(),
             unreadable: 0,
+            submitting: false,
         });
     }
 
@@ -529,12 +608,18 @@ impl<A: BatchApi> Shared<A> {
     /// [`MAX_UNREADABLE_POLLS`] times in a row at most, before the batch's
     /// runs fail with its decode error.
     async fn poll(&self) {
-        let ids: Vec<String> = self
-            .lock()
-            .running
-            .iter()
-            .map(|r| r.batch_id.clone())
-            .collect();
+        let (ids, submitting): (Vec<String>, Vec<String>) = {
+            let state = self.lock();
+            let ids = state.running.iter().filter(|r| !r.submitting);
+            let submitting = state.running.iter().filter(|r| r.submitting);
+            (
+                ids.map(|r| r.batch_id.clone()).collect(),
+                submitting.map(|r| r.batch_id.clone()).collect(),
+            )
+        };
+        for intent in submitting {
+            self.confirm(&intent).await;
+        }
         for batch_id in ids {
             let (word, results) = match self.api.status(&batch_id).await {
                 Ok(Status::Running(_)) => {
@@ -555,6 +640,60 @@ impl<A: BatchApi> Shared<A> {
                 Err(ModelError::Decode(detail)) => self.unreadable(&batch_id, detail),
                 Err(error) => self.end(&batch_id, &word, Err(error)),
             }
+        }
+    }
+
+    /// Asks the journal what became of the batch another worker recorded
+    /// under `intent`: once created, it is polled under its provider's id;
+    /// never created, or unconfirmed past the submit timeout (its
+    /// submitter died), its lines' runs get a transient error and ask
+    /// again.
+    async fn confirm(&self, intent: &str) {
+        let Some(job) = &self.job else {
+            return;
+        };
+        let found = match job.batch_intent(intent).await {
+            Ok(found) => found,
+            Err(error) => {
+                tracing::warn!(%intent, %error, "twr could not read a recorded batch; reading again");
+                return;
+            }
+        };
+        let gone = match found {
+            BatchIntent::Created(batch_id) => {
+                let mut state = self.lock();
+                if let Some(running) = state.running.iter_mut().find(|r| r.batch_id == intent) {
+                    running.batch_id = batch_id.clone();
+                    running.submitting = false;
+                }
+                if let Some(claimed) = state.claimed.remove(intent) {
+                    state.claimed.entry(batch_id).or_default().extend(claimed);
+                }
+                return;
+            }
+            BatchIntent::Submitting { age } if age < self.submit_timeout => return,
+            BatchIntent::Submitting { age } => {
+                job.end_batch(intent, NOT_SUBMITTED);
+                format!(
+                    "was recorded {} s ago and never confirmed created",
+                    age.as_secs()
+                )
+            }
+            BatchIntent::NotSubmitted => "was never created".to_string(),
+        };
+        let mut state = self.lock();
+        let Some(at) = state.running.iter().position(|r| r.batch_id == intent) else {
+            return;
+        };
+        let running = state.running.swap_remove(at);
+        state.claimed.remove(intent);
+        tracing::warn!(%intent, lines = running.custom_ids.len(), "twr asks again the lines of a batch {gone}");
+        for custom_id in running.custom_ids {
+            let error = ModelError::Interrupted(
+                format!("the batch {intent} that held request {custom_id} {gone}: asked again")
+                    .into(),
+            );
+            Self::hand_out(&mut state, &custom_id, Err(error));
         }
     }
 

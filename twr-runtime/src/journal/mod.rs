@@ -72,10 +72,10 @@
 //! [`JournalError`]): a journal that silently stopped recording would
 //! make the next resumption pay again.
 //!
-//! # The file (schema version 4)
+//! # The file (schema version 5)
 //!
 //! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
-//! and `PRAGMA user_version = 4`. Opening checks both, SQLite's
+//! and `PRAGMA user_version = 5`. Opening checks both, SQLite's
 //! `quick_check` and the tables below; a file that is not SQLite, another
 //! program's database, a newer schema or damage is a [`JournalError`],
 //! never a silent restart. Tables (every `*_tokens` column an integer
@@ -110,12 +110,17 @@
 //!   next attempt was constrained, and whether the next reply fixed the
 //!   section (0 or 1). Schema version 3.
 //! - `batches(batch_id, job, provider, round, status, requests,
-//!   submitted_at_ms, updated_at_ms)` and `batch_requests(batch_id,
+//!   submitted_at_ms, updated_at_ms, intent)` and `batch_requests(batch_id,
 //!   custom_id, key)`: the batches submitted to a provider's batch API
-//!   (`status` the provider's last word: `submitted` until it ended) and
-//!   what each line asked. A line with no reply in `replies` (by
-//!   `batch_id` and `custom_id`) is still owed: a resumed job waits for its
-//!   batch instead of asking again.
+//!   and what each line asked. A batch is recorded before it is created,
+//!   under an id of its submitter's (`intent`, also its `batch_id` then),
+//!   with `status` `submitting`; once the provider names it, `batch_id`
+//!   (and its lines') become the provider's id and `status` `submitted`,
+//!   then the provider's last word when it ends; `not submitted` for one
+//!   the provider refused or whose submitter died before hearing its id.
+//!   A line with no reply in `replies` (by `batch_id` and `custom_id`) is
+//!   still owed: a resumed job waits for its batch instead of asking
+//!   again. The `intent` column: schema version 5.
 //! - `prompts(job, idx, state, holder, lease_until_ms, leases)`: the
 //!   prompts of a job run with a lease ([`Job::lease_for`]): `state` is
 //!   `pending`, `leased` (by `holder`, until `lease_until_ms`), `typed` or
@@ -123,7 +128,7 @@
 //!   died, or let it run out, and another took it over). Schema version 4.
 //!
 //! A file of version 1 (written before `typed_runs` existed), 2 (before
-//! `feedback`) or 3 (before `prompts`) opens as it is: opened for writing,
+//! `feedback`), 3 (before `prompts`) or 4 (before `intent`) opens as it is: opened for writing,
 //! it gains the new tables in one transaction (a failure leaves it as it
 //! was) and keeps every record; opened read-only, it is read unchanged and
 //! has no typed runs (a version 1 file), no feedback rates (before 3) and
@@ -166,6 +171,8 @@ pub use error::JournalError;
 pub(crate) use key::shape_of;
 pub use key::RequestKey;
 use records::Lease;
+#[cfg(feature = "batch")]
+pub(crate) use records::{BatchIntent, PendingLine};
 pub(crate) use records::{Claim, FeedbackEvent, ReplyEntry};
 pub use records::{FeedbackRate, JobProgress, RecordedOutcome, TypedRun};
 use sqlite::SqliteStore;
@@ -489,24 +496,48 @@ impl Job {
         self.store().write_detached(write);
     }
 
-    /// Records a batch submitted for this job: its lines' custom ids and
-    /// the requests they carry, in one transaction.
+    /// Records a batch about to be submitted for this job, under `intent`
+    /// (an id of its submitter's): its lines' custom ids and the requests
+    /// they carry, in one transaction, as being submitted. Recorded before
+    /// the provider is asked, so that another worker whose run asks the
+    /// same waits for this batch instead of submitting it again.
     #[cfg(feature = "batch")]
     pub(crate) async fn record_batch(
         &self,
-        batch_id: &str,
+        intent: &str,
         provider: &str,
         round: u32,
         lines: Vec<(String, RequestKey)>,
     ) -> Result<(), JournalError> {
         let write = Write::Batch {
             job: Arc::clone(&self.name),
-            batch_id: batch_id.to_string(),
+            batch_id: intent.to_string(),
             provider: provider.to_string(),
             round,
             lines,
         };
         self.store().write(write).await
+    }
+
+    /// Records that the batch recorded under `intent` was created as
+    /// `batch_id`: its lines move to that id, in one transaction.
+    #[cfg(feature = "batch")]
+    pub(crate) async fn batch_created(
+        &self,
+        intent: &str,
+        batch_id: &str,
+    ) -> Result<(), JournalError> {
+        let write = Write::Created {
+            intent: intent.to_string(),
+            batch_id: batch_id.to_string(),
+        };
+        self.store().write(write).await
+    }
+
+    /// What became of the batch recorded under `intent`.
+    #[cfg(feature = "batch")]
+    pub(crate) async fn batch_intent(&self, intent: &str) -> Result<BatchIntent, JournalError> {
+        self.store().batch_intent(intent).await
     }
 
     /// Records that batch `batch_id` ended as `status`, without waiting (a
@@ -520,12 +551,13 @@ impl Job {
     }
 
     /// The lines of this job's batches that asked `key` and have no reply
-    /// recorded, oldest first: (batch id, custom id).
+    /// recorded, oldest first, those of batches being submitted included,
+    /// those of batches never created left out.
     #[cfg(feature = "batch")]
     pub(crate) async fn pending_lines(
         &self,
         key: &RequestKey,
-    ) -> Result<Vec<(String, String)>, JournalError> {
+    ) -> Result<Vec<PendingLine>, JournalError> {
         self.store().pending_lines(&self.name, *key).await
     }
 

@@ -145,3 +145,31 @@ pub(crate) struct Lease {
     pub(crate) holder: std::sync::Arc<str>,
     pub(crate) ms: i64,
 }
+
+/// A line of a job's batch that has no reply recorded yet.
+#[cfg(feature = "batch")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PendingLine {
+    /// The provider's batch id; while the batch is being submitted, the id
+    /// its submitter recorded it under first (see [`BatchIntent`]).
+    pub(crate) batch_id: String,
+    pub(crate) custom_id: String,
+    /// Whether the batch is being submitted: recorded, not yet known to
+    /// have been created.
+    pub(crate) submitting: bool,
+}
+
+/// What became of a batch recorded before it was created, by the id it was
+/// recorded under.
+#[cfg(feature = "batch")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BatchIntent {
+    /// The provider created it, under this id.
+    Created(String),
+    /// Its submitter has not said yet; recorded this long ago (by the
+    /// store's clock).
+    Submitting { age: std::time::Duration },
+    /// It was never created (the provider refused it, or its submitter
+    /// was gone too long), or is not known.
+    NotSubmitted,
+}

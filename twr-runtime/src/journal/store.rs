@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use super::error::JournalError;
 use super::key::RequestKey;
+#[cfg(feature = "batch")]
+use super::records::{BatchIntent, PendingLine};
 use super::records::{
     Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
 };
@@ -58,7 +60,9 @@ pub(crate) enum Write {
         job: Arc<str>,
         events: Vec<FeedbackEvent>,
     },
-    /// A batch submitted for a job: its lines' custom ids and requests.
+    /// A batch about to be submitted for a job, under the id its
+    /// submitter chose (`batch_id`), as being submitted: its lines' custom
+    /// ids and requests.
     #[cfg(feature = "batch")]
     Batch {
         job: Arc<str>,
@@ -67,10 +71,24 @@ pub(crate) enum Write {
         round: u32,
         lines: Vec<(String, RequestKey)>,
     },
-    /// A batch ended, with the provider's last word.
+    /// The batch recorded under `intent` was created as `batch_id`: the
+    /// batch and its lines take that id, in one transaction.
+    #[cfg(feature = "batch")]
+    Created { intent: String, batch_id: String },
+    /// A batch ended, with the provider's last word (or was never
+    /// created: [`NOT_SUBMITTED`]).
     #[cfg(feature = "batch")]
     EndBatch { batch_id: String, status: String },
 }
+
+/// The status of a batch recorded before it was submitted, while it is.
+#[cfg(feature = "batch")]
+pub(crate) const SUBMITTING: &str = "submitting";
+
+/// The status of a batch recorded but never created: its lines are owed by
+/// no batch.
+#[cfg(feature = "batch")]
+pub(crate) const NOT_SUBMITTED: &str = "not submitted";
 
 impl Write {
     /// What is written, for a log line about a record that could not be.
@@ -83,6 +101,8 @@ impl Write {
             Write::Feedback { .. } => "how feedback was followed",
             #[cfg(feature = "batch")]
             Write::Batch { .. } => "a submitted batch",
+            #[cfg(feature = "batch")]
+            Write::Created { .. } => "a created batch's id",
             #[cfg(feature = "batch")]
             Write::EndBatch { .. } => "a batch's end",
         }
@@ -150,9 +170,13 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     fn progress(&self, job: &str) -> StoreFuture<JobProgress>;
 
     /// The lines of `job`'s batches that asked `key` and have no reply
-    /// recorded, oldest first: (batch id, custom id).
+    /// recorded, oldest first; not those of a batch [`NOT_SUBMITTED`].
     #[cfg(feature = "batch")]
-    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<(String, String)>>;
+    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<PendingLine>>;
+
+    /// What became of the batch recorded under `intent`.
+    #[cfg(feature = "batch")]
+    fn batch_intent(&self, intent: &str) -> StoreFuture<BatchIntent>;
 
     /// The custom ids of batch `batch_id`'s lines whose replies `job` has
     /// recorded.

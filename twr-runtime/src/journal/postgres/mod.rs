@@ -20,8 +20,12 @@ use tokio_postgres::Row;
 
 use super::error::JournalError;
 use super::key::RequestKey;
+#[cfg(feature = "batch")]
+use super::records::{BatchIntent, PendingLine};
 use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
 use super::store::{Store, StoreFuture, Write};
+#[cfg(feature = "batch")]
+use super::store::{NOT_SUBMITTED, SUBMITTING};
 use crate::feedback::Wording;
 use crate::model::{FinishReason, Reply, Usage};
 
@@ -305,24 +309,28 @@ impl Shared {
                 lines,
             } => {
                 let transaction = client.transaction().await.map_err(database)?;
-                let now = now_ms();
+                // Recorded by the server's clock: a worker on another
+                // machine judges how long it has been submitting by it.
+                let insert = format!(
+                    "INSERT INTO twr_batches (batch_id, job, provider, round, status,
+                        requests, submitted_at_ms, updated_at_ms, intent)
+                     VALUES ($1, $2, $3, $4, $5, $6, {NOW_MS}, {NOW_MS}, $1)
+                     ON CONFLICT (batch_id) DO UPDATE SET job = EXCLUDED.job,
+                        provider = EXCLUDED.provider, round = EXCLUDED.round,
+                        status = EXCLUDED.status, requests = EXCLUDED.requests,
+                        submitted_at_ms = EXCLUDED.submitted_at_ms,
+                        updated_at_ms = EXCLUDED.updated_at_ms, intent = EXCLUDED.intent"
+                );
                 transaction
                     .execute(
-                        "INSERT INTO twr_batches (batch_id, job, provider, round, status,
-                            requests, submitted_at_ms, updated_at_ms)
-                         VALUES ($1, $2, $3, $4, 'submitted', $5, $6, $6)
-                         ON CONFLICT (batch_id) DO UPDATE SET job = EXCLUDED.job,
-                            provider = EXCLUDED.provider, round = EXCLUDED.round,
-                            status = EXCLUDED.status, requests = EXCLUDED.requests,
-                            submitted_at_ms = EXCLUDED.submitted_at_ms,
-                            updated_at_ms = EXCLUDED.updated_at_ms",
+                        &insert,
                         &[
                             batch_id,
                             &&**job,
                             provider,
                             &i64::from(*round),
+                            &SUBMITTING,
                             &(lines.len() as i64),
-                            &now,
                         ],
                     )
                     .await
@@ -338,6 +346,27 @@ impl Shared {
                         .await
                         .map_err(database)?;
                 }
+                transaction.commit().await.map_err(database)?;
+            }
+            #[cfg(feature = "batch")]
+            Write::Created { intent, batch_id } => {
+                let transaction = client.transaction().await.map_err(database)?;
+                transaction
+                    .execute(
+                        "UPDATE twr_batches SET batch_id = $2, status = 'submitted',
+                            updated_at_ms = $3
+                         WHERE batch_id = $1",
+                        &[intent, batch_id, &now_ms()],
+                    )
+                    .await
+                    .map_err(database)?;
+                transaction
+                    .execute(
+                        "UPDATE twr_batch_requests SET batch_id = $2 WHERE batch_id = $1",
+                        &[intent, batch_id],
+                    )
+                    .await
+                    .map_err(database)?;
                 transaction.commit().await.map_err(database)?;
             }
             #[cfg(feature = "batch")]
@@ -775,22 +804,65 @@ impl Store for PostgresStore {
     }
 
     #[cfg(feature = "batch")]
-    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<(String, String)>> {
+    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<PendingLine>> {
         let job = job.to_string();
         self.run(move |client| {
             Box::pin(async move {
                 let rows = client
                     .query(
-                        "SELECT l.batch_id, l.custom_id
+                        "SELECT l.batch_id, l.custom_id, b.status = $3
                          FROM twr_batch_requests l JOIN twr_batches b ON b.batch_id = l.batch_id
-                         WHERE b.job = $1 AND l.key = $2
+                         WHERE b.job = $1 AND l.key = $2 AND b.status <> $4
                            AND NOT EXISTS (SELECT 1 FROM twr_replies r
                                WHERE r.batch_id = l.batch_id AND r.custom_id = l.custom_id)
                          ORDER BY b.submitted_at_ms, l.custom_id COLLATE \"C\"",
-                        &[&job, &key.as_bytes().as_slice()],
+                        &[
+                            &job,
+                            &key.as_bytes().as_slice(),
+                            &SUBMITTING,
+                            &NOT_SUBMITTED,
+                        ],
                     )
                     .await?;
-                Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+                Ok(rows
+                    .iter()
+                    .map(|row| PendingLine {
+                        batch_id: row.get(0),
+                        custom_id: row.get(1),
+                        submitting: row.get(2),
+                    })
+                    .collect())
+            })
+        })
+    }
+
+    #[cfg(feature = "batch")]
+    fn batch_intent(&self, intent: &str) -> StoreFuture<BatchIntent> {
+        let intent = intent.to_string();
+        self.run(move |client| {
+            Box::pin(async move {
+                // The age by the server's clock, as leases are.
+                let query = format!(
+                    "SELECT batch_id, status, GREATEST(0, {NOW_MS} - submitted_at_ms)
+                     FROM twr_batches WHERE intent = $1"
+                );
+                let row = client.query_opt(&query, &[&intent]).await?;
+                Ok(match row {
+                    None => BatchIntent::NotSubmitted,
+                    Some(row) => {
+                        let status: String = row.get(1);
+                        if status == NOT_SUBMITTED {
+                            BatchIntent::NotSubmitted
+                        } else if status == SUBMITTING {
+                            let age: i64 = row.get(2);
+                            BatchIntent::Submitting {
+                                age: std::time::Duration::from_millis(age as u64),
+                            }
+                        } else {
+                            BatchIntent::Created(row.get(0))
+                        }
+                    }
+                })
             })
         })
     }

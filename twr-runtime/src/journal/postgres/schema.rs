@@ -119,6 +119,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         leases         BIGINT NOT NULL,
         PRIMARY KEY (job, idx)
     );",
+    // Version 5: a batch is recorded before it is submitted, under an id
+    // of its submitter's, and keeps that id once the provider names it.
+    "ALTER TABLE twr_batches ADD COLUMN intent TEXT;
+    CREATE INDEX twr_batches_by_intent ON twr_batches (intent);",
 ];
 
 /// The key of the advisory lock migrations hold ("twr1"), so that workers

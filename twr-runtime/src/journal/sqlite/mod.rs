@@ -23,6 +23,8 @@ use rusqlite::Connection;
 
 use super::error::JournalError;
 use super::key::RequestKey;
+#[cfg(feature = "batch")]
+use super::records::{BatchIntent, PendingLine};
 use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
 use super::store::{Store, StoreFuture, Write};
 use crate::model::Reply;
@@ -182,6 +184,8 @@ fn write_on(connection: &Connection, write: &Write) -> rusqlite::Result<()> {
             lines,
         } => queries::record_batch(connection, job, batch_id, provider, *round, lines),
         #[cfg(feature = "batch")]
+        #[cfg(feature = "batch")]
+        Write::Created { intent, batch_id } => queries::batch_created(connection, intent, batch_id),
         Write::EndBatch { batch_id, status } => queries::end_batch(connection, batch_id, status),
     }
 }
@@ -273,9 +277,20 @@ impl Store for SqliteStore {
     }
 
     #[cfg(feature = "batch")]
-    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<(String, String)>> {
+    fn pending_lines(&self, job: &str, key: RequestKey) -> StoreFuture<Vec<PendingLine>> {
         let job = job.to_string();
         self.run(move |c| queries::pending_lines(c, &job, &key))
+    }
+
+    #[cfg(feature = "batch")]
+    fn batch_intent(&self, intent: &str) -> StoreFuture<BatchIntent> {
+        // A file older than version 5 (opened read-only) recorded every
+        // batch after it was created: none is being submitted.
+        if self.version < 5 {
+            return Box::pin(std::future::ready(Ok(BatchIntent::NotSubmitted)));
+        }
+        let intent = intent.to_string();
+        self.run(move |c| queries::batch_intent(c, &intent))
     }
 
     #[cfg(feature = "batch")]

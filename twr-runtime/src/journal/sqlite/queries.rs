@@ -9,9 +9,13 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::feedback::Wording;
 use crate::journal::key::RequestKey;
+#[cfg(feature = "batch")]
+use crate::journal::records::{BatchIntent, PendingLine};
 use crate::journal::records::{
     Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
 };
+#[cfg(feature = "batch")]
+use crate::journal::store::{NOT_SUBMITTED, SUBMITTING};
 use crate::model::{FinishReason, Reply, Usage};
 
 fn now_ms() -> i64 {
@@ -330,9 +334,17 @@ pub(crate) fn record_batch(
     let now = now_ms();
     transaction.execute(
         "INSERT OR REPLACE INTO batches (batch_id, job, provider, round, status, requests,
-            submitted_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, 'submitted', ?5, ?6, ?6)",
-        params![batch_id, job, provider, round, lines.len() as i64, now],
+            submitted_at_ms, updated_at_ms, intent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?1)",
+        params![
+            batch_id,
+            job,
+            provider,
+            round,
+            SUBMITTING,
+            lines.len() as i64,
+            now
+        ],
     )?;
     {
         let mut insert = transaction.prepare_cached(
@@ -344,6 +356,40 @@ pub(crate) fn record_batch(
         }
     }
     transaction.commit()
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn batch_created(c: &Connection, intent: &str, batch_id: &str) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    transaction.execute(
+        "UPDATE batches SET batch_id = ?2, status = 'submitted', updated_at_ms = ?3
+         WHERE batch_id = ?1",
+        params![intent, batch_id, now_ms()],
+    )?;
+    transaction.execute(
+        "UPDATE batch_requests SET batch_id = ?2 WHERE batch_id = ?1",
+        params![intent, batch_id],
+    )?;
+    transaction.commit()
+}
+
+#[cfg(feature = "batch")]
+pub(crate) fn batch_intent(c: &Connection, intent: &str) -> rusqlite::Result<BatchIntent> {
+    let row: Option<(String, String, i64)> = c
+        .query_row(
+            "SELECT batch_id, status, submitted_at_ms FROM batches WHERE intent = ?1",
+            params![intent],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    Ok(match row {
+        None => BatchIntent::NotSubmitted,
+        Some((_, status, _)) if status == NOT_SUBMITTED => BatchIntent::NotSubmitted,
+        Some((_, status, since)) if status == SUBMITTING => BatchIntent::Submitting {
+            age: std::time::Duration::from_millis(now_ms().saturating_sub(since).max(0) as u64),
+        },
+        Some((batch_id, _, _)) => BatchIntent::Created(batch_id),
+    })
 }
 
 #[cfg(feature = "batch")]
@@ -360,18 +406,25 @@ pub(crate) fn pending_lines(
     c: &Connection,
     job: &str,
     key: &RequestKey,
-) -> rusqlite::Result<Vec<(String, String)>> {
+) -> rusqlite::Result<Vec<PendingLine>> {
     let mut statement = c.prepare_cached(
-        "SELECT l.batch_id, l.custom_id
+        "SELECT l.batch_id, l.custom_id, b.status = ?3
          FROM batch_requests l JOIN batches b ON b.batch_id = l.batch_id
-         WHERE b.job = ?1 AND l.key = ?2
+         WHERE b.job = ?1 AND l.key = ?2 AND b.status <> ?4
            AND NOT EXISTS (SELECT 1 FROM replies r
                            WHERE r.batch_id = l.batch_id AND r.custom_id = l.custom_id)
          ORDER BY b.submitted_at_ms, l.custom_id",
     )?;
-    let rows = statement.query_map(params![job, key.as_bytes()], |row| {
-        Ok((row.get(0)?, row.get(1)?))
-    })?;
+    let rows = statement.query_map(
+        params![job, key.as_bytes(), SUBMITTING, NOT_SUBMITTED],
+        |row| {
+            Ok(PendingLine {
+                batch_id: row.get(0)?,
+                custom_id: row.get(1)?,
+                submitting: row.get(2)?,
+            })
+        },
+    )?;
     rows.collect()
 }
 

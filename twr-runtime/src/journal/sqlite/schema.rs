@@ -130,6 +130,11 @@ const MIGRATIONS: &[&str] = &[
         leases            INTEGER NOT NULL,
         PRIMARY KEY (job, idx)
     ) WITHOUT ROWID;",
+    // Version 5: a batch is recorded before it is submitted, under an id
+    // of its submitter's, and keeps that id once the provider names it
+    // (see `journal::sqlite::queries::batch_created`).
+    "ALTER TABLE batches ADD COLUMN intent TEXT;
+    CREATE INDEX batches_by_intent ON batches (intent);",
 ];
 
 /// The tables every file of version `version` has.
@@ -378,7 +383,7 @@ mod tests {
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((id, version), (0x7477_7231, 4));
+        assert_eq!((id, version), (0x7477_7231, 5));
         let created: String = connection
             .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
                 r.get(0)
@@ -438,15 +443,15 @@ mod tests {
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 5;")
+            .execute_batch("PRAGMA user_version = 6;")
             .unwrap();
         let error = Journal::open(&path).unwrap_err();
         assert!(
             matches!(
                 error,
                 JournalError::Version {
-                    found: 5,
-                    supported: 4,
+                    found: 6,
+                    supported: 5,
                     ..
                 }
             ),
@@ -565,7 +570,7 @@ mod tests {
     fn a_current_file_without_its_feedback_table_is_refused() {
         let path = temp("v3-no-feedback");
         drop(Journal::open(&path).unwrap());
-        assert_eq!(user_version(&path), 4);
+        assert_eq!(user_version(&path), 5);
         Connection::open(&path)
             .unwrap()
             .execute_batch("DROP TABLE feedback;")
