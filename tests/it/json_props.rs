@@ -634,6 +634,11 @@ fn readings_that_lost_items_are_feedback() {
             "[\n  [\"\n    null,\n    \"//\"\n  ]\n]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 4 (near `\"`): this string runs over lines to a quote with a comment after it that holds a quote, so where it ends is not known; close it on its line, or write a line break inside it as \\n.",
         ),
+        // a stray quote after a number, a comma put in, then a cut.
+        (
+            "[-1\"00000,\"['\",null,null]",
+            "The reply should be JSON of the expected shape: a comma is missing and the text is cut off after it, so a quote may be a stray one that opened the rest; write the value whole, with a comma between items.",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

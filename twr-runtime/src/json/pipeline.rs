@@ -355,23 +355,28 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         if broke && !repaired.repairs.is_empty() {
             continue;
         }
-        // A comma left out, and a string over lines or a key left without
-        // a value where the text ends: where the string ends, or whether
-        // the text was cut, is one guess and the comma a second one (a
+        // A comma left out, and a string over lines, a key left without
+        // a value where the text ends, or the text cut off: where the
+        // string ends, or whether the text was cut, is one guess and the
+        // comma a second one (a
         // stray quote before a pretty-printed list reads that way, its
         // items taken into one string; or a stray quote makes the rest of
         // the text one string that is never closed).
         let over_lines = repaired.repairs.contains(Repair::ControlCharacter);
-        if repaired.repairs.contains(Repair::MissingComma)
-            && (over_lines || repaired.repairs.contains(Repair::DanglingKey))
-        {
+        let dangling = repaired.repairs.contains(Repair::DanglingKey);
+        let cut = repaired.repairs.contains(Repair::Truncated);
+        if repaired.repairs.contains(Repair::MissingComma) && (over_lines || dangling || cut) {
             misses.syntax(repaired.end - start, || {
                 if over_lines {
                     "a string runs over lines and no comma follows it, so where it ends is not \
                      known; close each string on its line, or write a line break inside it as \\n"
-                } else {
+                } else if dangling {
                     "a comma is missing, and a key at the end is left without a value, so a \
                      quote may be a stray one; write the value whole, with a comma between items"
+                } else {
+                    "a comma is missing and the text is cut off after it, so a quote may be a \
+                     stray one that opened the rest; write the value whole, with a comma between \
+                     items"
                 }
                 .to_owned()
             });
