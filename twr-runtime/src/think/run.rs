@@ -338,14 +338,7 @@ where
                 let aborted = call.aborted.take();
                 let mut attempt = self.open_attempt(number, model.name(), call);
                 attempt.constrained = constrained;
-                if think.trace_content {
-                    trace::content(
-                        &Span::current(),
-                        &request,
-                        &attempt.raw,
-                        attempt.finish_reason.as_ref(),
-                    );
-                }
+                self.trace_content(&request, &attempt);
                 Ok((attempt, aborted))
             }
             Err(CallFailure { stop, call }) => Err(self.stopped(number, stop, call)),
@@ -477,15 +470,21 @@ where
         self.agreed = Some(SharedText::from(agreement.answer));
         self.logprobs.clear();
         attempt.samples = samples;
-        if think.trace_content {
+        self.trace_content(&request, &attempt);
+        Ok((attempt, None))
+    }
+
+    /// With [`Think::trace_content`], puts the conversation sent and the
+    /// attempt's reply on the attempt's span.
+    fn trace_content(&self, request: &[Message], attempt: &Attempt) {
+        if self.think.trace_content {
             trace::content(
                 &Span::current(),
-                &request,
+                request,
                 &attempt.raw,
                 attempt.finish_reason.as_ref(),
             );
         }
-        Ok((attempt, None))
     }
 
     /// The grammar attempt `number` is sent with, when it is constrained
