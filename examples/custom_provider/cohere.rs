@@ -14,7 +14,7 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use twr_runtime::client::{
-    ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, SseEvent,
+    ApiKey, Decoded, Fault, Flow, HttpModel, Provider, RequestHead, RequestSpec, SseEvent,
 };
 use twr_runtime::{FinishReason, ModelError, Role, Usage};
 
@@ -103,13 +103,13 @@ impl Provider for CohereApi {
         Ok(Value::Object(body))
     }
 
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
         let reply: ChatResponse = decode(body, "a Cohere chat response")?;
         let message = reply.message.ok_or(Fault::Missing("message"))?;
         for block in message.content {
             match block.kind.as_str() {
-                "thinking" => out.extend(block.thinking.map(Piece::Reasoning)),
-                "text" => out.extend(block.text.map(Piece::Content)),
+                "thinking" => out.extend(block.thinking.map(Decoded::Reasoning)),
+                "text" => out.extend(block.text.map(Decoded::Content)),
                 // Tool calls and citations are not text.
                 _ => {}
             }
@@ -121,7 +121,7 @@ impl Provider for CohereApi {
         &self,
         _: &mut (),
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault> {
         let event: StreamEvent = decode(event.data().as_bytes(), "a Cohere stream event")?;
         let content = event
@@ -133,7 +133,7 @@ impl Provider for CohereApi {
             // A block may open with text already.
             "content-start" | "content-delta" => {
                 if let Some(content) = content {
-                    content.pieces(out);
+                    content.push_decoded(out);
                 }
             }
             "message-end" => {
@@ -159,10 +159,10 @@ fn end(
     reason: Option<String>,
     usage: Option<UsageBody>,
     error: Option<String>,
-    out: &mut Vec<Piece>,
+    out: &mut Vec<Decoded>,
 ) -> Result<(), Fault> {
     if let Some(usage) = usage {
-        out.push(Piece::Usage(usage.counts()));
+        out.push(Decoded::Usage(usage.counts()));
     }
     let Some(reason) = reason else {
         return Ok(());
@@ -176,7 +176,7 @@ fn end(
         }
         other => FinishReason::from_server(other),
     };
-    out.push(Piece::Finish(reason));
+    out.push(Decoded::Finish(reason));
     Ok(())
 }
 
@@ -237,12 +237,12 @@ struct DeltaContent {
 }
 
 impl DeltaContent {
-    fn pieces(&self, out: &mut Vec<Piece>) {
+    fn push_decoded(&self, out: &mut Vec<Decoded>) {
         if let Some(thinking) = self.thinking.as_ref().filter(|t| !t.is_empty()) {
-            out.push(Piece::Reasoning(thinking.clone()));
+            out.push(Decoded::Reasoning(thinking.clone()));
         }
         if let Some(text) = self.text.as_ref().filter(|t| !t.is_empty()) {
-            out.push(Piece::Content(text.clone()));
+            out.push(Decoded::Content(text.clone()));
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::support::client::{refused_origin, Scripted, TestServer};
 use cohere::{cohere, Cohere, CohereApi};
 use serde_json::{json, Value};
 use twr_runtime::client::{
-    ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, ResponseHeaders,
+    ApiKey, Decoded, Fault, Flow, HttpModel, Provider, RequestHead, RequestSpec, ResponseHeaders,
     SseEvent,
 };
 use twr_runtime::model::{RateLimits, Request};
@@ -114,7 +114,7 @@ fn message_end(delta: Value) -> Value {
     json!({"type": "message-end", "id": "m-1", "delta": delta})
 }
 
-/// A streamed reply: a thinking block, then the answer in pieces that cut
+/// A streamed reply: a thinking block, then the answer in items that cut
 /// through headers.
 fn streamed_answer() -> Scripted {
     cohere_stream(&[
@@ -372,7 +372,7 @@ impl Provider for Gateway {
         self.0.body(spec)
     }
 
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
         if let Ok(Value::Object(mut reply)) = serde_json::from_slice::<Value>(body) {
             if let Some(error) = reply.remove("gateway_error") {
                 return Err(Fault::Embedded(error));
@@ -385,7 +385,7 @@ impl Provider for Gateway {
         &self,
         _: &mut (),
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault> {
         self.0.decode_event(&mut (), event, out)
     }

@@ -117,7 +117,7 @@
 //! ├── choice.rs        the Choice trait
 //! ├── reasoning/       the one lexer of <think> blocks, shared by parser, JSON and clients
 //! ├── phrases/         pub: every word twr writes for a model, one table per language; lang.rs: Lang, which table
-//! ├── feedback/        pub: problem.rs: what is wrong and where; message.rs: Feedback, the message that tells the model what to fix
+//! ├── feedback/        pub: problem.rs: what is wrong and where; report.rs: Feedback, every problem of one reply and the message that tells the model what to fix
 //! ├── prompt.rs        pub: the soft-format guide
 //! ├── json/            pub: layered JSON extraction and repair, and its report
 //! ├── parse/           pub: the section parser, the derive's section reader, value codecs and their errors, tables and records;
@@ -133,8 +133,8 @@
 //! ├── journal/         pub: the durable journal and the response cache (feature journal); store.rs: the
 //! │                    one async seam to what keeps the records; sqlite/: the SQLite file, on tokio's blocking pool;
 //! │                    postgres/: a PostgreSQL database (feature postgres)
-//! ├── stored.rs        the journal and the response cache as a layer around the model
-//! ├── think/           the loop: builder, attempts, patch merging, ledger
+//! ├── stored_model.rs  the journal and the response cache as a layer around the model
+//! ├── think/           the loop: builder (mod.rs), driver.rs (one run, step by step), attempts, patch merging, ledger
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
 //! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
 //! ├── run.rs           pub: the ledger's details and the loop's defaults
@@ -170,7 +170,7 @@
 //! 9. `model`: the `ChatModel` seam, messages and their attachments, replies, errors
 //! 10. `retry`, `scripted`, `cost`, `resilience`: about one model: when to call again, a scripted one, prices, wrappers
 //! 11. `client`, `journal`: the HTTP clients; the journal and the response cache
-//! 12. `stored`: the journal and the response cache as a layer around the model, and what the loop records and learns from through it
+//! 12. `stored_model`: the journal and the response cache as a layer around the model, and what the loop records and learns from through it
 //! 13. `think`: the loop
 //! 14. `run`, `batch`, `__private`: the ledger's paths; rounds over batch APIs; what derived code calls
 //! 15. `guide`: the guide's pages (`docs/guide/*.md`), documentation only
@@ -225,7 +225,7 @@ mod retry;
 pub mod run;
 mod scripted;
 pub mod sections;
-mod stored;
+mod stored_model;
 mod text;
 mod think;
 mod vocab;

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{required_env, HttpModel};
 use super::options::merge_json;
-use super::provider::{self, Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::provider::{self, Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
@@ -401,7 +401,7 @@ impl Provider for AnthropicApi {
         error_status(code)
     }
 
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
         let message: MessageBody = decode(body)?;
         if let Some(error) = message.error {
             return Err(Fault::Embedded(error));
@@ -409,14 +409,14 @@ impl Provider for AnthropicApi {
         let Some(content) = message.content else {
             return Err(Fault::Missing("content"));
         };
-        out.extend(message.model.filter(|m| !m.is_empty()).map(Piece::Model));
+        out.extend(message.model.filter(|m| !m.is_empty()).map(Decoded::Model));
         for block in content {
-            block.pieces(out);
+            block.push_decoded(out);
         }
         if let Some(usage) = message.usage {
             let mut counts = Usage::default();
             usage.apply(&mut counts);
-            out.push(Piece::Usage(counts));
+            out.push(Decoded::Usage(counts));
         }
         if let Some(reason) = message.stop_reason {
             stop_reason(&reason, message.stop_details, out);
@@ -430,7 +430,7 @@ impl Provider for AnthropicApi {
         &self,
         counts: &mut Usage,
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault> {
         if event.name() == Some("error") {
             return Err(Fault::ErrorEvent(event.data().to_string()));
@@ -439,23 +439,23 @@ impl Provider for AnthropicApi {
         match data.kind.as_str() {
             "message_start" => {
                 if let Some(message) = data.message {
-                    out.extend(message.model.filter(|m| !m.is_empty()).map(Piece::Model));
+                    out.extend(message.model.filter(|m| !m.is_empty()).map(Decoded::Model));
                     if let Some(usage) = message.usage {
                         usage.apply(counts);
-                        out.push(Piece::Usage(*counts));
+                        out.push(Decoded::Usage(*counts));
                     }
                 }
             }
             "content_block_start" => {
                 if let Some(block) = data.content_block {
-                    block.pieces(out);
+                    block.push_decoded(out);
                 }
             }
             "content_block_delta" => {
                 if let Some(delta) = data.delta {
                     match delta.kind.as_deref() {
-                        Some("text_delta") => out.extend(delta.text.map(Piece::Content)),
-                        Some("thinking_delta") => out.extend(delta.thinking.map(Piece::Reasoning)),
+                        Some("text_delta") => out.extend(delta.text.map(Decoded::Content)),
+                        Some("thinking_delta") => out.extend(delta.thinking.map(Decoded::Reasoning)),
                         // signature_delta (a thinking block's signature),
                         // input_json_delta (tool calls), citations: not text.
                         _ => {}
@@ -465,7 +465,7 @@ impl Provider for AnthropicApi {
             "message_delta" => {
                 if let Some(usage) = data.usage {
                     usage.apply(counts);
-                    out.push(Piece::Usage(*counts));
+                    out.push(Decoded::Usage(*counts));
                 }
                 if let Some(delta) = data.delta {
                     if let Some(reason) = delta.stop_reason {
@@ -487,13 +487,13 @@ impl Provider for AnthropicApi {
     }
 }
 
-/// The stop reason as a finish piece. `refusal` stops the reply as a filter
+/// The stop reason as a finish item. `refusal` stops the reply as a filter
 /// does: the reader makes it a [`ModelError::Refused`] with the server's
 /// explanation from `stop_details` (its category when it gives no
 /// explanation), keeping any text that arrived before it.
-fn stop_reason(reason: &str, details: Option<StopDetails>, out: &mut Vec<Piece>) {
+fn stop_reason(reason: &str, details: Option<StopDetails>, out: &mut Vec<Decoded>) {
     if reason != "refusal" {
-        out.push(Piece::Finish(FinishReason::from_server(reason)));
+        out.push(Decoded::Finish(FinishReason::from_server(reason)));
         return;
     }
     let details = details.unwrap_or_default();
@@ -505,8 +505,8 @@ fn stop_reason(reason: &str, details: Option<StopDetails>, out: &mut Vec<Piece>)
         }
         (None, None) => "Claude declined to answer (stop_reason refusal)".to_string(),
     };
-    out.push(Piece::Refusal(message));
-    out.push(Piece::Finish(FinishReason::ContentFilter));
+    out.push(Decoded::Refusal(message));
+    out.push(Decoded::Finish(FinishReason::ContentFilter));
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, Fault> {
@@ -557,13 +557,13 @@ struct Block {
 }
 
 impl Block {
-    fn pieces(self, out: &mut Vec<Piece>) {
+    fn push_decoded(self, out: &mut Vec<Decoded>) {
         match self.kind.as_str() {
-            "text" => out.extend(self.text.filter(|t| !t.is_empty()).map(Piece::Content)),
+            "text" => out.extend(self.text.filter(|t| !t.is_empty()).map(Decoded::Content)),
             "thinking" => out.extend(
                 self.thinking
                     .filter(|t| !t.is_empty())
-                    .map(Piece::Reasoning),
+                    .map(Decoded::Reasoning),
             ),
             // redacted_thinking is encrypted; tool_use is not text.
             _ => {}

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::body::BodyReader;
 use super::http::{self, Deadline};
-use super::http_model::{decode_pieces, HttpModel};
+use super::http_model::{decode_all, HttpModel};
 use super::provider::{Provider, RequestHead};
-use super::reply::PieceReader;
+use super::reply::DecodedReader;
 use super::secret::Secrets;
 use crate::model::{ErrorDetail, Message, ModelError, Reply};
 
@@ -211,9 +211,9 @@ pub(crate) fn decode_reply<P: Provider>(
     bytes: &[u8],
     endpoint: &Endpoint,
 ) -> Result<Reply, ModelError> {
-    let mut pieces = Vec::new();
-    decode_pieces(&client.provider, bytes, &endpoint.secrets, &mut pieces)?;
-    let mut reader = PieceReader::default();
-    pieces.into_iter().for_each(|piece| reader.add(piece));
+    let mut decoded = Vec::new();
+    decode_all(&client.provider, bytes, &endpoint.secrets, &mut decoded)?;
+    let mut reader = DecodedReader::default();
+    decoded.into_iter().for_each(|item| reader.add(item));
     reader.finish()
 }

@@ -1,6 +1,6 @@
 //! A streamed [`ChatModel::call`](crate::ChatModel::call) of
 //! [`HttpModel`]: the reply handed out as [`Delta`]s while the server sends
-//! it, event by event, read by the same [`PieceReader`] as `chat`'s reply.
+//! it, event by event, read by the same [`DecodedReader`] as `chat`'s reply.
 
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use tracing::Instrument as _;
 use super::http_model::{HttpModel, Source};
 use super::otel;
 use super::provider::Provider;
-use super::reply::PieceReader;
+use super::reply::DecodedReader;
 use crate::model::{BoxFuture, Delta, ModelError, Request, Response};
 
 /// Where a streamed call is.
@@ -24,7 +24,7 @@ enum State<'a, P: Provider> {
 /// A response being read, and what it said so far.
 struct Reading<'a, P: Provider> {
     source: Source<'a, P>,
-    reader: PieceReader,
+    reader: DecodedReader,
 }
 
 /// The streamed call of `model` for `request`'s messages (with its
@@ -62,8 +62,8 @@ pub(crate) fn deltas<'a, P: Provider>(
         let reader = match source {
             // A server that ignored the request to stream sent one
             // document: its reply is handed out whole, as `chat` reads it.
-            Source::Whole { .. } => PieceReader::default(),
-            Source::Events(_) => PieceReader::streaming(),
+            Source::Whole { .. } => DecodedReader::default(),
+            Source::Events(_) => DecodedReader::streaming(),
         }
         .scrubbing(source.secrets());
         let reading = State::Reading(Box::new(Reading { source, reader }));
@@ -80,7 +80,7 @@ pub(crate) fn deltas<'a, P: Provider>(
     Box::pin(open.instrument(span))
 }
 
-/// One step: the deltas the next piece of the response gave, and the state
+/// One step: the deltas the next item of the response gave, and the state
 /// after it; `None` once the stream has ended.
 async fn step<'a, P: Provider>(
     state: State<'a, P>,
@@ -90,9 +90,9 @@ async fn step<'a, P: Provider>(
         State::Over => return None,
         State::Reading(reading) => (reading.source, reading.reader),
     };
-    let mut pieces = Vec::new();
-    let more = source.next(&mut pieces).await;
-    pieces.into_iter().for_each(|piece| reader.add(piece));
+    let mut decoded = Vec::new();
+    let more = source.next(&mut decoded).await;
+    decoded.into_iter().for_each(|item| reader.add(item));
     match more {
         Ok(true) => {
             let batch = reader.take_deltas().into_iter().map(Ok).collect();

@@ -2,7 +2,7 @@
 //! redirects, errors embedded in a 200 body or an event, bodies that do not
 //! decode, refusals.
 //!
-//! This is the one place server text enters an error: every piece of it goes
+//! This is the one place server text enters an error: every item of it goes
 //! through [`Secrets::scrubbed_quote`] (scrubbed of every credential, then cut), so
 //! a server that echoes the key cannot leak it through an error's message,
 //! its source chain, or the logs that print it.
@@ -14,7 +14,7 @@ use reqwest::Response;
 use serde_json::{json, Value};
 
 use super::http::retry_after;
-use super::provider::{Fault, Piece, Provider};
+use super::provider::{Decoded, Fault, Provider};
 use super::secret::Secrets;
 use crate::grammar::Dialect;
 use crate::model::http_error::{self, message_in};
@@ -102,13 +102,13 @@ pub(crate) fn from_fault<P: Provider>(
     }
 }
 
-/// Server text inside a piece that is metadata rather than the model's
+/// Server text inside an item that is metadata rather than the model's
 /// answer (a refusal, a finish reason the server named), scrubbed.
-pub(crate) fn scrub_piece(piece: Piece, secrets: &Secrets) -> Piece {
-    match piece {
-        Piece::Refusal(text) => Piece::Refusal(secrets.scrub(&text)),
-        Piece::Finish(FinishReason::Other(reason)) => {
-            Piece::Finish(FinishReason::Other(secrets.scrub(&reason)))
+pub(crate) fn scrub_decoded(item: Decoded, secrets: &Secrets) -> Decoded {
+    match item {
+        Decoded::Refusal(text) => Decoded::Refusal(secrets.scrub(&text)),
+        Decoded::Finish(FinishReason::Other(reason)) => {
+            Decoded::Finish(FinishReason::Other(secrets.scrub(&reason)))
         }
         other => other,
     }

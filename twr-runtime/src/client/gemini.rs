@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::options::merge_json;
-use super::provider::{self, Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::provider::{self, Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
 use super::secret::ApiKey;
 use super::sse::SseEvent;
 use crate::grammar::{Dialect, Grammar};
@@ -262,12 +262,12 @@ impl Provider for GeminiApi {
         error_status(code)
     }
 
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
         let body = decode(body)?;
         if body.candidates.is_empty() && body.prompt_feedback.is_none() && body.error.is_none() {
             return Err(Fault::Missing("candidates"));
         }
-        body.pieces(out)
+        body.push_decoded(out)
     }
 
     /// Gemini's stream has no `[DONE]`: it is complete when a chunk carried
@@ -276,9 +276,9 @@ impl Provider for GeminiApi {
         &self,
         _: &mut (),
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault> {
-        decode(event.data().as_bytes())?.pieces(out)?;
+        decode(event.data().as_bytes())?.push_decoded(out)?;
         Ok(Flow::Continue)
     }
 
@@ -480,11 +480,11 @@ struct PromptFeedback {
 impl ResponseBody {
     /// What one response (or chunk) says; an error or a blocked prompt is a
     /// fault.
-    fn pieces(self, out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn push_decoded(self, out: &mut Vec<Decoded>) -> Result<(), Fault> {
         if let Some(error) = self.error {
             return Err(Fault::Embedded(error));
         }
-        out.extend(self.model_version.filter(|m| !m.is_empty()).map(Piece::Model));
+        out.extend(self.model_version.filter(|m| !m.is_empty()).map(Decoded::Model));
         if let Some(feedback) = self.prompt_feedback {
             if let Some(reason) = feedback.block_reason {
                 let detail = feedback
@@ -499,25 +499,25 @@ impl ResponseBody {
         if let Some(candidate) = self.candidates.into_iter().next() {
             for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
                 match part.text {
-                    Some(text) if part.thought => out.push(Piece::Reasoning(text)),
-                    Some(text) => out.push(Piece::Content(text)),
+                    Some(text) if part.thought => out.push(Decoded::Reasoning(text)),
+                    Some(text) => out.push(Decoded::Content(text)),
                     None => {}
                 }
             }
             let tokens = candidate.logprobs_result.map(LogprobsResult::tokens);
             if let Some(tokens) = tokens.filter(|tokens| !tokens.is_empty()) {
-                out.push(Piece::Logprobs(tokens));
+                out.push(Decoded::Logprobs(tokens));
             }
             if let Some(reason) = candidate.finish_reason {
                 if blocks(&reason) {
-                    out.push(Piece::Refusal(blocked_message(
+                    out.push(Decoded::Refusal(blocked_message(
                         &reason,
                         candidate.finish_message.as_deref(),
                         &candidate.safety_ratings,
                     )));
-                    out.push(Piece::Finish(FinishReason::ContentFilter));
+                    out.push(Decoded::Finish(FinishReason::ContentFilter));
                 } else {
-                    out.push(Piece::Finish(FinishReason::from_server(&reason)));
+                    out.push(Decoded::Finish(FinishReason::from_server(&reason)));
                 }
             }
         }
@@ -528,7 +528,7 @@ impl ResponseBody {
             if let Some(total) = usage.total_token_count {
                 counts.total_tokens = total;
             }
-            out.push(Piece::Usage(counts));
+            out.push(Decoded::Usage(counts));
         }
         Ok(())
     }
@@ -579,7 +579,7 @@ fn blocked_message(reason: &str, message: Option<&str>, ratings: &[SafetyRating]
 mod tests {
     use super::*;
     use crate::client::http_model::decode_whole;
-    use crate::client::reply::PieceReader;
+    use crate::client::reply::DecodedReader;
     use crate::client::secret::Secrets;
     use crate::client::ResponseHeaders;
     use crate::model::Message;
@@ -638,7 +638,7 @@ mod tests {
 
     #[test]
     fn blocked_prompts_are_refused() {
-        let mut reader = PieceReader::default();
+        let mut reader = DecodedReader::default();
         let api = GeminiApi {
             include_thoughts: false,
         };
@@ -653,7 +653,7 @@ mod tests {
 
     #[test]
     fn cached_content_tokens_are_cache_reads() {
-        let mut reader = PieceReader::default();
+        let mut reader = DecodedReader::default();
         let api = GeminiApi {
             include_thoughts: false,
         };

@@ -15,9 +15,9 @@ use super::fault::{self, Subject};
 use super::http::{self, Deadline};
 use super::options::Options;
 use super::otel;
-use super::provider::{Flow, Piece, Provider, QueryValue, RequestHead, RequestSpec};
+use super::provider::{Decoded, Flow, Provider, QueryValue, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
-use super::reply::PieceReader;
+use super::reply::DecodedReader;
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::grammar::{Dialect, Format, Grammar};
@@ -86,7 +86,7 @@ impl<P: Provider> HttpModel<P> {
     /// through proxies that cut idle connections, and when a stream breaks,
     /// the text that arrived is kept in [`ModelError::Incomplete`]. It also
     /// makes [`chat_stream`](ChatModel::chat_stream) hand out the reply
-    /// piece by piece as it arrives (and [`streams`](ChatModel::streams)
+    /// item by item as it arrives (and [`streams`](ChatModel::streams)
     /// true), so the loop reads each section the moment it is complete and
     /// can stop a reply that is already wrong.
     pub fn stream(mut self, stream: bool) -> Self {
@@ -326,7 +326,7 @@ impl<P: Provider> HttpModel<P> {
     }
 
     /// Sends the request for `messages` and starts reading the response
-    /// (its pieces, event by event when the server streams), and what the
+    /// (its decoded items, event by event when the server streams), and what the
     /// response's headers said about the server's rate limits.
     ///
     /// The call's deadline is the client's timeout, or the caller's
@@ -355,7 +355,7 @@ impl<P: Provider> HttpModel<P> {
         let limit = self.options.max_response_bytes;
         let body = BodyReader::new(response, limit, deadline, secrets.clone())?;
         let source = if streamed {
-            Source::Events(PieceStream::new(&self.provider, body, secrets))
+            Source::Events(DecodedStream::new(&self.provider, body, secrets))
         } else {
             Source::Whole {
                 provider: &self.provider,
@@ -376,11 +376,11 @@ impl<P: Provider> HttpModel<P> {
         call: Request<'_>,
     ) -> Result<(Reply, RateLimits, Option<String>), ModelError> {
         let (mut source, limits) = self.open_with_limits(call).await?;
-        let mut reader = PieceReader::default().scrubbing(source.secrets());
-        let mut pieces = Vec::new();
+        let mut reader = DecodedReader::default().scrubbing(source.secrets());
+        let mut decoded = Vec::new();
         let read = loop {
-            let more = source.next(&mut pieces).await;
-            pieces.drain(..).for_each(|piece| reader.add(piece));
+            let more = source.next(&mut decoded).await;
+            decoded.drain(..).for_each(|item| reader.add(item));
             match more {
                 Ok(true) => continue,
                 Ok(false) => break Ok(()),
@@ -427,11 +427,11 @@ fn json_bytes(body: &Value, messages: &[Message]) -> Result<Vec<u8>, ModelError>
     Ok(bytes)
 }
 
-/// A response being read as [`Piece`]s: a stream event by event, or a
+/// A response being read as [`Decoded`]s: a stream event by event, or a
 /// whole body (a server may ignore a request to stream) at once.
 pub(crate) enum Source<'a, P: Provider> {
     /// An event stream.
-    Events(PieceStream<'a, P>),
+    Events(DecodedStream<'a, P>),
     /// One JSON document.
     Whole {
         provider: &'a P,
@@ -450,9 +450,9 @@ impl<P: Provider> Source<'_, P> {
         }
     }
 
-    /// Appends the next pieces to `out`; `Ok(false)` once the response is
+    /// Appends the next decoded items to `out`; `Ok(false)` once the response is
     /// complete. On an error, `out` still holds what arrived before it.
-    pub(crate) async fn next(&mut self, out: &mut Vec<Piece>) -> Result<bool, ModelError> {
+    pub(crate) async fn next(&mut self, out: &mut Vec<Decoded>) -> Result<bool, ModelError> {
         match self {
             Source::Events(stream) => stream.next(out).await,
             Source::Whole {
@@ -466,7 +466,7 @@ impl<P: Provider> Source<'_, P> {
                 }
                 *done = true;
                 let bytes = body.read_all().await?;
-                decode_pieces(*provider, &bytes, secrets, out)?;
+                decode_all(*provider, &bytes, secrets, out)?;
                 Ok(false)
             }
         }
@@ -479,38 +479,38 @@ pub(crate) fn decode_whole<P: Provider>(
     provider: &P,
     bytes: &[u8],
     secrets: &Secrets,
-    reader: &mut PieceReader,
+    reader: &mut DecodedReader,
 ) -> Result<(), ModelError> {
-    let mut pieces = Vec::new();
-    decode_pieces(provider, bytes, secrets, &mut pieces)?;
-    pieces.into_iter().for_each(|piece| reader.add(piece));
+    let mut decoded = Vec::new();
+    decode_all(provider, bytes, secrets, &mut decoded)?;
+    decoded.into_iter().for_each(|item| reader.add(item));
     Ok(())
 }
 
-/// Decodes a whole response body into pieces, scrubbed.
-pub(crate) fn decode_pieces<P: Provider>(
+/// Decodes a whole response body into decoded items, scrubbed.
+pub(crate) fn decode_all<P: Provider>(
     provider: &P,
     bytes: &[u8],
     secrets: &Secrets,
-    out: &mut Vec<Piece>,
+    out: &mut Vec<Decoded>,
 ) -> Result<(), ModelError> {
     // Decoded apart: a body that fails to decode gives nothing but its error.
-    let mut pieces = Vec::new();
+    let mut decoded = Vec::new();
     provider
-        .decode_reply(bytes, &mut pieces)
+        .decode_reply(bytes, &mut decoded)
         .map_err(|f| fault::from_fault(provider, f, bytes, Subject::Reply, secrets))?;
     out.extend(
-        pieces
+        decoded
             .into_iter()
-            .map(|piece| fault::scrub_piece(piece, secrets)),
+            .map(|item| fault::scrub_decoded(item, secrets)),
     );
     Ok(())
 }
 
-/// A streamed response read as [`Piece`]s, event by event: what the
+/// A streamed response read as [`Decoded`]s, event by event: what the
 /// collected [`Reply`] is built from, and what a stream of deltas to the
 /// caller can be built from.
-pub(crate) struct PieceStream<'a, P: Provider> {
+pub(crate) struct DecodedStream<'a, P: Provider> {
     provider: &'a P,
     body: BodyReader,
     sse: SseDecoder,
@@ -521,9 +521,9 @@ pub(crate) struct PieceStream<'a, P: Provider> {
     over: bool,
 }
 
-impl<'a, P: Provider> PieceStream<'a, P> {
+impl<'a, P: Provider> DecodedStream<'a, P> {
     pub(crate) fn new(provider: &'a P, body: BodyReader, secrets: Arc<Secrets>) -> Self {
-        PieceStream {
+        DecodedStream {
             provider,
             body,
             sse: SseDecoder::new(),
@@ -535,12 +535,12 @@ impl<'a, P: Provider> PieceStream<'a, P> {
         }
     }
 
-    /// Reads the next piece of the body and appends what its events said to
+    /// Reads the next item of the body and appends what its events said to
     /// `out`; `Ok(false)` once the stream is complete. On an error, `out`
     /// still holds what the events before it said. A stream that ends
     /// without saying why the model stopped (and without `[DONE]`) was cut
     /// short: [`ModelError::Interrupted`].
-    pub(crate) async fn next(&mut self, out: &mut Vec<Piece>) -> Result<bool, ModelError> {
+    pub(crate) async fn next(&mut self, out: &mut Vec<Decoded>) -> Result<bool, ModelError> {
         if self.over {
             return Ok(false);
         }
@@ -555,10 +555,10 @@ impl<'a, P: Provider> PieceStream<'a, P> {
             }
             let start = out.len();
             let flow = self.provider.decode_event(&mut self.state, &event, out);
-            for piece in &mut out[start..] {
-                let taken = std::mem::replace(piece, Piece::Content(String::new()));
-                *piece = fault::scrub_piece(taken, &self.secrets);
-                self.finished |= matches!(piece, Piece::Finish(_));
+            for item in &mut out[start..] {
+                let taken = std::mem::replace(item, Decoded::Content(String::new()));
+                *item = fault::scrub_decoded(taken, &self.secrets);
+                self.finished |= matches!(item, Decoded::Finish(_));
             }
             let subject = if event.cut {
                 Subject::CutEvent
@@ -594,7 +594,7 @@ impl<'a, P: Provider> PieceStream<'a, P> {
 
 impl<P: Provider> ChatModel for HttpModel<P> {
     /// A request to stream, with [`stream(true)`](Self::stream): the reply
-    /// over the server's event stream, each piece handed out as it arrives,
+    /// over the server's event stream, each item handed out as it arrives,
     /// reasoning (a `reasoning_content` or `reasoning` field, a thought
     /// part, an inline `<think>` block) as [`Delta::Reasoning`], the answer
     /// as [`Delta::Content`], then [`Delta::Done`]. An empty reply or a
@@ -603,7 +603,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     /// Dropping the stream closes the connection, so the server stops
     /// generating.
     ///
-    /// Otherwise the whole reply as one piece (read over the event stream
+    /// Otherwise the whole reply as one item (read over the event stream
     /// with `stream(true)`, so a stream that breaks fails with
     /// [`ModelError::Incomplete`], keeping the text that arrived).
     ///

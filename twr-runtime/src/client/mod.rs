@@ -35,7 +35,7 @@
 //! ```
 //! use serde_json::{json, Value};
 //! use twr_runtime::client::{
-//!     ApiKey, Fault, Flow, HttpModel, Piece, Provider, RequestHead, RequestSpec, SseEvent,
+//!     ApiKey, Fault, Flow, HttpModel, Decoded, Provider, RequestHead, RequestSpec, SseEvent,
 //! };
 //! use twr_runtime::{FinishReason, Message, ModelError};
 //!
@@ -69,12 +69,12 @@
 //!         Ok(body)
 //!     }
 //!
-//!     fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+//!     fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
 //!         let reply: Value = serde_json::from_slice(body)
 //!             .map_err(|error| Fault::NotJson { expected: "a gateway reply", error })?;
 //!         let text = reply["text"].as_str().ok_or(Fault::Missing("text"))?;
-//!         out.push(Piece::Content(text.to_string()));
-//!         out.push(Piece::Finish(FinishReason::Stop));
+//!         out.push(Decoded::Content(text.to_string()));
+//!         out.push(Decoded::Finish(FinishReason::Stop));
 //!         Ok(())
 //!     }
 //!
@@ -82,16 +82,16 @@
 //!         &self,
 //!         _: &mut (),
 //!         event: &SseEvent,
-//!         out: &mut Vec<Piece>,
+//!         out: &mut Vec<Decoded>,
 //!     ) -> Result<Flow, Fault> {
 //!         let data: Value = serde_json::from_str(event.data())
 //!             .map_err(|error| Fault::NotJson { expected: "a gateway event", error })?;
 //!         if let Some(text) = data["text"].as_str() {
-//!             out.push(Piece::Content(text.to_string()));
+//!             out.push(Decoded::Content(text.to_string()));
 //!         }
 //!         match data["stop"].as_str() {
 //!             Some(reason) => {
-//!                 out.push(Piece::Finish(FinishReason::from_server(reason)));
+//!                 out.push(Decoded::Finish(FinishReason::from_server(reason)));
 //!                 Ok(Flow::Done)
 //!             }
 //!             None => Ok(Flow::Continue),
@@ -120,7 +120,7 @@
 // public items above): `http_model` (the client, its builder, the call),
 // `options` (request options, the shared client), `http` (sending,
 // redirects, deadline), `body` (capped, UTF-8-checked reading), `fault`
-// (server errors as `ModelError`s, scrubbed), `reply` (pieces into a
+// (server errors as `ModelError`s, scrubbed), `reply` (decoded into a
 // reply, or into deltas), `deltas` (`chat_stream`), `provider` (the adapter
 // trait and what it mentions), `attachments` (the rules of which images and
 // documents a provider takes, checked before sending), `rate_limits` (the
@@ -161,7 +161,7 @@ mod sse;
 // crate root, and only there; this module holds what they are made of.
 pub use attachments::{AttachmentRules, SizeLimit};
 pub use http_model::HttpModel;
-pub use provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+pub use provider::{Decoded, Fault, Flow, Provider, RequestHead, RequestSpec};
 pub use rate_limits::ResponseHeaders;
 pub use secret::ApiKey;
 pub use sse::SseEvent;

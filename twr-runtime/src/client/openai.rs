@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
 use super::http_model::{env_value, required_env, HttpModel};
 use super::options::merge_json;
-use super::provider::{Fault, Flow, Piece, Provider, RequestHead, RequestSpec};
+use super::provider::{Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
 use super::secret::ApiKey;
 use super::sse::SseEvent;
@@ -247,7 +247,7 @@ impl Provider for OpenAiApi {
             .or_else(|| gemini::error_status(code))
     }
 
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault> {
         let body: ResponseBody = serde_json::from_slice(body).map_err(|error| Fault::NotJson {
             expected: "a chat completion",
             error,
@@ -255,14 +255,14 @@ impl Provider for OpenAiApi {
         if body.choices.is_empty() && body.error.is_none() {
             return Err(Fault::Missing("choices"));
         }
-        body.pieces(out)
+        body.push_decoded(out)
     }
 
     fn decode_event(
         &self,
         _: &mut (),
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault> {
         let data = event.data().trim();
         if data == "[DONE]" {
@@ -275,7 +275,7 @@ impl Provider for OpenAiApi {
             expected: "a chat completion chunk",
             error,
         })?;
-        chunk.pieces(out)?;
+        chunk.push_decoded(out)?;
         Ok(Flow::Continue)
     }
 
@@ -496,60 +496,60 @@ impl UsageBody {
 impl ResponseBody {
     /// What the first choice and the usage say, in order; an `error` member
     /// is a fault.
-    fn pieces(self, out: &mut Vec<Piece>) -> Result<(), Fault> {
+    fn push_decoded(self, out: &mut Vec<Decoded>) -> Result<(), Fault> {
         if let Some(error) = self.error {
             return Err(Fault::Embedded(error));
         }
         if let Some(model) = self.model.filter(|model| !model.is_empty()) {
-            out.push(Piece::Model(model));
+            out.push(Decoded::Model(model));
         }
         if let Some(choice) = self.choices.into_iter().next() {
             if let Some(message) = choice.delta.or(choice.message) {
-                message.pieces(out);
+                message.push_decoded(out);
             }
             let tokens = choice.logprobs.map(LogprobsBody::tokens);
             if let Some(tokens) = tokens.filter(|tokens| !tokens.is_empty()) {
-                out.push(Piece::Logprobs(tokens));
+                out.push(Decoded::Logprobs(tokens));
             }
             if let Some(reason) = choice.finish_reason {
-                out.push(Piece::Finish(FinishReason::from_server(&reason)));
+                out.push(Decoded::Finish(FinishReason::from_server(&reason)));
             }
         }
         let usage = self
             .usage
             .or_else(|| self.x_groq.and_then(|groq| groq.usage));
         if let Some(usage) = usage {
-            out.push(Piece::Usage(usage.counts()));
+            out.push(Decoded::Usage(usage.counts()));
         }
         Ok(())
     }
 }
 
 impl MessageBody {
-    fn pieces(self, out: &mut Vec<Piece>) {
-        content_pieces(self.content, out);
+    fn push_decoded(self, out: &mut Vec<Decoded>) {
+        content_items(self.content, out);
         // Servers send one of the two names; a server sending both sends the
         // same text twice, so take the first that has text (some send the
         // other as `""`).
         if let Some(text) = text_of(self.reasoning_content).or_else(|| text_of(self.reasoning)) {
-            out.push(Piece::Reasoning(text));
+            out.push(Decoded::Reasoning(text));
         }
         if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
-            out.push(Piece::Refusal(refusal));
+            out.push(Decoded::Refusal(refusal));
         }
     }
 }
 
-/// The pieces of a `content` field: a string, or an array of parts as some
+/// The decoded items of a `content` field: a string, or an array of parts as some
 /// servers send, in order: text parts (`{"type":"text","text":...}`) are the
 /// answer, thinking parts reasoning. Mistral's Magistral models send their
 /// reasoning as `{"type":"thinking","thinking":[{"type":"text","text":...}]}`
 /// before the answer's text, whole and in each stream chunk.
-fn content_pieces(value: Option<Value>, out: &mut Vec<Piece>) {
+fn content_items(value: Option<Value>, out: &mut Vec<Decoded>) {
     let parts = match value {
         Some(Value::Array(parts)) => parts,
         other => {
-            out.extend(text_of(other).map(Piece::Content));
+            out.extend(text_of(other).map(Decoded::Content));
             return;
         }
     };
@@ -557,11 +557,11 @@ fn content_pieces(value: Option<Value>, out: &mut Vec<Piece>) {
         match part.get("type").and_then(Value::as_str) {
             Some("thinking") => {
                 let thinking = part.get_mut("thinking").map(Value::take);
-                out.extend(text_of(thinking).map(Piece::Reasoning));
+                out.extend(text_of(thinking).map(Decoded::Reasoning));
             }
             Some("text") | None => {
                 let text = part.get_mut("text").map(Value::take);
-                out.extend(text_of(text).map(Piece::Content));
+                out.extend(text_of(text).map(Decoded::Content));
             }
             // Images, tool references, ...: not text.
             Some(_) => {}
@@ -587,7 +587,7 @@ fn text_of(value: Option<Value>) -> Option<String> {
 mod tests {
     use super::*;
     use crate::client::http_model::decode_whole;
-    use crate::client::reply::PieceReader;
+    use crate::client::reply::DecodedReader;
     use crate::client::secret::Secrets;
     use crate::model::{Message, Reply};
     use std::time::Duration;
@@ -601,7 +601,7 @@ mod tests {
     }
 
     fn parse_response(bytes: &[u8]) -> Result<Reply, ModelError> {
-        let mut reader = PieceReader::default();
+        let mut reader = DecodedReader::default();
         let api = OpenAiApi { stream_usage: true };
         decode_whole(&api, bytes, &Secrets::default(), &mut reader)?;
         reader.finish()

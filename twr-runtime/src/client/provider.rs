@@ -4,10 +4,10 @@
 //! An adapter says where a call goes and how the key travels
 //! ([`Provider::head`]), writes the request body ([`Provider::body`]), and
 //! decodes a whole response ([`Provider::decode_reply`]) or one stream event
-//! ([`Provider::decode_event`]) into [`Piece`]s. Everything else (sending,
+//! ([`Provider::decode_event`]) into [`Decoded`]s. Everything else (sending,
 //! time limits, capped and UTF-8-checked reading, SSE framing, error mapping,
-//! scrubbing keys out of server text, tracing, collecting pieces into a
-//! [`Reply`](crate::Reply)) is shared. The pieces are deltas, so the same
+//! scrubbing keys out of server text, tracing, collecting decoded items into a
+//! [`Reply`](crate::Reply)) is shared. The decoded items come in order, so the same
 //! decoding feeds a stream of partial replies as well as the collected one.
 
 use std::fmt;
@@ -91,19 +91,19 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// Decodes a whole (not streamed) response body, appending what it says
     /// to `out` in order. Called too when a streamed call is answered with
     /// one JSON document (a server may ignore the request to stream).
-    fn decode_reply(&self, body: &[u8], out: &mut Vec<Piece>) -> Result<(), Fault>;
+    fn decode_reply(&self, body: &[u8], out: &mut Vec<Decoded>) -> Result<(), Fault>;
 
     /// Decodes one server-sent event of a streamed response, appending what
     /// it says to `out`. [`Flow::Done`] when the event ends the stream (a
     /// `[DONE]`, a `message-end`); a stream may also just close after an
-    /// event that carried a [`Piece::Finish`]. Events whose data is blank
-    /// (keep-alives) are never passed in. On a fault, the pieces already in
+    /// event that carried a [`Decoded::Finish`]. Events whose data is blank
+    /// (keep-alives) are never passed in. On a fault, the decoded items already in
     /// `out` are kept.
     fn decode_event(
         &self,
         state: &mut Self::StreamState,
         event: &SseEvent,
-        out: &mut Vec<Piece>,
+        out: &mut Vec<Decoded>,
     ) -> Result<Flow, Fault>;
 
     /// Writes `grammar`, in `dialect`, into `body` (the one
@@ -381,15 +381,21 @@ impl fmt::Debug for RequestHead {
     }
 }
 
-/// One thing a response or an event said, in the order it said it.
+/// One thing a provider's decoder read in a response or an event, in the
+/// order it was said: the wire format's side of the seam, before the
+/// shared reader turns it into what a [`ChatModel`](crate::ChatModel)
+/// hands out ([`Delta`](crate::Delta)s, a [`Reply`](crate::Reply)).
 ///
-/// Pieces are deltas: the visible text is every [`Content`](Self::Content)
-/// joined, so a stream hands each one out as it arrives and a whole reply is
-/// decoded into the same pieces. Text is kept as sent; inline `<think>`
-/// blocks are split off later, by the shared reader.
+/// Text arrives in order: the visible text is every
+/// [`Content`](Self::Content) joined, so a stream hands each one out as it
+/// arrives and a whole reply is decoded into the same items. Text is kept
+/// as sent; inline `<think>` blocks are split off later, by the shared
+/// reader. (Named apart from [`Delta`](crate::Delta): a `Decoded` also
+/// carries usage, the finish reason, a refusal and the served model's name,
+/// which the reader gathers rather than streams.)
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Piece {
+pub enum Decoded {
     /// Visible text, as sent.
     Content(String),
     /// Reasoning sent in its own field or part.

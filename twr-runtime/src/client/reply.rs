@@ -1,24 +1,24 @@
-//! Collects the [`Piece`]s of a response, or of every event of a stream,
+//! Collects the [`Decoded`]s of a response, or of every event of a stream,
 //! into one [`Reply`]; or, when the call fails after text arrived, into the
 //! partial reply that [`ModelError::Incomplete`] keeps. For
 //! [`ChatModel::chat_stream`](crate::ChatModel::chat_stream) it also hands
-//! out each piece as [`Delta`]s the moment it arrives: one reader, so the
+//! out each item as [`Delta`]s the moment it arrives: one reader, so the
 //! streamed reply and the collected one are read by the same rules.
 
 use std::sync::Arc;
 
-use super::provider::Piece;
+use super::provider::Decoded;
 use super::secret::Secrets;
 use crate::model::{Delta, FinishReason, ModelError, Reply, TokenLogprob, Usage};
 use crate::reasoning::{Event, ThinkSplitter};
 
-/// A reply being put together from an adapter's [`Piece`]s, whole or as
+/// A reply being put together from an adapter's [`Decoded`]s, whole or as
 /// they stream in (then also handed out as deltas): where refusals are
 /// decided, inline `<think>` blocks split off and keys scrubbed. Not the
 /// model seam's `Gathered`, which puts a reply together from [`Delta`]s,
 /// where all of that is done already.
 #[derive(Default)]
-pub(crate) struct PieceReader {
+pub(crate) struct DecodedReader {
     /// Visible text, with inline `<think>` blocks moved out as it arrives.
     splitter: ThinkSplitter,
     /// Reasoning sent in its own field or part.
@@ -26,7 +26,7 @@ pub(crate) struct PieceReader {
     refusal: Option<String>,
     usage: Usage,
     finish_reason: Option<FinishReason>,
-    /// The model the server said answered ([`Piece::Model`]).
+    /// The model the server said answered ([`Decoded::Model`]).
     response_model: Option<String>,
     /// The log-probabilities of the answer's tokens, when the server sent
     /// them.
@@ -39,13 +39,13 @@ pub(crate) struct PieceReader {
     secrets: Option<Arc<Secrets>>,
 }
 
-impl PieceReader {
+impl DecodedReader {
     /// A reader that also makes [`Delta`]s of what arrives (take them
     /// with [`take_deltas`](Self::take_deltas)).
     pub(crate) fn streaming() -> Self {
-        PieceReader {
+        DecodedReader {
             deltas: Some(Deltas::default()),
-            ..PieceReader::default()
+            ..DecodedReader::default()
         }
     }
 
@@ -57,10 +57,10 @@ impl PieceReader {
         self
     }
 
-    /// Applies one piece.
-    pub(crate) fn add(&mut self, piece: Piece) {
-        match piece {
-            Piece::Content(text) => {
+    /// Applies one item.
+    pub(crate) fn add(&mut self, item: Decoded) {
+        match item {
+            Decoded::Content(text) => {
                 self.has_text |= !text.trim().is_empty();
                 match &mut self.deltas {
                     Some(deltas) => self
@@ -69,18 +69,18 @@ impl PieceReader {
                     None => self.splitter.push(&text),
                 }
             }
-            Piece::Reasoning(text) => {
+            Decoded::Reasoning(text) => {
                 self.has_text |= !text.trim().is_empty();
                 if let Some(deltas) = &mut self.deltas {
                     deltas.reasoning(&text);
                 }
                 self.reasoning.push_str(&text);
             }
-            Piece::Refusal(text) => self.refusal.get_or_insert_with(String::new).push_str(&text),
-            Piece::Usage(usage) => self.usage = usage,
-            Piece::Finish(reason) => self.finish_reason = Some(reason),
-            Piece::Model(name) => self.response_model = Some(name),
-            Piece::Logprobs(tokens) => {
+            Decoded::Refusal(text) => self.refusal.get_or_insert_with(String::new).push_str(&text),
+            Decoded::Usage(usage) => self.usage = usage,
+            Decoded::Finish(reason) => self.finish_reason = Some(reason),
+            Decoded::Model(name) => self.response_model = Some(name),
+            Decoded::Logprobs(tokens) => {
                 if let Some(deltas) = &mut self.deltas {
                     deltas.out.push(Delta::Logprobs(tokens.clone()));
                 }
@@ -297,11 +297,11 @@ impl Deltas {
             self.held.push_str(text);
             return;
         }
-        let mut piece = std::mem::take(&mut self.held);
-        piece.push_str(&text[..body]);
+        let mut item = std::mem::take(&mut self.held);
+        item.push_str(&text[..body]);
         self.held.push_str(&text[body..]);
         self.started = true;
-        self.out.push(Delta::Content(piece));
+        self.out.push(Delta::Content(item));
     }
 }
 
@@ -309,10 +309,10 @@ impl Deltas {
 mod tests {
     use super::*;
 
-    fn collect(pieces: Vec<Piece>) -> PieceReader {
-        let mut reader = PieceReader::default();
-        for piece in pieces {
-            reader.add(piece);
+    fn collect(decoded: Vec<Decoded>) -> DecodedReader {
+        let mut reader = DecodedReader::default();
+        for item in decoded {
+            reader.add(item);
         }
         reader
     }
@@ -320,11 +320,11 @@ mod tests {
     #[test]
     fn reasoning_fields_come_before_inline_blocks() {
         let reply = collect(vec![
-            Piece::Reasoning(" field ".into()),
-            Piece::Content("<think>inline</think>\nAnswer".into()),
-            Piece::Usage(Usage::new(1, 2)),
-            Piece::Usage(Usage::new(3, 4)),
-            Piece::Finish(FinishReason::Stop),
+            Decoded::Reasoning(" field ".into()),
+            Decoded::Content("<think>inline</think>\nAnswer".into()),
+            Decoded::Usage(Usage::new(1, 2)),
+            Decoded::Usage(Usage::new(3, 4)),
+            Decoded::Finish(FinishReason::Stop),
         ])
         .finish()
         .unwrap();
@@ -343,20 +343,20 @@ mod tests {
     #[test]
     fn empty_answers_refusals_and_filters() {
         let refused = collect(vec![
-            Piece::Refusal("No.".into()),
-            Piece::Content(" ".into()),
+            Decoded::Refusal("No.".into()),
+            Decoded::Content(" ".into()),
         ]);
         assert!(!refused.has_text());
         assert!(matches!(refused.finish(), Err(ModelError::Refused(m)) if m == "No."));
-        let filtered = collect(vec![Piece::Finish(FinishReason::ContentFilter)]);
+        let filtered = collect(vec![Decoded::Finish(FinishReason::ContentFilter)]);
         assert!(!filtered.has_text());
         assert!(matches!(filtered.finish(), Err(ModelError::Refused(m))
             if m == "the server's content filter stopped the reply"));
         // Text a filter stopped is kept, with the server's words.
         let stopped = collect(vec![
-            Piece::Content("[Plan]\nGo ea".into()),
-            Piece::Refusal("Gemini stopped the reply (finishReason SAFETY)".into()),
-            Piece::Finish(FinishReason::ContentFilter),
+            Decoded::Content("[Plan]\nGo ea".into()),
+            Decoded::Refusal("Gemini stopped the reply (finishReason SAFETY)".into()),
+            Decoded::Finish(FinishReason::ContentFilter),
         ]);
         match stopped.finish() {
             Err(ModelError::Incomplete { partial, source }) => {
@@ -366,17 +366,17 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let cut = collect(vec![Piece::Finish(FinishReason::Length)]);
+        let cut = collect(vec![Decoded::Finish(FinishReason::Length)]);
         assert_eq!(cut.finish().unwrap().content, "");
-        let empty = collect(vec![Piece::Content("<think>only</think>".into())]);
+        let empty = collect(vec![Decoded::Content("<think>only</think>".into())]);
         assert!(matches!(empty.finish(), Err(ModelError::EmptyReply)));
     }
 
     #[test]
     fn a_partial_reply_keeps_what_arrived() {
         let partial = collect(vec![
-            Piece::Reasoning("why".into()),
-            Piece::Content("Half an ans".into()),
+            Decoded::Reasoning("why".into()),
+            Decoded::Content("Half an ans".into()),
         ]);
         assert!(partial.has_text());
         assert_eq!(

@@ -5,11 +5,11 @@
 //! one [`Problem`] per thing to fix; its `Display` is the exact text sent to
 //! the model.
 
-mod message;
 mod problem;
 mod render;
+mod report;
 mod wording;
 
-pub use message::{Feedback, ProblemList};
 pub use problem::{Place, Problem, ProblemKind, Way};
+pub use report::{Feedback, ProblemList};
 pub use wording::Wording;

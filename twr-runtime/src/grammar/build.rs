@@ -210,7 +210,7 @@ impl Builder<'_> {
     /// The words of the run's language that say a section has no value,
     /// on their line.
     fn none_words(&mut self) -> Expr {
-        let words = super::words::none_words(self.grammar.lang);
+        let words = super::word_rules::none_words(self.grammar.lang);
         let expr = Expr::seq(vec![
             Expr::alt(words.into_iter().map(Expr::lit).collect()),
             line_end(),
@@ -403,7 +403,7 @@ impl Builder<'_> {
 
     /// The words a bool is read from, in the run's language.
     fn bool_words(&self) -> Expr {
-        let (yes, no) = super::words::bool_words(self.grammar.lang);
+        let (yes, no) = super::word_rules::bool_words(self.grammar.lang);
         Expr::alt(yes.into_iter().chain(no).map(Expr::lit).collect())
     }
 

@@ -33,19 +33,19 @@
 //! values are bounded in length, so a constrained reply always reaches its
 //! last section ([`Limits`]).
 
-mod budget;
 mod build;
 mod expr;
+mod fit;
 mod gbnf;
+mod json_schema;
 mod lark;
 mod lines;
 mod numbers;
 mod sample;
-mod schema;
 mod type_schema;
-mod words;
+mod word_rules;
 
-pub use schema::JsonReply;
+pub use json_schema::JsonReply;
 
 use crate::feedback::Feedback;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections, Style, ValueKind};
@@ -398,7 +398,7 @@ impl Grammar {
     /// assert_eq!(Grammar::of::<Event>().fit_tokens(8192), Grammar::of::<Event>());
     /// ```
     pub fn fit_tokens(self, max_tokens: u32) -> Grammar {
-        budget::fit(self, max_tokens)
+        fit::fit(self, max_tokens)
     }
 
     /// The limits of free values.
@@ -450,7 +450,7 @@ impl Grammar {
     /// assert_eq!(schema["additionalProperties"], false);
     /// ```
     pub fn json_schema(&self) -> serde_json::Value {
-        schema::schema(self)
+        json_schema::schema(self)
     }
 
     /// The grammar in `format`.
@@ -488,7 +488,7 @@ impl Grammar {
     /// # Ok::<(), twr_runtime::Feedback>(())
     /// ```
     pub fn read_json(&self, raw: &str) -> Result<JsonReply, Feedback> {
-        schema::read(self, raw)
+        json_schema::read(self, raw)
     }
 
     /// The exact shape of the `json` section at `index`, when its type

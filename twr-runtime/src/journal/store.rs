@@ -1,7 +1,7 @@
 //! [`Store`]: the one seam between a [`Journal`](super::Journal) and what
 //! keeps its records. A backend is an implementation of this trait and
 //! nothing else: the jobs, the response cache, the layer around the model
-//! (`stored.rs`), the learned demonstrations and the batch rounds all reach
+//! (`stored_model.rs`), the learned demonstrations and the batch rounds all reach
 //! their records through it.
 //!
 //! Every method is asynchronous and returns a future that owns what it

@@ -274,7 +274,7 @@ impl<'a> Response<'a> {
 /// A reply gathered from its deltas as they arrive: the one reading of a
 /// stream of [`Delta`]s, for [`Response::into_reply`] and for the loop,
 /// which watches the pieces as it gathers them. (An HTTP client puts its
-/// provider's pieces together first, in its own `PieceReader`.)
+/// provider's decoded items together first, in its own `DecodedReader`.)
 #[derive(Debug, Default)]
 pub(crate) struct Gathered {
     reply: Reply,

@@ -2,7 +2,7 @@
 
 use memchr::memchr;
 
-use super::reply::without_reasoning;
+use super::prepare::without_reasoning;
 use crate::feedback::{Feedback, Problem, ProblemKind};
 use crate::phrases::Lang;
 

@@ -21,14 +21,14 @@
 
 mod bounds;
 mod checks;
-mod choice;
+mod choice_word;
 mod divider;
 mod header;
 mod hints;
 mod list;
 mod multi;
 mod number;
-mod reply;
+mod prepare;
 pub(crate) mod rows;
 pub(crate) mod section_reader;
 pub(crate) mod sections;
@@ -41,7 +41,7 @@ mod value_error;
 
 pub use bounds::Bounded;
 pub use checks::{Rule, SerdeValue, Validator, ValidatorError};
-pub use choice::{choice, choice_in, choice_matches};
+pub use choice_word::{choice, choice_in, choice_matches};
 pub use divider::divider_parser;
 pub use multi::{multi_section_parser, MatchMode};
 pub use split::{split_sections, SectionMap, UnknownHeader};
@@ -50,5 +50,5 @@ pub use stream::{ClosedSection, OpenedSection, SectionStream, StreamEvent};
 pub use value::SectionValue;
 pub use value_error::{Expected, ValueError};
 
-pub(crate) use reply::without_reasoning;
+pub(crate) use prepare::without_reasoning;
 pub(crate) use value_error::excerpt;

@@ -1,6 +1,6 @@
 //! [`multi_section_parser`]: the section rules over plain header strings.
 
-use super::reply::without_reasoning;
+use super::prepare::without_reasoning;
 use super::split::{split_plain, SectionMap};
 use crate::feedback::{Feedback, Problem, ProblemKind};
 use crate::phrases::Lang;

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use super::bounds::Bounded;
 use super::hints::{inline_mention, label_inside, near_misses, unread_lines};
-use super::reply::without_reasoning;
+use super::prepare::without_reasoning;
 use super::sections::Sections;
 use super::set::SectionSet;
 use super::split::{split_sections, SectionMap};

@@ -9,7 +9,7 @@ use super::header::{
     closing_tag_at_end, enumeration, folded, header_line, marker_at, same_name, strip_brackets,
     HeaderLine, Tag,
 };
-use super::reply::{is_fence, visible, Offsets};
+use super::prepare::{is_fence, visible, Offsets};
 use crate::vocab::{SectionSpec, ValueKind};
 
 /// The sections found in a reply, in the order they were asked for.

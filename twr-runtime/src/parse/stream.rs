@@ -39,7 +39,7 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use super::reply::Offsets;
+use super::prepare::Offsets;
 use super::sections::Sections;
 use super::split::{content_range, Keys, LineEvent, LineScan, Scan, SectionMap};
 use crate::byte_search::find_byte;

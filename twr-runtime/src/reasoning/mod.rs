@@ -20,13 +20,13 @@
 mod lexer;
 // Only the clients split a reply into answer and reasoning as it arrives.
 #[cfg(feature = "__client")]
-mod split;
+mod inline;
 
 use std::ops::Range;
 
-pub(crate) use lexer::{Event, Lexer};
 #[cfg(feature = "__client")]
-pub(crate) use split::ThinkSplitter;
+pub(crate) use inline::ThinkSplitter;
+pub(crate) use lexer::{Event, Lexer};
 
 /// How tags are recognised: the rules where the readers differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,7 +29,7 @@ use std::collections::{HashMap, HashSet};
 use crate::model::{ChatModel, Message};
 use crate::parse::split_sections;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec, ValueKind};
-use crate::stored::JobRuns;
+use crate::stored_model::JobRuns;
 
 use super::{Think, ThinkError};
 

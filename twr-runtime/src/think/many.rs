@@ -12,7 +12,7 @@ use super::outcome::Outcome;
 use super::Think;
 use crate::model::{ChatModel, Message, Usage};
 use crate::sections::Sections;
-use crate::stored::{BoxError, RunEnd, Turn};
+use crate::stored_model::{BoxError, RunEnd, Turn};
 
 /// Runs at once in [`Think::run_many`] unless
 /// [`Think::concurrency`] says otherwise.

@@ -21,11 +21,11 @@ mod learn;
 mod many;
 // Always built, as the other Serialize impls of the crate (`Message`,
 // `Usage`, ...): one rule for every type, and serde is a dependency anyway.
+mod driver;
 mod ledger_serde;
 mod messages;
 mod outcome;
 mod read;
-mod run;
 mod samples;
 mod stream;
 mod trace;
@@ -46,9 +46,9 @@ pub use outcome::{
 };
 pub use stream::{Completed, Progress, SectionEvent};
 
+use driver::Run;
 use hook::AttemptHook;
 use read::{Format, Parsed};
-use run::Run;
 use stream::NoteSinks;
 
 use crate::cost::Prices;
@@ -60,7 +60,7 @@ use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
 use crate::retry::RetryPolicy;
 use crate::sections::Sections;
-use crate::stored::Stores;
+use crate::stored_model::Stores;
 
 /// The environment variable of the seed programs that sets the default
 /// number of format attempts; read when [`TWR_MAX_ATTEMPTS_ENV`] is not set.

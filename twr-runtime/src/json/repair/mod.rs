@@ -10,12 +10,12 @@
 //! it cannot make sense of, so the caller can say what to fix.
 
 mod ahead;
+mod bare_words;
 mod closers;
 mod scalar;
 mod string;
 #[cfg(test)]
 mod tests;
-mod words;
 
 use memchr::{memchr, memmem};
 

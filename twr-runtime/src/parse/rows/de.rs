@@ -11,7 +11,7 @@ use serde::de::{
     Visitor,
 };
 
-use crate::parse::choice::choice_matches;
+use crate::parse::choice_word::choice_matches;
 use crate::parse::list::items;
 use crate::parse::value::{none_word, SectionValue};
 use crate::parse::value_error::{excerpt, Expected, ValueError};

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use super::fields::FieldMatcher;
 use crate::parse::list::after_marker;
-use crate::parse::reply::is_fence;
+use crate::parse::prepare::is_fence;
 
 /// One `Label: value` line (and its continuation lines).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::fields::FieldMatcher;
-use crate::parse::reply::is_fence;
+use crate::parse::prepare::is_fence;
 
 /// How the table was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

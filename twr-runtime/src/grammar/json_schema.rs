@@ -452,7 +452,7 @@ fn scalar(grammar: &Grammar, value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
         Value::Bool(answer) => {
-            let (yes, no) = super::words::bool_words(grammar.lang);
+            let (yes, no) = super::word_rules::bool_words(grammar.lang);
             let words = if *answer { yes } else { no };
             words.into_iter().next().unwrap_or_default()
         }
