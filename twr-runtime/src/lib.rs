@@ -129,7 +129,8 @@
 //! ├── scripted.rs      ScriptedModel, for tests and demos
 //! ├── cost.rs          pub: prices per model, cost per attempt
 //! ├── resilience/      pub: Fallback, CircuitBreaker, Limited
-//! ├── client/          pub: HttpModel, the Provider seam, OpenAI, Gemini, Anthropic (feature client)
+//! ├── client/          pub: HttpModel, the Provider seam, BatchApi; one folder per provider (openai/, gemini/,
+//! │                    anthropic/), its online API and its batch API side by side (feature client)
 //! ├── journal/         pub: the durable journal and the response cache (feature journal); store.rs: the
 //! │                    one async seam to what keeps the records; sqlite/: the SQLite file, on tokio's blocking pool;
 //! │                    postgres/: a PostgreSQL database (feature postgres)
@@ -138,7 +139,8 @@
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
 //! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
 //! ├── run.rs           pub: the ledger's details and the loop's defaults
-//! ├── batch/           pub: typed re-ask rounds over batch APIs (feature batch)
+//! ├── batch/           pub: typed re-ask rounds over batch APIs (feature batch): BatchModel, the
+//! │                    providers' aliases and constructors, LocalBatchApi
 //! ├── __private.rs     what derived code calls; not an API
 //! └── guide/           pub: the guide, one page per module, from twr-runtime/docs/guide/*.md
 //! ```

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::api::{self, BatchApi, LineResult, Status};
 use super::BatchModel;
+use crate::client::batch_api::{self, BatchApi, LineResult, Status};
 use crate::model::{BoxFuture, ChatModel, Message, ModelError, Request};
 
 /// A batch API in this process over a chat model: see
@@ -163,7 +163,7 @@ impl<M: ChatModel + 'static> BatchApi for LocalBatchApi<M> {
                 {
                     Ok(messages) => messages,
                     Err(why) => {
-                        return api::unreadable(
+                        return batch_api::unreadable(
                             raw.as_bytes(),
                             &why,
                             &["custom_id"],

@@ -156,17 +156,55 @@
 //! then are asked again; at most the lines in flight at that moment can
 //! be bought twice.
 
-// One file per provider holds all of it: its `BatchApi`, its constructor
-// (`BatchModel::openai`) and its alias (`OpenAiBatch`); adding a built-in
-// batch provider is that file plus its line here.
-built_in! {
-    anthropic: AnthropicBatch, AnthropicBatchApi;
-    gemini: GeminiBatch, GeminiBatchApi;
-    local: LocalBatchApi;
-    openai: OpenAiBatch, OpenAiBatchApi;
+/// Declares a built-in provider's batch model: its alias and the
+/// constructor that makes it from the provider's online client.
+macro_rules! batch_models {
+    ($(
+        $(#[$alias_doc:meta])* $alias:ident = $api:ident;
+        $(#[$new_doc:meta])* fn $new:ident(client: $client:ident);
+    )+) => {
+        $(
+            $(#[$alias_doc])*
+            pub type $alias = BatchModel<$api>;
+
+            impl BatchModel<$api> {
+                $(#[$new_doc])*
+                pub fn $new(client: $client) -> Self {
+                    BatchModel::new($api::new(client))
+                }
+            }
+        )+
+    };
 }
 
-mod api;
+// A built-in provider's batch API lives beside its online client
+// (`client/<provider>/batch.rs`); here each gets its alias and its
+// constructor (`OpenAiBatch`, `BatchModel::openai`): adding a built-in
+// batch provider is that file plus its lines here.
+batch_models! {
+    /// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
+    /// `/v1/batches`.
+    OpenAiBatch = OpenAiBatchApi;
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply: batch lines never stream).
+    fn openai(client: OpenAiCompatible);
+
+    /// A Gemini batch model: batch mode with inline requests.
+    GeminiBatch = GeminiBatchApi;
+    /// A batch model with the model, key, base URL and options of `client`
+    /// (its `stream` option does not apply).
+    fn gemini(client: Gemini);
+
+    /// An Anthropic batch model: Message Batches.
+    AnthropicBatch = AnthropicBatchApi;
+    /// A batch model with the model, key, base URL and options of `client`,
+    /// its prompt caching breakpoints included (its `stream` option does
+    /// not apply).
+    fn anthropic(client: Anthropic);
+}
+
+mod local;
+pub use local::LocalBatchApi;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -176,8 +214,11 @@ use std::time::Duration;
 use futures_util::future::Either;
 use tokio::time::Instant;
 
-pub use api::BatchApi;
-pub use api::{LineResult, Status};
+pub use crate::client::anthropic::AnthropicBatchApi;
+pub use crate::client::batch_api::{BatchApi, LineResult, Status};
+pub use crate::client::gemini::GeminiBatchApi;
+use crate::client::models::{Anthropic, Gemini, OpenAiCompatible};
+pub use crate::client::openai::OpenAiBatchApi;
 
 use crate::grammar::Format;
 use crate::journal::key::options_of;
@@ -776,7 +817,9 @@ impl<A: BatchApi> Shared<A> {
                     )
                     .into(),
                 )),
-                None => Err(api::missing(batch_id, &custom_id, word)),
+                None => Err(crate::client::batch_api::missing(
+                    batch_id, &custom_id, word,
+                )),
             });
             let served = Served::Batch {
                 batch_id: batch_id.to_string(),

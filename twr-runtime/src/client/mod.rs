@@ -125,14 +125,17 @@
 // trait and what it mentions), `attachments` (the rules of which images and
 // documents a provider takes, checked before sending), `rate_limits` (the
 // forms rate-limit headers take), `secret` (keys and scrubbing), `sse` (event
-// framing), and one file per provider, which holds everything twr knows of
-// that API (its body, its grammar field, its decoding, its attachment
-// rules, its rate-limit headers, its text error codes): adding a built-in
-// provider is its file plus its line below, which also names its client at
-// the crate root. Inline `<think>` blocks are split off by the crate's one
+// framing), `batch_api` and `batch_support` (what a batch API does, and
+// the HTTP it shares), and one folder per provider, which holds everything
+// twr knows of that API: `online.rs` (its body, its grammar field, its
+// decoding, its attachment rules, its rate-limit headers, its text error
+// codes) beside `batch.rs` (its batch API: upload, create, poll, results).
+// Adding a built-in provider is its folder plus its line below, which also
+// names its client at the crate root; with a batch API, also its lines in
+// `batch/mod.rs` (its alias and constructor). Inline `<think>` blocks are split off by the crate's one
 // reasoning-tag lexer.
 
-// The built-in providers: `file: Client, its other public names;`.
+// The built-in providers: `folder: Client, its other public names;`.
 built_in! {
     root
     anthropic: Anthropic, AnthropicApi, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS;
@@ -141,6 +144,8 @@ built_in! {
 }
 
 mod attachments;
+#[cfg(feature = "batch")]
+pub(crate) mod batch_api;
 #[cfg(feature = "batch")]
 pub(crate) mod batch_support;
 mod body;

@@ -1,6 +1,8 @@
-//! What a provider's batch API must do for a [`BatchModel`](super::BatchModel):
+//! What a provider's batch API must do for a [`BatchModel`](crate::batch::BatchModel):
 //! write one request line, submit a batch, say where it stands, and read its
-//! results. One implementation per provider, in the files beside this one.
+//! results. One implementation per provider, in its folder beside its
+//! online client (`client/openai/batch.rs`, ...), and the in-process
+//! [`LocalBatchApi`](crate::batch::LocalBatchApi).
 
 use crate::model::{BoxFuture, ChatModel, ModelError, Reply, Request};
 
@@ -19,7 +21,7 @@ pub enum Status {
 /// A result line that cannot be read fails only its own run: its error is a
 /// [`ModelError::Decode`] that holds the line's text. When even its custom
 /// id cannot be read, its custom id is the empty string (no line is ever
-/// submitted under it): the [`BatchModel`](super::BatchModel) gives its
+/// submitted under it): the [`BatchModel`](crate::batch::BatchModel) gives its
 /// text to the runs of the batch that are left without a result.
 pub type LineResult = (String, Result<Reply, ModelError>);
 
@@ -37,7 +39,7 @@ pub trait BatchApi: Send + Sync + 'static {
     const MAX_BYTES: usize;
 
     /// The online model this API is the batch form of (for a built-in, the
-    /// client it was made from; for [`LocalBatchApi`](super::LocalBatchApi),
+    /// client it was made from; for [`LocalBatchApi`](crate::batch::LocalBatchApi),
     /// the model that answers the lines). The batch model takes three
     /// things from it, so a provider never repeats them: its
     /// [`name`](ChatModel::name) (for the journal's keys and the ledger),

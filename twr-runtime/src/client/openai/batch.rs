@@ -12,13 +12,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{self, BatchApi, LineResult, Status};
-use super::BatchModel;
+use crate::client::batch_api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::client::models::OpenAiCompatible;
+use super::OpenAiCompatible;
 
-/// The OpenAI part of an [`OpenAiBatch`](super::OpenAiBatch).
+/// The OpenAI part of an [`OpenAiBatch`](crate::batch::OpenAiBatch).
 #[derive(Debug, Clone)]
 pub struct OpenAiBatchApi {
     client: OpenAiCompatible,
@@ -30,18 +29,6 @@ impl OpenAiBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         OpenAiBatchApi { client, endpoint }
-    }
-}
-
-/// An OpenAI (or vLLM, or any OpenAI-compatible) batch model: files and
-/// `/v1/batches`.
-pub type OpenAiBatch = BatchModel<OpenAiBatchApi>;
-
-impl BatchModel<OpenAiBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`
-    /// (its `stream` option does not apply: batch lines never stream).
-    pub fn openai(client: OpenAiCompatible) -> Self {
-        BatchModel::new(OpenAiBatchApi::new(client))
     }
 }
 
@@ -92,7 +79,7 @@ impl OutputLine {
     /// error holding its text (`raw`).
     fn result(self, api: &OpenAiBatchApi, raw: &[u8]) -> LineResult {
         let unreadable = |why: &dyn std::fmt::Display| {
-            api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
+            batch_api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
         };
         let result = match (self.response, self.error) {
             (Some(response), _) if response.status_code == 200 => {
@@ -232,7 +219,7 @@ impl BatchApi for OpenAiBatchApi {
                         // A line that cannot be read fails its own run only.
                         results.push(match serde_json::from_slice::<OutputLine>(line) {
                             Ok(read) => read.result(self, line),
-                            Err(why) => api::unreadable(line, &why, &["custom_id"], |t| {
+                            Err(why) => batch_api::unreadable(line, &why, &["custom_id"], |t| {
                                 self.endpoint.scrub(t)
                             }),
                         });

@@ -6,14 +6,14 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
-use super::http_model::{env_value, required_env, HttpModel};
-use super::options::merge_json;
-use super::provider::{Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
-use super::rate_limits::ResponseHeaders;
-use super::secret::ApiKey;
-use super::sse::SseEvent;
-use super::{anthropic, gemini};
+use crate::client::attachments::{self, AttachmentRules, SizeLimit, MIB};
+use crate::client::http_model::{env_value, required_env, HttpModel};
+use crate::client::options::merge_json;
+use crate::client::provider::{Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
+use crate::client::rate_limits::ResponseHeaders;
+use crate::client::secret::ApiKey;
+use crate::client::sse::SseEvent;
+use crate::client::{anthropic, gemini};
 use crate::grammar::{Dialect, Grammar};
 use crate::model::{Attachment, AttachmentError, AttachmentKind};
 use crate::model::{FinishReason, Message, ModelError, RateLimits, TokenLogprob, Usage};
@@ -178,7 +178,7 @@ impl Provider for OpenAiApi {
         }
         if spec.logprobs {
             fields.insert("logprobs".into(), json!(true));
-            fields.insert("top_logprobs".into(), json!(super::TOP_LOGPROBS));
+            fields.insert("top_logprobs".into(), json!(crate::client::TOP_LOGPROBS));
         }
         Ok(body)
     }

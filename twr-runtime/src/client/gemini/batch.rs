@@ -17,17 +17,16 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{self, BatchApi, LineResult, Status};
-use super::BatchModel;
+use crate::client::batch_api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::client::models::Gemini;
+use super::Gemini;
 
 /// The most bytes of a finished operation, which holds every line's
 /// response (a reply's own cap, 16 MiB by default, is too small for it).
 const MAX_OPERATION_BYTES: usize = 1 << 30;
 
-/// The Gemini part of a [`GeminiBatch`](super::GeminiBatch).
+/// The Gemini part of a [`GeminiBatch`](crate::batch::GeminiBatch).
 #[derive(Debug, Clone)]
 pub struct GeminiBatchApi {
     client: Gemini,
@@ -39,17 +38,6 @@ impl GeminiBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         GeminiBatchApi { client, endpoint }
-    }
-}
-
-/// A Gemini batch model: batch mode with inline requests.
-pub type GeminiBatch = BatchModel<GeminiBatchApi>;
-
-impl BatchModel<GeminiBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`
-    /// (its `stream` option does not apply).
-    pub fn gemini(client: Gemini) -> Self {
-        BatchModel::new(GeminiBatchApi::new(client))
     }
 }
 
@@ -137,7 +125,7 @@ impl InlinedResponse {
     fn read(entry: Value, api: &GeminiBatchApi) -> LineResult {
         let raw = entry.to_string();
         let unreadable = |why: &dyn std::fmt::Display| {
-            api::unreadable(raw.as_bytes(), why, &["metadata", "key"], |t| {
+            batch_api::unreadable(raw.as_bytes(), why, &["metadata", "key"], |t| {
                 api.endpoint.scrub(t)
             })
         };

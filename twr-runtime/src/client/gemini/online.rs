@@ -6,12 +6,12 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::attachments::{self, AttachmentRules, SizeLimit, MIB};
-use super::http_model::{env_value, required_env, HttpModel};
-use super::options::merge_json;
-use super::provider::{self, Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
-use super::secret::ApiKey;
-use super::sse::SseEvent;
+use crate::client::attachments::{self, AttachmentRules, SizeLimit, MIB};
+use crate::client::http_model::{env_value, required_env, HttpModel};
+use crate::client::options::merge_json;
+use crate::client::provider::{self, Fault, Flow, Decoded, Provider, RequestHead, RequestSpec};
+use crate::client::secret::ApiKey;
+use crate::client::sse::SseEvent;
 use crate::grammar::{Dialect, Grammar};
 use crate::model::attachment::media;
 use crate::model::AttachmentKind;
@@ -215,7 +215,7 @@ impl Provider for GeminiApi {
         }
         if spec.logprobs {
             config.insert("responseLogprobs".into(), json!(true));
-            config.insert("logprobs".into(), json!(super::TOP_LOGPROBS));
+            config.insert("logprobs".into(), json!(crate::client::TOP_LOGPROBS));
         }
         if !config.is_empty() {
             body.insert("generationConfig".into(), Value::Object(config));

@@ -12,13 +12,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::api::{self, BatchApi, LineResult, Status};
-use super::BatchModel;
+use crate::client::batch_api::{self, BatchApi, LineResult, Status};
 use crate::client::batch_support::{self, Endpoint};
 use crate::model::{BoxFuture, ChatModel, ModelError, Request};
-use crate::client::models::Anthropic;
+use super::Anthropic;
 
-/// The Anthropic part of an [`AnthropicBatch`](super::AnthropicBatch).
+/// The Anthropic part of an [`AnthropicBatch`](crate::batch::AnthropicBatch).
 #[derive(Debug, Clone)]
 pub struct AnthropicBatchApi {
     client: Anthropic,
@@ -30,18 +29,6 @@ impl AnthropicBatchApi {
         let client = client.stream(false);
         let endpoint = Arc::new(Endpoint::of(&client));
         AnthropicBatchApi { client, endpoint }
-    }
-}
-
-/// An Anthropic batch model: Message Batches.
-pub type AnthropicBatch = BatchModel<AnthropicBatchApi>;
-
-impl BatchModel<AnthropicBatchApi> {
-    /// A batch model with the model, key, base URL and options of `client`,
-    /// its prompt caching breakpoints included (its `stream` option does
-    /// not apply).
-    pub fn anthropic(client: Anthropic) -> Self {
-        BatchModel::new(AnthropicBatchApi::new(client))
     }
 }
 
@@ -81,7 +68,7 @@ impl ResultLine {
     /// the line's text (`raw`).
     fn result(self, api: &AnthropicBatchApi, raw: &[u8]) -> LineResult {
         let unreadable = |why: &dyn std::fmt::Display| {
-            api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
+            batch_api::unreadable(raw, why, &["custom_id"], |t| api.endpoint.scrub(t))
         };
         let custom_id = self.custom_id;
         let outcome = self.result;
@@ -179,7 +166,7 @@ impl BatchApi for AnthropicBatchApi {
                     results.push(match serde_json::from_slice::<ResultLine>(line) {
                         Ok(read) => read.result(self, line),
                         Err(why) => {
-                            api::unreadable(line, &why, &["custom_id"], |t| self.endpoint.scrub(t))
+                            batch_api::unreadable(line, &why, &["custom_id"], |t| self.endpoint.scrub(t))
                         }
                     });
                     Ok(())
