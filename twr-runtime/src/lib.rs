@@ -136,6 +136,7 @@
 //! │                    postgres/: a PostgreSQL database (feature postgres)
 //! ├── stored_model.rs  the journal and the response cache as a layer around the model
 //! ├── think/           the loop: builder (mod.rs), driver.rs (one run, step by step), attempts, patch merging, ledger
+//! │   ├── attempt/     the kinds of attempt, one file each, and the one enum naming them
 //! │   └── stream/      streamed runs: events.rs (SectionEvent, Completed, Progress), notes.rs,
 //! │                    watch.rs (the early-abort watcher), listener.rs, progress.rs
 //! ├── run.rs           pub: the ledger's details and the loop's defaults

@@ -1,6 +1,7 @@
 //! One run of the loop, step by step: ask, record, read, and either finish
 //! or send the problems back and ask again.
 
+use super::attempt::{self, Constraining, Sent};
 use super::bounded_reply::bounded_reply;
 use super::budget::Budget;
 use super::check::AsyncCheck;
@@ -8,7 +9,6 @@ use super::confidence;
 use super::conversation::Conversation;
 use super::demo;
 use super::error::{ThinkError, ThinkErrorKind};
-use super::focus::Asked;
 use super::learn::{Learned, Lessons};
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource};
@@ -53,9 +53,8 @@ pub(super) struct Run<'r, 'a, M, U, F> {
     /// The grammar the current attempt was sent with, when it was
     /// constrained, and whether its reply is JSON in the grammar's schema.
     constraint: Option<(Grammar, bool)>,
-    /// The first attempt constrained because the model repeated itself:
-    /// asked again the same way, it would repeat itself again.
-    constrain_from: Option<usize>,
+    /// Which attempts are sent with a grammar.
+    constraining: Constraining,
     /// The demonstrations learned from earlier runs, for the ledger.
     learned: Vec<Learned>,
     /// The shape of the run's type, when the value it ends with is
@@ -164,7 +163,7 @@ where
             notes,
             check,
             constraint: None,
-            constrain_from: None,
+            constraining: Constraining::new(think.constrain_after, max_attempts),
             learned: lessons.learned,
             record_as: lessons.record_as,
             sent: None,
@@ -209,7 +208,7 @@ where
                 if next > self.max_attempts || !can_constrain || self.constrains(number) {
                     return Err(span.in_scope(|| self.stop_on_repeat(attempt)));
                 }
-                self.constrain_from = Some(next);
+                self.constraining.after_repeat(next);
             }
             let next_constrained = number < self.max_attempts && self.constrains(number + 1);
             self.reader.set_next_constrained(next_constrained);
@@ -250,8 +249,8 @@ where
         Err(self.fail(ThinkErrorKind::Exhausted))
     }
 
-    /// The span of attempt `number`, its kind from what it asks (see
-    /// [`trace::Kind`]).
+    /// The span of attempt `number`, named by its kind (see
+    /// [`Strategy::trace_name`](attempt::Strategy::trace_name)).
     fn attempt_span(&self, number: usize) -> Span {
         let constrained = self.constrains(number)
             && self.reader.has_grammar()
@@ -260,20 +259,11 @@ where
             .think
             .escalate
             .as_ref()
-            .is_some_and(|(_, after)| number > *after);
-        let kind = if number == 1 {
-            trace::Kind::First
-        } else if escalated {
-            trace::Kind::Escalated
-        } else if constrained {
-            trace::Kind::Constrained
-        } else {
-            match self.reader.asked() {
-                Asked::Focused(_) => trace::Kind::Focused,
-                Asked::Sections(_) => trace::Kind::Patch,
-                Asked::Whole => trace::Kind::Full,
-            }
-        };
+            .is_some_and(|(_, after)| attempt::escalates(*after, number));
+        let kind = self.reader.asked().trace_name(Sent {
+            escalated,
+            constrained,
+        });
         trace::attempt_span(number, kind, self.model_name(number), constrained)
     }
 
@@ -282,9 +272,7 @@ where
     fn model_for(&self, number: usize) -> &'r dyn ChatModel {
         let think = self.think;
         match &think.escalate {
-            // Every earlier attempt failed (else the run would have ended),
-            // so `number - 1` failed format attempts were made so far.
-            Some((stronger, after)) if number > *after => &**stronger,
+            Some((stronger, after)) if attempt::escalates(*after, number) => &**stronger,
             _ => &*think.model,
         }
     }
@@ -489,36 +477,20 @@ where
 
     /// The grammar attempt `number` is sent with, when it is constrained
     /// ([`Run::constrains`]): the grammar of what the attempt asks for (see
-    /// [`Reader::grammar`]), cut to the model's reply limit when it says
-    /// one, so that the reply is not cut off before its last section.
+    /// [`Reader::grammar`]).
     fn grammar_for(&self, number: usize) -> Option<Grammar> {
         if !self.constrains(number) {
             return None;
         }
-        let grammar = self.reader.grammar()?;
-        Some(match self.model_for(number).reply_token_limit() {
-            Some(max_tokens) => grammar.fit_tokens(max_tokens),
-            None => grammar,
-        })
+        self.reader
+            .grammar(self.model_for(number).reply_token_limit())
     }
 
-    /// Whether attempt `number` is sent with a grammar: with
-    /// [`Think::constrain_after`], every attempt after its count; without,
-    /// the last attempt of the run (never the first) when its model takes
-    /// grammars; either way, every attempt after a reply that repeated the
-    /// one before it.
+    /// Whether attempt `number` is sent with a grammar (see
+    /// [`Constraining::applies`]).
     fn constrains(&self, number: usize) -> bool {
-        if self.constrain_from.is_some_and(|from| number >= from) {
-            return true;
-        }
-        match self.think.constrain_after {
-            Some(after) => number > after,
-            None => {
-                number > 1
-                    && number == self.max_attempts
-                    && self.model_for(number).takes_grammar().is_some()
-            }
-        }
+        self.constraining
+            .applies(number, || self.model_for(number).takes_grammar().is_some())
     }
 
     /// The ledger entry of a reply, not yet judged, from `called` or the
@@ -587,10 +559,7 @@ where
         // A reply in a grammar's JSON schema is read as the sections it
         // holds; one that is not such JSON is read as it is (a model that
         // answered in sections anyway).
-        let from_json = match self.constraint.take() {
-            Some((grammar, true)) => grammar.read_json(&attempt.raw).ok(),
-            _ => None,
-        };
+        let from_json = attempt::read_json(self.constraint.take(), &attempt.raw);
         let raw = match (&from_json, &agreed) {
             (Some(reply), _) => {
                 if attempt.reasoning.is_none() {
@@ -925,8 +894,8 @@ where
             AttemptKind::CheckFailed => Some(Wording::Listed),
             _ => self.reader.worded(),
         };
-        let asked = match (self.reader.asked(), self.reader.specs()) {
-            (Asked::Focused(index), Some(specs)) => specs.get(*index).map(|spec| spec.header),
+        let asked = match (self.reader.asked().focus(), self.reader.specs()) {
+            (Some(index), Some(specs)) => specs.get(index).map(|spec| spec.header),
             _ => None,
         };
         // The model is shown what was read: the answer its replies agreed

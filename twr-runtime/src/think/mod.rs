@@ -6,6 +6,7 @@
 //!
 //! How a run goes is told in `run.md`, shown in the docs of [`Think`].
 
+mod attempt;
 mod bare;
 mod bounded_reply;
 mod budget;

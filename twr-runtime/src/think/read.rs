@@ -4,9 +4,10 @@
 use std::mem::Discriminant;
 use std::ops::Range;
 
+use super::attempt::{self, Strategy};
 use super::bare;
 use super::conversation::{single_way, SectionStore};
-use super::focus::{self, Asked};
+use super::focus;
 use super::junk::{self, Said};
 use super::messages::{self, AskFor, Then};
 use super::outcome::{AttemptKind, SectionSource};
@@ -89,8 +90,8 @@ pub(crate) struct Reader<F> {
     store: Option<SectionStore>,
     /// The problems of the previous rejected reply, to notice repeats.
     previous: Option<Vec<ProblemKey>>,
-    /// What the last message asked for.
-    asked: Asked,
+    /// What the last message asked for: the next attempt's kind.
+    asked: Strategy,
     /// Per section: whether a patch retry has asked for it, after which a
     /// section still wrong gets a focused question.
     patched: Vec<bool>,
@@ -149,7 +150,7 @@ where
             typed: TypedSections::default(),
             store,
             previous: None,
-            asked: Asked::Whole,
+            asked: Strategy::first(),
             patched: vec![false; sections],
             focused,
             next_constrained: false,
@@ -220,11 +221,8 @@ where
         truncated: bool,
     ) -> Verdict<U> {
         self.worded = None;
-        let asked = std::mem::replace(&mut self.asked, Asked::Whole);
-        let kind = |plain| match asked {
-            Asked::Focused(_) => AttemptKind::Focused,
-            _ => plain,
-        };
+        let asked = std::mem::replace(&mut self.asked, Strategy::full());
+        let kind = |read| asked.outcome(read);
         if truncated {
             self.previous = None;
             return self.read_truncated(raw, number);
@@ -263,7 +261,7 @@ where
         // answer: read alone, it would drop the sections kept from earlier
         // replies (an optional one silently becoming `None`), so then it is
         // read merged only.
-        let partial = asked != Asked::Whole && self.keeps_sections_beyond(text, sections.as_ref());
+        let partial = asked.asks_part() && self.keeps_sections_beyond(text, sections.as_ref());
         let accepted = |value, json| Verdict::Value {
             value,
             kind: kind(AttemptKind::Accepted),
@@ -305,14 +303,9 @@ where
             headerless && bare::is_acknowledgement(raw),
             self.format.specs,
         ) {
-            let message = focus::restate(
-                &asked,
-                specs,
-                self.format.choices,
-                self.lang(Some(&problems)),
-            );
+            let message = asked.restate(specs, self.format.choices, self.lang(Some(&problems)));
             let kind = kind(AttemptKind::Rejected);
-            self.asked = asked;
+            self.asked = asked.again();
             return Verdict::Rejected {
                 problems,
                 message,
@@ -327,7 +320,7 @@ where
         let failing = self.indices(&headers);
         let general = has_general_problem(&problems);
         if let Some(specs) = self.format.specs {
-            let again_headerless = headerless && asked == Asked::Whole && number > 1;
+            let again_headerless = headerless && asked.headerless_is_struggle();
             let copies_the_guide = match &sections {
                 Some(map) => focus::copies_the_guide(map, specs, lang),
                 None => focus::copies_the_guide(&split_sections(text, specs), specs, lang),
@@ -353,7 +346,7 @@ where
             _ => None,
         };
         if let Some((index, spec)) = focused {
-            self.asked = Asked::Focused(index);
+            self.asked = Strategy::focused(index);
             // The valid sections so far, as the answer the question is about:
             // a broken reply in view invites the model to repeat it. With
             // none yet, the reply itself stays (a message is never empty).
@@ -362,7 +355,7 @@ where
                 .as_ref()
                 .map(|store| store.render_except(Some(index)))
                 .filter(|answer| !answer.is_empty());
-            let message = focus::question_after(spec, &problems, lang);
+            let message = attempt::question_after(spec, &problems, lang);
             self.worded = Some(Wording::Focused);
             return Verdict::Rejected {
                 problems,
@@ -386,7 +379,7 @@ where
                     *patched = true;
                 }
             }
-            self.asked = Asked::Sections(failing.clone());
+            self.asked = Strategy::patch(failing.clone());
             AskFor::Sections(&headers)
         } else {
             self.whole()
@@ -400,7 +393,7 @@ where
     }
 
     /// What the last message asked for.
-    pub(crate) fn asked(&self) -> &Asked {
+    pub(crate) fn asked(&self) -> &Strategy {
         &self.asked
     }
 
@@ -416,16 +409,16 @@ where
     }
 
     /// The grammar of what the last message asked for, for a constrained
-    /// attempt: the whole answer, the sections of a patch retry, or one
-    /// section's value after a focused question. `None` for a type without
+    /// attempt to a model whose replies may hold `reply_limit` tokens (see
+    /// [`attempt::constrained_grammar`]). `None` for a type without
     /// sections.
-    pub(crate) fn grammar(&self) -> Option<Grammar> {
+    pub(crate) fn grammar(&self, reply_limit: Option<u32>) -> Option<Grammar> {
         let whole = (self.format.grammar?)();
-        Some(match &self.asked {
-            Asked::Whole => whole,
-            Asked::Sections(indices) => whole.only_at(indices),
-            Asked::Focused(index) => whole.value_at(*index),
-        })
+        Some(attempt::constrained_grammar(
+            &self.asked,
+            whole,
+            reply_limit,
+        ))
     }
 
     /// The text to show the model as its previous reply, when it is not
@@ -513,7 +506,7 @@ where
                         *patched = true;
                     }
                 }
-                self.asked = Asked::Sections(failing);
+                self.asked = Strategy::patch(failing);
             }
             (
                 messages::truncated_patch(lang, &kept, &remaining),
@@ -570,7 +563,7 @@ where
         invalid: Feedback,
     ) -> Verdict<U> {
         self.worded = None;
-        self.asked = Asked::Whole;
+        self.asked = Strategy::full();
         let lang = self.lang(Some(&invalid));
         let invalid = invalid.with_lang(lang);
         let keys = problem_keys(&invalid);
@@ -623,7 +616,7 @@ where
                     *patched = true;
                 }
             }
-            self.asked = Asked::Sections(failing);
+            self.asked = Strategy::patch(failing);
             AskFor::AfterStop(&wanted)
         };
         let message = messages::format_feedback(lang, &invalid, ask, self.then(escalate));

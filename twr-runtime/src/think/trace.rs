@@ -69,44 +69,15 @@ pub(super) fn run_ended(span: &Span, attempts: usize, outcome: &str) {
     span.record("twr.outcome", outcome);
 }
 
-/// What an attempt asks, as `twr.attempt.kind` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// The first request.
-    First,
-    /// Only the sections that failed.
-    Patch,
-    /// One section, as a plain question.
-    Focused,
-    /// The whole answer again.
-    Full,
-    /// Sent with a grammar.
-    Constrained,
-    /// Asked of the stronger model ([`Think::escalate_to`](super::Think::escalate_to)).
-    Escalated,
-}
-
-impl Kind {
-    fn as_str(self) -> &'static str {
-        match self {
-            Kind::First => "first",
-            Kind::Patch => "patch",
-            Kind::Focused => "focused",
-            Kind::Full => "full",
-            Kind::Constrained => "constrained",
-            Kind::Escalated => "escalated",
-        }
-    }
-}
-
-/// The span of attempt `number` of kind `kind`, asked of `model`.
-pub(super) fn attempt_span(number: usize, kind: Kind, model: &str, constrained: bool) -> Span {
+/// The span of attempt `number` of kind `kind` (its name, see
+/// `think/attempt/`), asked of `model`.
+pub(super) fn attempt_span(number: usize, kind: &str, model: &str, constrained: bool) -> Span {
     tracing::info_span!(
         "twr.attempt",
-        otel.name = %format_args!("twr.attempt {number} {}", kind.as_str()),
+        otel.name = %format_args!("twr.attempt {number} {kind}"),
         gen_ai.request.model = %model,
         twr.attempt.number = number as i64,
-        twr.attempt.kind = kind.as_str(),
+        twr.attempt.kind = kind,
         twr.attempt.constrained = constrained,
         twr.attempt.outcome = Empty,
         twr.attempt.model = Empty,

@@ -1,0 +1,33 @@
+//! The opening request of a run: the prompt with the format guide (see
+//! `think/demo.rs`), asking for the whole answer.
+
+use super::{full, Kind, Strategy};
+use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+
+/// The opening request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct First;
+
+impl Kind for First {
+    const NAME: &'static str = "first";
+
+    /// The first request is what it is, whatever model or grammar it goes
+    /// with.
+    const NAMED_SO_HOWEVER_SENT: bool = true;
+
+    /// A reply to the first request that does not follow the format has
+    /// had no feedback yet: no sign of a struggling model.
+    fn headerless_is_struggle(&self) -> bool {
+        false
+    }
+
+    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+        full::restate_whole(specs, choices, lang)
+    }
+
+    /// Asked again, the whole answer is a full retry: the guide and the
+    /// first feedback are behind it.
+    fn again(self) -> Strategy {
+        Strategy::full()
+    }
+}
