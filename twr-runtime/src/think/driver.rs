@@ -696,12 +696,7 @@ where
         problems.push(Problem::new(String::new(), ProblemKind::Check { message }));
         attempt.kind = AttemptKind::CheckFailed;
         attempt.json = accepted.json.clone();
-        let message = messages::format_feedback(
-            lang,
-            &problems,
-            self.reader.whole_ask(),
-            messages::Then::Nothing,
-        );
+        let message = self.reader.ask_whole(&problems);
         attempt.problems = Some(problems);
         message
     }

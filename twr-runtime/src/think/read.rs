@@ -4,12 +4,12 @@
 use std::mem::Discriminant;
 use std::ops::Range;
 
-use super::attempt::{self, Strategy};
+use super::attempt::{self, Asking, Full, Patch, Strategy};
 use super::bare;
 use super::conversation::{single_way, SectionStore};
 use super::focus;
 use super::junk::{self, Said};
-use super::messages::{self, AskFor, Then};
+use super::messages::Then;
 use super::outcome::{AttemptKind, SectionSource};
 use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
@@ -190,20 +190,42 @@ where
 
     /// What a message about problems says after its request: that the
     /// same problems came twice (`repeated`), with the guide; the guide
-    /// alone, when the wording shows it from the start; or nothing. Notes
-    /// the wording that makes of the message.
-    fn then(&mut self, repeated: bool) -> Then<'_> {
+    /// alone, when the wording shows it from the start; or nothing.
+    fn then(&self, repeated: bool) -> Then<'_> {
         let guide = self.format.guide.as_deref();
-        let then = match (repeated, guide) {
+        match (repeated, guide) {
             (true, guide) => Then::Repeated(guide),
             (false, Some(guide)) if self.wording == Wording::WithExample => Then::Guide(guide),
             (false, _) => Then::Nothing,
-        };
-        self.worded = Some(match then {
-            Then::Repeated(Some(_)) | Then::Guide(_) => Wording::WithExample,
-            _ => Wording::Listed,
+        }
+    }
+
+    /// The message that asks for `next` after a reply with `problems`
+    /// (`headers`, the failing sections; `stopped`, whether it was stopped
+    /// as it streamed), which `repeated` the previous reply's problems.
+    /// Notes how it is worded, and that `next` is what it asks for.
+    fn ask(
+        &mut self,
+        next: Strategy,
+        problems: &Feedback,
+        headers: &[&str],
+        stopped: bool,
+        repeated: bool,
+    ) -> String {
+        let then = self.then(repeated);
+        let worded = next.wording(&then);
+        let message = next.ask(Asking {
+            lang: self.lang(Some(problems)),
+            problems,
+            headers,
+            specs: self.format.specs,
+            choices: self.format.choices,
+            stopped,
+            then,
         });
-        then
+        self.worded = Some(worded);
+        self.asked = next;
+        message
     }
 
     /// Reads `raw`, the reply of attempt `number`.
@@ -342,11 +364,11 @@ where
                     .filter(|&index| self.struggling || self.patched.get(index) == Some(&true))
                     .filter_map(|index| Some((index, specs.get(index)?)))
                     .min_by_key(|&(index, spec)| (spec.presence != Presence::Required, index))
+                    .map(|(index, _)| index)
             }
             _ => None,
         };
-        if let Some((index, spec)) = focused {
-            self.asked = Strategy::focused(index);
+        let next = if let Some(index) = focused {
             // The valid sections so far, as the answer the question is about:
             // a broken reply in view invites the model to repeat it. With
             // none yet, the reply itself stays (a message is never empty).
@@ -355,17 +377,9 @@ where
                 .as_ref()
                 .map(|store| store.render_except(Some(index)))
                 .filter(|answer| !answer.is_empty());
-            let message = attempt::question_after(spec, &problems, lang);
-            self.worded = Some(Wording::Focused);
-            return Verdict::Rejected {
-                problems,
-                message,
-                kind: kind(AttemptKind::Rejected),
-            };
-        }
-        let ask = if self.format.specs.is_none() {
-            AskFor::Free
-        } else if !headers.is_empty()
+            Strategy::focused(index)
+        } else if self.format.specs.is_some()
+            && !headers.is_empty()
             && !general
             && self.store.as_ref().is_some_and(|store| {
                 store
@@ -379,12 +393,11 @@ where
                     *patched = true;
                 }
             }
-            self.asked = Strategy::patch(failing.clone());
-            AskFor::Sections(&headers)
+            Strategy::patch(failing)
         } else {
-            self.whole()
+            Strategy::full()
         };
-        let message = messages::format_feedback(lang, &problems, ask, self.then(escalate));
+        let message = self.ask(next, &problems, &headers, false, escalate);
         Verdict::Rejected {
             problems,
             message,
@@ -466,7 +479,7 @@ where
     fn read_truncated(&mut self, raw: &str, number: usize) -> Verdict<U> {
         let Some(store) = self.store.as_mut() else {
             return Verdict::Truncated {
-                message: messages::truncated_whole(self.lang(None)),
+                message: Full::after_cut(self.lang(None)),
             };
         };
         let kept = store.absorb(raw, number, true);
@@ -488,10 +501,7 @@ where
         let lang = self.lang(Some(&problems));
         let (message, first) = if remaining.is_empty() || has_general_problem(&problems) {
             let first = self.format.specs.and_then(|specs| specs.first());
-            (
-                messages::truncated_whole(lang),
-                first.map(|spec| spec.header),
-            )
+            (Full::after_cut(lang), first.map(|spec| spec.header))
         } else {
             let failing = self.indices(&remaining);
             // A patch only when something was kept; otherwise it asks for
@@ -509,7 +519,7 @@ where
                 self.asked = Strategy::patch(failing);
             }
             (
-                messages::truncated_patch(lang, &kept, &remaining),
+                Patch::after_cut(lang, &kept, &remaining),
                 remaining.first().copied(),
             )
         };
@@ -607,8 +617,8 @@ where
                 wanted.clear();
             }
         }
-        let ask = if wanted.is_empty() {
-            self.whole()
+        let next = if wanted.is_empty() {
+            Strategy::full()
         } else {
             let failing = self.indices(&wanted);
             for &index in &failing {
@@ -616,10 +626,9 @@ where
                     *patched = true;
                 }
             }
-            self.asked = Strategy::patch(failing);
-            AskFor::AfterStop(&wanted)
+            Strategy::patch(failing)
         };
-        let message = messages::format_feedback(lang, &invalid, ask, self.then(escalate));
+        let message = self.ask(next, &invalid, &wanted, true, escalate);
         Verdict::Rejected {
             problems: invalid,
             message,
@@ -654,24 +663,19 @@ where
             .unwrap_or_default()
     }
 
-    /// The request for the whole answer again, for a value the loop's
-    /// check refused.
-    pub(crate) fn whole_ask(&self) -> AskFor<'static> {
-        if self.format.specs.is_none() {
-            AskFor::Free
-        } else {
-            self.whole()
-        }
-    }
-
-    /// The request for the whole answer again; in one way, for a type with
-    /// a choice of ways.
-    fn whole(&self) -> AskFor<'static> {
-        if self.format.choices.is_empty() {
-            AskFor::Whole
-        } else {
-            AskFor::WholeOneWay
-        }
+    /// The message that asks for the whole answer again after `problems`,
+    /// with nothing after the request: for a value the loop's check
+    /// refused.
+    pub(crate) fn ask_whole(&self, problems: &Feedback) -> String {
+        Strategy::full().ask(Asking {
+            lang: self.lang(Some(problems)),
+            problems,
+            headers: &[],
+            specs: self.format.specs,
+            choices: self.format.choices,
+            stopped: false,
+            then: Then::Nothing,
+        })
     }
 
     /// The language of the loop's own messages: the type's, else the

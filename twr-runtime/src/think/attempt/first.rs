@@ -1,7 +1,7 @@
 //! The opening request of a run: the prompt with the format guide (see
 //! `think/demo.rs`), asking for the whole answer.
 
-use super::{full, Kind, Strategy};
+use super::{full, Asking, Kind, Strategy};
 use crate::sections::{ChoiceSpec, Lang, SectionSpec};
 
 /// The opening request.
@@ -19,6 +19,12 @@ impl Kind for First {
     /// had no feedback yet: no sign of a struggling model.
     fn headerless_is_struggle(&self) -> bool {
         false
+    }
+
+    /// Asked for after problems, the opening request is the whole answer
+    /// again.
+    fn ask(&self, asking: Asking<'_>) -> String {
+        full::ask_whole(asking)
     }
 
     fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {

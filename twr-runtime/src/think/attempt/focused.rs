@@ -4,9 +4,10 @@
 //! for it or once the model shows it does not follow the format. Its reply
 //! may be the bare value, read as that section and merged with those kept.
 
+use super::super::messages::Then;
 use super::super::outcome::AttemptKind;
-use super::{full, Kind, Strategy};
-use crate::feedback::{Feedback, ProblemKind};
+use super::{full, Asking, Kind, Strategy};
+use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
 use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
@@ -44,6 +45,19 @@ impl Kind for Focused {
         whole.value_at(self.index)
     }
 
+    /// The question, after a validator's reason when one failed the
+    /// section (see [`question_after`]).
+    fn ask(&self, asking: Asking<'_>) -> String {
+        match asking.specs.and_then(|specs| specs.get(self.index)) {
+            Some(spec) => question_after(spec, asking.problems, asking.lang),
+            None => full::ask_whole(asking),
+        }
+    }
+
+    fn wording(&self, _then: &Then<'_>) -> Wording {
+        Wording::Focused
+    }
+
     /// The question again.
     fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
         match specs.get(self.index) {
@@ -60,7 +74,7 @@ impl Kind for Focused {
 /// The plain question that asks for one section without any format:
 /// its description and what to reply with ("The total cost in dollars.
 /// Reply with only the number, for example: $600.").
-pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
+fn question(spec: &SectionSpec, lang: Lang) -> String {
     let words = phrases(lang);
     let description = spec.description.trim();
     let mut text = if description.is_empty() {
@@ -95,7 +109,7 @@ pub(crate) fn question(spec: &SectionSpec, lang: Lang) -> String {
 /// a validator's reason goes first, since the description need not say it
 /// ("The [Weeks] section needs a change: a study of 60 weeks does not fit
 /// in a year."). The failed value itself is not repeated.
-pub(crate) fn question_after(spec: &SectionSpec, problems: &Feedback, lang: Lang) -> String {
+fn question_after(spec: &SectionSpec, problems: &Feedback, lang: Lang) -> String {
     let words = phrases(lang);
     let question = question(spec, lang);
     let reason = problems

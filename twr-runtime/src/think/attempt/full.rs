@@ -4,7 +4,8 @@
 //!
 //! [`RetryMode::Full`]: crate::RetryMode::Full
 
-use super::{Kind, Strategy};
+use super::super::messages::format_feedback;
+use super::{Asking, Kind, Strategy};
 use crate::phrases::phrases;
 use crate::prompt::first_example;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec};
@@ -22,6 +23,10 @@ impl Kind for Full {
         true
     }
 
+    fn ask(&self, asking: Asking<'_>) -> String {
+        ask_whole(asking)
+    }
+
     fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
         restate_whole(specs, choices, lang)
     }
@@ -29,6 +34,31 @@ impl Kind for Full {
     fn again(self) -> Strategy {
         Strategy::Full(self)
     }
+}
+
+impl Full {
+    /// The message sent back after a reply cut off by the token limit,
+    /// when the whole answer is asked for again.
+    pub(crate) fn after_cut(lang: Lang) -> String {
+        let words = phrases(lang);
+        format!(
+            "{}{}{}",
+            words.cut_off, words.sentence_gap, words.rewrite_shorter
+        )
+    }
+}
+
+/// The problems, then the request for the whole answer again: a new
+/// answer for a free-form parser, in one way for a type with a choice of
+/// ways.
+pub(super) fn ask_whole(asking: Asking<'_>) -> String {
+    let words = phrases(asking.lang);
+    let request = match (asking.specs, asking.choices) {
+        (None, _) => words.ask_free,
+        (Some(_), []) => words.ask_whole,
+        (Some(_), _) => words.ask_whole_way,
+    };
+    format_feedback(asking.lang, asking.problems, request, asking.then)
 }
 
 /// The request for the whole answer again, for a reply that only
@@ -40,4 +70,17 @@ pub(super) fn restate_whole(specs: &[SectionSpec], choices: &[ChoiceSpec], lang:
         phrases(lang).write_now,
         first_example(specs, choices, lang)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_for_the_whole_answer_shorter_after_a_cut() {
+        assert_eq!(
+            Full::after_cut(Lang::En),
+            "Your answer was cut off by the length limit before it was finished. Please write the whole answer again, shorter, so that it fits: keep each part brief."
+        );
+    }
 }

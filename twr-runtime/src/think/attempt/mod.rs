@@ -36,11 +36,13 @@ mod patch;
 pub(crate) use constrained::{grammar as constrained_grammar, read_json, Constraining};
 pub(crate) use escalated::escalates;
 pub(crate) use first::First;
-pub(crate) use focused::{question_after, Focused};
+pub(crate) use focused::Focused;
 pub(crate) use full::Full;
 pub(crate) use patch::Patch;
 
+use super::messages::Then;
 use super::outcome::AttemptKind;
+use crate::feedback::{Feedback, Wording};
 use crate::grammar::Grammar;
 use crate::sections::{ChoiceSpec, Lang, SectionSpec};
 
@@ -66,6 +68,27 @@ pub(crate) struct Sent {
     pub(crate) escalated: bool,
     /// With a grammar the model is held to.
     pub(crate) constrained: bool,
+}
+
+/// What the message that asks for an attempt after a rejected reply is
+/// written from.
+pub(crate) struct Asking<'a> {
+    /// The language of the loop's messages.
+    pub(crate) lang: Lang,
+    /// The problems of the reply.
+    pub(crate) problems: &'a Feedback,
+    /// The sections asked for by header, in the order the message names
+    /// them (a patch's).
+    pub(crate) headers: &'a [&'a str],
+    /// The type's sections (`None` for a free-form parser).
+    pub(crate) specs: Option<&'a [SectionSpec]>,
+    /// The choices between the sections (empty without).
+    pub(crate) choices: &'a [ChoiceSpec],
+    /// Whether the reply was stopped as it streamed, at the invalid
+    /// section.
+    pub(crate) stopped: bool,
+    /// What follows the request.
+    pub(crate) then: Then<'a>,
 }
 
 /// What every kind of attempt says of itself. Each file implements it; the
@@ -110,6 +133,15 @@ trait Kind {
     /// The grammar of what it asks for, from that of the whole answer.
     fn grammar(&self, whole: Grammar) -> Grammar {
         whole
+    }
+
+    /// The message that asks for it after a rejected reply.
+    fn ask(&self, asking: Asking<'_>) -> String;
+
+    /// How that message is worded, as the journal counts it
+    /// ([`Wording`]), when it is followed by `then`.
+    fn wording(&self, then: &Then<'_>) -> Wording {
+        then.wording()
     }
 
     /// The request again, for a reply that only acknowledged it: what to
@@ -204,6 +236,16 @@ impl Strategy {
     /// See [`Kind::grammar`].
     pub(crate) fn grammar(&self, whole: Grammar) -> Grammar {
         dispatch!(self, kind => kind.grammar(whole))
+    }
+
+    /// See [`Kind::ask`].
+    pub(crate) fn ask(&self, asking: Asking<'_>) -> String {
+        dispatch!(self, kind => kind.ask(asking))
+    }
+
+    /// See [`Kind::wording`].
+    pub(crate) fn wording(&self, then: &Then<'_>) -> Wording {
+        dispatch!(self, kind => kind.wording(then))
     }
 
     /// See [`Kind::restate`].
