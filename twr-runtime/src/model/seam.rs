@@ -17,7 +17,8 @@ use crate::grammar::Grammar;
 ///
 /// Built with [`Request::new`] and the `with_` methods; it may gain fields.
 /// The crate's one `Request`: what the loop asks the model to write after a
-/// rejected reply is its `AskFor`, not a request.
+/// rejected reply is a message, written by the kind of attempt it asks for,
+/// not a request.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct Request<'a> {
