@@ -634,10 +634,16 @@ fn readings_that_lost_items_are_feedback() {
             "[\n  [\"\n    null,\n    \"//\"\n  ]\n]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 4 (near `\"`): this string runs over lines to a quote with a comment after it that holds a quote, so where it ends is not known; close it on its line, or write a line break inside it as \\n.",
         ),
-        // a stray quote after a number, a comma put in, then a cut.
+        // a stray quote after a number, a comma put in, then a cut (its
+        // single quote, cut off holding a double quote, is refused first).
         (
             "[-1\"00000,\"['\",null,null]",
-            "The reply should be JSON of the expected shape: a comma is missing and the text is cut off after it, so a quote may be a stray one that opened the rest; write the value whole, with a comma between items.",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 13 (near `'\",null,null]`): this string in single quotes holds a lone double quote and is never closed, so the single quote may be text inside a string that the double quote ends; write the string in double quotes, with a quote inside it as \\\".",
+        ),
+        // single quotes inside a string taken for a string's, then cut off.
+        (
+            "[{\"},null,null,\":'\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 18 (near `'\"]`): this string in single quotes holds a lone double quote and is never closed, so the single quote may be text inside a string that the double quote ends; write the string in double quotes, with a quote inside it as \\\".",
         ),
         // a block comment never closed, holding the rest of the value.
         (

@@ -322,11 +322,15 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
              here, yet a quote follows, so where it ends is not known; write the value whole, \
              with a quote inside a string as \\\" and a comma between items.",
         ),
-        // A stray quote making the rest one string that is never closed.
+        // A stray quote making the rest one string that is never closed
+        // (its single quote, never closed and holding a double quote, is
+        // refused first).
         (
             r#"["null,"{'",-75.25]"#,
-            "a comma is missing, and a key at the end is left without a value, so a quote may \
-             be a stray one; write the value whole, with a comma between items.",
+            "the JSON breaks at line 1, column 10 (near `'\",-75.25]`): this string in single \
+             quotes holds a lone double quote and is never closed, so the single quote may be \
+             text inside a string that the double quote ends; write the string in double \
+             quotes, with a quote inside it as \\\".",
         ),
         // A closer of the wrong kind ending the object before its members.
         (

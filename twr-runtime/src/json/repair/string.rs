@@ -239,6 +239,19 @@ impl Repairer<'_> {
                         "this string in single quotes does not end on its line; close it with '",
                     );
                 }
+                if lone_double {
+                    // `{"},null,":'"]`: a string in single quotes cut off
+                    // holding one double quote. The single quote may be
+                    // text inside a double-quoted string that the `"` ends
+                    // (`":'"`), so reading it as cut off is a second guess.
+                    return self.error_from(
+                        opened,
+                        "this string in single quotes holds a lone double quote and is never \
+                         closed, so the single quote may be text inside a string that the \
+                         double quote ends; write the string in double quotes, with a quote \
+                         inside it as \\\"",
+                    );
+                }
                 self.repairs.insert(Repair::Truncated);
                 self.out.push(b'"');
                 return Ok(Ended::Truncated);
