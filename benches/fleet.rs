@@ -1,12 +1,14 @@
 //! The journal's fleet, measured (not a test: it prints figures).
 //!
 //! 1. Throughput: 10,000 prompts of one job leased to 1, 2, 4 and 8 worker
-//!    processes (`tests/fleet_worker.rs`, 32 runs at a time each) on one
-//!    PostgreSQL journal, against a model server on 127.0.0.1 that answers
-//!    every request after 50 ms. Wall time from the first worker's start to
-//!    the last one's exit (each hands out all 10,000 results: those of the
-//!    other workers are replayed from the journal), and each worker's peak
-//!    memory (VmHWM).
+//!    processes (`tests/fleet_worker.rs`, 32 runs at a time each, each
+//!    running its share with `Think::run_share`: only the prompts it
+//!    leases) on one PostgreSQL journal, against a model server on
+//!    127.0.0.1 that answers every request after 50 ms. Wall time from the
+//!    first worker's start to the last one's exit, each worker's peak
+//!    memory (VmHWM), and the CPU time the workers used together per
+//!    prompt (what bounds the fleet on a machine of few cores: the server
+//!    and PostgreSQL use the same cores).
 //! 2. The journal's cost per recorded attempt: 2,000 runs of one attempt
 //!    each, one after another, through a scripted model (no latency), with
 //!    no journal, a SQLite journal and a PostgreSQL one: p50 and p99 of a
@@ -94,8 +96,10 @@ async fn main() {
         "throughput: {PROMPTS} prompts, {}-ms server, {AT_A_TIME} runs at a time per worker",
         LATENCY.as_millis()
     );
-    println!("| workers | wall time | prompts/s | x one worker | peak memory per worker |");
-    println!("| --- | --- | --- | --- | --- |");
+    println!(
+        "| workers | wall time | prompts/s | x one worker | of linear | peak memory per worker | workers' CPU per prompt |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     let mut one = None;
     for workers in [1usize, 2, 4, 8] {
         let url = database(&server_url, &format!("twr_bench_fleet_{workers}")).await;
@@ -111,6 +115,7 @@ async fn main() {
                         &PROMPTS.to_string(),
                         "60000",
                         &AT_A_TIME.to_string(),
+                        "share",
                     ])
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -119,6 +124,7 @@ async fn main() {
             })
             .collect();
         let mut memory = Vec::new();
+        let mut cpu_ms = 0u64;
         for child in children {
             let output = tokio::task::spawn_blocking(move || child.wait_with_output())
                 .await
@@ -136,16 +142,24 @@ async fn main() {
             {
                 memory.push(kb.trim_end_matches(" kB").parse::<u64>().unwrap());
             }
+            if let Some(ms) = stderr
+                .lines()
+                .find_map(|line| line.strip_prefix("fleet-worker cpu ms: "))
+            {
+                cpu_ms += ms.parse::<u64>().unwrap();
+            }
         }
         let wall = started.elapsed();
         let rate = PROMPTS as f64 / wall.as_secs_f64();
         let base_rate = *one.get_or_insert(rate);
         let max_kb = memory.iter().max().copied().unwrap_or(0);
         println!(
-            "| {workers} | {:.1} s | {rate:.0} | {:.2} | {:.1} MB |",
+            "| {workers} | {:.1} s | {rate:.0} | {:.2} | {:.2} | {:.1} MB | {:.2} ms |",
             wall.as_secs_f64(),
             rate / base_rate,
-            max_kb as f64 / 1024.0
+            rate / (base_rate * workers as f64),
+            max_kb as f64 / 1024.0,
+            cpu_ms as f64 / PROMPTS as f64
         );
     }
 

@@ -108,6 +108,7 @@ fn worker(journal: &str, server: &str, job: &str) -> Child {
             &PROMPTS.to_string(),
             &LEASE_MS.to_string(),
             "16",
+            "many",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -13,6 +13,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
+use futures_util::StreamExt as _;
 use serde_json::{json, Value};
 use twr_runtime::journal::Job;
 use twr_runtime::model::Served;
@@ -181,6 +182,109 @@ async fn a_prompt_of_a_dead_worker_is_taken_over_when_its_lease_runs_out() {
         assert_eq!(item.value.number, 2);
         let served: Vec<Served> = item.attempts.iter().map(|a| a.served.clone()).collect();
         assert_eq!(served, [Served::Journal, Served::Live], "{backend:?}");
+        // Only the call in flight at the death was bought twice.
+        assert_eq!(server.counts(), [1, 1, 2], "{backend:?}");
+        assert_eq!(progress(&job).await, (0, 0, 2, 0), "{backend:?}");
+    }
+}
+
+/// The results `run_share` handed out, by prompt.
+async fn shared<M: twr_runtime::ChatModel>(
+    think: &Think<'_, M>,
+    n: u32,
+) -> Vec<(usize, u32, Served)> {
+    let mut got: Vec<(usize, u32, Served)> = think
+        .run_share::<Doubled>(items(n))
+        .map(|(index, result)| {
+            let outcome = result.unwrap();
+            (
+                index,
+                outcome.value.number,
+                outcome.attempts[0].served.clone(),
+            )
+        })
+        .collect()
+        .await;
+    got.sort_by_key(|&(index, ..)| index);
+    got
+}
+
+#[tokio::test]
+async fn two_workers_sharing_a_job_each_hand_out_only_the_prompts_they_ran() {
+    for backend in backends::all("lease-share").await {
+        let server = Server::default();
+        let url = server.start().await;
+        let model = OpenAiCompatible::new(&url, "doubler");
+        let (first, second) = (backend.open().await, backend.open().await);
+        let lease = Duration::from_secs(30);
+        let a = first.job("share").lease_for(lease);
+        let b = second.job("share").lease_for(lease);
+        let (think_a, think_b) = (
+            Think::new(&model).journal(a.clone()).concurrency(4),
+            Think::new(&model).journal(b.clone()).concurrency(4),
+        );
+        let (ran_a, ran_b) =
+            futures_util::future::join(shared(&think_a, 40), shared(&think_b, 40)).await;
+        // Each prompt handed out once, by the worker that ran it, with its
+        // value; none replayed.
+        assert!(!ran_a.is_empty() && !ran_b.is_empty(), "{backend:?}");
+        let mut all: Vec<(usize, u32)> = ran_a
+            .iter()
+            .chain(&ran_b)
+            .map(|(index, number, served)| {
+                assert_eq!(*served, Served::Live, "{backend:?}");
+                (*index, *number)
+            })
+            .collect();
+        all.sort();
+        assert_eq!(
+            all,
+            (0..40).map(|n| (n, 2 * n as u32)).collect::<Vec<_>>(),
+            "{backend:?}"
+        );
+        // 40 first asks and 20 re-asks, each asked once.
+        let counts = server.counts();
+        assert_eq!(
+            (counts.len(), counts.iter().max()),
+            (60, Some(&1)),
+            "{backend:?}"
+        );
+        assert_eq!(progress(&a).await, (0, 0, 40, 0), "{backend:?}");
+        assert_eq!(b.outcomes().await.unwrap().len(), 40);
+    }
+}
+
+#[tokio::test]
+async fn a_sharing_worker_takes_over_a_dead_workers_prompt_when_its_lease_runs_out() {
+    for backend in backends::all("lease-share-dead").await {
+        let server = Server::default();
+        let url = server.start().await;
+        let model = OpenAiCompatible::new(&url, "doubler");
+        server.hold.store(true, Ordering::SeqCst);
+
+        // The first worker types item 0, records item 1's first reply,
+        // sends its re-ask (which hangs), and dies.
+        let first = backend.open().await;
+        let dying = first.job("dead").lease_for(Duration::from_millis(400));
+        let think = Think::new(&model).journal(dying.clone());
+        let died = tokio::time::timeout(Duration::from_millis(600), shared(&think, 2)).await;
+        assert!(
+            died.is_err(),
+            "the held re-ask cannot end: {backend:?} {died:?}"
+        );
+        assert_eq!(progress(&dying).await, (0, 1, 1, 0), "{backend:?}");
+
+        // The next worker waits for the lease to run out, takes item 1
+        // over (replaying its first reply) and hands out only that one.
+        server.hold.store(false, Ordering::SeqCst);
+        let second = backend.open().await;
+        let job = second.job("dead").lease_for(Duration::from_secs(30));
+        let think = Think::new(&model).journal(job.clone());
+        assert_eq!(
+            shared(&think, 2).await,
+            [(1, 2, Served::Journal)],
+            "{backend:?}"
+        );
         // Only the call in flight at the death was bought twice.
         assert_eq!(server.counts(), [1, 1, 2], "{backend:?}");
         assert_eq!(progress(&job).await, (0, 0, 2, 0), "{backend:?}");

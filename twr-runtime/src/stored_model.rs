@@ -306,6 +306,32 @@ impl Stores {
         Ok(Turn::Ours)
     }
 
+    /// Leases the first prompt of the job in `from..below` that no one
+    /// holds; `None` when there is none there. Without a job, `from` is
+    /// this worker's when it is below `below`.
+    pub(crate) async fn claim_next(
+        &self,
+        from: usize,
+        below: usize,
+    ) -> Result<Option<usize>, BoxError> {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            return Ok(job.claim_next(from, below).await?);
+        }
+        Ok((from < below).then_some(from))
+    }
+
+    /// Whether a prompt of the job has not ended yet (pending, or leased
+    /// by some worker); `false` without a job.
+    pub(crate) async fn prompts_left(&self) -> Result<bool, BoxError> {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            let progress = job.progress().await?;
+            return Ok(progress.pending + progress.leased > 0);
+        }
+        Ok(false)
+    }
+
     /// Renews the lease of prompt `index`; `false` when another worker
     /// took it (this one's ran out).
     pub(crate) async fn renew(&self, index: usize) -> Result<bool, BoxError> {

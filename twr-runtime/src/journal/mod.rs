@@ -413,6 +413,24 @@ impl Job {
         }
     }
 
+    /// Leases the first prompt in `from..below` that no one holds (of a
+    /// handle with a lease; without one, `from` is this worker's when it
+    /// is below `below`).
+    pub(crate) async fn claim_next(
+        &self,
+        from: usize,
+        below: usize,
+    ) -> Result<Option<usize>, JournalError> {
+        match &self.lease {
+            Some(lease) => {
+                self.store()
+                    .claim_next(&self.name, from, below, lease)
+                    .await
+            }
+            None => Ok((from < below).then_some(from)),
+        }
+    }
+
     /// Renews the lease of prompt `index`; `false` when it was lost.
     pub(crate) async fn renew(&self, index: usize) -> Result<bool, JournalError> {
         match &self.lease {

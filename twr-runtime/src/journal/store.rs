@@ -162,6 +162,18 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// is taking it at this moment (`SKIP LOCKED`).
     fn claim(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<Claim>;
 
+    /// Leases to `lease`'s holder the first prompt of `job` in
+    /// `from..below` that no one holds (pending, or its lease ran out),
+    /// skipping rows other workers are claiming at this moment; `None`
+    /// when there is none there.
+    fn claim_next(
+        &self,
+        job: &str,
+        from: usize,
+        below: usize,
+        lease: &Lease,
+    ) -> StoreFuture<Option<usize>>;
+
     /// Renews `lease` on prompt `index` of `job`; `false` when it is no
     /// longer held by it.
     fn renew(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<bool>;

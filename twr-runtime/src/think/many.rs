@@ -1,7 +1,7 @@
 //! [`Think::run_many`](super::Think::run_many): many prompts with bounded
 //! concurrency, one result per prompt in input order, and a progress hook.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -154,6 +154,157 @@ impl<M: ChatModel> Think<'_, M> {
         futures_util::future::Either::Right(self.run_each_here::<T>(prompts))
     }
 
+    /// Runs this worker's share of a job run by many: of a job whose
+    /// prompts are leased ([`Job::lease_for`](crate::journal::Job::lease_for)),
+    /// only the prompts this worker leases, at most
+    /// [`concurrency`](Self::concurrency) at a time, handing out each one's
+    /// result as it ends, with its place in `prompts`, as
+    /// [`run_each`](Self::run_each) does. A prompt another worker ran is
+    /// neither run nor replayed here: it is that worker's to hand out. So
+    /// each worker of a fleet does only its own prompts' work, and the
+    /// workers together hand out every prompt's result once (a worker
+    /// killed after recording a run's end but before its caller kept the
+    /// result excepted: read those from
+    /// [`Job::outcomes`](crate::journal::Job::outcomes)).
+    ///
+    /// Each free prompt (pending, or its lease ran out) is taken in input
+    /// order, with one claim of the journal per prompt; the stream ends once
+    /// every prompt of the job has ended in some worker, so a worker whose
+    /// own prompts are done waits for the prompts others hold, and runs
+    /// those whose lease runs out (their worker died), replaying the
+    /// replies it recorded. Every worker gives the same `prompts`. The
+    /// [`on_progress`](Self::on_progress) hook counts this worker's runs
+    /// ([`RunsProgress::done`] of [`RunsProgress::total`] prompts of the
+    /// job); [`Job::progress`](crate::journal::Job::progress) counts the
+    /// whole job's.
+    ///
+    /// When the journal cannot be read to claim a prompt, the stream ends
+    /// early with the error logged (`tracing`); the prompts it did not run
+    /// stay pending in the job for the other workers or a later run.
+    ///
+    /// Without a lease, every prompt is this worker's: the same as
+    /// [`run_each`](Self::run_each).
+    ///
+    /// ```no_run
+    /// # #[derive(twr_runtime::Sections)] struct Invoice { total: f64 }
+    /// # async fn demo(prompts: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use futures_util::StreamExt;
+    /// use twr_runtime::{journal::Journal, OpenAiCompatible, Think};
+    ///
+    /// let journal = Journal::postgres("postgres://twr@db.internal/twr").await?;
+    /// let job = journal.job("invoices-2026").lease_for(Duration::from_secs(600));
+    /// let model = OpenAiCompatible::from_env()?;
+    /// let think = Think::new(&model).journal(job.clone()).concurrency(32);
+    /// // Start this on as many machines as you like: each writes out its own.
+    /// let mut mine = Box::pin(think.run_share::<Invoice>(prompts));
+    /// while let Some((index, result)) = mine.next().await {
+    ///     match result {
+    ///         Ok(outcome) => println!("{index}: {}", outcome.value.total),
+    ///         Err(error) => eprintln!("{index}: {error}"),
+    ///     }
+    /// }
+    /// let progress = job.progress().await?;
+    /// println!("{} typed, {} failed in the job", progress.typed, progress.failed);
+    /// # Ok(()) }
+    /// ```
+    pub fn run_share<'s, T: Sections + 's>(
+        &'s self,
+        prompts: impl IntoIterator<Item = impl Into<Message>, IntoIter: 's>,
+    ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
+        if let Some(lease) = self.stores.lease_duration() {
+            let prompts: Vec<Message> = prompts.into_iter().map(Into::into).collect();
+            return futures_util::future::Either::Left(self.run_claimed::<T>(prompts, lease));
+        }
+        futures_util::future::Either::Right(self.run_each_here::<T>(prompts))
+    }
+
+    /// [`run_share`](Self::run_share) over a job whose prompts are leased
+    /// for `lease` each. In rounds: each of `concurrency` slots claims the
+    /// first free prompt from the worker's place (which moves on past each
+    /// prompt it claims, so ended prompts are not read again) and runs it,
+    /// until none is free from there; then, while prompts of the job have
+    /// not ended, another round from the start (after a pause when the last
+    /// one claimed nothing: the prompts left are held by live workers).
+    fn run_claimed<'s, T: Sections + 's>(
+        &'s self,
+        prompts: Vec<Message>,
+        lease: Duration,
+    ) -> impl Stream<Item = (usize, Result<Outcome<T>, ThinkError>)> + 's {
+        let limit = self.concurrency.unwrap_or(DEFAULT_CONCURRENCY).max(1);
+        let total = prompts.len();
+        let prompts = Arc::new(prompts);
+        // A prompt another worker holds is asked about this often.
+        let poll = (lease / 4).clamp(Duration::from_millis(10), Duration::from_millis(500));
+        let mut progress = RunsProgress {
+            done: 0,
+            total,
+            failed: 0,
+            usage: Usage::default(),
+            cost: None,
+        };
+        let rounds = stream::unfold(
+            (0usize, None::<Arc<AtomicBool>>),
+            move |(round, last_claimed)| {
+                let prompts = Arc::clone(&prompts);
+                async move {
+                    if round > 0 {
+                        match self.stores.prompts_left().await {
+                            Ok(true) => {}
+                            Ok(false) => return None,
+                            Err(error) => {
+                                tracing::error!(%error, "twr could not read where the job's prompts stand; this worker stops taking prompts");
+                                return None;
+                            }
+                        }
+                        if !last_claimed.is_some_and(|claimed| claimed.load(Ordering::SeqCst)) {
+                            tokio::time::sleep(poll).await;
+                        }
+                    }
+                    let claimed = Arc::new(AtomicBool::new(false));
+                    let place = Arc::new(AtomicUsize::new(0));
+                    let slots = (0..limit).map(|_| {
+                        let (prompts, place, claimed) =
+                            (Arc::clone(&prompts), Arc::clone(&place), Arc::clone(&claimed));
+                        Box::pin(stream::unfold((), move |()| {
+                            let (prompts, place, claimed) =
+                                (Arc::clone(&prompts), Arc::clone(&place), Arc::clone(&claimed));
+                            async move {
+                                let from = place.load(Ordering::SeqCst);
+                                let index = match self.stores.claim_next(from, total).await {
+                                    Ok(Some(index)) => index,
+                                    Ok(None) => return None,
+                                    Err(error) => {
+                                        tracing::error!(%error, "twr could not claim a prompt of the job; this run slot stops");
+                                        return None;
+                                    }
+                                };
+                                place.fetch_max(index + 1, Ordering::SeqCst);
+                                claimed.store(true, Ordering::SeqCst);
+                                let result =
+                                    self.run_holding::<T>(&prompts[index], index, lease).await;
+                                Some(((index, result), ()))
+                            }
+                        }))
+                    });
+                    Some((stream::select_all(slots), (round + 1, Some(claimed))))
+                }
+            },
+        );
+        stream::once(async move {
+            self.stores.register_prompts(total).await;
+            rounds
+        })
+        .flatten()
+        .flatten()
+        .map(move |(index, result)| {
+            // Recorded by `run_holding` already, with the prompt's end.
+            self.run_ended(&mut progress, index, &result, false);
+            (index, result)
+        })
+        .chain(self.flushed())
+    }
+
     /// [`run_each`](Self::run_each) without leases.
     fn run_each_here<'s, T: Sections + 's>(
         &'s self,
@@ -273,30 +424,7 @@ impl<M: ChatModel> Think<'_, M> {
             };
             match turn {
                 Turn::Ours => {
-                    let run = std::pin::pin!(self.run::<T>(prompt.clone()));
-                    let renewing = std::pin::pin!(async {
-                        loop {
-                            tokio::time::sleep(lease / 3).await;
-                            match self.stores.renew(index).await {
-                                Ok(true) => {}
-                                Ok(false) => {
-                                    tracing::warn!(index, "twr lost the lease of a prompt; its end will not be recorded by this worker");
-                                    return;
-                                }
-                                Err(error) => {
-                                    tracing::warn!(index, %error, "twr could not renew the lease of a prompt");
-                                }
-                            }
-                        }
-                    });
-                    let result = match futures_util::future::select(run, renewing).await {
-                        futures_util::future::Either::Left((result, _)) => result,
-                        futures_util::future::Either::Right(((), run)) => run.await,
-                    };
-                    // Committed before it is handed out: a worker that
-                    // exits or dies after this leaves the prompt ended.
-                    self.stores.record_ended(index, run_end(&result)).await;
-                    return Some((index, result));
+                    return Some((index, self.run_holding::<T>(prompt, index, lease).await))
                 }
                 // Its replies are all recorded: a replay asks nothing.
                 Turn::Ended { ok: true, .. } => {
@@ -318,6 +446,41 @@ impl<M: ChatModel> Think<'_, M> {
                 },
             }
         }
+    }
+
+    /// Runs prompt `index`, whose lease this worker holds, renewing the
+    /// lease as the run goes on, and records how it ended with the
+    /// prompt's end before handing the result out.
+    async fn run_holding<T: Sections>(
+        &self,
+        prompt: &Message,
+        index: usize,
+        lease: Duration,
+    ) -> Result<Outcome<T>, ThinkError> {
+        let run = std::pin::pin!(self.run::<T>(prompt.clone()));
+        let renewing = std::pin::pin!(async {
+            loop {
+                tokio::time::sleep(lease / 3).await;
+                match self.stores.renew(index).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(index, "twr lost the lease of a prompt; its end will not be recorded by this worker");
+                        return;
+                    }
+                    Err(error) => {
+                        tracing::warn!(index, %error, "twr could not renew the lease of a prompt");
+                    }
+                }
+            }
+        });
+        let result = match futures_util::future::select(run, renewing).await {
+            futures_util::future::Either::Left((result, _)) => result,
+            futures_util::future::Either::Right(((), run)) => run.await,
+        };
+        // Committed before it is handed out: a worker that exits or dies
+        // after this leaves the prompt ended.
+        self.stores.record_ended(index, run_end(&result)).await;
+        result
     }
 
     /// Counts run `index`, which ended with `result`, in `progress`,

@@ -687,10 +687,13 @@ impl Store for PostgresStore {
         let job = job.to_string();
         self.run(move |client| {
             Box::pin(async move {
+                // Typed as BIGINT: the count is sent as one (an untyped
+                // `$2 - 1` beside `0` is taken as an INTEGER, and the
+                // statement refused).
                 client
                     .execute(
                         "INSERT INTO twr_prompts (job, idx, state, leases)
-                         SELECT $1, g, 'pending', 0 FROM generate_series(0, $2 - 1) g
+                         SELECT $1, g, 'pending', 0 FROM generate_series(0::bigint, $2::bigint - 1) g
                          ON CONFLICT (job, idx) DO NOTHING",
                         &[&job, &(count as i64)],
                     )
@@ -751,6 +754,48 @@ impl Store for PostgresStore {
                     }
                     _ => Claim::Held,
                 })
+            })
+        })
+    }
+
+    fn claim_next(
+        &self,
+        job: &str,
+        from: usize,
+        below: usize,
+        lease: &Lease,
+    ) -> StoreFuture<Option<usize>> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |client| {
+            Box::pin(async move {
+                // Along the primary key from `from`: the ended prompts
+                // behind a worker's place are never read again, and a row
+                // another worker is claiming right now is skipped.
+                let taken = client
+                    .query_opt(
+                        &format!(
+                            "WITH free AS (
+                                SELECT job, idx FROM twr_prompts
+                                WHERE job = $1 AND idx >= $2 AND idx < $3
+                                  AND (state = 'pending' OR (state = 'leased'
+                                       AND lease_until_ms < {NOW_MS}))
+                                ORDER BY idx LIMIT 1
+                                FOR UPDATE SKIP LOCKED)
+                             UPDATE twr_prompts p SET state = 'leased', holder = $4,
+                                lease_until_ms = {NOW_MS} + $5, leases = p.leases + 1
+                             FROM free WHERE p.job = free.job AND p.idx = free.idx
+                             RETURNING p.idx"
+                        ),
+                        &[
+                            &job,
+                            &(from as i64),
+                            &(below as i64),
+                            &&*lease.holder,
+                            &lease.ms,
+                        ],
+                    )
+                    .await?;
+                Ok(taken.map(|row| row.get::<_, i64>(0) as usize))
             })
         })
     }

@@ -263,6 +263,17 @@ impl Store for SqliteStore {
         self.run(move |c| queries::claim(c, &job, index, &lease))
     }
 
+    fn claim_next(
+        &self,
+        job: &str,
+        from: usize,
+        below: usize,
+        lease: &Lease,
+    ) -> StoreFuture<Option<usize>> {
+        let (job, lease) = (job.to_string(), lease.clone());
+        self.run(move |c| queries::claim_next(c, &job, from, below, &lease))
+    }
+
     fn renew(&self, job: &str, index: usize, lease: &Lease) -> StoreFuture<bool> {
         let (job, lease) = (job.to_string(), lease.clone());
         self.run(move |c| queries::renew(c, &job, index, &lease))

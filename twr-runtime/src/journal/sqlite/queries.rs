@@ -499,6 +499,43 @@ pub(crate) fn claim(
     })
 }
 
+/// Leases the first prompt of `job` in `from..below` that is pending or
+/// whose lease ran out to `lease`'s holder, in one statement (the file has
+/// one writer at a time); `None` when there is none there. The scan runs
+/// along the primary key from `from`, so a worker that moves `from` on
+/// past what it claimed never reads the ended prompts behind it again.
+pub(crate) fn claim_next(
+    c: &Connection,
+    job: &str,
+    from: usize,
+    below: usize,
+    lease: &Lease,
+) -> rusqlite::Result<Option<usize>> {
+    c.prepare_cached(
+        "UPDATE prompts SET state = 'leased', holder = ?4, lease_until_ms = ?5 + ?6,
+            leases = leases + 1
+         WHERE job = ?1 AND idx = (
+            SELECT idx FROM prompts
+            WHERE job = ?1 AND idx >= ?2 AND idx < ?3
+              AND (state = 'pending' OR (state = 'leased' AND lease_until_ms < ?5))
+            ORDER BY idx LIMIT 1)
+         RETURNING idx",
+    )?
+    .query_row(
+        params![
+            job,
+            from as i64,
+            below as i64,
+            &*lease.holder,
+            now_ms(),
+            lease.ms
+        ],
+        |row| row.get::<_, i64>(0),
+    )
+    .optional()
+    .map(|index| index.map(|index| index as usize))
+}
+
 /// Renews `lease` on prompt `index` of `job`; `false` when it lost it.
 pub(crate) fn renew(
     c: &Connection,
