@@ -10,6 +10,10 @@
 # The server trusts local connections (user twr, no password), keeps no
 # data worth keeping (fsync off) and listens on 127.0.0.1 only. PostgreSQL
 # refuses to run as root, so as root it runs as the `postgres` user.
+# With `openssl` on the machine it also speaks TLS (ssl = on) with a
+# self-signed certificate made at start for 127.0.0.1, so a test can
+# connect with sslmode=require (and see verify-full refuse it); plain
+# connections are still taken.
 set -euo pipefail
 
 dir=${TWR_POSTGRES_DIR:-${TMPDIR:-/tmp}/twr-postgres}
@@ -53,9 +57,19 @@ case "${1:-}" in
     if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/data" -U twr --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
+    tls=""
+    if command -v openssl >/dev/null 2>&1; then
+      openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=twr-test-postgres" \
+        -addext "subjectAltName=IP:127.0.0.1" \
+        -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >"$dir/openssl.log" 2>&1 \
+        || { cat "$dir/openssl.log" >&2; exit 1; }
+      chmod 600 "$dir/data/server.key"
+      if [ "$(id -u)" = 0 ]; then chown postgres: "$dir/data/server.key" "$dir/data/server.crt"; fi
+      tls="-c ssl=on"
+    fi
     port=$(free_port)
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200 $tls" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "$port" >"$dir/port"
     echo "postgres://twr@127.0.0.1:$port/postgres"

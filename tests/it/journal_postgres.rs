@@ -294,3 +294,98 @@ async fn a_connection_lost_mid_run_ends_it_with_the_reply_kept_and_nothing_half_
     assert_eq!(rows, ["[Number]\n4"]);
     assert_eq!(direct.job("lost").replies().await.unwrap(), 1);
 }
+
+/// `url` with `sslmode` set to `mode` (the test server's URL has no query).
+fn with_sslmode(url: &str, mode: &str) -> String {
+    let joiner = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{joiner}sslmode={mode}")
+}
+
+/// The test server speaks TLS with a self-signed certificate made at its
+/// start (`scripts/postgres.sh`, when `openssl` is there; CI sets
+/// `TWR_TEST_POSTGRES_TLS` to say it must). `sslmode=require` encrypts
+/// without checking the certificate, as libpq does: a run is recorded and
+/// read back over TLS, and the server sees the journal's connections
+/// encrypted. `sslmode=verify-full` checks it against the platform's
+/// certificates and refuses it with a clear error naming the place.
+#[tokio::test]
+async fn tls_require_records_and_reads_and_verify_full_refuses_a_self_signed_server() {
+    let Some(url) = backends::postgres_database("tls").await else {
+        return;
+    };
+    let client = admin(&url).await;
+    let ssl: String = client.query_one("SHOW ssl", &[]).await.unwrap().get(0);
+    if ssl != "on" {
+        assert!(
+            std::env::var_os("TWR_TEST_POSTGRES_TLS").is_none(),
+            "TWR_TEST_POSTGRES_TLS is set, yet the test server has ssl = {ssl}"
+        );
+        eprintln!(
+            "skipped: the test server has no TLS (scripts/postgres.sh turns it on with openssl)"
+        );
+        return;
+    }
+    let database: String = client
+        .query_one("SELECT current_database()", &[])
+        .await
+        .unwrap()
+        .get(0);
+
+    let journal = Journal::postgres(&with_sslmode(&url, "require"))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new(["[Number]\n4"]);
+    let job = journal.job("tls");
+    let first = Think::new(&model)
+        .journal(job.clone())
+        .run::<Doubled>("item 2")
+        .await
+        .unwrap();
+    assert_eq!(first.value, Doubled { number: 4 });
+    // Read back over a new journal: the run replays the recorded reply,
+    // and the model is asked nothing more.
+    drop(journal);
+    let journal = Journal::postgres(&with_sslmode(&url, "require"))
+        .await
+        .unwrap();
+    let job = journal.job("tls");
+    let second = Think::new(&model)
+        .journal(job.clone())
+        .run::<Doubled>("item 2")
+        .await
+        .unwrap();
+    assert_eq!(second.value, Doubled { number: 4 });
+    assert_eq!(model.calls(), 1);
+    assert_eq!(job.replies().await.unwrap(), 1);
+    let encrypted: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+             WHERE a.datname = $1 AND s.ssl",
+            &[&database],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(encrypted >= 1, "no connection of the journal was encrypted");
+    drop(journal);
+
+    let error = Journal::postgres(&with_sslmode(&url, "verify-full"))
+        .await
+        .unwrap_err();
+    let place = url.replace("twr@", "");
+    assert!(
+        matches!(&error, JournalError::Certificate { place: p, .. } if *p == place),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the twr journal {place}: the server's TLS certificate is not trusted \
+             (sslmode=verify-full checks it against the platform's certificates and the host \
+             name; add its certificate authority to the platform's, or use sslmode=require to \
+             encrypt without checking it)"
+        )
+    );
+    let shown = crate::support::report(&error);
+    assert!(shown.contains("invalid peer certificate"), "{shown}");
+}

@@ -91,6 +91,18 @@ pub enum JournalError {
         /// The driver's error.
         source: tokio_postgres::Error,
     },
+    /// The PostgreSQL server's TLS certificate was refused: the URL asks
+    /// for it to be checked (`sslmode=verify-full` or `verify-ca`) and the
+    /// platform's certificates do not vouch for it, or it names another
+    /// host. `sslmode=require` encrypts without checking it.
+    #[cfg(feature = "postgres")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+    Certificate {
+        /// The database: `postgres://host:port/name`, never the password.
+        place: String,
+        /// The driver's error, with the TLS library's reason.
+        source: tokio_postgres::Error,
+    },
     /// Any other failure of SQLite (a locked file, an I/O error), with
     /// SQLite's own error.
     Sqlite {
@@ -154,6 +166,14 @@ impl fmt::Display for JournalError {
             JournalError::Postgres { place, .. } => {
                 write!(f, "the twr journal {place} failed on the PostgreSQL server")
             }
+            #[cfg(feature = "postgres")]
+            JournalError::Certificate { place, .. } => write!(
+                f,
+                "the twr journal {place}: the server's TLS certificate is not trusted \
+                 (sslmode=verify-full checks it against the platform's certificates and the \
+                 host name; add its certificate authority to the platform's, or use \
+                 sslmode=require to encrypt without checking it)"
+            ),
             JournalError::Sqlite { path, .. } => {
                 write!(f, "the twr journal {} failed in SQLite", path.display())
             }
@@ -167,6 +187,8 @@ impl std::error::Error for JournalError {
             JournalError::Sqlite { source, .. } => Some(source),
             #[cfg(feature = "postgres")]
             JournalError::Postgres { source, .. } => Some(source),
+            #[cfg(feature = "postgres")]
+            JournalError::Certificate { source, .. } => Some(source),
             _ => None,
         }
     }
