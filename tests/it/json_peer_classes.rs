@@ -224,3 +224,35 @@ fn a_first_name_key_over_lines_is_feedback() {
         )
     );
 }
+
+#[test]
+fn a_code_fence_inside_a_json_string_is_the_strings_text() {
+    // Read as [1] before: the fence's content was taken for the reply's.
+    assert_eq!(
+        extract_value("{\"code\": \"```[1]```\", \"n\": 2,}").unwrap(),
+        json!({"code": "```[1]```", "n": 2})
+    );
+    // The same value cut off: never closed, the fence still inside a string.
+    assert_eq!(
+        extract_value("{\"code\": \"```[1]```\", \"n\": 2").unwrap(),
+        json!({"code": "```[1]```", "n": 2})
+    );
+    // A fence after a value never closed, outside its strings, is the
+    // reply's own.
+    assert_eq!(
+        extract_value("[1, 2\n```json\n{\"b\": 1}\n```").unwrap(),
+        json!({"b": 1})
+    );
+}
+
+#[test]
+fn a_code_fence_inside_brackets_is_feedback_not_an_empty_container() {
+    // Read as [] before: the fence was taken for the end of a reply cut off.
+    assert_eq!(
+        refused("[\n```json\n{\"id\": 7}\n```\n]"),
+        "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 1 \
+         (near ````json`): a code fence stands inside the value; write the JSON whole inside one \
+         fence, or without one."
+    );
+    assert!(refused("{```\n{\"id\": 7}\n```}").contains("a code fence stands inside the value"));
+}

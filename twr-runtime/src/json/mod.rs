@@ -6,7 +6,10 @@
 //!
 //! 1. the reply as is ([`Layer::AsIs`]): one `serde_json` parse, no copy;
 //! 2. the content of a code fence: ```` ```json ````, ```` ``` ````, `~~~`,
-//!    or a fence never closed ([`Layer::Fence`]);
+//!    or a fence never closed ([`Layer::Fence`]); a fence inside a balanced
+//!    `{...}` or `[...]`, or inside a string of the value the reply starts
+//!    with, is part of that value, not the reply's wrapper (a fence between
+//!    a value's brackets, `[```json {"a": 1}```]`, is refused);
 //! 3. the reply with `<think>…</think>` and `<thinking>…</thinking>` blocks
 //!    removed ([`Layer::ThinkRemoved`]);
 //! 4. a string-aware scan for balanced `{...}` and `[...]`: the first that
@@ -84,6 +87,11 @@
 //! assert!(extract_value("{\"ke\ny\": 1}").is_err());
 //! assert_eq!(extract_value(r#"{"key": 1. }"#).unwrap(), json!({"key": 1}));
 //! assert!(extract_value("{\"a\":\u{201C}[\"}!\",null]}").is_err());
+//! assert_eq!(
+//!     extract_value("{\"code\": \"```[1]```\", \"n\": 2,}").unwrap(),
+//!     json!({"code": "```[1]```", "n": 2})
+//! );
+//! assert!(extract_value("[\n```json\n{\"id\": 7}\n```\n]").is_err());
 //! ```
 //!
 //! ```

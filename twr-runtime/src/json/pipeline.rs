@@ -135,6 +135,48 @@ fn starts_scalar(rest: &str) -> bool {
     }
 }
 
+/// True when `at` lies strictly inside one of the balanced spans (sorted,
+/// never overlapping).
+fn inside_balanced(balanced: &[(usize, usize)], at: usize) -> bool {
+    let i = balanced.partition_point(|&(start, _)| start < at);
+    i > 0 && at < balanced[i - 1].1
+}
+
+/// Counts unescaped double quotes from a start up to ever later places, so
+/// that every fence of a reply costs only the text since the one before.
+#[derive(Default)]
+struct QuoteParity {
+    /// Where the count has reached.
+    at: usize,
+    odd: bool,
+}
+
+impl QuoteParity {
+    /// True when an odd number of unescaped `"` stand in `from..to`.
+    fn odd_before(&mut self, bytes: &[u8], from: usize, to: usize) -> bool {
+        let mut i = self.at.max(from);
+        while i < to {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b'"' => {
+                    self.odd = !self.odd;
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = self.at.max(i);
+        self.odd
+    }
+}
+
+/// True when a balanced span starts at `start` and ends after `at`.
+fn closes_after(balanced: &[(usize, usize)], start: usize, at: usize) -> bool {
+    balanced
+        .binary_search_by_key(&start, |&(s, _)| s)
+        .is_ok_and(|i| at < balanced[i].1)
+}
+
 /// Runs the layers on `raw`.
 pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Failure> {
     // 1. As is: costs one parse when the reply is plain JSON.
@@ -159,9 +201,26 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // Fences and brackets inside think blocks are drafts: look only outside.
     let text = strip_think(raw);
 
-    // 2. Code fences, the first whose content fits.
+    let candidates = scan(&text);
+    let lead = text.len()
+        - text
+            .trim_start_matches([' ', '\t', '\r', '\n', '\u{FEFF}'])
+            .len();
+
+    // 2. Code fences, the first whose content fits. A fence that opens
+    // inside a balanced `{...}` or `[...]` is part of that value (a code
+    // block in a JSON string, `{"a": "```{}```", "b": 1}`), not the reply's
+    // wrapper: its content would be a fragment read for the whole. So is a
+    // fence inside a string of the value the reply starts with, when that
+    // value is never closed (an odd number of quotes before the fence).
     let fenced: Vec<Range<usize>> = fences(&text).collect();
+    let opened_whole = candidates.unclosed.first() == Some(&lead);
+    let mut quotes = QuoteParity::default();
     for range in &fenced {
+        let in_string = opened_whole && quotes.odd_before(text.as_bytes(), lead, range.start);
+        if in_string || inside_balanced(&candidates.balanced, range.start) {
+            continue;
+        }
         match attempt::<T>(&text[range.clone()]) {
             Ok(value) => return found(value, Layer::Fence),
             Err(Miss::Shape(e)) => misses.shape(e),
@@ -181,12 +240,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // 4. Balanced brackets in prose, the first that fits. Brackets after an
     // opener that is never closed lie inside it (a reply cut off): they wait
     // for that opener's repair, or a cut-off list would give its first item.
-    let candidates = scan(&text);
     let cut = candidates.unclosed.first().copied().unwrap_or(usize::MAX);
-    let lead = text.len()
-        - text
-            .trim_start_matches([' ', '\t', '\r', '\n', '\u{FEFF}'])
-            .len();
     let scalar_start = starts_scalar(&text[lead..]);
     // Where to repair from, in order; with the end of a balanced span not
     // yet tried as it stands.
@@ -342,6 +396,23 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             }
         };
         read_until = read_until.max(repaired.end);
+        // Read as cut off at a code fence, though its brackets close after
+        // that fence: the fence is inside the value (`[```\n{"a": 1}\n```]`),
+        // which is then an array around a fence, or the fence's object: two
+        // readings.
+        if repaired.repairs.contains(Repair::Truncated)
+            && closes_after(&candidates.balanced, start, repaired.end)
+        {
+            misses.syntax(repaired.end - start, || {
+                let (line, column, excerpt) = locate(&text, repaired.end);
+                format!(
+                    "the JSON breaks at line {line}, column {column} (near `{excerpt}`): a code \
+                     fence stands inside the value; write the JSON whole inside one fence, or \
+                     without one"
+                )
+            });
+            continue;
+        }
         if !repaired.whole
             && (continues_value(text.as_bytes(), repaired.end)
                 || candidates.closed_early(&text, start, repaired.end)
