@@ -256,3 +256,61 @@ fn a_code_fence_inside_brackets_is_feedback_not_an_empty_container() {
     );
     assert!(refused("{```\n{\"id\": 7}\n```}").contains("a code fence stands inside the value"));
 }
+
+#[test]
+fn a_string_never_closed_before_a_bare_member_has_two_readings() {
+    // Read as "Paris, zip: 75001" before: the quote may be missing before
+    // the comma (a member `zip` after) or before the brace.
+    assert_eq!(
+        refused(r#"{"city": "Paris, zip: 75001}"#),
+        breaks_at(
+            10,
+            r#""Paris, zip: 75001}"#,
+            "this string is never closed; close it with its quote"
+        )
+    );
+    // A comma with no member after it, or a URL's `://`, is text.
+    assert_eq!(
+        extract_value(r#"{"city": "Paris, France}"#).unwrap(),
+        json!({"city": "Paris, France"})
+    );
+    assert_eq!(
+        extract_value(r#"{"site": "see, http://x.org}"#).unwrap(),
+        json!({"site": "see, http://x.org"})
+    );
+}
+
+#[test]
+fn a_quote_glued_to_a_keys_closing_quote_has_two_readings() {
+    // Read as a member "": "" before: a colon left out, or doubled quotes.
+    assert_eq!(
+        refused(r#"{"a": 1, """" "b": 2}"#),
+        breaks_at(
+            12,
+            r#""" "b": 2}"#,
+            "another quote follows the key's closing quote at once, so it may open the value (a \
+             `:` left out) or be a doubled quote; write \"key\": \"value\""
+        )
+    );
+    // With a space between, the colon left out is the one reading.
+    assert_eq!(extract_value(r#"{"a" "b"}"#).unwrap(), json!({"a": "b"}));
+}
+
+#[test]
+fn a_quote_after_a_plus_or_a_comment_in_a_string_has_two_readings() {
+    const WHY: &str = "a quote inside this string follows a `+` or a comment, so it may open a \
+        string of its own (the one before never closed) or be text; close each string with its \
+        quote, or write a quote inside a string as \\\"";
+    // Read as one string "red,/*note*/\"blue" before.
+    assert_eq!(
+        refused(r#"["red,/*note*/"blue"]"#),
+        breaks_at(15, r#""blue"]"#, WHY)
+    );
+    // Read as one string "one +\n \"two" before.
+    assert!(refused("{\"msg\": \"one +\n \"two\"}").ends_with(&format!("{WHY}.")));
+    // A `+` inside a string with no quote after it is text.
+    assert_eq!(
+        extract_value(r#"{"q": "x + y",}"#).unwrap(),
+        json!({"q": "x + y"})
+    );
+}

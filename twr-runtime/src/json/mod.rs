@@ -65,6 +65,14 @@
 //!   quote right after (`{"key: "value"}`), is `{"key": "value"}`; a key
 //!   never closed that holds a colon (`{"key:value}`) and a key over lines
 //!   are refused;
+//! - a string never closed before the object's `}` that holds a comma,
+//!   a bare key and its colon (`{"a": "first, b: 1}`) is refused: the
+//!   quote may be missing before the comma or before the brace;
+//! - a quote inside a string right after a `+` or a comment's `*/`
+//!   (`["abc,/*c*/"def"]`, `"hello +` then `" world"`) is refused: it may
+//!   open a string of its own, the one before never closed;
+//! - a quote glued to a key's closing quote (`{"a": 1, """" "b": 2}`) is
+//!   refused: a colon left out, or a doubled quote as CSV writes one;
 //! - a number ending in its point (`{"key": 1. }`) is that whole number, so
 //!   an integer field takes it; cut off after the point it is refused;
 //! - a string opened with `“` and closed by a plain quote is refused when
@@ -92,6 +100,9 @@
 //!     json!({"code": "```[1]```", "n": 2})
 //! );
 //! assert!(extract_value("[\n```json\n{\"id\": 7}\n```\n]").is_err());
+//! assert!(extract_value(r#"{"a": "first, b: 1}"#).is_err());
+//! assert!(extract_value(r#"["abc,/*c*/"def"]"#).is_err());
+//! assert!(extract_value(r#"{"a": 1, """" "b": 2}"#).is_err());
 //! ```
 //!
 //! ```

@@ -506,6 +506,16 @@ impl Repairer<'_> {
                         // text starts with the colon (`{"a" ":"}` is).
                         return self
                             .error("a quote stands between the key and its `:`; take it out");
+                    } else if b == b'"' && self.src.get(self.pos.wrapping_sub(1)) == Some(&b'"') {
+                        // `{"""" "a": 1}`: a key's closing quote glued to
+                        // the next quote is a colon left out before the
+                        // value, or a quote doubled as CSV writes one
+                        // (`""a""`): two readings.
+                        return self.error(
+                            "another quote follows the key's closing quote at once, so it may \
+                             open the value (a `:` left out) or be a doubled quote; write \
+                             \"key\": \"value\"",
+                        );
                     } else if !self.inserted_separator
                         && self.bare_key_end != Some(self.pos)
                         && self.starts_plain_value()

@@ -383,6 +383,22 @@ impl Repairer<'_> {
                              write a quote inside it as \\\"",
                         );
                     }
+                    // `"abc,/*x*/"def"` and `"hello +\n "world"`: after a
+                    // comment's end or a `+` the quote may open a string of
+                    // its own, the one before left open (a comma or a `+`
+                    // joining them), or be text: two readings.
+                    let before_quote = src[content..self.pos]
+                        .iter()
+                        .rev()
+                        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+                    if before_quote == Some(&b'+') || src[content..self.pos].ends_with(b"*/") {
+                        return self.error(
+                            "a quote inside this string follows a `+` or a comment, so it may \
+                             open a string of its own (the one before never closed) or be text; \
+                             close each string with its quote, or write a quote inside a string \
+                             as \\\"",
+                        );
+                    }
                     // `""value"`: the opening quote written twice, or a
                     // quote starting the text: two readings, refused where
                     // the string would close.
@@ -953,7 +969,9 @@ impl Repairer<'_> {
     /// True when the text `content..end` of a string missing its closing
     /// quote could be nothing but text. Text that could be structure has a
     /// second reading, the quote that opened it a stray one (`[null, "[1,
-    /// 2]]`); so has a comma in a list (`["x, y]` may be two items).
+    /// 2]]`); so has a comma in a list (`["x, y]` may be two items), and in
+    /// an object a comma before a bare key and its colon (`{"a": "first, b:
+    /// 1}`: the quote may be missing before the comma, a member `b` after).
     fn plain_text(&self, content: usize, end: usize) -> bool {
         let in_object = self.stack.last() == Some(&Frame::Object);
         let text = &self.src[content..end];
@@ -963,7 +981,7 @@ impl Repairer<'_> {
                 // An escaped character is text (`\"`).
                 b'\\' => i += 1,
                 b'"' | b'\'' | b'[' | b']' | b'{' | b'}' | b'\n' => return false,
-                b',' if !in_object => return false,
+                b',' if !in_object || bare_member_at(text, i + 1) => return false,
                 _ => {}
             }
             i += 1;
@@ -1111,6 +1129,27 @@ impl Repairer<'_> {
 
 /// True when `text` holds a closing bracket and then a comma (`null},
 /// -4]`): structure, where a string cut off holds text.
+/// True when `text` from `at` holds, after spaces, a bare key that starts
+/// with a letter or `_` and then its `:` (a `://` is a URL's). Reads only
+/// up to the first byte that cannot be in a key, never past a comma.
+fn bare_member_at(text: &[u8], at: usize) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let start = at + text[at..].iter().take_while(|b| blank(b)).count();
+    if !text
+        .get(start)
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+    {
+        return false;
+    }
+    let key_end = start
+        + text[start..]
+            .iter()
+            .take_while(|&&b| is_key_byte(b) && b < 0x80)
+            .count();
+    let colon = key_end + text[key_end..].iter().take_while(|b| blank(b)).count();
+    text.get(colon) == Some(&b':') && text.get(colon + 1) != Some(&b'/')
+}
+
 fn closer_then_comma(text: &[u8]) -> bool {
     text.windows(2)
         .any(|pair| matches!(pair[0], b'}' | b']') && pair[1] == b',')
