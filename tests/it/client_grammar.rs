@@ -264,14 +264,14 @@ async fn a_constrained_attempt_fits_the_clients_max_tokens() {
         .unwrap();
     assert_eq!(outcome.value.days, 3);
     // The patch asks for the days: [Days] is 5 tokens and its number 18,
-    // with 8 to spare 31; the 65 tokens left are 195 characters, all the
-    // reasoning's (it is the only free value), 97 for the free values
-    // not asked for.
+    // with 8 to spare 31; the 65 tokens left are 97 characters at 1.5 a
+    // token, all the reasoning's (it is the only free value), 48 for the
+    // free values not asked for.
     let patch = Grammar::of::<Trip>().only(|spec| spec.field == "days");
     let fitted = patch.clone().fit_tokens(96);
     assert_eq!(
         fitted.limits_of(),
-        Limits::default().reasoning(194).text(97).list(97)
+        Limits::default().reasoning(96).text(48).list(48)
     );
     let body = &server.requests()[1].body;
     assert_eq!(body["grammar"], fitted.gbnf());

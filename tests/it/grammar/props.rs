@@ -160,8 +160,8 @@ fn a_narrow_whole_number_type_keeps_to_its_range() {
 
 /// A grammar cut to a reply limit: the event of the held-out measurement
 /// at `max_tokens` 256. Headers 32 tokens, two numbers 36, two words 8,
-/// 8 to spare: 84; the 172 tokens left are 516 characters, two shares for
-/// the reasoning and one for each text section.
+/// 8 to spare: 84; the 172 tokens left are 258 characters at 1.5 a
+/// token, two shares for the reasoning and one for each text section.
 #[test]
 fn a_grammar_fits_the_reply_limit() {
     #[derive(Debug, twr_runtime::Sections)]
@@ -177,7 +177,7 @@ fn a_grammar_fits_the_reply_limit() {
     use twr_runtime::grammar::{Grammar, Limits};
     assert_eq!(
         Grammar::of::<Event>().fit_tokens(256).limits_of(),
-        Limits::default().reasoning(258).text(129).list(129)
+        Limits::default().reasoning(128).text(64).list(64)
     );
     // Room enough: the defaults.
     assert_eq!(

@@ -375,7 +375,7 @@ impl Grammar {
     /// longest reply it allows fits in `max_tokens` tokens, the reply
     /// limit the request is sent with: a constrained reply the server cuts
     /// off is no answer. The fit is an estimate on the safe side (free
-    /// text at three characters a token, numbers at a token a digit); a
+    /// text at 1.5 characters a token, numbers at a token a digit); a
     /// grammar that fits already is unchanged. The loop does this for
     /// every constrained attempt of a model that says its limit
     /// ([`ChatModel::reply_token_limit`](crate::ChatModel::reply_token_limit)).
@@ -394,7 +394,7 @@ impl Grammar {
     /// let fitted = Grammar::of::<Event>().fit_tokens(256);
     /// let limits = fitted.limits_of();
     /// // 1,200 + 600 + 600 characters would not fit in 256 tokens.
-    /// assert!(limits.reasoning + 2 * limits.text <= 3 * 256);
+    /// assert!(2 * (limits.reasoning + 2 * limits.text) <= 3 * 256);
     /// assert_eq!(Grammar::of::<Event>().fit_tokens(8192), Grammar::of::<Event>());
     /// ```
     pub fn fit_tokens(self, max_tokens: u32) -> Grammar {
