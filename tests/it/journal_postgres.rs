@@ -88,7 +88,7 @@ async fn a_database_of_a_newer_schema_is_refused_and_left_as_it_is() {
             error,
             JournalError::Version {
                 found: 99,
-                supported: 5,
+                supported: 6,
                 ..
             }
         ),
@@ -97,7 +97,7 @@ async fn a_database_of_a_newer_schema_is_refused_and_left_as_it_is() {
     assert!(
         error
             .to_string()
-            .ends_with("is a twr journal of schema version 99; this twr reads version 5 (a newer twr wrote it)"),
+            .ends_with("is a twr journal of schema version 99; this twr reads version 6 (a newer twr wrote it)"),
         "{error}"
     );
     let version: String = client
@@ -131,6 +131,8 @@ async fn an_older_database_is_upgraded_in_place_once_by_workers_starting_togethe
         .batch_execute(
             "DROP TABLE twr_typed_runs; DROP TABLE twr_feedback; DROP TABLE twr_prompts;
              DROP INDEX twr_batches_by_intent; ALTER TABLE twr_batches DROP COLUMN intent;
+             DROP TABLE twr_confidences; DROP TABLE twr_reviews;
+             ALTER TABLE twr_replies DROP COLUMN logprobs; ALTER TABLE twr_cache DROP COLUMN logprobs;
              UPDATE twr_meta SET value = '1' WHERE key = 'schema_version';",
         )
         .await
@@ -152,7 +154,7 @@ async fn an_older_database_is_upgraded_in_place_once_by_workers_starting_togethe
         [
             ("created_by".to_string(), by.clone()),
             ("migrated_by".to_string(), by),
-            ("schema_version".to_string(), "5".to_string()),
+            ("schema_version".to_string(), "6".to_string()),
         ]
     );
     // The reply of version 1 is replayed; the new tables work.
@@ -174,6 +176,33 @@ async fn an_older_database_is_upgraded_in_place_once_by_workers_starting_togethe
             .collect::<Vec<_>>(),
         [("item 2", "[Number]\n4")]
     );
+    // So do version 6's: a reply's log-probabilities and the confidences.
+    let logprobs = twr_runtime::Reply::text("[Number]\n6").with_logprobs(vec![
+        twr_runtime::model::TokenLogprob {
+            token: "[Number]\n".into(),
+            logprob: 0.0,
+            top: vec![],
+        },
+        twr_runtime::model::TokenLogprob {
+            token: "6".into(),
+            logprob: 0.5f64.ln(),
+            top: vec![],
+        },
+    ]);
+    let model = ScriptedModel::from_replies([logprobs]);
+    let sure = Think::new(&model)
+        .confidence(true)
+        .review_below(0.9)
+        .journal(job.clone())
+        .run::<Doubled>("item 3")
+        .await
+        .unwrap();
+    assert_eq!(sure.needs_review(), ["number"]);
+    let recorded = job.confidences("item 3").await.unwrap();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].field, "number");
+    assert!((recorded[0].confidence - 0.5).abs() < 1e-12);
+    assert_eq!(job.needs_review().await.unwrap()[0].prompt, "item 3");
 }
 
 /// A TCP proxy from 127.0.0.1 to `target` that can be cut: every

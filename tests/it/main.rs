@@ -45,6 +45,7 @@ mod derive_specs;
 mod derive_styles;
 mod error_chains;
 mod grammar;
+mod journal_confidence;
 mod journal_fleet;
 mod journal_lease;
 mod journal_postgres;

@@ -613,5 +613,5 @@ async fn a_version_1_journal_opens_and_keeps_its_records() {
         owned(&[("Kyoto", "[City]\nKyoto\n\n[Days]\n2", false, 1)])
     );
     drop((sums, journal));
-    assert_eq!(user_version(&path), 5);
+    assert_eq!(user_version(&path), 6);
 }

@@ -597,3 +597,75 @@ fn the_traces_pages_set_up_lines_are_the_ones_its_example_is_built_with() {
         "{features}"
     );
 }
+
+/// The values to review are in the trace: an attribute of the run's
+/// span, and an event on the last attempt's naming them and the
+/// threshold.
+#[tokio::test]
+async fn the_values_to_review_are_on_the_run_span_and_an_event_of_the_last_attempt() {
+    use twr_runtime::model::TokenLogprob;
+    use twr_runtime::Reply;
+
+    #[derive(Debug, Sections)]
+    struct Order {
+        city: String,
+        paid: bool,
+    }
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("twr-test")));
+    let token = |text: &str, p: f64| TokenLogprob {
+        token: text.into(),
+        logprob: p.ln(),
+        top: vec![],
+    };
+    let model = ScriptedModel::from_replies([Reply::text("[City]\nOslo\n[Paid]\nyes")
+        .with_logprobs(vec![
+            token("[City]\n", 1.0),
+            token("Oslo", 0.5),
+            token("\n[Paid]\n", 1.0),
+            token("yes", 0.99),
+        ])]);
+    {
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let outcome = Think::new(&model)
+            .confidence(true)
+            .review_below(0.8)
+            .run::<Order>("Paid order to Oslo.")
+            .await
+            .unwrap();
+        assert_eq!(outcome.needs_review(), ["city"]);
+    }
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_ref()).collect();
+    assert_eq!(names, ["twr.attempt 1 first", "twr.run"]);
+    let (attempt, run) = (&spans[0], &spans[1]);
+    assert_eq!(
+        attributes(run, &["twr.outcome", "twr.needs_review"]),
+        ["typed", "city"]
+    );
+    let review: Vec<Vec<(String, String)>> = attempt
+        .events
+        .iter()
+        .filter(|event| event.name == "twr values to review")
+        .map(|event| {
+            event
+                .attributes
+                .iter()
+                .filter(|kv| kv.key.as_str().starts_with("twr."))
+                .map(|kv| (kv.key.as_str().to_string(), value(&kv.value)))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        review,
+        [[
+            ("twr.needs_review".to_string(), "city".to_string()),
+            ("twr.review_below".to_string(), "0.8".to_string()),
+        ]]
+    );
+}

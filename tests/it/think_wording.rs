@@ -312,5 +312,5 @@ async fn a_version_2_journal_opens_and_keeps_its_records() {
         [row("m", "missing", Wording::Listed, false, 1, 1)]
     );
     drop((job, journal));
-    assert_eq!(user_version(&path), 5);
+    assert_eq!(user_version(&path), 6);
 }

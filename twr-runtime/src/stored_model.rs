@@ -183,6 +183,50 @@ impl Stores {
         let _ = (shape, prompt, answer, constrained, attempts);
     }
 
+    /// Records what a typed run of `prompt` measured: each section's
+    /// confidence per attempt, `(attempt, field, confidence, by
+    /// agreement)`, and the value's sections below the run's threshold,
+    /// `(threshold, [(field, confidence)])`; replacing what the prompt had.
+    pub(crate) fn record_confidence(
+        &self,
+        prompt: &str,
+        attempts: Vec<(usize, &'static str, f64, bool)>,
+        review: Option<(f64, Vec<(&'static str, f64)>)>,
+    ) {
+        #[cfg(feature = "journal")]
+        if let Some(job) = &self.job {
+            let attempts = attempts
+                .into_iter()
+                .map(
+                    |(attempt, field, confidence, agreement)| crate::journal::RecordedConfidence {
+                        attempt,
+                        field: field.to_string(),
+                        confidence,
+                        measured: if agreement {
+                            crate::journal::Measured::Agreement
+                        } else {
+                            crate::journal::Measured::Logprobs
+                        },
+                    },
+                )
+                .collect();
+            let review = review.map(|(threshold, fields)| {
+                let fields = fields
+                    .into_iter()
+                    .map(|(field, confidence)| (field.to_string(), confidence))
+                    .collect();
+                (threshold, fields)
+            });
+            job.record_confidence(crate::journal::RunConfidence {
+                prompt: prompt.to_string(),
+                attempts,
+                review,
+            });
+        }
+        #[cfg(not(feature = "journal"))]
+        let _ = (prompt, attempts, review);
+    }
+
     /// Records what the reply of `model` (`constrained` or not) made of
     /// feedback worded `wording`: for each problem kind it named, whether
     /// its section was fixed.
@@ -377,7 +421,7 @@ pub(crate) struct Stored<'s> {
     /// attempt's first call, when it is made: equal requests of runs in
     /// flight together are numbered in the order they were asked.
     #[cfg(feature = "journal")]
-    place: std::sync::Mutex<Option<(crate::journal::RequestKey, u32)>>,
+    place: std::sync::Mutex<Option<Place>>,
     /// What the store holds for that place, once looked up: the stored
     /// reply, or `None` for a request to send. A lock held across the
     /// look-up, so a transport retry waits for it instead of looking again.
@@ -417,6 +461,20 @@ impl ChatModel for Stored<'_> {
     }
 }
 
+/// Where an attempt's request is stored: its key and occurrence in the
+/// job, and its key in the response cache.
+#[cfg(feature = "journal")]
+#[derive(Clone, Copy)]
+pub(crate) struct Place {
+    key: crate::journal::RequestKey,
+    occurrence: u32,
+    /// The key in the response cache: the job's, or for a request that
+    /// asks for token log-probabilities, another one, so that a reply
+    /// cached without them (by a run that did not ask) never answers a
+    /// run that does, and one cached with them keeps them.
+    cache_key: crate::journal::RequestKey,
+}
+
 /// The layer's work when there is a journal or a cache.
 #[cfg(feature = "journal")]
 mod journaled {
@@ -425,7 +483,7 @@ mod journaled {
 
     use futures_util::Stream;
 
-    use super::{Stored, Stores};
+    use super::{Place, Stored, Stores};
     use crate::journal::{JournalError, ReplyEntry, RequestKey};
     use crate::model::{BoxFuture, Delta, Gathered, ModelError, Reply, Request, Response, Served};
     use crate::BoxStream;
@@ -445,7 +503,7 @@ mod journaled {
         request: Request<'a>,
     ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let name = stored.model.name();
-        let (key, occurrence) = {
+        let place = {
             let mut place = stored.place.lock().unwrap_or_else(|p| p.into_inner());
             *place.get_or_insert_with(|| {
                 // A constrained request is another request, and so is
@@ -461,14 +519,35 @@ mod journaled {
                     .job
                     .as_ref()
                     .map_or(0, |job| job.next_occurrence(&key));
-                (key, occurrence)
+                // The job replays what it recorded whatever the run asks
+                // now (a resumption pays for nothing twice); the cache
+                // answers a request for log-probabilities only with a
+                // reply that was asked for them.
+                let cache_key = match request.wants_logprobs() {
+                    false => key,
+                    true => RequestKey::new(
+                        name,
+                        Some(&serde_json::json!({"options": options, "logprobs": true})),
+                        request.messages,
+                    ),
+                };
+                Place {
+                    key,
+                    occurrence,
+                    cache_key,
+                }
             })
         };
+        let Place {
+            key,
+            occurrence,
+            cache_key,
+        } = place;
         Box::pin(async move {
             let hit = {
                 let mut found = stored.found.lock().await;
                 if found.is_none() {
-                    let looked = stored.stores.lookup(name, &key, occurrence).await;
+                    let looked = stored.stores.lookup(name, &place).await;
                     *found = Some(looked.map_err(|e| ModelError::Other(Box::new(e)))?);
                 }
                 found.clone().flatten()
@@ -491,6 +570,7 @@ mod journaled {
                 stored,
                 key,
                 occurrence,
+                cache_key,
                 served: response.served.clone(),
                 answered: response.model.clone(),
             };
@@ -510,6 +590,8 @@ mod journaled {
         stored: &'a Stored<'a>,
         key: RequestKey,
         occurrence: u32,
+        /// Its key in the response cache (see [`Place`]).
+        cache_key: RequestKey,
         served: Served,
         /// The model that answered, when not the one called.
         answered: Option<String>,
@@ -553,7 +635,9 @@ mod journaled {
                     job.record(entry.clone()).await?;
                 }
                 if let Some(cache) = &stores.cache {
-                    cache.put(&entry.key, &entry.model, &entry.reply).await?;
+                    cache
+                        .put(&self.cache_key, &entry.model, &entry.reply)
+                        .await?;
                 }
                 Ok(())
             })
@@ -568,7 +652,7 @@ mod journaled {
                 job.record_detached(entry.clone());
             }
             if let Some(cache) = &stores.cache {
-                cache.put_detached(&entry.key, &entry.model, &entry.reply);
+                cache.put_detached(&self.cache_key, &entry.model, &entry.reply);
             }
         }
     }
@@ -653,14 +737,10 @@ mod journaled {
     }
 
     impl Stores {
-        /// Looks up occurrence `occurrence` of the request `key` to the
-        /// model `name`: the job's record first, then the cache.
-        async fn lookup(
-            &self,
-            name: &str,
-            key: &RequestKey,
-            occurrence: u32,
-        ) -> Result<Option<Hit>, JournalError> {
+        /// Looks up the request at `place` to the model `name`: the job's
+        /// record first, then the cache.
+        async fn lookup(&self, name: &str, place: &Place) -> Result<Option<Hit>, JournalError> {
+            let (key, occurrence) = (&place.key, place.occurrence);
             if let Some(job) = &self.job {
                 if let Some((reply, cost)) = job.replay(key, occurrence).await? {
                     return Ok(Some(Hit {
@@ -671,7 +751,7 @@ mod journaled {
                 }
             }
             if let Some(cache) = &self.cache {
-                if let Some(reply) = cache.get(key).await? {
+                if let Some(reply) = cache.get(&place.cache_key).await? {
                     // A cache hit within a job is recorded in the job too, so
                     // that its resumption does not depend on the cache.
                     if let Some(job) = &self.job {

@@ -72,10 +72,10 @@
 //! [`JournalError`]): a journal that silently stopped recording would
 //! make the next resumption pay again.
 //!
-//! # The file (schema version 5)
+//! # The file (schema version 6)
 //!
 //! A SQLite 3 database with `PRAGMA application_id = 0x74777231` ("twr1")
-//! and `PRAGMA user_version = 5`. Opening checks both, SQLite's
+//! and `PRAGMA user_version = 6`. Opening checks both, SQLite's
 //! `quick_check` and the tables below; a file that is not SQLite, another
 //! program's database, a newer schema or damage is a [`JournalError`],
 //! never a silent restart. Tables (every `*_tokens` column an integer
@@ -87,12 +87,20 @@
 //! - `replies(job, key, occurrence, model, content, reasoning,
 //!   prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
 //!   cache_write_tokens, finish_reason, cost, batch_id, custom_id,
-//!   recorded_at_ms)`: one row per reply of a job; `occurrence` counts
+//!   recorded_at_ms, logprobs)`: one row per reply of a job; `occurrence` counts
 //!   equal requests from 0; `finish_reason` is `stop`, `length`,
 //!   `content_filter` or the server's own word; `batch_id` and `custom_id`
-//!   name the batch request that brought it, if one did.
+//!   name the batch request that brought it, if one did; `logprobs` the
+//!   reply's token log-probabilities as JSON (`[{"token", "logprob",
+//!   "top": [[token, logprob], ...]}, ...]`), NULL when it came without
+//!   them (schema version 6), so that a replayed reply is measured as the
+//!   first was.
 //! - `cache(key, model, content, reasoning, <the five token counts>,
-//!   finish_reason, recorded_at_ms)`: the response cache.
+//!   finish_reason, recorded_at_ms, logprobs)`: the response cache. A
+//!   request that asks for log-probabilities
+//!   ([`Think::confidence`](crate::Think::confidence)) is cached under a
+//!   key of its own: a reply cached for a run that did not ask has none,
+//!   and never answers one that does.
 //! - `outcomes(job, idx, ok, attempts, prompt_tokens, completion_tokens,
 //!   cost, final_reply, error, recorded_at_ms)`: one row per ended run of
 //!   [`Think::run_many`], `idx` its place in the input.
@@ -126,13 +134,27 @@
 //!   `pending`, `leased` (by `holder`, until `lease_until_ms`), `typed` or
 //!   `failed`; `leases` counts the leases taken (more than one: a worker
 //!   died, or let it run out, and another took it over). Schema version 4.
+//! - `confidences(job, prompt, attempt, position, field, confidence,
+//!   measured, recorded_at_ms)`: for each run of a job that ended typed and
+//!   asked how sure the model was ([`Think::confidence`](crate::Think::confidence),
+//!   [`Think::samples`](crate::Think::samples),
+//!   [`Think::review_below`](crate::Think::review_below)), each section's
+//!   confidence in each attempt (`position` its place among the attempt's
+//!   measured sections), `measured` `logprobs` or `agreement`
+//!   ([`Job::confidences`]). Schema version 6.
+//! - `reviews(job, prompt, position, field, confidence, threshold,
+//!   recorded_at_ms)`: the sections of such a run's value below its
+//!   threshold ([`Job::needs_review`]). Schema version 6. A prompt run
+//!   again replaces its rows in both.
 //!
 //! A file of version 1 (written before `typed_runs` existed), 2 (before
-//! `feedback`), 3 (before `prompts`) or 4 (before `intent`) opens as it is: opened for writing,
-//! it gains the new tables in one transaction (a failure leaves it as it
-//! was) and keeps every record; opened read-only, it is read unchanged and
-//! has no typed runs (a version 1 file), no feedback rates (before 3) and
-//! no progress (before 4).
+//! `feedback`), 3 (before `prompts`), 4 (before `intent`) or 5 (before
+//! `confidences`, `reviews` and `logprobs`) opens as it is: opened for writing,
+//! it gains the new tables and columns in one transaction (a failure leaves it as it
+//! was) and keeps every record (its replies without log-probabilities);
+//! opened read-only, it is read unchanged and
+//! has no typed runs (a version 1 file), no feedback rates (before 3),
+//! no progress (before 4) and no confidences (before 6).
 //!
 //! In PostgreSQL ([`Journal::postgres`]) the tables are the same, each
 //! named with a `twr_` prefix, with the schema version in `twr_meta`
@@ -173,8 +195,10 @@ pub use key::RequestKey;
 use records::Lease;
 #[cfg(feature = "batch")]
 pub(crate) use records::{BatchIntent, PendingLine};
-pub(crate) use records::{Claim, FeedbackEvent, ReplyEntry};
-pub use records::{FeedbackRate, JobProgress, RecordedOutcome, TypedRun};
+pub(crate) use records::{Claim, FeedbackEvent, ReplyEntry, RunConfidence};
+pub use records::{
+    FeedbackRate, JobProgress, Measured, RecordedConfidence, RecordedOutcome, Review, TypedRun,
+};
 use sqlite::SqliteStore;
 use store::{Store, Write};
 
@@ -647,6 +671,95 @@ impl Job {
     /// A [`JournalError`] when the journal cannot be read.
     pub async fn feedback_rates(&self) -> Result<Vec<FeedbackRate>, JournalError> {
         self.store().feedback_rates(&self.name).await
+    }
+
+    /// Records what a typed run measured (its attempts' confidences, the
+    /// value's sections to review), without waiting (a failure is logged).
+    pub(crate) fn record_confidence(&self, run: RunConfidence) {
+        let job = Arc::clone(&self.name);
+        self.store().write_detached(Write::Confidence { job, run });
+    }
+
+    /// The typed prompts of this job whose value has sections to review:
+    /// those whose confidence was below the run's
+    /// [`Think::review_below`](crate::Think::review_below) threshold
+    /// ([`Outcome::needs_review`](crate::Outcome::needs_review)), each with
+    /// the fields and their confidences in the order of the type's
+    /// sections, ordered by prompt. A prompt run again replaces its
+    /// record; a run without a threshold, or whose values were all sure
+    /// enough, is not listed. A program hands these to a person, or runs
+    /// them again with a stronger model.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use twr_runtime::journal::{Journal, Measured};
+    /// use twr_runtime::model::TokenLogprob;
+    /// use twr_runtime::{Reply, ScriptedModel, Sections, Think};
+    ///
+    /// #[derive(Debug, Sections)]
+    /// struct Order {
+    ///     city: String,
+    ///     paid: bool,
+    /// }
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("twr-doc-review-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let path = dir.join("orders.twr");
+    /// # let _ = std::fs::remove_file(&path);
+    /// let journal = Journal::open(&path)?;
+    /// let job = journal.job("orders");
+    /// let token = |text: &str, p: f64| TokenLogprob { token: text.into(), logprob: p.ln(), top: vec![] };
+    /// let reply = Reply::text("[City]\nOslo\n[Paid]\nyes").with_logprobs(vec![
+    ///     token("[City]\n", 0.9),
+    ///     token("Os", 0.3),
+    ///     token("lo", 0.9),
+    ///     token("\n[Paid]\n", 0.9),
+    ///     token("yes", 0.95),
+    /// ]);
+    /// let model = ScriptedModel::from_replies([reply]);
+    /// Think::new(&model)
+    ///     .confidence(true)
+    ///     .review_below(0.7)
+    ///     .journal(job.clone())
+    ///     .run::<Order>("Paid order to Oslo.")
+    ///     .await?;
+    ///
+    /// let reviews = job.needs_review().await?;
+    /// assert_eq!(reviews.len(), 1);
+    /// assert_eq!(reviews[0].prompt, "Paid order to Oslo.");
+    /// assert_eq!(reviews[0].fields[0].0, "city"); // sqrt(0.3 * 0.9) = 0.52
+    /// assert_eq!(reviews[0].threshold, 0.7);
+    ///
+    /// let sure = job.confidences("Paid order to Oslo.").await?;
+    /// assert_eq!(sure.len(), 2); // city and paid, in attempt 1
+    /// assert_eq!((sure[1].field.as_str(), sure[1].attempt), ("paid", 1));
+    /// assert_eq!(sure[1].measured, Measured::Logprobs);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn needs_review(&self) -> Result<Vec<Review>, JournalError> {
+        self.store().needs_review(&self.name).await
+    }
+
+    /// How sure the model was of each section in each attempt of the typed
+    /// run of `prompt` (the prompt's text as the program wrote it): the
+    /// confidences of the ledger's [`Attempt::confidence`](crate::Attempt::confidence),
+    /// by attempt and then in the order of the type's sections, each with
+    /// how it was measured (token log-probabilities, or the agreement of
+    /// [`Think::samples`](crate::Think::samples)). Empty for a prompt that
+    /// was not run in this job, did not end typed, or measured nothing. A
+    /// prompt run again replaces its record. See
+    /// [`needs_review`](Self::needs_review) for an example.
+    ///
+    /// # Errors
+    ///
+    /// A [`JournalError`] when the journal cannot be read.
+    pub async fn confidences(&self, prompt: &str) -> Result<Vec<RecordedConfidence>, JournalError> {
+        self.store().confidences(&self.name, prompt).await
     }
 
     /// How many replies the job has recorded.

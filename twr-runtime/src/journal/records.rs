@@ -173,3 +173,113 @@ pub(crate) enum BatchIntent {
     /// was gone too long), or is not known.
     NotSubmitted,
 }
+
+/// How a section's confidence was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Measured {
+    /// From the token log-probabilities the server gave with the reply
+    /// ([`Think::confidence`](crate::Think::confidence)).
+    Logprobs,
+    /// The share of several replies that agreed on the value
+    /// ([`Think::samples`](crate::Think::samples)).
+    Agreement,
+}
+
+impl Measured {
+    /// The name the journal stores: `logprobs` or `agreement`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measured::Logprobs => "logprobs",
+            Measured::Agreement => "agreement",
+        }
+    }
+
+    /// The way named `name` ([`Measured::name`]); `None` for a name this
+    /// twr does not know.
+    pub fn from_name(name: &str) -> Option<Measured> {
+        match name {
+            "logprobs" => Some(Measured::Logprobs),
+            "agreement" => Some(Measured::Agreement),
+            _ => None,
+        }
+    }
+}
+
+/// How sure the model was of one section in one attempt of a run, as the
+/// journal keeps it ([`Job::confidences`](super::Job::confidences)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RecordedConfidence {
+    /// The attempt's number in the run (from 1,
+    /// [`Attempt::number`](crate::Attempt::number)).
+    pub attempt: usize,
+    /// The section's field name.
+    pub field: String,
+    /// Its confidence, in `0.0..=1.0`.
+    pub confidence: f64,
+    /// How it was measured.
+    pub measured: Measured,
+}
+
+/// A typed prompt of a job whose value has sections to review: those
+/// whose confidence was below [`Think::review_below`](crate::Think::review_below)'s
+/// threshold ([`Job::needs_review`](super::Job::needs_review)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Review {
+    /// The prompt's text as the program wrote it.
+    pub prompt: String,
+    /// The sections to review, in the order of the type's sections: each
+    /// field name with the confidence of its value.
+    pub fields: Vec<(String, f64)>,
+    /// The threshold they fell below.
+    pub threshold: f64,
+}
+
+/// What a run that ended typed measured, to record by its prompt: every
+/// attempt's confidences, and the value's sections to review when the run
+/// had a threshold.
+#[derive(Debug, Clone)]
+pub(crate) struct RunConfidence {
+    pub(crate) prompt: String,
+    pub(crate) attempts: Vec<RecordedConfidence>,
+    pub(crate) review: Option<(f64, Vec<(String, f64)>)>,
+}
+
+/// Token log-probabilities as the journal stores them: JSON, `None` for a
+/// reply that has none. A probability of zero (a log-probability of minus
+/// infinity, which JSON cannot write) is stored as the lowest finite one.
+pub(crate) fn logprobs_json(tokens: &[crate::model::TokenLogprob]) -> Option<String> {
+    if tokens.is_empty() {
+        return None;
+    }
+    let finite = |logprob: f64| {
+        if logprob.is_finite() {
+            logprob
+        } else {
+            f64::MIN
+        }
+    };
+    let tokens: Vec<crate::model::TokenLogprob> = tokens
+        .iter()
+        .map(|token| crate::model::TokenLogprob {
+            token: token.token.clone(),
+            logprob: finite(token.logprob),
+            top: token
+                .top
+                .iter()
+                .map(|(text, logprob)| (text.clone(), finite(*logprob)))
+                .collect(),
+        })
+        .collect();
+    serde_json::to_string(&tokens).ok()
+}
+
+/// The token log-probabilities stored as `json` ([`logprobs_json`]); none
+/// for a reply stored without them, or for a value that is not theirs (it
+/// would be a made-up number).
+pub(crate) fn logprobs_of(json: Option<&str>) -> Vec<crate::model::TokenLogprob> {
+    json.and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}

@@ -18,7 +18,8 @@ use super::key::RequestKey;
 #[cfg(feature = "batch")]
 use super::records::{BatchIntent, PendingLine};
 use super::records::{
-    Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
+    Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedConfidence, RecordedOutcome,
+    ReplyEntry, Review, RunConfidence, TypedRun,
 };
 use crate::model::{BoxFuture, Reply};
 
@@ -60,6 +61,10 @@ pub(crate) enum Write {
         job: Arc<str>,
         events: Vec<FeedbackEvent>,
     },
+    /// What a typed run measured: its attempts' confidences and the
+    /// sections to review (replacing those of the same prompt), in one
+    /// transaction.
+    Confidence { job: Arc<str>, run: RunConfidence },
     /// A batch about to be submitted for a job, under the id its
     /// submitter chose (`batch_id`), as being submitted: its lines' custom
     /// ids and requests.
@@ -99,6 +104,7 @@ impl Write {
             Write::Outcome { .. } | Write::Ended { .. } => "a run's outcome",
             Write::Typed { .. } => "a typed run",
             Write::Feedback { .. } => "how feedback was followed",
+            Write::Confidence { .. } => "a run's confidences",
             #[cfg(feature = "batch")]
             Write::Batch { .. } => "a submitted batch",
             #[cfg(feature = "batch")]
@@ -152,6 +158,14 @@ pub(crate) trait Store: Send + Sync + fmt::Debug {
     /// How feedback was followed in `job`, per model, problem, wording and
     /// constraint, ordered so.
     fn feedback_rates(&self, job: &str) -> StoreFuture<Vec<FeedbackRate>>;
+
+    /// The confidences recorded for the typed run of `prompt` in `job`,
+    /// by attempt and section.
+    fn confidences(&self, job: &str, prompt: &str) -> StoreFuture<Vec<RecordedConfidence>>;
+
+    /// The typed prompts of `job` whose values have sections to review,
+    /// by prompt.
+    fn needs_review(&self, job: &str) -> StoreFuture<Vec<Review>>;
 
     /// Makes prompts `0..count` of `job` known, as pending, those not
     /// known yet.

@@ -725,6 +725,7 @@ where
         };
         let confidence = self.value_confidence(&attempt, &sources);
         let needs_review = self.needs_review(&confidence);
+        self.record_confidence(&attempt, &confidence, &needs_review);
         self.record(attempt);
         Outcome {
             confidence,
@@ -790,6 +791,49 @@ where
             );
         }
         fields
+    }
+
+    /// Records in the job what the run measured (see
+    /// [`Job::confidences`](crate::journal::Job::confidences) and
+    /// [`Job::needs_review`](crate::journal::Job::needs_review)): every
+    /// attempt's confidences, `last` the final one, and the value's
+    /// sections to review with their confidences, by the prompt's text.
+    fn record_confidence(
+        &self,
+        last: &Attempt,
+        confidence: &[confidence::FieldConfidence],
+        needs_review: &[&'static str],
+    ) {
+        // A run that asked for nothing records nothing; one that asked
+        // and measured nothing (replies replayed without log-probabilities,
+        // a server that gives none) replaces the prompt's old records.
+        let asked =
+            self.think.confidence || self.think.samples > 1 || self.think.review_below.is_some();
+        if !asked || !self.think.stores.records() {
+            return;
+        }
+        let attempts: Vec<(usize, &'static str, f64, bool)> = self
+            .attempts
+            .iter()
+            .chain(std::iter::once(last))
+            .flat_map(|attempt| {
+                let agreement = !attempt.samples.is_empty();
+                attempt
+                    .confidence
+                    .iter()
+                    .map(move |&(field, value)| (attempt.number, field, value, agreement))
+            })
+            .collect();
+        let review = self.think.review_below.map(|threshold| {
+            let fields = needs_review
+                .iter()
+                .filter_map(|field| Some((*field, confidence::find(confidence, field)?)))
+                .collect();
+            (threshold, fields)
+        });
+        self.think
+            .stores
+            .record_confidence(self.prompt.content.as_str(), attempts, review);
     }
 
     /// Records in the job that the run ended with a value read from

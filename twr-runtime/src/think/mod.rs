@@ -380,6 +380,10 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// (feature `journal`): for development loops, where a rerun of
     /// unchanged prompts then makes no request. A hit is
     /// [`Served::Cache`](crate::model::Served::Cache) in the ledger and costs nothing.
+    /// A request that asks for token log-probabilities
+    /// ([`Think::confidence`]) is cached apart, with them: a reply cached
+    /// for a run that did not ask has none, so it never answers a run that
+    /// does (which buys its own once, then replays it measured).
     #[cfg(feature = "journal")]
     #[cfg_attr(docsrs, doc(cfg(feature = "journal")))]
     pub fn response_cache(mut self, cache: crate::journal::ResponseCache) -> Self {
@@ -1240,7 +1244,10 @@ impl<'a, M: ChatModel> Think<'a, M> {
         }
         let result = run.go().instrument(span.clone()).await;
         match &result {
-            Ok(outcome) => trace::run_ended(&span, outcome.attempts.len(), "typed"),
+            Ok(outcome) => {
+                trace::run_ended(&span, outcome.attempts.len(), "typed");
+                trace::needs_review(&span, outcome.needs_review());
+            }
             Err(error) => {
                 let kind = match error.kind() {
                     ThinkErrorKind::Exhausted => "exhausted",

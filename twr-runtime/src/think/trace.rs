@@ -22,6 +22,7 @@
 //! | `twr.attachments` | run | the prompt's images and documents, when it has any |
 //! | `twr.attempts` | run | the attempts made |
 //! | `twr.outcome` | run | `typed` or the error's kind |
+//! | `twr.needs_review` | run | the fields below [`Think::review_below`](super::Think::review_below)'s threshold, comma-separated, when a typed run has any |
 //! | `twr.attempt.number` | attempt | 1, 2, ... |
 //! | `twr.attempt.kind` | attempt | `first`, `patch`, `focused`, `full`, `constrained`, `escalated` |
 //! | `twr.attempt.constrained` | attempt | the request carried a grammar |
@@ -59,6 +60,7 @@ pub(super) fn run_span(model: &str, max_attempts: usize, mode: &str) -> Span {
         twr.attachments = Empty,
         twr.attempts = Empty,
         twr.outcome = Empty,
+        twr.needs_review = Empty,
     )
 }
 
@@ -67,6 +69,14 @@ pub(super) fn run_span(model: &str, max_attempts: usize, mode: &str) -> Span {
 pub(super) fn run_ended(span: &Span, attempts: usize, outcome: &str) {
     span.record("twr.attempts", attempts as i64);
     span.record("twr.outcome", outcome);
+}
+
+/// Records on a typed run's span the fields whose values are to review,
+/// when there are any.
+pub(super) fn needs_review(span: &Span, fields: &[&str]) {
+    if !fields.is_empty() {
+        span.record("twr.needs_review", fields.join(", ").as_str());
+    }
 }
 
 /// The span of attempt `number` of kind `kind` (its name, see

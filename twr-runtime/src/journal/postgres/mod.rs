@@ -20,9 +20,12 @@ use tokio_postgres::Row;
 
 use super::error::JournalError;
 use super::key::RequestKey;
+use super::records::{
+    logprobs_json, logprobs_of, Claim, FeedbackRate, JobProgress, Lease, Measured,
+    RecordedConfidence, RecordedOutcome, Review, TypedRun,
+};
 #[cfg(feature = "batch")]
 use super::records::{BatchIntent, PendingLine};
-use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
 use super::store::{Store, StoreFuture, Write};
 #[cfg(feature = "batch")]
 use super::store::{NOT_SUBMITTED, SUBMITTING};
@@ -158,9 +161,9 @@ impl Shared {
                         "INSERT INTO twr_replies (job, key, occurrence, model, content, reasoning,
                             prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
                             cache_write_tokens, finish_reason, cost, batch_id, custom_id,
-                            recorded_at_ms)
+                            recorded_at_ms, logprobs)
                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-                            $15, $16)
+                            $15, $16, $17)
                          ON CONFLICT (job, key, occurrence) DO UPDATE SET
                             model = EXCLUDED.model, content = EXCLUDED.content,
                             reasoning = EXCLUDED.reasoning,
@@ -171,7 +174,8 @@ impl Shared {
                             cache_write_tokens = EXCLUDED.cache_write_tokens,
                             finish_reason = EXCLUDED.finish_reason, cost = EXCLUDED.cost,
                             batch_id = EXCLUDED.batch_id, custom_id = EXCLUDED.custom_id,
-                            recorded_at_ms = EXCLUDED.recorded_at_ms",
+                            recorded_at_ms = EXCLUDED.recorded_at_ms,
+                            logprobs = EXCLUDED.logprobs",
                         &[
                             &&**job,
                             &entry.key.as_bytes().as_slice(),
@@ -189,6 +193,7 @@ impl Shared {
                             &batch_id,
                             &custom_id,
                             &now_ms(),
+                            &logprobs_json(&reply.logprobs),
                         ],
                     )
                     .await
@@ -200,8 +205,8 @@ impl Shared {
                     .execute(
                         "INSERT INTO twr_cache (key, model, content, reasoning, prompt_tokens,
                             completion_tokens, total_tokens, cache_read_tokens,
-                            cache_write_tokens, finish_reason, recorded_at_ms)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                            cache_write_tokens, finish_reason, recorded_at_ms, logprobs)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
                          ON CONFLICT (key) DO UPDATE SET
                             model = EXCLUDED.model, content = EXCLUDED.content,
                             reasoning = EXCLUDED.reasoning,
@@ -211,7 +216,8 @@ impl Shared {
                             cache_read_tokens = EXCLUDED.cache_read_tokens,
                             cache_write_tokens = EXCLUDED.cache_write_tokens,
                             finish_reason = EXCLUDED.finish_reason,
-                            recorded_at_ms = EXCLUDED.recorded_at_ms",
+                            recorded_at_ms = EXCLUDED.recorded_at_ms,
+                            logprobs = EXCLUDED.logprobs",
                         &[
                             &key.as_bytes().as_slice(),
                             model,
@@ -224,6 +230,7 @@ impl Shared {
                             &count(usage.cache_write_tokens),
                             &reply.finish_reason.as_ref().map(FinishReason::as_str),
                             &now_ms(),
+                            &logprobs_json(&reply.logprobs),
                         ],
                     )
                     .await
@@ -306,6 +313,67 @@ impl Shared {
                         )
                         .await
                         .map_err(database)?;
+                }
+                transaction.commit().await.map_err(database)?;
+            }
+            Write::Confidence { job, run } => {
+                let transaction = client.transaction().await.map_err(database)?;
+                let now = now_ms();
+                for table in ["twr_confidences", "twr_reviews"] {
+                    transaction
+                        .execute(
+                            &format!("DELETE FROM {table} WHERE job = $1 AND prompt = $2"),
+                            &[&&**job, &run.prompt],
+                        )
+                        .await
+                        .map_err(database)?;
+                }
+                let mut position = 0i64;
+                let mut last_attempt = 0usize;
+                for section in &run.attempts {
+                    if section.attempt != last_attempt {
+                        (position, last_attempt) = (0, section.attempt);
+                    }
+                    transaction
+                        .execute(
+                            "INSERT INTO twr_confidences (job, prompt, attempt, position, field,
+                                confidence, measured, recorded_at_ms)
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                            &[
+                                &&**job,
+                                &run.prompt,
+                                &(section.attempt as i64),
+                                &position,
+                                &section.field,
+                                &section.confidence,
+                                &section.measured.name(),
+                                &now,
+                            ],
+                        )
+                        .await
+                        .map_err(database)?;
+                    position += 1;
+                }
+                if let Some((threshold, fields)) = &run.review {
+                    for (position, (field, confidence)) in fields.iter().enumerate() {
+                        transaction
+                            .execute(
+                                "INSERT INTO twr_reviews (job, prompt, position, field,
+                                    confidence, threshold, recorded_at_ms)
+                                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                                &[
+                                    &&**job,
+                                    &run.prompt,
+                                    &(position as i64),
+                                    field,
+                                    confidence,
+                                    threshold,
+                                    &now,
+                                ],
+                            )
+                            .await
+                            .map_err(database)?;
+                    }
                 }
                 transaction.commit().await.map_err(database)?;
             }
@@ -610,7 +678,7 @@ fn tokens(row: &Row, i: usize) -> u64 {
 
 /// A reply from the columns `content, reasoning, prompt_tokens,
 /// completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
-/// finish_reason`.
+/// finish_reason, logprobs`.
 fn reply_of(row: &Row) -> Reply {
     let usage = Usage::new(tokens(row, 2), tokens(row, 3))
         .with_total(tokens(row, 4))
@@ -621,8 +689,7 @@ fn reply_of(row: &Row) -> Reply {
         reasoning: row.get(1),
         usage,
         finish_reason: finish.as_deref().map(FinishReason::from_server),
-        // Not recorded: a replayed reply gets no confidence.
-        logprobs: Vec::new(),
+        logprobs: logprobs_of(row.get::<_, Option<String>>(8).as_deref()),
     }
 }
 
@@ -673,12 +740,12 @@ impl Store for PostgresStore {
                     .query_opt(
                         "SELECT content, reasoning, prompt_tokens, completion_tokens,
                             total_tokens, cache_read_tokens, cache_write_tokens, finish_reason,
-                            cost
+                            logprobs, cost
                          FROM twr_replies WHERE job = $1 AND key = $2 AND occurrence = $3",
                         &[&job, &key.as_bytes().as_slice(), &i64::from(occurrence)],
                     )
                     .await?;
-                Ok(row.map(|row| (reply_of(&row), row.get::<_, Option<f64>>(8))))
+                Ok(row.map(|row| (reply_of(&row), row.get::<_, Option<f64>>(9))))
             })
         })
     }
@@ -701,7 +768,8 @@ impl Store for PostgresStore {
                 let row = client
                     .query_opt(
                         "SELECT content, reasoning, prompt_tokens, completion_tokens,
-                            total_tokens, cache_read_tokens, cache_write_tokens, finish_reason
+                            total_tokens, cache_read_tokens, cache_write_tokens, finish_reason,
+                            logprobs
                          FROM twr_cache WHERE key = $1",
                         &[&key.as_bytes().as_slice()],
                     )
@@ -806,6 +874,66 @@ impl Store for PostgresStore {
                         })
                     })
                     .collect())
+            })
+        })
+    }
+
+    fn confidences(&self, job: &str, prompt: &str) -> StoreFuture<Vec<RecordedConfidence>> {
+        let (job, prompt) = (job.to_string(), prompt.to_string());
+        self.run(move |client| {
+            Box::pin(async move {
+                let rows = client
+                    .query(
+                        "SELECT attempt, field, confidence, measured FROM twr_confidences
+                         WHERE job = $1 AND prompt = $2 ORDER BY attempt, position",
+                        &[&job, &prompt],
+                    )
+                    .await?;
+                // A way this twr does not know (written by a newer one) is
+                // left out rather than misnamed.
+                Ok(rows
+                    .iter()
+                    .filter_map(|row| {
+                        Some(RecordedConfidence {
+                            attempt: row.get::<_, i64>(0) as usize,
+                            field: row.get(1),
+                            confidence: row.get(2),
+                            measured: Measured::from_name(row.get(3))?,
+                        })
+                    })
+                    .collect())
+            })
+        })
+    }
+
+    fn needs_review(&self, job: &str) -> StoreFuture<Vec<Review>> {
+        let job = job.to_string();
+        self.run(move |client| {
+            Box::pin(async move {
+                // Ordered by the prompt's bytes, as SQLite orders them.
+                let rows = client
+                    .query(
+                        "SELECT prompt, field, confidence, threshold FROM twr_reviews
+                         WHERE job = $1 ORDER BY prompt COLLATE \"C\", position",
+                        &[&job],
+                    )
+                    .await?;
+                let mut out: Vec<Review> = Vec::new();
+                for row in &rows {
+                    let (prompt, field): (String, String) = (row.get(0), row.get(1));
+                    let confidence: f64 = row.get(2);
+                    match out.last_mut() {
+                        Some(review) if review.prompt == prompt => {
+                            review.fields.push((field, confidence))
+                        }
+                        _ => out.push(Review {
+                            prompt,
+                            fields: vec![(field, confidence)],
+                            threshold: row.get(3),
+                        }),
+                    }
+                }
+                Ok(out)
             })
         })
     }

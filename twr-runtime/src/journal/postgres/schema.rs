@@ -123,6 +123,32 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // of its submitter's, and keeps that id once the provider names it.
     "ALTER TABLE twr_batches ADD COLUMN intent TEXT;
     CREATE INDEX twr_batches_by_intent ON twr_batches (intent);",
+    // Version 6: how sure the model was: a reply's token log-probabilities
+    // (JSON, NULL without), each section's confidence per attempt of a
+    // typed run, and the value's sections to review, by prompt.
+    "ALTER TABLE twr_replies ADD COLUMN logprobs TEXT;
+    ALTER TABLE twr_cache ADD COLUMN logprobs TEXT;
+    CREATE TABLE twr_confidences (
+        job            TEXT             NOT NULL,
+        prompt         TEXT             NOT NULL,
+        attempt        BIGINT           NOT NULL,
+        position       BIGINT           NOT NULL,
+        field          TEXT             NOT NULL,
+        confidence     DOUBLE PRECISION NOT NULL,
+        measured       TEXT             NOT NULL,
+        recorded_at_ms BIGINT           NOT NULL,
+        PRIMARY KEY (job, prompt, attempt, position)
+    );
+    CREATE TABLE twr_reviews (
+        job            TEXT             NOT NULL,
+        prompt         TEXT             NOT NULL,
+        position       BIGINT           NOT NULL,
+        field          TEXT             NOT NULL,
+        confidence     DOUBLE PRECISION NOT NULL,
+        threshold      DOUBLE PRECISION NOT NULL,
+        recorded_at_ms BIGINT           NOT NULL,
+        PRIMARY KEY (job, prompt, position)
+    );",
 ];
 
 /// The key of the advisory lock migrations hold ("twr1"), so that workers

@@ -25,7 +25,9 @@ use super::error::JournalError;
 use super::key::RequestKey;
 #[cfg(feature = "batch")]
 use super::records::{BatchIntent, PendingLine};
-use super::records::{Claim, FeedbackRate, JobProgress, Lease, RecordedOutcome, TypedRun};
+use super::records::{
+    Claim, FeedbackRate, JobProgress, Lease, RecordedConfidence, RecordedOutcome, Review, TypedRun,
+};
 use super::store::{Store, StoreFuture, Write};
 use crate::model::Reply;
 
@@ -160,6 +162,12 @@ impl SqliteStore {
     fn has_feedback(&self) -> bool {
         self.version >= 3
     }
+
+    /// Whether the file keeps token log-probabilities and confidences
+    /// (schema version 6 on; an older file opened read-only has none).
+    fn has_confidence(&self) -> bool {
+        self.version >= 6
+    }
 }
 
 /// Writes `write` on the connection.
@@ -175,6 +183,7 @@ fn write_on(connection: &Connection, write: &Write) -> rusqlite::Result<()> {
         } => queries::record_ended(connection, job, outcome, lease),
         Write::Typed { job, shape, run } => queries::record_typed(connection, job, shape, run),
         Write::Feedback { job, events } => queries::record_feedback(connection, job, events),
+        Write::Confidence { job, run } => queries::record_confidence(connection, job, run),
         #[cfg(feature = "batch")]
         Write::Batch {
             job,
@@ -216,7 +225,8 @@ impl Store for SqliteStore {
         occurrence: u32,
     ) -> StoreFuture<Option<(Reply, Option<f64>)>> {
         let job = job.to_string();
-        self.run(move |c| queries::reply(c, &job, &key, occurrence))
+        let logprobs = self.has_confidence();
+        self.run(move |c| queries::reply(c, &job, &key, occurrence, logprobs))
     }
 
     fn count_replies(&self, job: &str) -> StoreFuture<u64> {
@@ -225,7 +235,8 @@ impl Store for SqliteStore {
     }
 
     fn cached(&self, key: RequestKey) -> StoreFuture<Option<Reply>> {
-        self.run(move |c| queries::cached(c, &key))
+        let logprobs = self.has_confidence();
+        self.run(move |c| queries::cached(c, &key, logprobs))
     }
 
     fn count_cached(&self) -> StoreFuture<u64> {
@@ -251,6 +262,22 @@ impl Store for SqliteStore {
         }
         let job = job.to_string();
         self.run(move |c| queries::feedback_rates(c, &job))
+    }
+
+    fn confidences(&self, job: &str, prompt: &str) -> StoreFuture<Vec<RecordedConfidence>> {
+        if !self.has_confidence() {
+            return Box::pin(std::future::ready(Ok(Vec::new())));
+        }
+        let (job, prompt) = (job.to_string(), prompt.to_string());
+        self.run(move |c| queries::confidences(c, &job, &prompt))
+    }
+
+    fn needs_review(&self, job: &str) -> StoreFuture<Vec<Review>> {
+        if !self.has_confidence() {
+            return Box::pin(std::future::ready(Ok(Vec::new())));
+        }
+        let job = job.to_string();
+        self.run(move |c| queries::needs_review(c, &job))
     }
 
     fn register_prompts(&self, job: &str, count: usize) -> StoreFuture<()> {

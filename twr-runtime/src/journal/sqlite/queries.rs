@@ -9,11 +9,12 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::feedback::Wording;
 use crate::journal::key::RequestKey;
+use crate::journal::records::{
+    logprobs_json, logprobs_of, Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, Measured,
+    RecordedConfidence, RecordedOutcome, ReplyEntry, Review, RunConfidence, TypedRun,
+};
 #[cfg(feature = "batch")]
 use crate::journal::records::{BatchIntent, PendingLine};
-use crate::journal::records::{
-    Claim, FeedbackEvent, FeedbackRate, JobProgress, Lease, RecordedOutcome, ReplyEntry, TypedRun,
-};
 #[cfg(feature = "batch")]
 use crate::journal::store::{NOT_SUBMITTED, SUBMITTING};
 use crate::model::{FinishReason, Reply, Usage};
@@ -33,9 +34,20 @@ fn finish_name(reason: &Option<FinishReason>) -> Option<&str> {
     reason.as_ref().map(FinishReason::as_str)
 }
 
-/// A reply from the columns `content, reasoning, prompt_tokens,
-/// completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
-/// finish_reason` starting at column `at`.
+/// The columns a reply is read from ([`reply_at`]): with its token
+/// log-probabilities in a file of schema version 6 on, without in an
+/// older one opened read-only.
+fn reply_columns(logprobs: bool) -> &'static str {
+    if logprobs {
+        "content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+         cache_read_tokens, cache_write_tokens, finish_reason, logprobs"
+    } else {
+        "content, reasoning, prompt_tokens, completion_tokens, total_tokens,
+         cache_read_tokens, cache_write_tokens, finish_reason, NULL"
+    }
+}
+
+/// A reply from the columns of [`reply_columns`] starting at column `at`.
 fn reply_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Reply> {
     let tokens = |i: usize| -> rusqlite::Result<u64> {
         let n: i64 = row.get(at + i)?;
@@ -50,24 +62,25 @@ fn reply_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Reply> {
         reasoning: row.get(at + 1)?,
         usage,
         finish_reason: finish.as_deref().map(FinishReason::from_server),
-        // Not recorded: a replayed reply gets no confidence.
-        logprobs: Vec::new(),
+        logprobs: logprobs_of(row.get::<_, Option<String>>(at + 8)?.as_deref()),
     })
 }
 
+/// The reply recorded for occurrence `occurrence` of `key` in `job`, with
+/// its cost; `logprobs`: the file has the column of version 6.
 pub(crate) fn reply(
     c: &Connection,
     job: &str,
     key: &RequestKey,
     occurrence: u32,
+    logprobs: bool,
 ) -> rusqlite::Result<Option<(Reply, Option<f64>)>> {
-    c.prepare_cached(
-        "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
-                cache_read_tokens, cache_write_tokens, finish_reason, cost
-         FROM replies WHERE job = ?1 AND key = ?2 AND occurrence = ?3",
-    )?
+    c.prepare_cached(&format!(
+        "SELECT {}, cost FROM replies WHERE job = ?1 AND key = ?2 AND occurrence = ?3",
+        reply_columns(logprobs)
+    ))?
     .query_row(params![job, key.as_bytes(), occurrence], |row| {
-        Ok((reply_at(row, 0)?, row.get::<_, Option<f64>>(8)?))
+        Ok((reply_at(row, 0)?, row.get::<_, Option<f64>>(9)?))
     })
     .optional()
 }
@@ -84,8 +97,9 @@ pub(crate) fn record_reply(c: &Connection, job: &str, entry: &ReplyEntry) -> rus
         c.prepare_cached(
             "INSERT OR REPLACE INTO replies (job, key, occurrence, model, content, reasoning,
                 prompt_tokens, completion_tokens, total_tokens, cache_read_tokens,
-                cache_write_tokens, finish_reason, cost, batch_id, custom_id, recorded_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                cache_write_tokens, finish_reason, cost, batch_id, custom_id, recorded_at_ms,
+                logprobs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         )?
         .execute(params![
             job,
@@ -104,6 +118,7 @@ pub(crate) fn record_reply(c: &Connection, job: &str, entry: &ReplyEntry) -> rus
             batch_id,
             custom_id,
             now_ms(),
+            logprobs_json(&reply.logprobs),
         ])
         .map(drop)
     }
@@ -118,12 +133,17 @@ pub(crate) fn count_replies(c: &Connection, job: &str) -> rusqlite::Result<u64> 
     .map(|n| n as u64)
 }
 
-pub(crate) fn cached(c: &Connection, key: &RequestKey) -> rusqlite::Result<Option<Reply>> {
-    c.prepare_cached(
-        "SELECT content, reasoning, prompt_tokens, completion_tokens, total_tokens,
-                cache_read_tokens, cache_write_tokens, finish_reason
-         FROM cache WHERE key = ?1",
-    )?
+/// The cached reply to `key`; `logprobs`: the file has the column of
+/// version 6.
+pub(crate) fn cached(
+    c: &Connection,
+    key: &RequestKey,
+    logprobs: bool,
+) -> rusqlite::Result<Option<Reply>> {
+    c.prepare_cached(&format!(
+        "SELECT {} FROM cache WHERE key = ?1",
+        reply_columns(logprobs)
+    ))?
     .query_row([key.as_bytes()], |row| reply_at(row, 0))
     .optional()
 }
@@ -139,8 +159,8 @@ pub(crate) fn cache_reply(
         c.prepare_cached(
             "INSERT OR REPLACE INTO cache (key, model, content, reasoning, prompt_tokens,
                 completion_tokens, total_tokens, cache_read_tokens, cache_write_tokens,
-                finish_reason, recorded_at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                finish_reason, recorded_at_ms, logprobs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?
         .execute(params![
             key.as_bytes(),
@@ -154,6 +174,7 @@ pub(crate) fn cache_reply(
             count(usage.cache_write_tokens),
             finish_name(&reply.finish_reason),
             now_ms(),
+            logprobs_json(&reply.logprobs),
         ])
         .map(drop)
     }
@@ -606,4 +627,131 @@ pub(crate) fn progress(c: &Connection, job: &str) -> rusqlite::Result<JobProgres
         }
     }
     Ok(progress)
+}
+
+/// Records what the typed run of `run.prompt` measured, in one
+/// transaction: the prompt's earlier records (a run of it that went
+/// otherwise) are replaced.
+pub(crate) fn record_confidence(
+    c: &Connection,
+    job: &str,
+    run: &RunConfidence,
+) -> rusqlite::Result<()> {
+    let transaction = c.unchecked_transaction()?;
+    let now = now_ms();
+    transaction
+        .prepare_cached("DELETE FROM confidences WHERE job = ?1 AND prompt = ?2")?
+        .execute([job, run.prompt.as_str()])?;
+    transaction
+        .prepare_cached("DELETE FROM reviews WHERE job = ?1 AND prompt = ?2")?
+        .execute([job, run.prompt.as_str()])?;
+    let mut position = 0i64;
+    let mut last_attempt = 0usize;
+    for section in &run.attempts {
+        if section.attempt != last_attempt {
+            (position, last_attempt) = (0, section.attempt);
+        }
+        transaction
+            .prepare_cached(
+                "INSERT OR REPLACE INTO confidences (job, prompt, attempt, position, field,
+                    confidence, measured, recorded_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                job,
+                run.prompt,
+                section.attempt as i64,
+                position,
+                section.field,
+                section.confidence,
+                section.measured.name(),
+                now,
+            ])?;
+        position += 1;
+    }
+    if let Some((threshold, fields)) = &run.review {
+        for (position, (field, confidence)) in fields.iter().enumerate() {
+            transaction
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO reviews (job, prompt, position, field, confidence,
+                        threshold, recorded_at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )?
+                .execute(params![
+                    job,
+                    run.prompt,
+                    position as i64,
+                    field,
+                    confidence,
+                    threshold,
+                    now,
+                ])?;
+        }
+    }
+    transaction.commit()
+}
+
+/// The confidences recorded for the typed run of `prompt` in `job`, by
+/// attempt and section.
+pub(crate) fn confidences(
+    c: &Connection,
+    job: &str,
+    prompt: &str,
+) -> rusqlite::Result<Vec<RecordedConfidence>> {
+    let mut statement = c.prepare_cached(
+        "SELECT attempt, field, confidence, measured FROM confidences
+         WHERE job = ?1 AND prompt = ?2 ORDER BY attempt, position",
+    )?;
+    let rows = statement.query_map([job, prompt], |row| {
+        Ok((
+            row.get::<_, i64>(0)? as usize,
+            row.get::<_, String>(1)?,
+            row.get::<_, f64>(2)?,
+            row.get::<_, String>(3)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (attempt, field, confidence, measured) = row?;
+        // A way this twr does not know (written by a newer one) is left
+        // out rather than misnamed.
+        if let Some(measured) = Measured::from_name(&measured) {
+            out.push(RecordedConfidence {
+                attempt,
+                field,
+                confidence,
+                measured,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The typed prompts of `job` with sections to review, by prompt.
+pub(crate) fn needs_review(c: &Connection, job: &str) -> rusqlite::Result<Vec<Review>> {
+    let mut statement = c.prepare_cached(
+        "SELECT prompt, field, confidence, threshold FROM reviews
+         WHERE job = ?1 ORDER BY prompt, position",
+    )?;
+    let rows = statement.query_map([job], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, f64>(2)?,
+            row.get::<_, f64>(3)?,
+        ))
+    })?;
+    let mut out: Vec<Review> = Vec::new();
+    for row in rows {
+        let (prompt, field, confidence, threshold) = row?;
+        match out.last_mut() {
+            Some(review) if review.prompt == prompt => review.fields.push((field, confidence)),
+            _ => out.push(Review {
+                prompt,
+                fields: vec![(field, confidence)],
+                threshold,
+            }),
+        }
+    }
+    Ok(out)
 }

@@ -135,6 +135,34 @@ const MIGRATIONS: &[&str] = &[
     // (see `journal::sqlite::queries::batch_created`).
     "ALTER TABLE batches ADD COLUMN intent TEXT;
     CREATE INDEX batches_by_intent ON batches (intent);",
+    // Version 6: how sure the model was. A reply's token log-probabilities
+    // (JSON, NULL when it came without them), so that a replayed or cached
+    // reply keeps its confidences; each section's confidence per attempt of
+    // a typed run, and the value's sections to review, by prompt (see
+    // `journal::sqlite::queries::record_confidence`).
+    "ALTER TABLE replies ADD COLUMN logprobs TEXT;
+    ALTER TABLE cache ADD COLUMN logprobs TEXT;
+    CREATE TABLE confidences (
+        job               TEXT    NOT NULL,
+        prompt            TEXT    NOT NULL,
+        attempt           INTEGER NOT NULL,
+        position          INTEGER NOT NULL,
+        field             TEXT    NOT NULL,
+        confidence        REAL    NOT NULL,
+        measured          TEXT    NOT NULL,
+        recorded_at_ms    INTEGER NOT NULL,
+        PRIMARY KEY (job, prompt, attempt, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE reviews (
+        job               TEXT    NOT NULL,
+        prompt            TEXT    NOT NULL,
+        position          INTEGER NOT NULL,
+        field             TEXT    NOT NULL,
+        confidence        REAL    NOT NULL,
+        threshold         REAL    NOT NULL,
+        recorded_at_ms    INTEGER NOT NULL,
+        PRIMARY KEY (job, prompt, position)
+    ) WITHOUT ROWID;",
 ];
 
 /// The tables every file of version `version` has.
@@ -177,11 +205,25 @@ fn tables(version: i64) -> &'static [&'static str] {
         "feedback",
         "prompts",
     ];
+    const V6: &[&str] = &[
+        "meta",
+        "replies",
+        "cache",
+        "outcomes",
+        "batches",
+        "batch_requests",
+        "typed_runs",
+        "feedback",
+        "prompts",
+        "confidences",
+        "reviews",
+    ];
     match version {
         ..=1 => V1,
         2 => V2,
         3 => V3,
-        _ => V4,
+        4 | 5 => V4,
+        _ => V6,
     }
 }
 
@@ -383,7 +425,7 @@ mod tests {
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((id, version), (0x7477_7231, 5));
+        assert_eq!((id, version), (0x7477_7231, 6));
         let created: String = connection
             .query_row("SELECT value FROM meta WHERE key = 'created_by'", [], |r| {
                 r.get(0)
@@ -443,15 +485,15 @@ mod tests {
         drop(Journal::open(&path).unwrap());
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 6;")
+            .execute_batch("PRAGMA user_version = 7;")
             .unwrap();
         let error = Journal::open(&path).unwrap_err();
         assert!(
             matches!(
                 error,
                 JournalError::Version {
-                    found: 6,
-                    supported: 5,
+                    found: 7,
+                    supported: 6,
                     ..
                 }
             ),
@@ -566,11 +608,104 @@ mod tests {
         assert_eq!(user_version(&path), VERSION);
     }
 
+    /// A file as twr wrote it at schema version 5: one reply recorded in a
+    /// job and one cached, neither with log-probabilities.
+    fn version_5_file(name: &str) -> std::path::PathBuf {
+        let path = temp(name);
+        let connection = Connection::open(&path).unwrap();
+        let migrations = MIGRATIONS[..4].join("\n");
+        connection
+            .execute_batch(&format!(
+                "BEGIN; {CREATE_V1} {migrations}
+                 INSERT INTO meta (key, value) VALUES ('created_by', 'twr-runtime 0.1.0');
+                 INSERT INTO replies VALUES ('j', x'00', 0, 'm', '[A]\nold', NULL,
+                     1, 2, 3, 0, 0, 'stop', NULL, NULL, NULL, 0);
+                 INSERT INTO cache VALUES (x'01', 'm', '[A]\ncached', NULL,
+                     1, 2, 3, 0, 0, 'stop', 0);
+                 PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 5; COMMIT;"
+            ))
+            .unwrap();
+        path
+    }
+
+    #[tokio::test]
+    async fn a_version_5_file_gains_the_confidences_and_keeps_its_replies() {
+        let path = version_5_file("v5");
+        let old = crate::journal::RequestKey::new("m", None, &[crate::Message::user("x")]);
+        // Read-only: read as it is (no column of log-probabilities), with
+        // no confidences, and left as it is.
+        let journal = Journal::open_read_only(&path).unwrap();
+        let job = journal.job("j");
+        assert_eq!(job.replies().await.unwrap(), 1);
+        assert!(job.needs_review().await.unwrap().is_empty());
+        assert!(job.confidences("p").await.unwrap().is_empty());
+        assert_eq!(journal.cache().len().await.unwrap(), 1);
+        drop((job, journal));
+        assert_eq!(user_version(&path), 5);
+
+        // Opened for writing: version 6, the records kept, the new
+        // columns and tables there.
+        let journal = Journal::open(&path).unwrap();
+        assert_eq!(user_version(&path), 6);
+        assert_eq!(journal.job("j").replies().await.unwrap(), 1);
+        assert_eq!(journal.cache().len().await.unwrap(), 1);
+        let connection = Connection::open(&path).unwrap();
+        let (content, logprobs): (String, Option<String>) = connection
+            .query_row("SELECT content, logprobs FROM replies", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((content.as_str(), logprobs), ("[A]\nold", None));
+        let cached: Option<String> = connection
+            .query_row("SELECT logprobs FROM cache", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(cached, None);
+        for table in ["confidences", "reviews"] {
+            let n: i64 = connection
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(n, 0, "{table}");
+        }
+        // A reply with log-probabilities is kept with them.
+        let reply = crate::Reply::text("[A]\nnew").with_logprobs(vec![
+            crate::model::TokenLogprob {
+                token: "[A]\n".into(),
+                logprob: 0.0,
+                top: vec![],
+            },
+            crate::model::TokenLogprob {
+                token: "new".into(),
+                logprob: f64::NEG_INFINITY,
+                top: vec![("new".into(), -0.25), ("old".into(), -1.5)],
+            },
+        ]);
+        let job = journal.job("j");
+        job.record(crate::journal::ReplyEntry {
+            key: old,
+            occurrence: 0,
+            model: "m".into(),
+            reply,
+            cost: None,
+            batch: None,
+        })
+        .await
+        .unwrap();
+        let (back, _) = job.replay(&old, 0).await.unwrap().unwrap();
+        assert_eq!(back.logprobs.len(), 2);
+        assert_eq!(
+            back.logprobs[1].top,
+            vec![("new".into(), -0.25), ("old".into(), -1.5)]
+        );
+        // Minus infinity, which JSON cannot write, as the lowest number.
+        assert_eq!(back.logprobs[1].logprob, f64::MIN);
+        assert_eq!(back.logprobs[1].probability(), 0.0);
+    }
+
     #[test]
     fn a_current_file_without_its_feedback_table_is_refused() {
         let path = temp("v3-no-feedback");
         drop(Journal::open(&path).unwrap());
-        assert_eq!(user_version(&path), 5);
+        assert_eq!(user_version(&path), 6);
         Connection::open(&path)
             .unwrap()
             .execute_batch("DROP TABLE feedback;")
