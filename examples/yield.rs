@@ -59,6 +59,8 @@
 //! --strategies A,B  strategies to run, by name (default all)
 //! --dump DIR        write every run's ledger to DIR/<strategy>.md
 //! --journal FILE    record every run in this journal file (SQLite; made if absent)
+//! --truth           typed and right: the held-out texts with known answers (yield_truth.rs)
+//! --truth-strategies A,B  with --truth, only these of defaults, constrained, learned
 //! --learned K       demonstrations a `learned` run is shown (default 2)
 //! --tune-limit N    only the first N tuning prompts fill the job `learned` learns from
 //! --tune-rounds N   tuning rounds (default 1): rounds after the first run the tuning
@@ -538,6 +540,8 @@ struct Options {
     tune_limit: Option<usize>,
     tune_rounds: usize,
     truth: bool,
+    /// With `--truth`, the strategies run, by name (default all three).
+    truth_strategies: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -549,7 +553,8 @@ enum Set {
 
 const USAGE: &str = "usage: cargo run -p twr-tests --release --example yield -- [--temperature T] [--attempts N] \
 [--max-tokens N] [--seed N] [--repeat N] [--set tune|heldout|all] [--limit N] [--strategies A,B] [--dump DIR] \
-[--journal FILE] [--learned K] [--tune-limit N] [--tune-rounds N] [--truth]";
+[--journal FILE] [--learned K] [--tune-limit N] [--tune-rounds N] [--truth] \
+[--truth-strategies defaults,constrained,learned]";
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
@@ -567,6 +572,7 @@ fn options() -> Result<Options, String> {
         tune_limit: None,
         tune_rounds: 1,
         truth: false,
+        truth_strategies: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -619,6 +625,14 @@ fn options() -> Result<Options, String> {
                             })
                     })
                     .collect::<Result<_, _>>()?
+            }
+            "--truth-strategies" => {
+                options.truth_strategies = Some(
+                    value
+                        .split(',')
+                        .map(|name| name.trim().to_string())
+                        .collect(),
+                )
             }
             "--dump" => options.dump = Some(value.into()),
             "--journal" => options.journal = Some(value.into()),
@@ -1621,7 +1635,14 @@ async fn run_truth(base: &OpenAiCompatible, options: &Options) -> Result<(), Box
     };
     let journal = Journal::open(&path)?;
     let tuned = journal.job("truth/tune");
-    {
+    let chosen = |name: &str| {
+        options
+            .truth_strategies
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    };
+    // Only `learned` needs the tuning job.
+    if chosen("learned") {
         let client = truth::client(base, true).seed(options.seed);
         let think = Think::new(&client)
             .max_attempts(options.attempts)
@@ -1642,6 +1663,9 @@ async fn run_truth(base: &OpenAiCompatible, options: &Options) -> Result<(), Box
         ("constrained", true, false),
         ("learned", false, true),
     ] {
+        if !chosen(name) {
+            continue;
+        }
         let client = truth::client(base, constrained).seed(options.seed);
         let mut think = Think::new(&client)
             .max_attempts(options.attempts)
