@@ -607,6 +607,7 @@ async fn the_values_to_review_are_on_the_run_span_and_an_event_of_the_last_attem
     use twr_runtime::Reply;
 
     #[derive(Debug, Sections)]
+    #[allow(dead_code)]
     struct Order {
         city: String,
         paid: bool,
