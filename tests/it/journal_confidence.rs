@@ -108,7 +108,10 @@ async fn the_journal_keeps_each_attempts_confidences_and_the_values_to_review() 
             .await
             .unwrap();
 
-        // Read by a new process.
+        // The records are made in passing: a read through the same journal
+        // waits for them. Then read by a new process.
+        assert_eq!(job.needs_review().await.unwrap().len(), 2);
+        drop(job);
         let journal = backend.open().await;
         let job = journal.job("orders");
         same(
