@@ -1667,9 +1667,12 @@ async fn run_truth(base: &OpenAiCompatible, options: &Options) -> Result<(), Box
             continue;
         }
         let client = truth::client(base, constrained).seed(options.seed);
+        // Each strategy's runs in a job of their own: a measurement cut
+        // short resumes where it stopped, replaying what it bought.
         let mut think = Think::new(&client)
             .max_attempts(options.attempts)
-            .confidence(true);
+            .confidence(true)
+            .journal(journal.job(format!("truth/{name}")));
         if learns {
             think = think
                 .learn_from(&tuned)

@@ -307,12 +307,37 @@ pub fn thresholds(tally: &Tally) -> String {
 /// Runs every text once with `think`, one after another.
 pub async fn run_all(think: &Think<'_, &OpenAiCompatible>, limit: Option<usize>) -> Tally {
     let mut tally = Tally::default();
-    for truth in TRUTHS.iter().take(limit.unwrap_or(TRUTHS.len())) {
+    for (number, truth) in TRUTHS
+        .iter()
+        .take(limit.unwrap_or(TRUTHS.len()))
+        .enumerate()
+    {
         let outcome = think.run::<Event>(prompt(truth.text)).await;
         if let Err(error) = &outcome {
             eprintln!("  untyped: {}", error);
         }
+        let scored = tally.scored.len();
         tally.add(outcome.as_ref().ok(), truth);
+        // Each run as it ends, for a measurement cut short: its fields,
+        // right or wrong, with their confidences.
+        let fields: Vec<String> = tally.scored[scored..]
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}={}{}{}",
+                    s.field,
+                    if s.right { "right" } else { "wrong" },
+                    s.confidence.map_or(String::new(), |c| format!("@{c:.3}")),
+                    if s.constrained { "/c" } else { "" },
+                )
+            })
+            .collect();
+        eprintln!(
+            "  run {}: {} {}",
+            number + 1,
+            if outcome.is_ok() { "typed" } else { "untyped" },
+            fields.join(" ")
+        );
     }
     tally
 }
