@@ -805,7 +805,7 @@ fn failure_kind(error: &ThinkError) -> &'static str {
     match error.kind() {
         ThinkErrorKind::Exhausted => match error.attempts().last() {
             Some(last) if last.kind == AttemptKind::Truncated => "cut off",
-            Some(last) => match last.problems.as_ref().and_then(|p| p.problems().first()) {
+            Some(last) => match last.feedback.as_ref().and_then(|p| p.problems().first()) {
                 Some(problem) => match problem.kind {
                     ProblemKind::Missing
                     | ProblemKind::NoneOf { .. }
@@ -1033,7 +1033,7 @@ impl Tally<'_> {
             let Some(first) = run.attempts.first() else {
                 continue;
             };
-            valid += match (&first.kind, &first.problems) {
+            valid += match (&first.kind, &first.feedback) {
                 (AttemptKind::Accepted, _) => run.sections,
                 (_, Some(problems)) => {
                     let mut headers: Vec<&str> = problems

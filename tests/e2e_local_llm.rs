@@ -258,7 +258,7 @@ async fn real_server_any_text_is_accepted_on_the_first_try() {
         assert_eq!(attempt.kind, AttemptKind::Accepted);
         assert_eq!(outcome.value, attempt.raw.trim());
         assert_eq!(attempt.reasoning, None);
-        assert_eq!(attempt.problems, None);
+        assert_eq!(attempt.feedback, None);
         assert_eq!(attempt.sent_back, None);
         assert_eq!(attempt.transport_retries, []);
         assert!(attempt.json.is_empty());

@@ -272,7 +272,7 @@ async fn a_failed_runs_debug_shows_the_replies_not_the_phrase_table() {
     assert!(!debug.contains("lang:"), "{debug}");
     assert!(!debug.contains("sentence_gap"), "{debug}");
     assert!(!debug.contains(BRIEF.missing), "{debug}");
-    let feedback = format!("{:?}", error.attempts()[0].problems.as_ref().unwrap());
+    let feedback = format!("{:?}", error.attempts()[0].feedback.as_ref().unwrap());
     assert!(
         feedback.starts_with("Feedback { problems: [Problem {"),
         "{feedback}"

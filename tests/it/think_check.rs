@@ -54,7 +54,7 @@ async fn a_refused_value_is_sent_back_in_the_checks_own_words() {
     let refused = &outcome.attempts[0];
     assert_eq!(refused.raw, WRONG);
     assert_eq!(
-        refused.problems.as_ref().unwrap().problems()[0].kind,
+        refused.feedback.as_ref().unwrap().problems()[0].kind,
         ProblemKind::Check {
             message: "There is no order 17; the customer's orders are 42 and 43.".into()
         }

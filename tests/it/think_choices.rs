@@ -280,7 +280,7 @@ async fn a_mixed_stream_is_stopped_at_the_first_header_of_its_second_way() {
         "[Query]\ncapital of France\n[Reason]\nI should check.\n[Answer]\n"
     );
     assert_eq!(
-        stopped.problems.as_ref().unwrap().problems()[0].kind,
+        stopped.feedback.as_ref().unwrap().problems()[0].kind,
         ProblemKind::MixedChoice {
             choice: "Step".into(),
             found: vec![

@@ -225,7 +225,7 @@ async fn a_constrained_reply_is_still_judged_by_the_validators() {
         .unwrap_err();
     let last = error.attempts().last().unwrap();
     assert!(last.constrained);
-    let problems = last.problems.as_ref().unwrap().to_string();
+    let problems = last.feedback.as_ref().unwrap().to_string();
     assert!(
         problems.contains("30 days is more than a fortnight"),
         "{problems}"

@@ -40,7 +40,7 @@ impl ChatModel for Enforcing {
 
 fn problem_headers(attempt: &twr_runtime::Attempt) -> Vec<String> {
     attempt
-        .problems
+        .feedback
         .as_ref()
         .map(|feedback| {
             feedback

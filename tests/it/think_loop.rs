@@ -33,7 +33,7 @@ async fn outcome_records_a_first_try() {
     assert_eq!(attempt.number, 1);
     assert_eq!(attempt.kind, AttemptKind::Accepted);
     assert_eq!(attempt.raw, GOOD);
-    assert_eq!(attempt.problems, None);
+    assert_eq!(attempt.feedback, None);
     assert_eq!(attempt.sent_back, None);
     assert!(attempt.transport_retries.is_empty());
     assert_eq!(outcome.usage.total_tokens, 150);
@@ -88,7 +88,7 @@ async fn full_mode_exhaustion_keeps_every_reply_and_feedback() {
     assert_eq!(model.calls(), 3);
     for (attempt, raw) in error.attempts().iter().zip(replies) {
         assert_eq!(attempt.kind, AttemptKind::Rejected);
-        assert_eq!(attempt.problems.as_ref(), Some(&problems_of(raw)));
+        assert_eq!(attempt.feedback.as_ref(), Some(&problems_of(raw)));
     }
     // The last reply's feedback was never sent: there was no attempt left.
     assert!(error.attempts()[1].sent_back.is_some());
@@ -219,7 +219,7 @@ async fn an_identical_reply_stops_the_loop_early() {
     );
     assert_eq!(model.calls(), 2);
     assert_eq!(error.attempts()[1].kind, AttemptKind::Repeated);
-    assert_eq!(error.attempts()[1].problems, Some(problems_of(bad)));
+    assert_eq!(error.attempts()[1].feedback, Some(problems_of(bad)));
     let problems = problems_of(bad).to_string();
     assert_eq!(
         error.to_string(),

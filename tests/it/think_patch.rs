@@ -116,7 +116,7 @@ async fn full_mode_does_not_merge() {
         .await
         .unwrap();
     assert_eq!(outcome.ending, Ending::Reasked(2));
-    assert_eq!(outcome.attempts[1].problems, Some(problems_of("[Days]\n3")));
+    assert_eq!(outcome.attempts[1].feedback, Some(problems_of("[Days]\n3")));
 }
 
 #[tokio::test]
@@ -136,7 +136,7 @@ async fn exhaustion_in_patch_mode_keeps_every_raw_reply() {
     assert_eq!(error.raw_replies(), replies.to_vec());
     let kept: Vec<&str> = error.attempts().iter().map(|a| a.raw.as_str()).collect();
     assert_eq!(kept, replies);
-    assert!(error.attempts().iter().all(|a| a.problems.is_some()));
+    assert!(error.attempts().iter().all(|a| a.feedback.is_some()));
     // Its Debug output is short: one entry per attempt with the reply's
     // start and size.
     let debug = format!("{error:?}");
@@ -218,7 +218,7 @@ async fn a_truncated_reply_keeps_its_complete_sections_and_asks_for_the_rest_bri
     assert_eq!(outcome.ending, Ending::Repaired(1));
     let first = &outcome.attempts[0];
     assert_eq!(first.kind, AttemptKind::Truncated);
-    assert_eq!(first.problems, None, "a cut reply gets no format feedback");
+    assert_eq!(first.feedback, None, "a cut reply gets no format feedback");
     let expected = "Your answer was cut off by the length limit before it was finished. \
                     I have kept the complete [Plan] and [Days] sections. \
                     Please write only the [Budget] section, under its header on a line of its own, and keep it short so that it fits. \

@@ -189,7 +189,7 @@ async fn a_bare_answer_is_not_read_when_several_sections_were_asked() {
         .await
         .unwrap_err();
     assert!(matches!(error.kind(), ThinkErrorKind::Exhausted));
-    let problems = error.attempts()[1].problems.as_ref().unwrap();
+    let problems = error.attempts()[1].feedback.as_ref().unwrap();
     let headers: Vec<&str> = problems
         .problems()
         .iter()
@@ -249,7 +249,7 @@ async fn a_focused_reply_that_still_fails_keeps_its_kind_and_problems() {
     assert!(matches!(error.kind(), ThinkErrorKind::Exhausted));
     let last = &error.attempts()[2];
     assert_eq!(last.kind, AttemptKind::Focused);
-    assert_eq!(last.problems.as_ref().unwrap().headers(), ["[Days]"]);
+    assert_eq!(last.feedback.as_ref().unwrap().headers(), ["[Days]"]);
 }
 
 #[tokio::test]
@@ -321,7 +321,7 @@ async fn a_copied_slot_is_not_a_value() {
     let model = ScriptedModel::new([copied, "[Days]\n3"]);
     let outcome = Think::new(&model).run::<Trip>(PROMPT).await.unwrap();
     assert_eq!(outcome.value, trip(3));
-    let problems = outcome.attempts[0].problems.as_ref().unwrap();
+    let problems = outcome.attempts[0].feedback.as_ref().unwrap();
     assert_eq!(
         problems.to_string(),
         "The [Days] section is empty. Please write a single whole number under its header.\n\

@@ -142,7 +142,7 @@ async fn a_reply_is_stopped_at_its_first_invalid_section_and_the_feedback_goes_o
     );
     assert_eq!(aborted.finish_reason, None);
     assert!(!aborted.usage_reported);
-    let problems = aborted.problems.as_ref().unwrap().problems();
+    let problems = aborted.feedback.as_ref().unwrap().problems();
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0].header, "[Days]");
     assert_eq!(

@@ -12,7 +12,7 @@ use super::error::{ThinkError, ThinkErrorKind};
 use super::learn::{Learned, Lessons};
 use super::messages;
 use super::outcome::{Attempt, AttemptKind, Ending, FailedCall, Outcome, SectionSource};
-use super::read::{Format, Parsed, Reader, Verdict};
+use super::read::{AnswerSpec, Parsed, Reader, Verdict};
 use super::samples;
 use super::stream::{Listener, MakeWatch, Note, NoteSinks};
 use super::trace;
@@ -99,7 +99,7 @@ where
     pub(super) fn new(
         think: &'r Think<'a, M>,
         prompt: Message,
-        format: Format<F>,
+        format: AnswerSpec<F>,
         watch: Option<MakeWatch>,
         notes: NoteSinks<'r>,
         check: Option<&'r dyn AsyncCheck<U>>,
@@ -511,7 +511,7 @@ where
             model: model.to_string(),
             raw,
             reasoning: call.reply.reasoning,
-            problems: None,
+            feedback: None,
             sent_back: None,
             latency: call.latency,
             constrained: false,
@@ -539,7 +539,7 @@ where
     /// reply's problems.
     fn stop_on_repeat(mut self, mut attempt: Attempt) -> ThinkError {
         attempt.kind = AttemptKind::Repeated;
-        attempt.problems = self.attempts.last().and_then(|a| a.problems.clone());
+        attempt.feedback = self.attempts.last().and_then(|a| a.feedback.clone());
         self.record(attempt);
         self.fail(ThinkErrorKind::RepeatedReply)
     }
@@ -639,7 +639,7 @@ where
                 self.reader.sent(&message);
                 trace::evaluations(specs, &raw, Some(&problems), &attempt.confidence);
                 attempt.kind = kind;
-                attempt.problems = Some(problems);
+                attempt.feedback = Some(problems);
                 Err(message)
             }
             Verdict::Truncated { message } => {
@@ -697,7 +697,7 @@ where
         attempt.kind = AttemptKind::CheckFailed;
         attempt.json = accepted.json.clone();
         let message = self.reader.ask_whole(&problems);
-        attempt.problems = Some(problems);
+        attempt.feedback = Some(problems);
         message
     }
 
@@ -887,10 +887,10 @@ where
         {
             return;
         }
-        let Some(problems) = &previous.problems else {
+        let Some(problems) = &previous.feedback else {
             return;
         };
-        let remaining = next.problems.as_ref().map(Feedback::problems);
+        let remaining = next.feedback.as_ref().map(Feedback::problems);
         let mut named: Vec<(&str, &'static str)> = problems
             .problems()
             .iter()
@@ -923,11 +923,11 @@ where
         // valid sections), not the reply that failed; the ledger keeps both.
         let shown = self.reader.take_shown();
         let focus = attempt
-            .problems
+            .feedback
             .as_ref()
             .map(Feedback::headers)
             .unwrap_or_default();
-        let lang = self.reader.lang(attempt.problems.as_ref());
+        let lang = self.reader.lang(attempt.feedback.as_ref());
         // How the message is worded: a check's refusal is a plain list.
         let wording = match attempt.kind {
             AttemptKind::CheckFailed => Some(Wording::Listed),

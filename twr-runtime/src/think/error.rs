@@ -90,7 +90,7 @@ impl fmt::Debug for ThinkError {
                     attempt.model,
                     raw.len()
                 )?;
-                let problems = attempt.problems.as_ref().map_or(&[][..], |p| p.problems());
+                let problems = attempt.feedback.as_ref().map_or(&[][..], |p| p.problems());
                 for (n, problem) in problems.iter().take(PROBLEMS).enumerate() {
                     let kind = format!("{:?}", problem.kind);
                     let kind = kind.split([' ', '(', '{']).next().unwrap_or_default();
@@ -283,7 +283,7 @@ impl ThinkError {
         if last.kind == AttemptKind::Truncated {
             return f.write_str("; the last reply was cut off by the token limit");
         }
-        let Some(problems) = &last.problems else {
+        let Some(problems) = &last.feedback else {
             return Ok(());
         };
         let count = problems.problems().len();

@@ -4,7 +4,7 @@
 //!
 //! Written by hand rather than derived: the shape is chosen for logs
 //! (durations as `*_ms` numbers, kinds and finish reasons as snake_case
-//! names, problems as what was wrong and the headers, each reply once: the
+//! names, feedback as what was wrong and the headers, each reply once: the
 //! transcript refers to the attempts' `raw` and `sent_back` as
 //! `{"role", "attempt"}`) and stays stable while the Rust types grow. Nothing
 //! secret is in a ledger: server text was scrubbed of keys before it was
@@ -93,7 +93,7 @@ impl Serialize for FailedRequest {
 }
 
 impl Serialize for Attempt {
-    /// `{number, kind, model, raw, reasoning, problems: {message, headers},
+    /// `{number, kind, model, raw, reasoning, feedback: {message, headers},
     /// sent_back, latency_ms, usage, usage_reported, finish_reason,
     /// transport_retries, constrained, json: [{header, report}], served: "live" |
     /// "journal" | "cache" | {batch_id, custom_id}, cost, confidence:
@@ -107,7 +107,7 @@ impl Serialize for Attempt {
         s.serialize_field("model", &self.model)?;
         s.serialize_field("raw", &self.raw)?;
         s.serialize_field("reasoning", &self.reasoning)?;
-        s.serialize_field("problems", &self.problems.as_ref().map(FeedbackData))?;
+        s.serialize_field("feedback", &self.feedback.as_ref().map(FeedbackData))?;
         s.serialize_field("sent_back", &self.sent_back)?;
         s.serialize_field("latency_ms", &millis(self.latency))?;
         s.serialize_field("usage", &self.usage)?;
@@ -363,7 +363,7 @@ mod tests {
             model: "m".into(),
             raw: raw.into(),
             reasoning: None,
-            problems: None,
+            feedback: None,
             sent_back: sent_back.map(str::to_owned),
             latency: Duration::ZERO,
             usage: Default::default(),

@@ -49,7 +49,7 @@ pub use stream::{Completed, Progress, SectionEvent};
 
 use driver::Run;
 use hook::AttemptHook;
-use read::{Format, Parsed};
+use read::{AnswerSpec, Parsed};
 use stream::NoteSinks;
 
 use crate::cost::Prices;
@@ -1055,7 +1055,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         let queue = stream::NoteQueue::default();
         let run_queue = queue.clone();
         let run = async move {
-            let format = Format {
+            let format = AnswerSpec {
                 parse: read::sections_of::<T>,
                 guide: Some(T::format_guide()),
                 specs: Some(T::specs()),
@@ -1122,7 +1122,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         prompt: Message,
         check: Option<&'r dyn check::AsyncCheck<T>>,
     ) -> Result<Outcome<T>, ThinkError> {
-        let format = Format {
+        let format = AnswerSpec {
             parse: read::sections_of::<T>,
             guide: Some(T::format_guide()),
             specs: Some(T::specs()),
@@ -1148,7 +1148,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     where
         F: Fn(&str) -> Result<U, Feedback>,
     {
-        let format = Format {
+        let format = AnswerSpec {
             parse: |raw: &str, _: Option<SectionMap<'_>>, _: &mut TypedSections| {
                 (parse(raw), Vec::new())
             },
@@ -1171,7 +1171,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
         &self,
         prompt: impl Into<Message>,
     ) -> Result<Outcome<T>, ThinkError> {
-        let format = Format {
+        let format = AnswerSpec {
             parse: |raw: &str, _: Option<SectionMap<'_>>, _: &mut TypedSections| {
                 match crate::json::extract_with_report::<T>(raw) {
                     Ok(extracted) => {
@@ -1210,7 +1210,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
     async fn drive<'r, U, F>(
         &'r self,
         prompt: Message,
-        format: Format<F>,
+        format: AnswerSpec<F>,
         watch: Option<stream::MakeWatch>,
         notes: NoteSinks<'r>,
         check: Option<&'r dyn check::AsyncCheck<U>>,
@@ -1270,7 +1270,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             latency_ms = attempt.latency.as_millis() as u64,
             prompt_tokens = attempt.usage.prompt_tokens,
             completion_tokens = attempt.usage.completion_tokens,
-            problems = attempt.problems.as_ref().map_or(0, |p| p.problems().len()),
+            problems = attempt.feedback.as_ref().map_or(0, |p| p.problems().len()),
             transport_retries = attempt.transport_retries.len(),
             json = %JsonSummary(&attempt.json),
             "twr attempt"

@@ -34,12 +34,12 @@ pub enum AttemptKind {
     /// The reply was stopped while it streamed: a section was already
     /// invalid, so the connection was closed and the rest never read
     /// ([`Think::early_abort`](crate::Think::early_abort)). [`Attempt::raw`]
-    /// holds the text received so far, [`Attempt::problems`] the reason;
+    /// holds the text received so far, [`Attempt::feedback`] the reason;
     /// its feedback went out at once.
     Aborted,
     /// The reply parsed, but the loop's check
     /// ([`Think::check`](crate::Think::check)) refused the value: its text
-    /// went back to the model as written ([`Attempt::problems`] holds it as
+    /// went back to the model as written ([`Attempt::feedback`] holds it as
     /// a [`ProblemKind::Check`](crate::feedback::ProblemKind::Check)).
     CheckFailed,
 }
@@ -111,7 +111,7 @@ pub struct Attempt {
     pub reasoning: Option<String>,
     /// The format problems found (for a [`AttemptKind::Rejected`] reply, or
     /// the last problems of one that ended the run).
-    pub problems: Option<Feedback>,
+    pub feedback: Option<Feedback>,
     /// The message sent back to the model after this reply, if any.
     pub sent_back: Option<String>,
     /// Time from the first request of this attempt to its reply, transport

@@ -21,11 +21,13 @@ use crate::sections::Lang;
 use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::sections::{Presence, Sections, ValueKind};
 
-/// How a reply is read: the parser (which returns, beside its result, how
-/// the JSON it read was obtained; given the reply's sections when they were
-/// found already), and for `Sections` types the guide and the
-/// specs that make patch merges possible.
-pub(crate) struct Format<F> {
+/// What an answer must be and how a reply is read as one: the parser
+/// (which returns, beside its result, how the JSON it read was obtained;
+/// given the reply's sections when they were found already), and for
+/// `Sections` types the guide and the specs that make patch merges
+/// possible. (Not [`grammar::Format`](crate::grammar::Format), a grammar's
+/// rendering.)
+pub(crate) struct AnswerSpec<F> {
     pub(crate) parse: F,
     pub(crate) guide: Option<String>,
     pub(crate) specs: Option<&'static [SectionSpec]>,
@@ -82,7 +84,7 @@ pub(crate) enum Verdict<U> {
 /// Reads the replies of one run, remembering what patch merges and
 /// escalation need.
 pub(crate) struct Reader<F> {
-    format: Format<F>,
+    format: AnswerSpec<F>,
     /// The values of the sections read so far in the run, with the content
     /// each was read from: a section is typed once per run.
     typed: TypedSections,
@@ -128,7 +130,7 @@ where
 {
     /// A reader that merges sections when `patch` is set and the format has
     /// specs.
-    pub(crate) fn new(format: Format<F>, patch: bool, focused: bool, wording: Wording) -> Self {
+    pub(crate) fn new(format: AnswerSpec<F>, patch: bool, focused: bool, wording: Wording) -> Self {
         let store = match (patch, format.specs) {
             (true, Some(specs)) => Some(SectionStore::new(specs, format.choices)),
             _ => None,
@@ -216,7 +218,7 @@ where
         let worded = next.wording(&then);
         let message = next.ask(Asking {
             lang: self.lang(Some(problems)),
-            problems,
+            feedback: problems,
             headers,
             specs: self.format.specs,
             choices: self.format.choices,
@@ -669,7 +671,7 @@ where
     pub(crate) fn ask_whole(&self, problems: &Feedback) -> String {
         Strategy::full().ask(Asking {
             lang: self.lang(Some(problems)),
-            problems,
+            feedback: problems,
             headers: &[],
             specs: self.format.specs,
             choices: self.format.choices,
@@ -692,7 +694,7 @@ where
 /// position in the specs, as the store wrote them): handed to the parser as
 /// found, so the merged answer is not split again.
 fn parse_merged<U, F>(
-    format: &Format<F>,
+    format: &AnswerSpec<F>,
     said: &Said,
     answer: &str,
     ranges: Vec<Option<Range<usize>>>,
@@ -715,7 +717,7 @@ where
 /// is junk left empty: a placeholder, or a sentence the loop wrote
 /// (`said`). `None` for a format without sections.
 fn scrubbed<'a, F>(
-    format: &Format<F>,
+    format: &AnswerSpec<F>,
     said: &Said,
     text: &'a str,
     sections: Option<SectionMap<'a>>,

@@ -49,7 +49,7 @@ impl Kind for Focused {
     /// section (see [`question_after`]).
     fn ask(&self, asking: Asking<'_>) -> String {
         match asking.specs.and_then(|specs| specs.get(self.index)) {
-            Some(spec) => question_after(spec, asking.problems, asking.lang),
+            Some(spec) => question_after(spec, asking.feedback, asking.lang),
             None => full::ask_whole(asking),
         }
     }

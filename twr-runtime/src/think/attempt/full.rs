@@ -58,7 +58,7 @@ pub(super) fn ask_whole(asking: Asking<'_>) -> String {
         (Some(_), []) => words.ask_whole,
         (Some(_), _) => words.ask_whole_way,
     };
-    format_feedback(asking.lang, asking.problems, request, asking.then)
+    format_feedback(asking.lang, asking.feedback, request, asking.then)
 }
 
 /// The request for the whole answer again, for a reply that only

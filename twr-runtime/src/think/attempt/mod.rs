@@ -76,7 +76,7 @@ pub(crate) struct Asking<'a> {
     /// The language of the loop's messages.
     pub(crate) lang: Lang,
     /// The problems of the reply.
-    pub(crate) problems: &'a Feedback,
+    pub(crate) feedback: &'a Feedback,
     /// The sections asked for by header, in the order the message names
     /// them (a patch's).
     pub(crate) headers: &'a [&'a str],

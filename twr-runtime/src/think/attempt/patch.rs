@@ -46,7 +46,7 @@ impl Kind for Patch {
             false => words.ask_sections,
         };
         let request = fill(template, &[("sections", &sections(words, asking.headers))]);
-        format_feedback(asking.lang, asking.problems, &request, asking.then)
+        format_feedback(asking.lang, asking.feedback, &request, asking.then)
     }
 
     /// The sections asked for, with their example.
