@@ -235,6 +235,12 @@ async fn a_worker_killed_while_creating_a_batch_leaves_it_recorded_and_its_lines
         let journal = backend.open().await;
         let job = journal.job("doubling");
         let first = think(model(&server, job.clone()), job.clone());
+        // The submit timeout counts from when the dead worker recorded its
+        // batch, which is after this instant and before its creation hung:
+        // measured from here, a batch created before the timeout is a bug
+        // whatever the load (measured from the second worker's start, a
+        // loaded machine's slow restart made it look early).
+        let started = tokio::time::Instant::now();
         let task = tokio::spawn(async move { first.run_many::<Doubled>(prompts()).await });
         until("the first batch's creation", || {
             server.hung.load(Ordering::SeqCst) == 1
@@ -251,9 +257,8 @@ async fn a_worker_killed_while_creating_a_batch_leaves_it_recorded_and_its_lines
         server.hang_create.store(false, Ordering::SeqCst);
         let journal = backend.open().await;
         let job = journal.job("doubling");
-        let timeout = Duration::from_secs(1);
+        let timeout = Duration::from_secs(2);
         let batch = model(&server, job.clone()).submit_timeout(timeout);
-        let started = tokio::time::Instant::now();
         let created = {
             let server = server.clone();
             tokio::spawn(async move {
@@ -267,7 +272,7 @@ async fn a_worker_killed_while_creating_a_batch_leaves_it_recorded_and_its_lines
         let first_created = created.await.unwrap();
         assert!(
             first_created >= timeout,
-            "{backend:?}: a batch was created {first_created:?} after the start, before the submit timeout"
+            "{backend:?}: a batch was created {first_created:?} after the dead worker began, before the submit timeout"
         );
         assert_eq!(values(&results), (0..12).map(|n| 2 * n).collect::<Vec<_>>());
         // Three rounds (12 first asks, 6 re-asks, item 5's second re-ask),

@@ -193,8 +193,8 @@ fn write_on(connection: &Connection, write: &Write) -> rusqlite::Result<()> {
             lines,
         } => queries::record_batch(connection, job, batch_id, provider, *round, lines),
         #[cfg(feature = "batch")]
-        #[cfg(feature = "batch")]
         Write::Created { intent, batch_id } => queries::batch_created(connection, intent, batch_id),
+        #[cfg(feature = "batch")]
         Write::EndBatch { batch_id, status } => queries::end_batch(connection, batch_id, status),
     }
 }
