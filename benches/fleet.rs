@@ -1,14 +1,18 @@
 //! The journal's fleet, measured (not a test: it prints figures).
 //!
 //! 1. Throughput: 10,000 prompts of one job leased to 1, 2, 4 and 8 worker
-//!    processes (`tests/fleet_worker.rs`, 32 runs at a time each, each
-//!    running its share with `Think::run_share`: only the prompts it
-//!    leases) on one PostgreSQL journal, against a model server on
-//!    127.0.0.1 that answers every request after 50 ms. Wall time from the
-//!    first worker's start to the last one's exit, each worker's peak
-//!    memory (VmHWM), and the CPU time the workers used together per
-//!    prompt (what bounds the fleet on a machine of few cores: the server
-//!    and PostgreSQL use the same cores).
+//!    processes (`tests/fleet_worker.rs`, each running its share with
+//!    `Think::run_share`: only the prompts it leases) on one PostgreSQL
+//!    journal, against a model server on 127.0.0.1 that answers every
+//!    request after 50 ms. Twice: with 32 runs at a time per worker, where
+//!    the machine's cores bound the fleet (the workers, the server and
+//!    PostgreSQL share them), and with 4 at a time, where the model's
+//!    latency does and the table shows what the fleet's coordination
+//!    (leases, `SKIP LOCKED`, commits) costs as workers are added. Wall
+//!    time from the first worker's start to the last one's exit, each
+//!    worker's peak memory (VmHWM), the CPU time the workers used together
+//!    per prompt, and the whole machine's CPU time per prompt (workers,
+//!    server and PostgreSQL: `/proc/stat`).
 //! 2. The journal's cost per recorded attempt: 2,000 runs of one attempt
 //!    each, one after another, through a scripted model (no latency), with
 //!    no journal, a SQLite journal and a PostgreSQL one: p50 and p99 of a
@@ -29,7 +33,8 @@ use twr_runtime::{ScriptedModel, Sections, Think};
 
 const PROMPTS: usize = 10_000;
 const LATENCY: Duration = Duration::from_millis(50);
-const AT_A_TIME: usize = 32;
+/// Runs at a time per worker: cores-bound, then latency-bound.
+const AT_A_TIME: [usize; 2] = [32, 4];
 
 #[derive(Debug, Sections)]
 struct Fact {
@@ -81,40 +86,36 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-#[tokio::main]
-async fn main() {
-    let Ok(server_url) = std::env::var("TWR_TEST_POSTGRES_URL") else {
-        eprintln!("fleet bench: set TWR_TEST_POSTGRES_URL (scripts/postgres.sh start)");
-        return;
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    let app = Router::new().route("/v1/chat/completions", post(answer));
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-
+/// One throughput table: 1, 2, 4 and 8 workers, `at_a_time` runs each.
+async fn throughput(server_url: &str, base: &str, at_a_time: usize) {
     println!(
-        "throughput: {PROMPTS} prompts, {}-ms server, {AT_A_TIME} runs at a time per worker",
+        "throughput: {PROMPTS} prompts, {}-ms server, {at_a_time} runs at a time per worker",
         LATENCY.as_millis()
     );
     println!(
-        "| workers | wall time | prompts/s | x one worker | of linear | peak memory per worker | workers' CPU per prompt |"
-    );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    "| workers | wall time | prompts/s | x one worker | of linear | peak memory per worker | workers' CPU per prompt | machine's CPU per prompt |"
+);
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     let mut one = None;
     for workers in [1usize, 2, 4, 8] {
-        let url = database(&server_url, &format!("twr_bench_fleet_{workers}")).await;
+        let url = database(
+            server_url,
+            &format!("twr_bench_fleet_{at_a_time}_{workers}"),
+        )
+        .await;
         drop(Journal::postgres(&url).await.unwrap());
+        let busy_before = machine_busy_ms();
         let started = Instant::now();
         let children: Vec<_> = (0..workers)
             .map(|_| {
                 Command::new(env!("CARGO_BIN_EXE_fleet-worker"))
                     .args([
                         url.as_str(),
-                        base.as_str(),
+                        base,
                         "bench",
                         &PROMPTS.to_string(),
                         "60000",
-                        &AT_A_TIME.to_string(),
+                        &at_a_time.to_string(),
                         "share",
                     ])
                     .stdout(Stdio::piped())
@@ -150,17 +151,60 @@ async fn main() {
             }
         }
         let wall = started.elapsed();
+        let machine_ms = machine_busy_ms().saturating_sub(busy_before);
         let rate = PROMPTS as f64 / wall.as_secs_f64();
         let base_rate = *one.get_or_insert(rate);
         let max_kb = memory.iter().max().copied().unwrap_or(0);
         println!(
-            "| {workers} | {:.1} s | {rate:.0} | {:.2} | {:.2} | {:.1} MB | {:.2} ms |",
+            "| {workers} | {:.1} s | {rate:.0} | {:.2} | {:.2} | {:.1} MB | {:.2} ms | {:.2} ms |",
             wall.as_secs_f64(),
             rate / base_rate,
             rate / (base_rate * workers as f64),
             max_kb as f64 / 1024.0,
-            cpu_ms as f64 / PROMPTS as f64
+            cpu_ms as f64 / PROMPTS as f64,
+            machine_ms as f64 / PROMPTS as f64
         );
+    }
+    println!();
+}
+
+/// The machine's busy CPU time so far, all cores together, in
+/// milliseconds: `/proc/stat`'s first line, user, system, interrupts and
+/// steal (clock ticks of 10 ms, the USER_HZ of every Linux this runs on).
+/// Time of processes run under `nice` is left out, so a build niced
+/// beside the bench does not count as the fleet's.
+fn machine_busy_ms() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+        return 0;
+    };
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    [0, 2, 5, 6, 7]
+        .iter()
+        .map(|&i| ticks.get(i).copied().unwrap_or(0))
+        .sum::<u64>()
+        * 10
+}
+
+#[tokio::main]
+async fn main() {
+    let Ok(server_url) = std::env::var("TWR_TEST_POSTGRES_URL") else {
+        eprintln!("fleet bench: set TWR_TEST_POSTGRES_URL (scripts/postgres.sh start)");
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let app = Router::new().route("/v1/chat/completions", post(answer));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    for at_a_time in AT_A_TIME {
+        throughput(&server_url, &base, at_a_time).await;
     }
 
     println!(
