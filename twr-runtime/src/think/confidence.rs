@@ -165,10 +165,16 @@ fn counts(within: &str, kind: ValueKind) -> bool {
 /// inside the value beside it), by its kind:
 ///
 /// - a bool, a choice, or an optional section that may say "none": the
-///   probability of the alternative written against the others the server
-///   listed at the first token of the value (tokens that begin no
-///   alternative are left out of both), so a model torn between "yes" and
-///   "no" scores about a half whatever else it considered;
+///   probability of the alternative written against the others at the
+///   first token of the value (tokens that begin no alternative are left
+///   out of both; a bool's alternatives are its two meanings, so "true"
+///   counts for "yes"), so a model torn between "yes" and "no" scores about
+///   a half whatever else it considered. An alternative the server did not
+///   list is counted at the least probability it listed, the most it can
+///   have had: a server lists only the likeliest tokens, and a word the
+///   model barely weighed (a grammar made it answer yes or no while it
+///   wanted to write something else) is not sure because its rival fell
+///   off the list too;
 /// - a whole number or a float: the product of its digits' probabilities,
 ///   the probability of writing exactly this number, since one wrong digit
 ///   makes it another number;
@@ -202,52 +208,70 @@ pub(crate) fn score(spec: &SectionSpec, value: &[(&TokenLogprob, &str)], phrases
     }
 }
 
-/// The words a section's value is one of, lowercased: a bool's yes and no
-/// words, a choice's values, and for an optional section the words for
-/// "none" too. Empty for a free value.
-fn alternatives(spec: &SectionSpec, phrases: &Phrases) -> Vec<String> {
-    let mut words: Vec<&str> = match spec.kind {
+/// One word a section's value may be, lowercased, and the meaning it
+/// stands for: a bool's yes words share one meaning and its no words
+/// another; each value of a choice is its own; the words for "none" of an
+/// optional section are one more.
+struct Alternative {
+    word: String,
+    meaning: usize,
+}
+
+/// The words a section's value is one of, with their meanings. Empty for
+/// a free value.
+fn alternatives(spec: &SectionSpec, phrases: &Phrases) -> Vec<Alternative> {
+    let mut words: Vec<(&str, usize)> = match spec.kind {
         ValueKind::Bool => phrases
             .yes_words
             .iter()
-            .chain(phrases.no_words)
-            .copied()
+            .map(|&word| (word, 0))
+            .chain(phrases.no_words.iter().map(|&word| (word, 1)))
             .collect(),
-        ValueKind::Choice(values) => values.to_vec(),
+        ValueKind::Choice(values) => values.iter().enumerate().map(|(i, &v)| (v, i)).collect(),
         _ => return Vec::new(),
     };
     if spec.presence != Presence::Required {
-        words.extend(phrases.none_words);
+        let none = words
+            .iter()
+            .map(|&(_, meaning)| meaning + 1)
+            .max()
+            .unwrap_or(0);
+        words.extend(phrases.none_words.iter().map(|&word| (word, none)));
     }
-    words.iter().map(|word| word.to_lowercase()).collect()
+    words
+        .into_iter()
+        .map(|(word, meaning)| Alternative {
+            word: word.to_lowercase(),
+            meaning,
+        })
+        .collect()
 }
 
-/// The share of the alternative that `token` (its part `within` the value)
-/// begins, against the other alternatives among the tokens listed for its
-/// place; `None` when it begins no alternative.
-fn share(token: &TokenLogprob, within: &str, alternatives: &[String]) -> Option<f64> {
-    let begins = |text: &str| -> Option<usize> {
+/// The share of the meaning that `token` (its part `within` the value)
+/// begins, against the other meanings at its place; `None` when it begins
+/// no alternative. See [`score`].
+fn share(token: &TokenLogprob, within: &str, alternatives: &[Alternative]) -> Option<f64> {
+    let begins = |text: &str| -> Option<&Alternative> {
         let text = text.trim().to_lowercase();
         if text.is_empty() {
             return None;
         }
         alternatives
             .iter()
-            .position(|word| word.starts_with(&text) || text.starts_with(word.as_str()))
+            .find(|a| a.word.starts_with(&text) || text.starts_with(a.word.as_str()))
     };
     let chosen = begins(within)?;
-    let chosen_word = &alternatives[chosen];
     // Several alternatives may share a first token ("n": "no", "none"):
     // the same when the word begins with the other's text.
-    let same = |other: usize| {
-        let word = &alternatives[other];
-        other == chosen
-            || word.starts_with(chosen_word.as_str())
-            || chosen_word.starts_with(word.as_str())
+    let same = |other: &Alternative| {
+        other.meaning == chosen.meaning
+            || other.word.starts_with(chosen.word.as_str())
+            || chosen.word.starts_with(other.word.as_str())
     };
     let mut for_chosen = 0.0;
     let mut against = 0.0;
     let mut listed = false;
+    let mut meanings_listed = Vec::new();
     for (text, logprob) in &token.top {
         let Some(alternative) = begins(text) else {
             continue;
@@ -256,6 +280,7 @@ fn share(token: &TokenLogprob, within: &str, alternatives: &[String]) -> Option<
         if text == &token.token {
             listed = true;
         }
+        meanings_listed.push(alternative.meaning);
         if same(alternative) {
             for_chosen += p;
         } else {
@@ -264,6 +289,23 @@ fn share(token: &TokenLogprob, within: &str, alternatives: &[String]) -> Option<
     }
     if !listed {
         for_chosen += token.probability();
+    }
+    // The least probability listed for another token: a token the server
+    // left off its list had at most that much.
+    let floor = token
+        .top
+        .iter()
+        .filter(|(text, _)| *text != token.token)
+        .map(|(_, logprob)| logprob.exp())
+        .fold(f64::INFINITY, f64::min);
+    if floor.is_finite() {
+        let mut unlisted: Vec<usize> = alternatives
+            .iter()
+            .filter(|a| !same(a) && !meanings_listed.contains(&a.meaning))
+            .map(|a| a.meaning)
+            .collect();
+        unlisted.dedup();
+        against += floor * unlisted.len() as f64;
     }
     let total = for_chosen + against;
     (total > 0.0).then(|| for_chosen / total)
@@ -328,6 +370,42 @@ mod tests {
         close(
             &confidences(raw, &tokens, false),
             &[("urgent", 0.75), ("count", 0.4), ("title", 0.6)],
+        );
+    }
+
+    #[test]
+    fn a_rival_the_server_did_not_list_counts_at_the_least_it_listed() {
+        let raw = "[Urgent]\nyes";
+        // The model wanted to write something else; "yes" was its 11th
+        // token (a grammar allowed only yes or no), and "no" is unlisted.
+        let top = [("Whether", 0.7), ("The", 0.05), ("[", 0.02), ("1", 0.01)];
+        let mut listed: Vec<(&str, f64)> = top.to_vec();
+        listed.push(("yes", 0.004));
+        let tokens = [token("[Urgent]\n", 0.9, &[]), token("yes", 0.004, &listed)];
+        // 0.004 against "no" at most 0.01: 0.004 / 0.014.
+        close(
+            &confidences(raw, &tokens, true),
+            &[("urgent", 0.004 / 0.014)],
+        );
+        // "True" means yes: it counts for it, not against it; "no" and
+        // "false" are one meaning, listed at 0.05.
+        let tokens = [
+            token("[Urgent]\n", 0.9, &[]),
+            token(
+                "yes",
+                0.5,
+                &[("yes", 0.5), ("True", 0.3), ("No", 0.05), ("false", 0.05)],
+            ),
+        ];
+        close(&confidences(raw, &tokens, false), &[("urgent", 0.8 / 0.9)]);
+        // Sure: the rival is off a list whose least is tiny.
+        let tokens = [
+            token("[Urgent]\n", 0.9, &[]),
+            token("yes", 0.98, &[("yes", 0.98), ("Yes", 0.01), ("The", 0.001)]),
+        ];
+        close(
+            &confidences(raw, &tokens, false),
+            &[("urgent", 0.99 / 0.991)],
         );
     }
 
