@@ -334,16 +334,18 @@ where
     }
 
     /// How many replies attempt `number` asks for at once, when more than
-    /// one ([`Think::samples`]): the first attempt of a type of sections,
-    /// unless its grammar asks for JSON (read whole, in the grammar's
-    /// schema, it has no sections to agree on).
+    /// one ([`Think::samples`]): an attempt of a kind that may be asked
+    /// several times (the first), of a type of sections, unless its grammar
+    /// asks for JSON (read whole, in the grammar's schema, it has no
+    /// sections to agree on).
     fn samples_for(&self, number: usize) -> Option<usize> {
         let k = self.think.samples;
         let json = || {
             self.constrains(number)
                 && self.model_for(number).takes_grammar() == Some(grammar::Format::JsonSchema)
         };
-        (number == 1 && k > 1 && self.reader.specs().is_some() && !json()).then_some(k)
+        let sampled = self.reader.asked().may_sample();
+        (sampled && k > 1 && self.reader.specs().is_some() && !json()).then_some(k)
     }
 
     /// Attempt `number` asked `k` times at once: each call with its

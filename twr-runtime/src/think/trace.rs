@@ -29,7 +29,8 @@
 //! | `twr.attempt.outcome` | attempt | what became of the reply ([`AttemptKind`](super::AttemptKind), snake case: `rejected`, `merged`, ...) |
 //! | `twr.attempt.model` | attempt | the model that answered, as the ledger names it ([`Attempt::model`](super::Attempt::model)) |
 //!
-//! Counts and numbers are integers, flags booleans, the rest strings.
+//! Counts and numbers are integers, flags booleans, the rest strings. Each
+//! `twr.attempt.kind` is named by its kind's file in `think/attempt/`.
 //!
 //! With [`Think::trace_content`](super::Think::trace_content), and only
 //! then (they hold users' text), an attempt also carries

@@ -15,6 +15,13 @@ impl Kind for First {
     /// with.
     const NAMED_SO_HOWEVER_SENT: bool = true;
 
+    /// The first request is the one asked several times: its replies, all
+    /// to the same prompt, each answer the whole; later ones follow
+    /// feedback on the answer they agreed on.
+    fn may_sample(&self) -> bool {
+        true
+    }
+
     /// A reply to the first request that does not follow the format has
     /// had no feedback yet: no sign of a struggling model.
     fn headerless_is_struggle(&self) -> bool {

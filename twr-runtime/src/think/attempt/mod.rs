@@ -10,7 +10,8 @@
 //! a trace table), one idea was spread over six enums and every table had
 //! to learn a new kind; written per kind, a kind is read in one file:
 //!
-//! - `first.rs`: the opening request, the whole answer with the guide;
+//! - `first.rs`: the opening request, the whole answer with the guide,
+//!   the one kind asked several times at once ([`Think::samples`](crate::Think::samples));
 //! - `full.rs`: the whole answer again;
 //! - `patch.rs`: only the sections that failed, merged with those kept;
 //! - `focused.rs`: one section as a plain question, answered bare.
@@ -110,6 +111,12 @@ trait Kind {
     /// the feedback's effect on.
     fn focus(&self) -> Option<usize> {
         None
+    }
+
+    /// Whether it may be asked several times at once, the answer the
+    /// replies agree on read as its reply ([`Think::samples`](crate::Think::samples)).
+    fn may_sample(&self) -> bool {
+        false
     }
 
     /// Whether its reply is a part of an answer, read merged with the
@@ -216,6 +223,11 @@ impl Strategy {
     /// See [`Kind::focus`].
     pub(crate) fn focus(&self) -> Option<usize> {
         dispatch!(self, kind => kind.focus())
+    }
+
+    /// See [`Kind::may_sample`].
+    pub(crate) fn may_sample(&self) -> bool {
+        dispatch!(self, kind => kind.may_sample())
     }
 
     /// See [`Kind::asks_part`].
