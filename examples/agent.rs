@@ -1,5 +1,5 @@
 //! An agent loop: each step is a shared [Thought] followed by the sections
-//! of one action, a choice between searching and answering.
+//! of one action: two ways to answer, searching or answering now.
 //!
 //! ```text
 //! cargo run --example agent
@@ -9,7 +9,7 @@
 //! needs them) the steps are asked of a real OpenAI-compatible server.
 //! Without it, a built-in `ScriptedModel` replays a recorded agent: it
 //! searches twice, then answers; its second step mixes a search with an
-//! answer, and the feedback that names the choice gets one way back.
+//! answer, and the feedback that names the enum gets one way back.
 //! The search tool is a small table in this file, so the example runs
 //! offline.
 

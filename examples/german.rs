@@ -117,8 +117,8 @@ static DEUTSCH: Phrases = Phrases {
     unread_header: "Du hast '{wrote}' für den Abschnitt {h} geschrieben, was nicht als seine Überschrift gelesen wird: schreibe {h} allein in eine eigene Zeile und den Inhalt darunter.",
     not_on_own_line: "Die Überschrift {h} muss in einer eigenen Zeile stehen; sie steht in der Zeile '{line}'.",
     none_of: "Keiner der Abschnitte {headers} ist in deiner Antwort. Bitte gib mindestens einen davon an, jede Überschrift in einer eigenen Zeile.",
-    no_choice: "Deine Antwort hat keinen der Abschnitte von {choice}. Wähle eine Art und schreibe ihre Abschnitte: {ways}.",
-    mixed_choice: "Deine Antwort mischt die Arten von {choice}: sie hat Abschnitte von {found}. Wähle eine Art und schreibe nur ihre Abschnitte: {ways}.",
+    no_way: "Deine Antwort hat keinen der Abschnitte von {enum_name}. Wähle eine Art und schreibe ihre Abschnitte: {ways}.",
+    mixed_ways: "Deine Antwort mischt die Arten von {enum_name}: sie hat Abschnitte von {found}. Wähle eine Art und schreibe nur ihre Abschnitte: {ways}.",
     way_headers: "{name} ({headers})",
     missing_divider: "Bitte schreibe deine endgültige Antwort nach einer Zeile aus fünf oder mehr Gleichheitszeichen (=====) oder zwischen zwei solche Zeilen.",
 

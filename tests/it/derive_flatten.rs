@@ -67,7 +67,7 @@ fn the_flattened_sections_are_the_parents_in_place() {
     );
     assert_eq!(Ticket::specs()[1].description, "The customer's full name.");
     assert_eq!(Ticket::specs()[2].aliases, ["Mail"]);
-    assert!(Ticket::choices().is_empty());
+    assert!(Ticket::ways().is_empty());
 }
 
 #[test]

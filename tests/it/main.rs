@@ -32,11 +32,11 @@ mod contract_names;
 mod custom_provider;
 mod derive_bounds;
 mod derive_choice;
-mod derive_choices;
 mod derive_contract;
 mod derive_flatten;
 mod derive_formats;
 mod derive_rules;
+mod derive_ways;
 // Public, as the crate root of its own binary was: its lints (`missing_docs`,
 // `dead_code`) then judge the generated code as they would in a user's library.
 pub mod derive_hygiene;
@@ -77,7 +77,6 @@ mod stream_props;
 mod stream_typed;
 mod think_batch;
 mod think_check;
-mod think_choices;
 mod think_constrain;
 mod think_cost;
 mod think_deadline;
@@ -102,6 +101,7 @@ mod think_stream_http;
 mod think_stream_progress;
 mod think_tracing;
 mod think_transport;
+mod think_ways;
 mod think_wording;
 mod typed_once;
 mod values_exact;

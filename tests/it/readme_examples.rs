@@ -25,8 +25,8 @@ const DOCUMENTS: &[(&str, &str)] = &[
         include_str!("../../twr-runtime/docs/guide/tables.md"),
     ),
     (
-        "choices.md",
-        include_str!("../../twr-runtime/docs/guide/choices.md"),
+        "ways.md",
+        include_str!("../../twr-runtime/docs/guide/ways.md"),
     ),
     (
         "phrases.md",

@@ -180,7 +180,7 @@ fn ways<'a>(cx: &Ctxt, ident: &Ident, data: &'a DataEnum) -> Vec<Way<'a>> {
     {
         cx.error_spanned_by(
             data.enum_token,
-            "#[derive(Sections)] on an enum makes a choice between sets of sections, and no variant here has any: for a value picked from a fixed set of words, such as this one, use #[derive(Choice)]",
+            "#[derive(Sections)] on an enum makes each variant a way to answer with sections of its own, and no variant here has any: for a value picked from a fixed set of words, such as this one, use #[derive(Choice)]",
         );
         return Vec::new();
     }
@@ -459,7 +459,7 @@ impl<'a> Enum<'a> {
                 fields => cx.error_spanned_by(
                     fields,
                     format!(
-                        "`{}` carries data, but a Choice is one word the model picks from a fixed set, such as `enum Priority {{ Low, Medium, High }}`; for a choice between sets of sections, each variant with sections of its own, use #[derive(Sections)] on this enum instead",
+                        "`{}` carries data, but a Choice is one word the model picks from a fixed set, such as `enum Priority {{ Low, Medium, High }}`; for ways to answer, each variant with sections of its own, use #[derive(Sections)] on this enum instead",
                         variant.ident
                     ),
                 ),

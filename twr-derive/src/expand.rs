@@ -26,14 +26,14 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
     let columns = layout.columns(&quote!(__twr_offset));
     let schemas = layout.schemas(&quote!(__twr_offset));
     let check = layout.header_check();
-    let (choices, read) = match &cont.data {
+    let (all_ways, read) = match &cont.data {
         Data::Struct(all) => {
             let (reads, value) = layout.read(&quote!(__twr_offset), &quote!(Self), all);
-            (layout.choices(&[]), quote!(#(#reads)* #value))
+            (layout.ways(&[]), quote!(#(#reads)* #value))
         }
         Data::Enum(ways) => {
-            let (own, read) = ways_choice(cont, ways, keep);
-            (layout.choices(&[own]), read)
+            let (own, read) = own_ways(cont, ways, keep);
+            (layout.ways(&[own]), read)
         }
     };
     let read = with_rules(cont, &layout, &fields, read);
@@ -84,7 +84,7 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::__private::SectionSet for #ident #ty_generics #where_clause {
             const SPECS: &'static [::twr_runtime::sections::SectionSpec] = #specs;
-            const CHOICES: &'static [::twr_runtime::sections::ChoiceSpec] = #choices;
+            const WAYS: &'static [::twr_runtime::sections::WaysSpec] = #all_ways;
 
             #[allow(unused_variables)]
             fn shapes(
@@ -133,8 +133,8 @@ pub(crate) fn sections(cont: &Container) -> TokenStream {
                 <Self as ::twr_runtime::__private::SectionSet>::SPECS
             }
 
-            fn choices() -> &'static [::twr_runtime::sections::ChoiceSpec] {
-                <Self as ::twr_runtime::__private::SectionSet>::CHOICES
+            fn ways() -> &'static [::twr_runtime::sections::WaysSpec] {
+                <Self as ::twr_runtime::__private::SectionSet>::WAYS
             }
 
             fn columns() -> ::twr_runtime::__private::std::vec::Vec<(
@@ -257,12 +257,12 @@ fn with_rules(
     }
 }
 
-/// The `ChoiceSpec` of an enum of section sets (its sections at position
-/// 0), and the reading of the variant the reply chooses.
-fn ways_choice(cont: &Container, ways: &[Way], keep: bool) -> (TokenStream, TokenStream) {
+/// The `WaysSpec` of an enum of section sets (its sections at position
+/// 0), and the reading of the way the reply takes.
+fn own_ways(cont: &Container, ways: &[Way], keep: bool) -> (TokenStream, TokenStream) {
     let raw = cont.ident.to_string();
     let name = raw.strip_prefix("r#").unwrap_or(&raw);
-    let mut variants = Vec::new();
+    let mut way_specs = Vec::new();
     let mut arms = Vec::new();
     // The lengths of the ways before the current one.
     let mut before: Vec<TokenStream> = Vec::new();
@@ -271,7 +271,7 @@ fn ways_choice(cont: &Container, ways: &[Way], keep: bool) -> (TokenStream, Toke
         let layout = Layout::of(&fields).keeping(keep);
         let len = layout.len();
         let (way_name, doc) = (&way.name, &way.doc);
-        variants.push(quote!(::twr_runtime::__private::variant(#way_name, #doc, #len)));
+        way_specs.push(quote!(::twr_runtime::__private::way_spec(#way_name, #doc, #len)));
         let start = quote!((__twr_offset #(+ #before)*));
         let variant = way.ident;
         let (reads, value) = layout.read(&start, &quote!(Self::#variant), &way.fields);
@@ -283,11 +283,11 @@ fn ways_choice(cont: &Container, ways: &[Way], keep: bool) -> (TokenStream, Toke
         });
         before.push(len);
     }
-    let own = quote!(::twr_runtime::__private::choice_spec(#name, &[#(#variants),*]));
-    // The enum's own choice is the first of its choices.
+    let own = quote!(::twr_runtime::__private::ways_spec(#name, &[#(#way_specs),*]));
+    // The enum's own ways come first among its ways.
     let read = quote! {
         match __twr_reader.choose(
-            &<Self as ::twr_runtime::__private::SectionSet>::CHOICES[0],
+            &<Self as ::twr_runtime::__private::SectionSet>::WAYS[0],
             __twr_offset,
         ) {
             #(#arms)*
@@ -394,16 +394,16 @@ impl<'f, 'a> Layout<'f, 'a> {
         quote!(&::twr_runtime::__private::concat_specs::<{ #len }>(&[#(#parts),*]))
     }
 
-    /// The parts of the choices: for each field, its number of sections
-    /// and its choices (a flattened type's; none for a plain field).
-    pub(crate) fn choice_parts(&self) -> Vec<TokenStream> {
+    /// The parts of the ways: for each field, its number of sections and
+    /// its ways (a flattened type's; none for a plain field).
+    pub(crate) fn ways_parts(&self) -> Vec<TokenStream> {
         self.fields
             .iter()
             .map(|field| {
                 let len = Self::len_of(field);
                 if field.is_flatten() {
                     let ty = field.ty;
-                    quote!((#len, <#ty as ::twr_runtime::__private::SectionSet>::CHOICES))
+                    quote!((#len, <#ty as ::twr_runtime::__private::SectionSet>::WAYS))
                 } else {
                     quote!((#len, &[]))
                 }
@@ -411,29 +411,30 @@ impl<'f, 'a> Layout<'f, 'a> {
             .collect()
     }
 
-    /// The number of choices of the flattened types, as a constant.
-    pub(crate) fn choices_len(&self) -> TokenStream {
+    /// The number of ways (one per enum) of the flattened types, as a
+    /// constant.
+    pub(crate) fn ways_len(&self) -> TokenStream {
         let lens = self
             .fields
             .iter()
             .filter(|field| field.is_flatten())
             .map(|field| {
                 let ty = field.ty;
-                quote!(<#ty as ::twr_runtime::__private::SectionSet>::CHOICES.len())
+                quote!(<#ty as ::twr_runtime::__private::SectionSet>::WAYS.len())
             });
         quote!((0usize #(+ #lens)*))
     }
 
-    /// The choices, as a constant expression of type `&'static
-    /// [ChoiceSpec]`: `own` (the type's own, at position 0) first.
-    fn choices(&self, own: &[TokenStream]) -> TokenStream {
+    /// The ways, as a constant expression of type `&'static
+    /// [WaysSpec]`: `own` (the type's own, at position 0) first.
+    fn ways(&self, own: &[TokenStream]) -> TokenStream {
         if !self.has_flatten() {
             return quote!(&[#(#own),*]);
         }
-        let parts = self.choice_parts();
-        let len = self.choices_len();
+        let parts = self.ways_parts();
+        let len = self.ways_len();
         let own_len = own.len();
-        quote!(&::twr_runtime::__private::concat_choices::<{ #own_len + #len }>(
+        quote!(&::twr_runtime::__private::concat_ways::<{ #own_len + #len }>(
             &[(0usize, &[#(#own),*]), #(#parts),*]
         ))
     }

@@ -18,7 +18,7 @@ pub(crate) fn sections(input: &DeriveInput, error: syn::Error) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics ::twr_runtime::__private::SectionSet for #ident #ty_generics #where_clause {
             const SPECS: &'static [::twr_runtime::sections::SectionSpec] = &[];
-            const CHOICES: &'static [::twr_runtime::sections::ChoiceSpec] = &[];
+            const WAYS: &'static [::twr_runtime::sections::WaysSpec] = &[];
 
             fn shapes(
                 _: usize,

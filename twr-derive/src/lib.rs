@@ -26,7 +26,7 @@ use crate::ctxt::Ctxt;
 /// Derives `twr_runtime::Sections` for a struct with named fields (each
 /// field is one section of the reply, in declaration order), or for an enum
 /// whose variants are ways to answer, each with sections of its own (see
-/// [below](#enums-a-choice-between-sets-of-sections)).
+/// [below](#enums-ways-to-answer)).
 ///
 /// # The header
 ///
@@ -112,7 +112,7 @@ use crate::ctxt::Ctxt;
 /// `T: SectionValue` (or `DeserializeOwned` for `json`, `FromStr` for
 /// `from_str`) are added for fields that use a type parameter.
 ///
-/// # Enums: a choice between sets of sections
+/// # Enums: ways to answer
 ///
 /// On an enum, each variant is one way to answer: a struct variant, whose
 /// fields are sections with every key above, or a newtype of a type that
@@ -120,7 +120,7 @@ use crate::ctxt::Ctxt;
 /// offers every way ("Answer in one of these ways"), each with its doc
 /// comment as description and its own example answer; the headers of the
 /// reply choose the variant. A reply with sections of no way, or of two,
-/// gets feedback naming the choice (the enum's name) and each way's
+/// gets feedback naming the enum and each way's
 /// headers. In the loop, a patch retry stays within the chosen way, and a
 /// reply that switches ways is read as a new answer.
 ///

@@ -15,14 +15,14 @@ pub use crate::parse::section_reader::{from_str, Codec, SectionReader};
 pub use crate::parse::set::{Columns, NoSchema, ProbeSchema, Schema, SchemaProbe, SectionSet};
 pub use crate::parse::typed::{CanKeep, CannotKeep, KeepProbe, TypedSections};
 pub use crate::parse::{choice_in, choice_matches};
-pub use crate::vocab::{check_headers, concat_choices, concat_specs, Names};
+pub use crate::vocab::{check_headers, concat_specs, concat_ways, Names};
 
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::parse::section_reader::read_type;
 use crate::parse::SectionMap;
 use crate::sections::Sections;
-use crate::vocab::{Bounds, ChoiceSpec, Presence, SectionSpec, ValueKind, VariantSpec};
+use crate::vocab::{Bounds, Presence, SectionSpec, ValueKind, WaySpec, WaysSpec};
 
 /// The [`SectionSpec`] of one derived section. Generated code calls this
 /// rather than writing a struct literal, so that fields can be added to
@@ -53,14 +53,14 @@ pub const fn spec(
     }
 }
 
-/// A variant of an enum deriving `Sections`, with `len` sections.
-pub const fn variant(name: &'static str, description: &'static str, len: usize) -> VariantSpec {
-    VariantSpec::new(name, len).with_description(description)
+/// A way (a variant) of an enum deriving `Sections`, with `len` sections.
+pub const fn way_spec(name: &'static str, description: &'static str, len: usize) -> WaySpec {
+    WaySpec::new(name, len).with_description(description)
 }
 
-/// The choice of an enum deriving `Sections`, its sections starting at 0.
-pub const fn choice_spec(name: &'static str, variants: &'static [VariantSpec]) -> ChoiceSpec {
-    ChoiceSpec::new(name, 0, variants)
+/// The ways of an enum deriving `Sections`, its sections starting at 0.
+pub const fn ways_spec(name: &'static str, ways: &'static [WaySpec]) -> WaysSpec {
+    WaysSpec::new(name, 0, ways)
 }
 
 /// `T::parse_sections_with_report` of a derived type: splits `raw` into
@@ -89,13 +89,13 @@ pub fn parse_typed<'a, T: Sections + SectionSet>(
     read_type::<T>(raw, sections, typed)
 }
 
-/// `T::format_guide` of a derived type: the guide of its specs and choices
+/// `T::format_guide` of a derived type: the guide of its specs and ways
 /// in its language and style, with the examples of its tables and records
 /// built from their types.
 pub fn format_guide<T: Sections + SectionSet>() -> std::string::String {
     let mut shapes = Vec::new();
     T::shapes(0, &mut shapes);
-    crate::prompt::guide(T::SPECS, T::CHOICES, T::lang(), T::style(), &shapes)
+    crate::prompt::guide(T::SPECS, T::WAYS, T::lang(), T::style(), &shapes)
 }
 
 /// Where a derived type without type or const parameters keeps its guide,

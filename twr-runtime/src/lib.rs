@@ -34,12 +34,12 @@
 //!
 //! - [`sections`]: what a section is made of ([`sections::ValueKind`],
 //!   [`sections::Presence`], [`sections::Lang`], [`sections::Style`]) and
-//!   the choices between sets of sections ([`sections::ChoiceSpec`],
-//!   [`sections::VariantSpec`]), for a hand-written [`Sections`] or a look
+//!   the ways to answer of an enum ([`sections::WaysSpec`],
+//!   [`sections::WaySpec`]), for a hand-written [`Sections`] or a look
 //!   at the specs;
 //! - [`feedback`]: what a [`Feedback`] holds: each [`feedback::Problem`],
-//!   its [`feedback::ProblemKind`] and [`feedback::Place`], the ways of a
-//!   choice ([`feedback::Way`]) and the message without its closing request
+//!   its [`feedback::ProblemKind`] and [`feedback::Place`], the ways of an
+//!   enum ([`feedback::Way`]) and the message without its closing request
 //!   ([`feedback::ProblemList`]);
 //! - [`run`]: the details of a run's ledger ([`run::Ending`],
 //!   [`run::SectionSource`], [`run::FailedRequest`], [`run::FailedCall`]),
@@ -164,7 +164,7 @@
 //!
 //! 1. `vocab`, `byte_search`, `text`, `choice`: the leaves, importing nothing of the crate
 //! 2. `reasoning`: the lexer of `<think>` blocks
-//! 3. `phrases`: the phrase tables, and `Lang`, the choice of one
+//! 3. `phrases`: the phrase tables, and `Lang`, which names one
 //! 4. `feedback`, `prompt`: what is wrong with a reply and the message saying it; the format guide
 //! 5. `json`: layered extraction and repair
 //! 6. `parse`: the section parser, the value codecs and the `Sections` trait

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::phrases::{fill, phrases, Lang};
-use crate::vocab::{ChoiceSpec, Presence, SectionSpec, Style, ValueKind};
+use crate::vocab::{Presence, SectionSpec, Style, ValueKind, WaysSpec};
 
 /// The soft-format instructions for `specs`, with a complete example answer
 /// built from the sections' examples (or placeholders for their kinds).
@@ -73,13 +73,13 @@ pub(crate) fn format_guide_styled(
     guide(specs, &[], lang, style, shapes)
 }
 
-/// The guide of `specs` with `choices` between sets of them: each choice
-/// is offered as its ways ("Answer in one of these ways"), each way with
+/// The guide of `specs` with the `ways` of the enums among them: each
+/// enum is offered as its ways ("Answer in one of these ways"), each way with
 /// its description and sections, and the example answer is given once per
-/// way. Without choices, the guide of [`format_guide_styled`].
+/// way. Without ways, the guide of [`format_guide_styled`].
 pub(crate) fn guide(
     specs: &[SectionSpec],
-    choices: &[ChoiceSpec],
+    ways: &[WaysSpec],
     lang: Lang,
     style: Style,
     shapes: &[(usize, Shape)],
@@ -90,17 +90,17 @@ pub(crate) fn guide(
     } else {
         words.guide_intro
     });
-    let mut entered = vec![false; choices.len()];
+    let mut entered = vec![false; ways.len()];
     list(
         &mut guide,
         specs,
-        choices,
+        ways,
         0..specs.len(),
         &mut entered,
         lang,
         style,
     );
-    let examples = examples(specs, choices);
+    let examples = examples(specs, ways);
     let mut first_headers: Vec<String> = Vec::new();
     for example in &examples {
         guide.push_str("\n\n");
@@ -143,12 +143,13 @@ pub(crate) fn guide(
 }
 
 /// Lists the sections at positions `range` of `specs`: one entry each, and
-/// where a choice starts, its ways, each with its sections (a choice inside
-/// a way is listed inside it). `entered` marks the choices listed already.
+/// where an enum of ways starts, its ways, each with its sections (an enum
+/// inside a way is listed inside it). `entered` marks the enums listed
+/// already.
 fn list(
     guide: &mut String,
     specs: &[SectionSpec],
-    choices: &[ChoiceSpec],
+    ways: &[WaysSpec],
     range: std::ops::Range<usize>,
     entered: &mut [bool],
     lang: Lang,
@@ -157,13 +158,13 @@ fn list(
     let words = phrases(lang);
     let mut index = range.start;
     while index < range.end {
-        let starts = choices.iter().enumerate().find(|(number, choice)| {
+        let starts = ways.iter().enumerate().find(|(number, enum_ways)| {
             !entered[*number]
-                && choice.start == index
-                && !choice.range().is_empty()
-                && choice.range().end <= range.end
+                && enum_ways.start == index
+                && !enum_ways.range().is_empty()
+                && enum_ways.range().end <= range.end
         });
-        let Some((number, choice)) = starts else {
+        let Some((number, enum_ways)) = starts else {
             if let Some(spec) = specs.get(index) {
                 section_entry(guide, spec, lang, style);
             }
@@ -173,22 +174,22 @@ fn list(
         entered[number] = true;
         guide.push_str("\n\n");
         guide.push_str(words.guide_ways);
-        for (position, variant) in choice.variants.iter().enumerate() {
+        for (position, way) in enum_ways.ways.iter().enumerate() {
             guide.push_str("\n\n");
             guide.push_str(&fill(
                 words.guide_way,
-                &[("n", &(position + 1).to_string()), ("name", variant.name)],
+                &[("n", &(position + 1).to_string()), ("name", way.name)],
             ));
-            let description = variant.description.trim();
+            let description = way.description.trim();
             if !description.is_empty() {
                 guide.push_str(words.sentence_gap);
                 guide.push_str(&words.sentence_end(description));
             }
-            if let Some(sections) = choice.variant_range(position) {
-                list(guide, specs, choices, sections, entered, lang, style);
+            if let Some(sections) = enum_ways.way_range(position) {
+                list(guide, specs, ways, sections, entered, lang, style);
             }
         }
-        index = choice.range().end;
+        index = enum_ways.range().end;
     }
 }
 
@@ -246,22 +247,22 @@ fn section_entry(guide: &mut String, spec: &SectionSpec, lang: Lang, style: Styl
 }
 
 /// One example answer of a guide: the positions of its sections, and with
-/// choices, the way it shows (its number and name).
+/// ways, the way it shows (its number and name).
 struct Example<'c> {
     sections: Vec<usize>,
     way: Option<(usize, &'c str)>,
 }
 
-/// The example answers of `specs`: one, or with choices one per way (the
-/// `n`-th example takes the `n`-th way of every choice, or its last way
-/// when it has fewer), labelled by the choice with the most ways.
-fn examples<'c>(specs: &[SectionSpec], choices: &'c [ChoiceSpec]) -> Vec<Example<'c>> {
-    let widest = choices
+/// The example answers of `specs`: one, or one per way of its enums (the
+/// `n`-th example takes the `n`-th way of every enum, or its last way
+/// when it has fewer), labelled by the enum with the most ways.
+fn examples<'c>(specs: &[SectionSpec], ways: &'c [WaysSpec]) -> Vec<Example<'c>> {
+    let widest = ways
         .iter()
-        .filter(|choice| !choice.variants.is_empty())
-        .reduce(|widest, choice| {
-            if choice.variants.len() > widest.variants.len() {
-                choice
+        .filter(|enum_ways| !enum_ways.ways.is_empty())
+        .reduce(|widest, enum_ways| {
+            if enum_ways.ways.len() > widest.ways.len() {
+                enum_ways
             } else {
                 widest
             }
@@ -272,33 +273,33 @@ fn examples<'c>(specs: &[SectionSpec], choices: &'c [ChoiceSpec]) -> Vec<Example
             way: None,
         }];
     };
-    (0..widest.variants.len())
+    (0..widest.ways.len())
         .map(|way| Example {
-            sections: sections_of_way(specs.len(), choices, way),
-            way: Some((way + 1, widest.variants[way].name)),
+            sections: sections_of_way(specs.len(), ways, way),
+            way: Some((way + 1, widest.ways[way].name)),
         })
         .collect()
 }
 
 /// The complete answers `specs` allow, as the guide's examples show them:
-/// one, or with choices one per way, each with the name of its way.
+/// one, or one per way of its enums, each with the name of its way.
 pub(crate) fn answers<'c>(
     specs: &[SectionSpec],
-    choices: &'c [ChoiceSpec],
+    ways: &'c [WaysSpec],
 ) -> Vec<(Option<&'c str>, Vec<usize>)> {
-    examples(specs, choices)
+    examples(specs, ways)
         .into_iter()
         .map(|example| (example.way.map(|(_, name)| name), example.sections))
         .collect()
 }
 
 /// The positions of the sections an answer in the `way`-th way of every
-/// choice has (the last way of a choice with fewer).
-pub(crate) fn sections_of_way(len: usize, choices: &[ChoiceSpec], way: usize) -> Vec<usize> {
+/// enum has (the last way of an enum with fewer).
+pub(crate) fn sections_of_way(len: usize, ways: &[WaysSpec], way: usize) -> Vec<usize> {
     (0..len)
         .filter(|&index| {
-            choices.iter().all(|choice| match choice.variant_of(index) {
-                Some(variant) => variant == way.min(choice.variants.len().saturating_sub(1)),
+            ways.iter().all(|enum_ways| match enum_ways.way_of(index) {
+                Some(taken) => taken == way.min(enum_ways.ways.len().saturating_sub(1)),
                 None => true,
             })
         })
@@ -315,10 +316,10 @@ pub(crate) fn example_answer(
     example_answer_styled(specs, lang, Style::Brackets, shapes, |_| true)
 }
 
-/// The example answer in the first way of every choice, as the guide's
+/// The example answer in the first way of every enum, as the guide's
 /// first example gives it.
-pub(crate) fn first_example(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
-    let sections = sections_of_way(specs.len(), choices, 0);
+pub(crate) fn first_example(specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
+    let sections = sections_of_way(specs.len(), ways, 0);
     example_answer_styled(specs, lang, Style::Brackets, &[], |index| {
         sections.contains(&index)
     })

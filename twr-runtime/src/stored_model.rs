@@ -107,20 +107,20 @@ impl Stores {
         false
     }
 
-    /// The shape of a type with `specs` and `choices`, under which its
+    /// The shape of a type with `specs` and `ways`, under which its
     /// typed runs are recorded and learned from; `None` when this `Think`
     /// neither records runs nor learns from any (always without the
     /// feature), so that nothing is read.
     pub(crate) fn shape_of(
         &self,
         specs: &[crate::vocab::SectionSpec],
-        choices: &[crate::vocab::ChoiceSpec],
+        ways: &[crate::vocab::WaysSpec],
     ) -> Option<String> {
         #[cfg(feature = "journal")]
         if self.job.is_some() || !self.learn_from.is_empty() {
-            return Some(crate::journal::shape_of(specs, choices));
+            return Some(crate::journal::shape_of(specs, ways));
         }
-        let _ = (specs, choices);
+        let _ = (specs, ways);
         None
     }
 

@@ -115,7 +115,7 @@ pub struct Headed {
     pub note: Option<String>,
 }
 
-/// A choice of ways: one alternative per way.
+/// An enum of ways: one alternative per way.
 #[derive(Debug, Sections)]
 pub enum Step {
     Search { query: String, reason: String },
@@ -128,7 +128,7 @@ pub struct Final {
     pub confidence: u32,
 }
 
-/// Flattened sections and a flattened choice.
+/// Flattened sections and flattened ways.
 #[derive(Debug, Sections)]
 pub struct Agent {
     pub thought: String,

@@ -124,7 +124,7 @@ fn replies_in_the_schemas_shape_parse_into_their_types() {
 }
 
 #[test]
-fn the_schema_of_a_struct_and_of_a_choice() {
+fn the_schema_of_a_struct_and_of_ways() {
     let schema = twr_runtime::grammar::Grammar::of::<corpus::Step>().json_schema();
     assert_eq!(
         schema,

@@ -98,18 +98,18 @@ pub enum ProblemKind {
         /// The headers, with brackets.
         headers: Vec<String>,
     },
-    /// The reply has none of the sections of a choice between sets of
-    /// sections (an enum deriving `Sections`), so no way was chosen.
-    NoChoice {
-        /// The choice's name (the enum's).
-        choice: String,
+    /// The reply has none of the sections of an enum's ways to answer (an
+    /// enum deriving `Sections`), so it took no way.
+    NoWay {
+        /// The enum's name.
+        enum_name: String,
         /// Every way, with its headers.
         ways: Vec<Way>,
     },
-    /// The reply has sections of several ways of a choice.
-    MixedChoice {
-        /// The choice's name (the enum's).
-        choice: String,
+    /// The reply has sections of several ways of an enum.
+    MixedWays {
+        /// The enum's name.
+        enum_name: String,
         /// The ways the reply wrote, each with the headers it wrote.
         found: Vec<Way>,
         /// Every way, with its headers.
@@ -180,8 +180,8 @@ pub enum ProblemKind {
     },
 }
 
-/// One way of answering a choice, in a [`ProblemKind::NoChoice`] or
-/// [`ProblemKind::MixedChoice`]: the variant's name and headers.
+/// One way of answering of an enum, in a [`ProblemKind::NoWay`] or
+/// [`ProblemKind::MixedWays`]: the variant's name and headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Way {

@@ -149,18 +149,21 @@ fn sentence(words: &Phrases, problem: &Problem, such_as: Option<&str>) -> String
         ProblemKind::NoneOf { headers } => {
             fill(words.none_of, &[("headers", &headers.join(words.comma))])
         }
-        ProblemKind::NoChoice { choice, ways } => fill(
-            words.no_choice,
-            &[("choice", choice), ("ways", &way_list(words, ways, true))],
+        ProblemKind::NoWay { enum_name, ways } => fill(
+            words.no_way,
+            &[
+                ("enum_name", enum_name),
+                ("ways", &way_list(words, ways, true)),
+            ],
         ),
-        ProblemKind::MixedChoice {
-            choice,
+        ProblemKind::MixedWays {
+            enum_name,
             found,
             ways,
         } => fill(
-            words.mixed_choice,
+            words.mixed_ways,
             &[
-                ("choice", choice),
+                ("enum_name", enum_name),
                 ("found", &way_list(words, found, false)),
                 ("ways", &way_list(words, ways, true)),
             ],
@@ -348,8 +351,8 @@ fn example_block(words: &Phrases, problem: &Problem) -> Option<String> {
             | ProblemKind::NoColumn { .. }
             | ProblemKind::UnknownLabel { .. }
     );
-    // A choice or yes/no lists its values in the sentence already.
-    let choice = match &problem.kind {
+    // A Choice value or yes/no lists its values in the sentence already.
+    let lists_values = match &problem.kind {
         ProblemKind::BadValue { expected, .. } => shown(expected) == Shown::Not,
         _ => false,
     };
@@ -368,7 +371,7 @@ fn example_block(words: &Phrases, problem: &Problem) -> Option<String> {
     );
     let slot_adds_nothing = !layout && is_slot(words, problem, example);
     (shows_example
-        && !choice
+        && !lists_values
         && !in_place
         && !slot_adds_nothing
         && !example.is_empty()

@@ -1,5 +1,6 @@
 //! From the specs to the rules: the shape of a reply (reasoning, then the
-//! sections in order, one way of each choice) and of each kind of value.
+//! sections in order, one way of each enum of ways) and of each kind of
+//! value.
 //!
 //! Why these shapes: engines run a grammar slowly when one
 //! bounded repetition holds another (`{0,3}` lines of `[^\n]{0,200}`
@@ -22,7 +23,7 @@ use super::numbers::{
     float, float_within, integer, integer_within, narrower_than_open, signed_integer,
 };
 use super::{Columns, Grammar, Scope};
-use crate::sections::{ChoiceSpec, Presence, ValueKind};
+use crate::sections::{Presence, ValueKind, WaysSpec};
 
 /// The rules of `grammar`, its start rule `root` first.
 pub(crate) fn rules(grammar: &Grammar) -> Rules {
@@ -106,9 +107,9 @@ impl Builder<'_> {
     }
 
     /// The sections at positions `range` of the specs, in order, each way
-    /// of a choice among them one alternative; only those `only` keeps.
-    /// `open` holds the choices being expanded (by position in the
-    /// choices), so a way is not offered its own choice again.
+    /// of an enum among them one alternative; only those `only` keeps.
+    /// `open` holds the enums being expanded (by position in the grammar's
+    /// ways), so a way is not offered its own enum's ways again.
     fn range(
         &mut self,
         range: std::ops::Range<usize>,
@@ -118,10 +119,10 @@ impl Builder<'_> {
         let mut items = Vec::new();
         let mut index = range.start;
         while index < range.end {
-            if let Some(choice) = self.outermost_choice(index, &range, open) {
-                let end = self.grammar.choices[choice].range().end;
-                open.push(choice);
-                items.push(self.choice(choice, only, open));
+            if let Some(number) = self.outermost_ways(index, &range, open) {
+                let end = self.grammar.ways[number].range().end;
+                open.push(number);
+                items.push(self.ways(number, only, open));
                 open.pop();
                 index = end;
                 continue;
@@ -134,42 +135,45 @@ impl Builder<'_> {
         Expr::seq(items)
     }
 
-    /// The widest choice starting at `index` within `range`, not yet open.
-    fn outermost_choice(
+    /// The widest enum of ways starting at `index` within `range`, not yet
+    /// open.
+    fn outermost_ways(
         &self,
         index: usize,
         range: &std::ops::Range<usize>,
         open: &[usize],
     ) -> Option<usize> {
         self.grammar
-            .choices
+            .ways
             .iter()
             .enumerate()
-            .filter(|(position, choice)| {
-                choice.start == index && choice.range().end <= range.end && !open.contains(position)
+            .filter(|(position, enum_ways)| {
+                enum_ways.start == index
+                    && enum_ways.range().end <= range.end
+                    && !open.contains(position)
             })
-            .max_by_key(|(_, choice)| choice.range().len())
+            .max_by_key(|(_, enum_ways)| enum_ways.range().len())
             .map(|(position, _)| position)
     }
 
-    /// One alternative per way of the choice at `choice` (per way with a
-    /// kept section).
-    fn choice(&mut self, choice: usize, only: Option<&[bool]>, open: &mut Vec<usize>) -> Expr {
-        let spec: &ChoiceSpec = &self.grammar.choices[choice];
-        let mut ways = Vec::new();
-        for position in 0..spec.variants.len() {
-            let Some(range) = spec.variant_range(position) else {
+    /// One alternative per way of the enum at position `number` of the
+    /// grammar's ways (per way with a kept section).
+    fn ways(&mut self, number: usize, only: Option<&[bool]>, open: &mut Vec<usize>) -> Expr {
+        let spec: &WaysSpec = &self.grammar.ways[number];
+        let mut alternatives = Vec::new();
+        for position in 0..spec.ways.len() {
+            let Some(range) = spec.way_range(position) else {
                 continue;
             };
             let kept = only.is_none_or(|only| range.clone().any(|i| only.get(i) == Some(&true)));
             if kept && !range.is_empty() {
-                ways.push(self.range(range, only, open));
+                alternatives.push(self.range(range, only, open));
             }
         }
-        if ways.is_empty() {
+        if alternatives.is_empty() {
             return Expr::lit("");
         }
-        Expr::alt(ways)
+        Expr::alt(alternatives)
     }
 
     /// The section at `index`: its header, its value; optional unless it

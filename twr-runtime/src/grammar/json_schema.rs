@@ -4,7 +4,7 @@
 //! Strict mode wants the root an object, every property required,
 //! `additionalProperties: false` on every object and `anyOf` only below
 //! the root. So an `Option` (or a defaulted section) is a nullable type, a
-//! choice of ways is one property holding one object per way (`anyOf`),
+//! enum of ways is one property holding one object per way (`anyOf`),
 //! and a kind strict mode cannot say (a map, any JSON, a `from_str` value,
 //! a table or record of unknown columns) is a string holding the section's
 //! text, read by the same reader as a reply's section. A `json` section
@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Grammar, Scope};
 use crate::feedback::Feedback;
-use crate::sections::{ChoiceSpec, Presence, ValueKind};
+use crate::sections::{Presence, ValueKind, WaysSpec};
 
 /// The property a reasoning block is written in.
 pub(crate) const REASONING: &str = "reasoning";
@@ -85,11 +85,11 @@ fn object(properties: Map<String, Value>) -> Value {
     })
 }
 
-/// The property name of a choice: its enum's name in snake case (`Step`
-/// gives `step`).
-pub(crate) fn choice_key(choice: &ChoiceSpec) -> String {
+/// The property name of an enum's ways: the enum's name in snake case
+/// (`Step` gives `step`).
+pub(crate) fn ways_key(enum_ways: &WaysSpec) -> String {
     let mut out = String::new();
-    for (i, c) in choice.name.chars().enumerate() {
+    for (i, c) in enum_ways.name.chars().enumerate() {
         if c.is_uppercase() {
             if i > 0 {
                 out.push('_');
@@ -102,22 +102,24 @@ pub(crate) fn choice_key(choice: &ChoiceSpec) -> String {
     out
 }
 
-/// The widest choice starting at `index` within `range`, not yet open
-/// (as `build.rs` finds them).
-fn choice_at(
+/// The widest enum of ways starting at `index` within `range`, not yet
+/// open (as `build.rs` finds them).
+fn ways_at(
     grammar: &Grammar,
     index: usize,
     range: &std::ops::Range<usize>,
     open: &[usize],
 ) -> Option<usize> {
     grammar
-        .choices
+        .ways
         .iter()
         .enumerate()
-        .filter(|(position, choice)| {
-            choice.start == index && choice.range().end <= range.end && !open.contains(position)
+        .filter(|(position, enum_ways)| {
+            enum_ways.start == index
+                && enum_ways.range().end <= range.end
+                && !open.contains(position)
         })
-        .max_by_key(|(_, choice)| choice.range().len())
+        .max_by_key(|(_, enum_ways)| enum_ways.range().len())
         .map(|(position, _)| position)
 }
 
@@ -126,7 +128,7 @@ fn kept(only: Option<&[bool]>, index: usize) -> bool {
 }
 
 /// Adds the properties of the sections at `range`: one per section, one per
-/// choice (an object per way, `anyOf`).
+/// enum of ways (an object per way, `anyOf`).
 fn add_range(
     grammar: &Grammar,
     range: std::ops::Range<usize>,
@@ -137,12 +139,12 @@ fn add_range(
 ) {
     let mut index = range.start;
     while index < range.end {
-        if let Some(position) = choice_at(grammar, index, &range, open) {
-            let choice = &grammar.choices[position];
+        if let Some(position) = ways_at(grammar, index, &range, open) {
+            let enum_ways = &grammar.ways[position];
             open.push(position);
-            let mut ways = Vec::new();
-            for way in 0..choice.variants.len() {
-                let Some(way_range) = choice.variant_range(way) else {
+            let mut objects = Vec::new();
+            for way in 0..enum_ways.ways.len() {
+                let Some(way_range) = enum_ways.way_range(way) else {
                     continue;
                 };
                 if way_range.is_empty() || !way_range.clone().any(|i| kept(only, i)) {
@@ -150,18 +152,18 @@ fn add_range(
                 }
                 let mut inner = Map::new();
                 add_range(grammar, way_range, only, open, &mut inner, defs);
-                ways.push(object(inner));
+                objects.push(object(inner));
             }
             open.pop();
-            if !ways.is_empty() {
-                let schema = if ways.len() == 1 {
-                    ways.pop().unwrap_or(Value::Null)
+            if !objects.is_empty() {
+                let schema = if objects.len() == 1 {
+                    objects.pop().unwrap_or(Value::Null)
                 } else {
-                    json!({ "anyOf": ways })
+                    json!({ "anyOf": objects })
                 };
-                properties.insert(choice_key(choice), schema);
+                properties.insert(ways_key(enum_ways), schema);
             }
-            index = choice.range().end;
+            index = enum_ways.range().end;
             continue;
         }
         if kept(only, index) {
@@ -363,19 +365,19 @@ fn write_range(
 ) {
     let mut index = range.start;
     while index < range.end {
-        if let Some(position) = choice_at(grammar, index, &range, open) {
-            let choice = &grammar.choices[position];
-            if let Some(Value::Object(inner)) = object.get(&choice_key(choice)) {
+        if let Some(position) = ways_at(grammar, index, &range, open) {
+            let enum_ways = &grammar.ways[position];
+            if let Some(Value::Object(inner)) = object.get(&ways_key(enum_ways)) {
                 open.push(position);
                 // Every way: the properties present choose it, as headers do.
-                for way in 0..choice.variants.len() {
-                    if let Some(way_range) = choice.variant_range(way) {
+                for way in 0..enum_ways.ways.len() {
+                    if let Some(way_range) = enum_ways.way_range(way) {
                         write_range(grammar, way_range, only, open, inner, out);
                     }
                 }
                 open.pop();
             }
-            index = choice.range().end;
+            index = enum_ways.range().end;
             continue;
         }
         let spec = &grammar.specs[index];

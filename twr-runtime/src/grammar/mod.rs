@@ -2,8 +2,8 @@
 //!
 //! [`Grammar::of`] builds, from the specs `#[derive(Sections)]` generates,
 //! one description of a reply: an optional free reasoning block, then every
-//! section in order (one way of each choice), each value constrained to
-//! what the parser reads. It renders as llama.cpp's GBNF
+//! section in order (one way of each enum of ways), each value constrained
+//! to what the parser reads. It renders as llama.cpp's GBNF
 //! ([`Grammar::gbnf`]) and llguidance's Lark ([`Grammar::lark`]); every
 //! string of either language parses into the type.
 //!
@@ -48,7 +48,7 @@ mod word_rules;
 pub use json_schema::JsonReply;
 
 use crate::feedback::Feedback;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections, Style, ValueKind};
+use crate::sections::{Lang, SectionSpec, Sections, Style, ValueKind, WaysSpec};
 
 /// How a server takes a grammar: which rendering, in which field of the
 /// request. A client sends a grammar only when told its server's dialect.
@@ -251,7 +251,7 @@ pub(crate) enum Scope {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Grammar {
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     lang: Lang,
     style: Style,
     scope: Scope,
@@ -265,7 +265,7 @@ impl Grammar {
     /// Every section of `T` (each way of an enum), after optional free
     /// reasoning, in `T`'s header style and language.
     pub fn of<T: Sections>() -> Grammar {
-        let mut grammar = Grammar::from_specs(T::specs(), T::choices(), T::lang(), T::style());
+        let mut grammar = Grammar::from_specs(T::specs(), T::ways(), T::lang(), T::style());
         grammar.columns = T::columns()
             .into_iter()
             .filter_map(|(index, columns)| Some((index, columns()?)))
@@ -277,17 +277,17 @@ impl Grammar {
         grammar
     }
 
-    /// The grammar of sections described by hand: `specs` and `choices` as
-    /// [`Sections::specs`] and [`Sections::choices`] return them.
+    /// The grammar of sections described by hand: `specs` and `ways` as
+    /// [`Sections::specs`] and [`Sections::ways`] return them.
     pub fn from_specs(
         specs: &'static [SectionSpec],
-        choices: &'static [ChoiceSpec],
+        ways: &'static [WaysSpec],
         lang: Lang,
         style: Style,
     ) -> Grammar {
         Grammar {
             specs,
-            choices,
+            ways,
             lang,
             style,
             scope: Scope::Reply {
@@ -301,8 +301,8 @@ impl Grammar {
     }
 
     /// The same grammar with only the sections `keep` says yes to, each
-    /// then required (a patch: the sections still missing or wrong). Of a
-    /// choice, only the ways with a kept section remain.
+    /// then required (a patch: the sections still missing or wrong). Of an
+    /// enum's ways, only those with a kept section remain.
     ///
     /// ```
     /// use twr_runtime::grammar::Grammar;
@@ -427,7 +427,7 @@ impl Grammar {
 
     /// The grammar as a JSON schema in OpenAI's strict mode: an object with
     /// a nullable `reasoning` string first, then one property per section
-    /// named by its field (a choice of ways: one property named by its
+    /// named by its field (an enum's ways: one property named by its
     /// enum in snake case, holding one object per way). Every property is
     /// required and every object closed; an `Option` or defaulted section
     /// is nullable; a map, any JSON, a `from_str` value, or a table or

@@ -12,7 +12,7 @@
 //! 2. [`derive`](mod@derive): `#[derive(Sections)]`, its attributes, the guide it
 //!    writes and the mistakes it reports; header styles.
 //! 3. [`tables`]: tables, records and maps inside a section.
-//! 4. [`choices`]: choices of shape (an enum of ways to answer) and shared
+//! 4. [`ways`]: ways to answer (an enum deriving `Sections`) and shared
 //!    groups (`flatten`).
 //! 5. [`rules`]: rules across sections, and checks that need the world.
 //! 6. [`phrases`]: the feedback in your own words, in any language.
@@ -49,8 +49,8 @@ pub mod getting_started {}
 pub mod derive {}
 #[doc = include_str!("../../docs/guide/tables.md")]
 pub mod tables {}
-#[doc = include_str!("../../docs/guide/choices.md")]
-pub mod choices {}
+#[doc = include_str!("../../docs/guide/ways.md")]
+pub mod ways {}
 #[doc = include_str!("../../docs/guide/rules.md")]
 pub mod rules {}
 #[doc = include_str!("../../docs/guide/phrases.md")]

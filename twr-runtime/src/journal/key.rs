@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grammar::{Format, Rendering};
 use crate::model::{Message, Request};
-use crate::sections::{ChoiceSpec, SectionSpec};
+use crate::sections::{SectionSpec, WaysSpec};
 
 /// The options that make a request's key (a model's
 /// [`request_options`](crate::ChatModel::request_options)), with what the
@@ -100,11 +100,11 @@ impl RequestKey {
 
 /// The identity of a `Sections` type for its typed runs: the SHA-256, in
 /// hexadecimal, of each section's field, header and kind of value, and of
-/// each choice's ways. Types that ask for the same sections, with the same
+/// each enum's ways. Types that ask for the same sections, with the same
 /// kinds, share their typed runs: an answer to one is an answer to the
 /// other. A type's name is not used: it changes when code moves between
 /// modules, and the same name may mean another type in another program.
-pub(crate) fn shape_of(specs: &[SectionSpec], choices: &[ChoiceSpec]) -> String {
+pub(crate) fn shape_of(specs: &[SectionSpec], ways: &[WaysSpec]) -> String {
     let mut hash = Sha256::new();
     let mut part = |bytes: &[u8]| {
         hash.update((bytes.len() as u64).to_le_bytes());
@@ -116,11 +116,14 @@ pub(crate) fn shape_of(specs: &[SectionSpec], choices: &[ChoiceSpec]) -> String 
         part(spec.header.as_bytes());
         part(format!("{:?}", spec.kind).as_bytes());
     }
-    for choice in choices {
+    for enum_ways in ways {
+        // The tag is hashed into the shapes journals already hold, so it
+        // keeps the word these specs had when it was chosen: a new tag would
+        // orphan every typed run recorded of a type with ways.
         part(b"choice");
-        part(choice.name.as_bytes());
-        part(&(choice.start as u64).to_le_bytes());
-        for variant in choice.variants {
+        part(enum_ways.name.as_bytes());
+        part(&(enum_ways.start as u64).to_le_bytes());
+        for variant in enum_ways.ways {
             part(variant.name.as_bytes());
             part(&(variant.len as u64).to_le_bytes());
         }

@@ -107,7 +107,7 @@
 //! - `typed_runs(job, shape, prompt, answer, constrained, attempts,
 //!   recorded_at_ms)`: one row per prompt of a job whose run ended with a
 //!   value ([`Job::typed_runs`]): `shape` the SHA-256 (hex) of the type's
-//!   sections (field, header, kind of value) and choices, `prompt` the
+//!   sections (field, header, kind of value) and ways, `prompt` the
 //!   prompt's text as written, `answer` the answer in the soft format.
 //!   Schema version 2; see "Users' text" below.
 //! - `feedback(job, model, problem, wording, constrained, fixed,
@@ -636,8 +636,7 @@ impl Job {
     ///
     /// A [`JournalError`] when the journal cannot be read.
     pub async fn typed_runs<T: crate::Sections>(&self) -> Result<Vec<TypedRun>, JournalError> {
-        self.typed_runs_of(&shape_of(T::specs(), T::choices()))
-            .await
+        self.typed_runs_of(&shape_of(T::specs(), T::ways())).await
     }
 
     /// Records the feedback of one attempt and what the next reply made

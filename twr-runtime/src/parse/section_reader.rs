@@ -23,7 +23,7 @@ use crate::json::{JsonProvenance, Report};
 use crate::parse::ValueError;
 use crate::phrases::{phrases, Lang, Phrases};
 use crate::prompt::Shape;
-use crate::vocab::{ChoiceSpec, SectionSpec};
+use crate::vocab::{SectionSpec, WaysSpec};
 
 /// Reads the sections of one reply field by field, collecting every problem.
 ///
@@ -205,17 +205,17 @@ impl<'a> SectionReader<'a> {
         }
     }
 
-    /// The variant of `choice` the reply's headers choose, the choice's
-    /// sections starting at position `offset` of the specs: the one variant
-    /// with a section in the reply (present, even empty). With none, or
-    /// with sections of several, the problem is recorded (naming the
-    /// choice and every variant's headers) and `None` returned.
-    pub fn choose(&mut self, choice: &ChoiceSpec, offset: usize) -> Option<usize> {
-        let choice = choice.shifted(offset);
+    /// The way of `ways` the reply's headers choose, its sections starting
+    /// at position `offset` of the specs: the one way (variant) with a
+    /// section in the reply (present, even empty). With none, or with
+    /// sections of several, the problem is recorded (naming the enum and
+    /// every way's headers) and `None` returned.
+    pub fn choose(&mut self, ways: &WaysSpec, offset: usize) -> Option<usize> {
+        let enum_ways = ways.shifted(offset);
         let mut found: Vec<(usize, Vec<usize>)> = Vec::new();
-        for variant in 0..choice.variants.len() {
-            let present: Vec<usize> = choice
-                .variant_range(variant)
+        for variant in 0..enum_ways.ways.len() {
+            let present: Vec<usize> = enum_ways
+                .way_range(variant)
                 .into_iter()
                 .flatten()
                 .filter(|&index| self.map.content(index).is_some())
@@ -231,35 +231,35 @@ impl<'a> SectionReader<'a> {
             let headers = indices
                 .filter_map(|index| Some(self.specs.get(index)?.header.to_owned()))
                 .collect();
-            Way::new(choice.variants[variant].name, headers)
+            Way::new(enum_ways.ways[variant].name, headers)
         };
-        let ways: Vec<Way> = (0..choice.variants.len())
+        let every_way: Vec<Way> = (0..enum_ways.ways.len())
             .map(|variant| {
                 way(
                     variant,
-                    &mut choice.variant_range(variant).into_iter().flatten(),
+                    &mut enum_ways.way_range(variant).into_iter().flatten(),
                 )
             })
             .collect();
         let kind = if found.is_empty() {
-            ProblemKind::NoChoice {
-                choice: choice.name.to_owned(),
-                ways,
+            ProblemKind::NoWay {
+                enum_name: enum_ways.name.to_owned(),
+                ways: every_way,
             }
         } else {
-            ProblemKind::MixedChoice {
-                choice: choice.name.to_owned(),
+            ProblemKind::MixedWays {
+                enum_name: enum_ways.name.to_owned(),
                 found: found
                     .iter()
                     .map(|(variant, present)| way(*variant, &mut present.iter().copied()))
                     .collect(),
-                ways,
+                ways: every_way,
             }
         };
         // About the answer as a whole (no header): the whole answer is asked
         // for again.
         self.problems
-            .push((choice.start, Problem::new(String::new(), kind)));
+            .push((enum_ways.start, Problem::new(String::new(), kind)));
         None
     }
 

@@ -8,7 +8,7 @@ use super::SectionMap;
 use crate::feedback::Feedback;
 use crate::json::JsonProvenance;
 use crate::phrases::Lang;
-use crate::vocab::{ChoiceSpec, SectionSpec, Style};
+use crate::vocab::{SectionSpec, Style, WaysSpec};
 
 /// A type that can be read from a reply with loose section headers.
 ///
@@ -46,13 +46,13 @@ pub trait Sections: Sized {
 
     /// The soft-format instructions with a complete example answer, appended
     /// to the prompt. By default, the guide of [`specs`](Sections::specs)
-    /// and [`choices`](Sections::choices) in [`lang`](Sections::lang) and
-    /// [`style`](Sections::style) (for the default style and no choices,
+    /// and [`ways`](Sections::ways) in [`lang`](Sections::lang) and
+    /// [`style`](Sections::style) (for the default style and no ways,
     /// [`prompt::format_guide`](crate::prompt::format_guide)).
     fn format_guide() -> String {
         crate::prompt::guide(
             Self::specs(),
-            Self::choices(),
+            Self::ways(),
             Self::lang(),
             Self::style(),
             &[],
@@ -63,12 +63,12 @@ pub trait Sections: Sized {
     /// problem of the reply and renders as the message for the model.
     fn parse_sections(raw: &str) -> Result<Self, Feedback>;
 
-    /// The choices between sets of sections among the
-    /// [`specs`](Sections::specs): one per enum deriving `Sections` (the
-    /// type itself, or a `#[section(flatten)]` field of such an enum), each
-    /// saying which sections belong to which variant. Empty for a type
+    /// The ways to answer among the [`specs`](Sections::specs): one
+    /// [`WaysSpec`] per enum deriving `Sections` (the type itself, or a
+    /// `#[section(flatten)]` field of such an enum), each saying which
+    /// sections belong to which way (variant). Empty for a type
     /// without one (the default).
-    fn choices() -> &'static [ChoiceSpec] {
+    fn ways() -> &'static [WaysSpec] {
         &[]
     }
 

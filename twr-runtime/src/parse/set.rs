@@ -4,11 +4,11 @@
 
 use super::section_reader::SectionReader;
 use crate::prompt::Shape;
-use crate::vocab::{ChoiceSpec, SectionSpec};
+use crate::vocab::{SectionSpec, WaysSpec};
 
 /// What `#[derive(Sections)]` knows of a type at compile time, so that
 /// another type can flatten it (`#[section(flatten)]`): its sections and
-/// choices as constants, and the reading of its sections at any position
+/// ways as constants, and the reading of its sections at any position
 /// of the flattening type's specs. Implemented by the derive only.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
@@ -19,8 +19,8 @@ use crate::vocab::{ChoiceSpec, SectionSpec};
 pub trait SectionSet: Sized {
     /// The sections, as [`Sections::specs`](crate::Sections::specs) returns them.
     const SPECS: &'static [SectionSpec];
-    /// The choices, as [`Sections::choices`](crate::Sections::choices) returns them.
-    const CHOICES: &'static [ChoiceSpec];
+    /// The ways, as [`Sections::ways`](crate::Sections::ways) returns them.
+    const WAYS: &'static [WaysSpec];
 
     /// Adds to `shapes` the examples built from the type of each table or
     /// record section without an example of its own, at its position plus
@@ -57,7 +57,7 @@ pub type Schema = fn() -> Option<serde_json::Value>;
 /// and `None` otherwise. Method lookup tries the receiver as it is before
 /// taking a reference to it, so [`ProbeSchema`] (on `SchemaProbe<T>`, for
 /// schema types only) wins over [`NoSchema`] (on `&SchemaProbe<T>`, for
-/// every type) whenever it applies: a choice made by the compiler per
+/// every type) whenever it applies: picked by the compiler per
 /// type, with no trait a user must implement.
 pub struct SchemaProbe<T: ?Sized>(core::marker::PhantomData<fn() -> Box<T>>);
 

@@ -224,9 +224,10 @@ pub struct Phrases {
     /// Ends the guide: where the final answer starts, `{h}` (the first
     /// section's header).
     pub guide_begin: &'static str = "After any thinking, begin your final answer with {h} on a line of its own.",
-    /// Opens the list of the ways of a choice (an enum of section sets).
+    /// Opens the list of the ways to answer of an enum (each a set of
+    /// sections).
     pub guide_ways: &'static str = "Answer in one of these ways, with the sections of that way only:",
-    /// Heads one way of a choice: `{n}` (its number), `{name}`.
+    /// Heads one way of an enum: `{n}` (its number), `{name}`.
     pub guide_way: &'static str = "Way {n} ({name}):",
     /// Introduces the example answer of one way: `{n}`, `{name}`.
     pub guide_example_way: &'static str = "Example answer in way {n} ({name}):",
@@ -270,12 +271,12 @@ pub struct Phrases {
     pub not_on_own_line: &'static str = "The {h} header must stand on a line of its own; it appears inside the line '{line}'.",
     /// `{headers}`.
     pub none_of: &'static str = "None of the sections {headers} is in your answer. Please give at least one of them, each header on a line of its own.",
-    /// A reply with no section of a choice: `{choice}`, `{ways}`.
-    pub no_choice: &'static str = "Your answer has none of the sections of {choice}. Choose one way and write its sections: {ways}.",
-    /// A reply with sections of several ways of a choice: `{choice}`,
+    /// A reply with no section of an enum's ways: `{enum_name}`, `{ways}`.
+    pub no_way: &'static str = "Your answer has none of the sections of {enum_name}. Choose one way and write its sections: {ways}.",
+    /// A reply with sections of several ways of an enum: `{enum_name}`,
     /// `{found}` (the ways written), `{ways}` (every way).
-    pub mixed_choice: &'static str = "Your answer mixes the ways of {choice}: it has sections of {found}. Choose one way and write only its sections: {ways}.",
-    /// One way and its headers, in `no_choice` and `mixed_choice`:
+    pub mixed_ways: &'static str = "Your answer mixes the ways of {enum_name}: it has sections of {found}. Choose one way and write only its sections: {ways}.",
+    /// One way and its headers, in `no_way` and `mixed_ways`:
     /// `{name}`, `{headers}`.
     pub way_headers: &'static str = "{name} ({headers})",
     /// No blanks.
@@ -324,7 +325,7 @@ pub struct Phrases {
     pub ask_after_stop: &'static str = "I stopped reading your answer there. Reply with only the {sections}; I have kept the sections before it.",
     /// The whole answer again.
     pub ask_whole: &'static str = "Reply with your whole answer again, every section included and each header on a line of its own, with these fixes made.",
-    /// As `ask_whole`, for a type with a choice of ways.
+    /// As `ask_whole`, for a type with ways to answer.
     pub ask_whole_way: &'static str = "Reply with your whole answer again, in one way only, each header on a line of its own, with these fixes made.",
     /// A new answer, for a parser of the caller's own.
     pub ask_free: &'static str = "Please answer again with these fixes made.",
@@ -357,7 +358,7 @@ pub struct Phrases {
     /// After the real prompt, when a demonstration showed the format:
     /// `{headers}`.
     pub same_format: &'static str = "Answer in the same format, with the sections {headers}, each header on a line of its own.",
-    /// As `same_format`, for a type with a choice of ways: `{ways}`.
+    /// As `same_format`, for a type with ways to answer: `{ways}`.
     pub same_format_ways: &'static str = "Answer in the same format, in one of these ways: {ways}; each header on a line of its own.",
 
     // The last resorts (`think/focus.rs`).
@@ -500,11 +501,11 @@ impl Phrases {
             ("unread_header", self.unread_header, &["h", "wrote"]),
             ("not_on_own_line", self.not_on_own_line, &["h", "line"]),
             ("none_of", self.none_of, &["headers"]),
-            ("no_choice", self.no_choice, &["choice", "ways"]),
+            ("no_way", self.no_way, &["enum_name", "ways"]),
             (
-                "mixed_choice",
-                self.mixed_choice,
-                &["choice", "found", "ways"],
+                "mixed_ways",
+                self.mixed_ways,
+                &["enum_name", "found", "ways"],
             ),
             ("way_headers", self.way_headers, &["name", "headers"]),
             ("guide_ways", self.guide_ways, &[]),
@@ -698,7 +699,7 @@ impl Phrases {
 
     /// True when `description` already says what the guide's sentence for
     /// `kind` would: any description of free text, a list "one per line",
-    /// every value of a choice. The guide then does not repeat it as
+    /// every value of a Choice. The guide then does not repeat it as
     /// boilerplate.
     pub(crate) fn says_kind(&self, description: &str, kind: &ValueKind) -> bool {
         match self.kind_words(kind).said_by {

@@ -88,8 +88,8 @@ pub(crate) const ZH: Phrases = Phrases {
     unread_header: "你把 {h} 部分写成了“{wrote}”，这不会被当作标题：请把 {h} 单独写在一行，内容写在它下面。",
     not_on_own_line: "标题 {h} 必须单独占一行，但它出现在这一行里：“{line}”。",
     none_of: "你的回答里没有 {headers} 中的任何一个部分。请至少写出其中一个，每个标题单独占一行。",
-    no_choice: "你的回答里没有{choice}的任何部分。请选择一种方式，写出它的部分：{ways}。",
-    mixed_choice: "你的回答混用了{choice}的几种方式：其中有{found}的部分。请只选择一种方式，只写它的部分：{ways}。",
+    no_way: "你的回答里没有{enum_name}的任何部分。请选择一种方式，写出它的部分：{ways}。",
+    mixed_ways: "你的回答混用了{enum_name}的几种方式：其中有{found}的部分。请只选择一种方式，只写它的部分：{ways}。",
     way_headers: "{name}（{headers}）",
     missing_divider: "请把最终答案写在一行五个或更多等号（=====）之后，或写在两行这样的等号之间。",
 

@@ -1,6 +1,6 @@
 //! What a section is made of ([`SectionSpec`], [`ValueKind`],
-//! [`Presence`], [`Lang`], [`Style`]) and a choice between sets of
-//! sections ([`ChoiceSpec`], [`VariantSpec`]), for a hand-written
+//! [`Presence`], [`Lang`], [`Style`]) and the ways to answer of an enum,
+//! each a set of sections ([`WaysSpec`], [`WaySpec`]), for a hand-written
 //! [`Sections`] or a look at the specs; and the [`Sections`] trait itself.
 //!
 //! Only paths: the types are defined in the crate's leaf vocabulary, the
@@ -9,4 +9,4 @@
 
 pub use crate::parse::sections::Sections;
 pub use crate::phrases::lang::Lang;
-pub use crate::vocab::{Bounds, ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
+pub use crate::vocab::{Bounds, Presence, SectionSpec, Style, ValueKind, WaySpec, WaysSpec};

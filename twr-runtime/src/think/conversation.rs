@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::outcome::SectionSource;
 use crate::model::{Message, Role};
 use crate::parse::{split_sections, SectionMap};
-use crate::sections::{ChoiceSpec, Presence, SectionSpec};
+use crate::sections::{Presence, SectionSpec, WaysSpec};
 use crate::text::SharedText;
 
 /// The private conversation of one run.
@@ -114,21 +114,21 @@ impl Conversation {
 /// complete reply would have given, and cross-section validators still see
 /// the whole value.
 ///
-/// With choices between sets of sections (an enum deriving `Sections`), a
-/// reply that writes the sections of one way of a choice drops those kept
+/// With ways to answer (an enum deriving `Sections`), a reply that writes
+/// the sections of one way of an enum drops those kept
 /// of its other ways: a patch stays within the chosen way, and a reply that
 /// switches ways is read as a new answer, not merged with the old way's.
 pub(crate) struct SectionStore {
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     slots: Vec<Option<(String, usize)>>,
 }
 
 impl SectionStore {
-    pub(crate) fn new(specs: &'static [SectionSpec], choices: &'static [ChoiceSpec]) -> Self {
+    pub(crate) fn new(specs: &'static [SectionSpec], ways: &'static [WaysSpec]) -> Self {
         SectionStore {
             specs,
-            choices,
+            ways,
             slots: vec![None; specs.len()],
         }
     }
@@ -162,12 +162,10 @@ impl SectionStore {
             .collect();
         let last = found.iter().map(|&(_, _, start)| start).max();
         let present: Vec<usize> = found.iter().map(|&(index, _, _)| index).collect();
-        for choice in self.choices {
-            if let Some(chosen) = single_way(choice, &present) {
+        for enum_ways in self.ways {
+            if let Some(chosen) = single_way(enum_ways, &present) {
                 for (index, slot) in self.slots.iter_mut().enumerate() {
-                    let other_way = choice
-                        .variant_of(index)
-                        .is_some_and(|variant| variant != chosen);
+                    let other_way = enum_ways.way_of(index).is_some_and(|way| way != chosen);
                     if other_way {
                         *slot = None;
                     }
@@ -193,10 +191,10 @@ impl SectionStore {
     }
 
     /// Writes `none` (`N/A`) for every optional section not known, in a
-    /// type without choices between sets of sections (where an absent
+    /// type without ways to answer (where an absent
     /// section may belong to a way not taken).
     pub(crate) fn fill_absent_optional(&mut self, none: &str) {
-        if !self.choices.is_empty() {
+        if !self.ways.is_empty() {
             return;
         }
         for (spec, slot) in self.specs.iter().zip(&mut self.slots) {
@@ -282,10 +280,10 @@ impl SectionStore {
     }
 }
 
-/// The one way of `choice` that sections at positions `present` belong to;
+/// The one way of `enum_ways` that sections at positions `present` belong to;
 /// `None` when they belong to none of its ways, or to several.
-pub(crate) fn single_way(choice: &ChoiceSpec, present: &[usize]) -> Option<usize> {
-    let mut ways = present.iter().filter_map(|&index| choice.variant_of(index));
+pub(crate) fn single_way(enum_ways: &WaysSpec, present: &[usize]) -> Option<usize> {
+    let mut ways = present.iter().filter_map(|&index| enum_ways.way_of(index));
     let first = ways.next()?;
     ways.all(|way| way == first).then_some(first)
 }

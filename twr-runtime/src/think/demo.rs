@@ -16,7 +16,7 @@
 
 use crate::model::Message;
 use crate::phrases::{fill, phrases};
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{Lang, SectionSpec, WaysSpec};
 
 /// The opening messages of a run: the demonstrations, then the prompt.
 pub(crate) struct Opening {
@@ -40,7 +40,7 @@ pub(crate) fn opening(
     guide: Option<&str>,
     demonstrations: &[(String, String)],
     specs: Option<&[SectionSpec]>,
-    choices: &[ChoiceSpec],
+    ways: &[WaysSpec],
     lang: Lang,
 ) -> Opening {
     let guide = guide.map(str::trim).filter(|guide| !guide.is_empty());
@@ -51,7 +51,7 @@ pub(crate) fn opening(
         };
     };
     let reminder = match specs {
-        Some(specs) if !specs.is_empty() => Some(same_format(specs, choices, lang)),
+        Some(specs) if !specs.is_empty() => Some(same_format(specs, ways, lang)),
         _ => None,
     };
     let mut messages = pairs(demonstrations);
@@ -73,9 +73,9 @@ pub(crate) fn opening(
 }
 
 /// The reminder after a demonstration: "Answer in the same format, with
-/// the sections [A] and [B], ...", or for a type with choices, its ways and
+/// the sections [A] and [B], ...", or for a type with ways, its ways and
 /// the headers of each.
-fn same_format(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+fn same_format(specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
     let words = phrases(lang);
     let headers = |sections: &[usize]| {
         let headers: Vec<&str> = sections
@@ -84,11 +84,11 @@ fn same_format(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> Str
             .collect();
         words.join(&headers)
     };
-    if choices.is_empty() {
+    if ways.is_empty() {
         let all: Vec<usize> = (0..specs.len()).collect();
         return fill(words.same_format, &[("headers", &headers(&all))]);
     }
-    let ways: Vec<String> = crate::prompt::answers(specs, choices)
+    let answers: Vec<String> = crate::prompt::answers(specs, ways)
         .iter()
         .map(|(name, sections)| {
             fill(
@@ -100,21 +100,24 @@ fn same_format(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> Str
             )
         })
         .collect();
-    let ways: Vec<&str> = ways.iter().map(String::as_str).collect();
-    fill(words.same_format_ways, &[("ways", &words.join_or(&ways))])
+    let answers: Vec<&str> = answers.iter().map(String::as_str).collect();
+    fill(
+        words.same_format_ways,
+        &[("ways", &words.join_or(&answers))],
+    )
 }
 
 /// The demonstration built from the sections' own examples: a request for
 /// an example answer, and the guide's example answer (in its first way,
-/// for a type with choices).
+/// for a type with ways).
 pub(crate) fn from_examples(
     specs: &[SectionSpec],
-    choices: &[ChoiceSpec],
+    ways: &[WaysSpec],
     lang: Lang,
 ) -> (String, String) {
     (
         phrases(lang).demo_question.to_string(),
-        crate::prompt::first_example(specs, choices, lang),
+        crate::prompt::first_example(specs, ways, lang),
     )
 }
 
@@ -123,15 +126,15 @@ pub(crate) fn from_examples(
 /// content, in declaration order (what a patch merge writes), without the
 /// reasoning, the words around the sections or anything else the reply
 /// held. An optional section the answer left out is written as the guide
-/// asks (`N/A`), in a type without choices: a demonstration that skips a
+/// asks (`N/A`), in a type without ways: a demonstration that skips a
 /// section teaches the model to skip it.
 pub(crate) fn soft_answer(
     answer: &str,
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     lang: Lang,
 ) -> String {
-    let mut sections = super::conversation::SectionStore::new(specs, choices);
+    let mut sections = super::conversation::SectionStore::new(specs, ways);
     sections.absorb(answer, 1, false);
     sections.fill_absent_optional(phrases(lang).none_answer);
     sections.render()

@@ -121,14 +121,14 @@ where
         };
         demonstrations.extend(lessons.demonstrations);
         if let (true, Some(specs)) = (think.auto_demonstration, format.specs) {
-            demonstrations.push(demo::from_examples(specs, format.choices, lang));
+            demonstrations.push(demo::from_examples(specs, format.ways, lang));
         }
         let opening = demo::opening(
             &prompt.content,
             format.guide.as_deref(),
             &demonstrations,
             format.specs,
-            format.choices,
+            format.ways,
             lang,
         );
         // The guide goes into the text; the attachments stay.
@@ -455,7 +455,7 @@ where
             .collect();
         let specs = self.reader.specs().unwrap_or(&[]);
         let phrases = crate::phrases::phrases(self.reader.lang(None));
-        let agreement = samples::agree(&voices, specs, self.reader.choices(), phrases);
+        let agreement = samples::agree(&voices, specs, self.reader.ways(), phrases);
         attempt.confidence = agreement.confidence;
         self.agreed = Some(SharedText::from(agreement.answer));
         self.logprobs.clear();
@@ -857,14 +857,7 @@ where
         self.think.stores.record_typed(
             shape,
             self.prompt.content.as_str(),
-            || {
-                super::demo::soft_answer(
-                    answer,
-                    specs,
-                    self.reader.choices(),
-                    self.reader.lang(None),
-                )
-            },
+            || super::demo::soft_answer(answer, specs, self.reader.ways(), self.reader.lang(None)),
             last.constrained || self.attempts.iter().any(|a| a.constrained),
             self.attempts.len() + 1,
         );

@@ -154,7 +154,7 @@ fn normalised(text: &str) -> String {
 /// marker left out) is one bracketed slot, in square, angle or curly
 /// brackets, holding words and nothing else (`[item1]`, `[item: High]`,
 /// `<one-line summary>`, `{{name}}`). A value in JSON, a table or a
-/// choice is left alone: its brackets are its syntax or its words.
+/// Choice value is left alone: its brackets are its syntax or its words.
 pub(crate) fn is_placeholder(value: &str, kind: ValueKind) -> bool {
     if matches!(
         kind,

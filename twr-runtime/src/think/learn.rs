@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::model::{ChatModel, Message};
 use crate::parse::split_sections;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec, ValueKind};
+use crate::sections::{Lang, SectionSpec, ValueKind, WaysSpec};
 use crate::stored_model::JobRuns;
 
 use super::{Think, ThinkError};
@@ -79,21 +79,21 @@ pub(crate) struct Shape<'a> {
 
 impl<M: ChatModel> Think<'_, M> {
     /// The lessons of a run for `prompt`, of a type with `specs` and
-    /// `choices` (none for a run that is not of a `Sections` type): a job
+    /// `ways` (none for a run that is not of a `Sections` type): a job
     /// that cannot be read ends the run before its first request, as an
     /// attachment that cannot be sent does.
     pub(super) async fn lessons(
         &self,
         prompt: &Message,
         specs: Option<&[SectionSpec]>,
-        choices: &[ChoiceSpec],
+        ways: &[WaysSpec],
         guide: Option<&str>,
         lang: Lang,
     ) -> Result<Lessons, Box<ThinkError>> {
         if let Some(specs) = specs {
             // Nothing recorded, nothing learned (always so without the
             // journal): the run goes on without reading anything.
-            let Some(shape) = self.stores.shape_of(specs, choices) else {
+            let Some(shape) = self.stores.shape_of(specs, ways) else {
                 return Ok(Lessons::default());
             };
             let checked = Shape { specs, guide, lang };

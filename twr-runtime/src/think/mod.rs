@@ -985,11 +985,11 @@ impl<'a, M: ChatModel> Think<'a, M> {
 
     /// Stops reading a streamed reply as soon as one of its sections is
     /// complete and definitely invalid (a number section with no number, a
-    /// choice that is none of the choices, a failed validator, JSON that no
-    /// repair makes fit, an empty section): the stream is dropped, so the
-    /// connection closes and the server stops generating, the attempt is
-    /// recorded as [`AttemptKind::Aborted`] with the text received so far,
-    /// and the feedback goes out at once (in patch mode the sections
+    /// Choice value that is none of its words, a failed validator, JSON
+    /// that no repair makes fit, an empty section): the stream is dropped,
+    /// so the connection closes and the server stops generating, the
+    /// attempt is recorded as [`AttemptKind::Aborted`] with the text
+    /// received so far, and the feedback goes out at once (in patch mode the sections
     /// received before it are kept). A section that is merely missing so
     /// far never stops a reply.
     ///
@@ -1059,7 +1059,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
                 parse: read::sections_of::<T>,
                 guide: Some(T::format_guide()),
                 specs: Some(T::specs()),
-                choices: T::choices(),
+                ways: T::ways(),
                 lang: Some(T::lang()),
                 grammar: Some(Grammar::of::<T>),
             };
@@ -1126,7 +1126,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             parse: read::sections_of::<T>,
             guide: Some(T::format_guide()),
             specs: Some(T::specs()),
-            choices: T::choices(),
+            ways: T::ways(),
             lang: Some(T::lang()),
             grammar: Some(Grammar::of::<T>),
         };
@@ -1154,7 +1154,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             },
             guide: None,
             specs: None,
-            choices: &[],
+            ways: &[],
             lang: None,
             grammar: None,
         };
@@ -1186,7 +1186,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             },
             guide: None,
             specs: None,
-            choices: &[],
+            ways: &[],
             lang: None,
             grammar: None,
         };
@@ -1222,7 +1222,7 @@ impl<'a, M: ChatModel> Think<'a, M> {
             .lessons(
                 &prompt,
                 format.specs,
-                format.choices,
+                format.ways,
                 format.guide.as_deref(),
                 format.lang.unwrap_or_default(),
             )

@@ -18,8 +18,8 @@ use crate::parse::typed::TypedSections;
 use crate::parse::{split_sections, SectionMap};
 use crate::phrases::{fill, phrases};
 use crate::sections::Lang;
-use crate::sections::{ChoiceSpec, SectionSpec};
 use crate::sections::{Presence, Sections, ValueKind};
+use crate::sections::{SectionSpec, WaysSpec};
 
 /// What an answer must be and how a reply is read as one: the parser
 /// (which returns, beside its result, how the JSON it read was obtained;
@@ -31,8 +31,8 @@ pub(crate) struct AnswerSpec<F> {
     pub(crate) parse: F,
     pub(crate) guide: Option<String>,
     pub(crate) specs: Option<&'static [SectionSpec]>,
-    /// The choices between sets of the specs' sections (empty without).
-    pub(crate) choices: &'static [ChoiceSpec],
+    /// The ways to answer among the specs' sections (empty without).
+    pub(crate) ways: &'static [WaysSpec],
     pub(crate) lang: Option<Lang>,
     /// Builds the grammar of a whole answer, for constrained attempts
     /// (`Sections` types only); built when an attempt is first constrained.
@@ -132,7 +132,7 @@ where
     /// specs.
     pub(crate) fn new(format: AnswerSpec<F>, patch: bool, focused: bool, wording: Wording) -> Self {
         let store = match (patch, format.specs) {
-            (true, Some(specs)) => Some(SectionStore::new(specs, format.choices)),
+            (true, Some(specs)) => Some(SectionStore::new(specs, format.ways)),
             _ => None,
         };
         let sections = format.specs.map_or(0, <[SectionSpec]>::len);
@@ -221,7 +221,7 @@ where
             feedback: problems,
             headers,
             specs: self.format.specs,
-            choices: self.format.choices,
+            ways: self.format.ways,
             stopped,
             then,
         });
@@ -327,7 +327,7 @@ where
             headerless && bare::is_acknowledgement(raw),
             self.format.specs,
         ) {
-            let message = asked.restate(specs, self.format.choices, self.lang(Some(&problems)));
+            let message = asked.restate(specs, self.format.ways, self.lang(Some(&problems)));
             let kind = kind(AttemptKind::Rejected);
             self.asked = asked.again();
             return Verdict::Rejected {
@@ -587,7 +587,7 @@ where
             // The section the reply was cut in is not complete: left out.
             store.absorb(raw, number, true);
             let kept: Vec<&str> = store.headers_present().collect();
-            let in_play = in_play(specs, self.format.choices, &kept);
+            let in_play = in_play(specs, self.format.ways, &kept);
             wanted = specs
                 .iter()
                 .enumerate()
@@ -596,24 +596,22 @@ where
                 })
                 .map(|(_, spec)| spec.header)
                 .collect();
-            // Everything, or sections of several ways of a choice: the whole
+            // Everything, or sections of several ways of an enum: the whole
             // answer is asked for.
-            let (all, ways) = (
-                in_play.iter().filter(|&&play| play).count(),
-                self.format.choices,
-            );
-            let several_ways = ways.iter().any(|choice| {
+            let all = in_play.iter().filter(|&&play| play).count();
+            let several_ways = self.format.ways.iter().any(|enum_ways| {
                 let wanted_indices: Vec<usize> = specs
                     .iter()
                     .enumerate()
                     .filter(|(_, spec)| wanted.contains(&spec.header))
                     .map(|(index, _)| index)
                     .collect();
-                let mut ways = wanted_indices
+                let mut taken = wanted_indices
                     .iter()
-                    .filter_map(|&index| choice.variant_of(index));
-                ways.next()
-                    .is_some_and(|first| ways.any(|way| way != first))
+                    .filter_map(|&index| enum_ways.way_of(index));
+                taken
+                    .next()
+                    .is_some_and(|first| taken.any(|way| way != first))
             });
             if wanted.len() == all || several_ways || has_general_problem(&invalid) {
                 wanted.clear();
@@ -652,9 +650,9 @@ where
         self.format.specs
     }
 
-    /// The choices between the type's sections (empty without).
-    pub(crate) fn choices(&self) -> &'static [ChoiceSpec] {
-        self.format.choices
+    /// The ways to answer among the type's sections (empty without).
+    pub(crate) fn ways(&self) -> &'static [WaysSpec] {
+        self.format.ways
     }
 
     /// Where each section of a merged answer came from.
@@ -674,7 +672,7 @@ where
             feedback: problems,
             headers: &[],
             specs: self.format.specs,
-            choices: self.format.choices,
+            ways: self.format.ways,
             stopped: false,
             then: Then::Nothing,
         })
@@ -746,9 +744,9 @@ fn has_general_problem(feedback: &Feedback) -> bool {
 }
 
 /// Per section of `specs`: whether an answer still needs it, given the
-/// sections `kept`: a section of a way of a choice is out of play when the
-/// kept sections chose another way of that choice.
-fn in_play(specs: &[SectionSpec], choices: &[ChoiceSpec], kept: &[&str]) -> Vec<bool> {
+/// sections `kept`: a section of a way of an enum is out of play when the
+/// kept sections took another way of that enum.
+fn in_play(specs: &[SectionSpec], ways: &[WaysSpec], kept: &[&str]) -> Vec<bool> {
     let kept: Vec<usize> = specs
         .iter()
         .enumerate()
@@ -757,8 +755,8 @@ fn in_play(specs: &[SectionSpec], choices: &[ChoiceSpec], kept: &[&str]) -> Vec<
         .collect();
     (0..specs.len())
         .map(|index| {
-            choices.iter().all(|choice| {
-                match (choice.variant_of(index), single_way(choice, &kept)) {
+            ways.iter().all(|enum_ways| {
+                match (enum_ways.way_of(index), single_way(enum_ways, &kept)) {
                     (Some(way), Some(chosen)) => way == chosen,
                     _ => true,
                 }

@@ -14,7 +14,7 @@ use super::confidence::FieldConfidence;
 use super::conversation::{single_way, SectionStore};
 use crate::parse::{split_sections, SectionMap, SectionValue};
 use crate::phrases::Phrases;
-use crate::sections::{ChoiceSpec, Presence, SectionSpec, ValueKind};
+use crate::sections::{Presence, SectionSpec, ValueKind, WaysSpec};
 
 /// One reply to agree on: its text, and whether the token limit cut it.
 pub(crate) struct Voice<'a> {
@@ -32,12 +32,12 @@ pub(crate) struct Agreement {
     pub(crate) confidence: Vec<FieldConfidence>,
 }
 
-/// The answer `voices` agree on, for a type of sections `specs` (with ways
-/// `choices`) whose values read with `phrases`.
+/// The answer `voices` agree on, for a type of sections `specs` (with
+/// `ways`) whose values read with `phrases`.
 pub(crate) fn agree(
     voices: &[Voice<'_>],
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     phrases: &Phrases,
 ) -> Agreement {
     let maps: Vec<SectionMap<'_>> = voices
@@ -62,15 +62,15 @@ pub(crate) fn agree(
                 .collect()
         })
         .collect();
-    let ways = winning_ways(&values, choices);
-    let mut store = SectionStore::new(specs, choices);
+    let winners = winning_ways(&values, ways);
+    let mut store = SectionStore::new(specs, ways);
     let mut confidence = Vec::new();
     let total = voices.len().max(1) as f64;
     for (index, spec) in specs.iter().enumerate() {
-        let other_way = choices.iter().zip(&ways).any(|(choice, way)| {
-            choice
-                .variant_of(index)
-                .is_some_and(|variant| Some(variant) != *way)
+        let other_way = ways.iter().zip(&winners).any(|(enum_ways, winner)| {
+            enum_ways
+                .way_of(index)
+                .is_some_and(|way| Some(way) != *winner)
         });
         if other_way {
             continue;
@@ -88,18 +88,17 @@ pub(crate) fn agree(
     }
 }
 
-/// For each choice between ways, the way most replies took (the first
+/// For each enum of ways, the way most replies took (the first
 /// taken on a tie); `None` when no reply took one.
-fn winning_ways(values: &[Vec<Option<&str>>], choices: &[ChoiceSpec]) -> Vec<Option<usize>> {
-    choices
-        .iter()
-        .map(|choice| {
+fn winning_ways(values: &[Vec<Option<&str>>], ways: &[WaysSpec]) -> Vec<Option<usize>> {
+    ways.iter()
+        .map(|enum_ways| {
             let mut tally: Vec<(usize, usize)> = Vec::new();
             for reply in values {
                 let present: Vec<usize> = (0..reply.len())
                     .filter(|&index| reply[index].is_some())
                     .collect();
-                let Some(way) = single_way(choice, &present) else {
+                let Some(way) = single_way(enum_ways, &present) else {
                     continue;
                 };
                 match tally.iter_mut().find(|(seen, _)| *seen == way) {
@@ -172,7 +171,7 @@ fn comparable(value: &str, kind: ValueKind, phrases: &Phrases) -> String {
             Ok(answer) => format!("bool {answer}"),
             Err(_) => as_text(),
         },
-        // Text compares as text; so do a character, a choice (its words),
+        // Text compares as text; so do a character, a Choice (its words),
         // lists, tables, records, maps, JSON and `FromStr` values, whose
         // items a model writes in one way far more often than in two.
         ValueKind::Text

@@ -1,8 +1,8 @@
-//! A derived type's specs and choices as constants: each flattened type's
+//! A derived type's specs and ways as constants: each flattened type's
 //! joined to the type's own where they lie (`concat_specs`,
-//! `concat_choices`), evaluated by the compiler.
+//! `concat_ways`), evaluated by the compiler.
 
-use super::{ChoiceSpec, SectionSpec, ValueKind};
+use super::{SectionSpec, ValueKind, WaysSpec};
 
 /// The specs of a derived type: `parts` one after another. `N` is their
 /// total length, which the derive computes as a constant.
@@ -26,36 +26,33 @@ pub const fn concat_specs<const N: usize>(parts: &[&[SectionSpec]]) -> [SectionS
     out
 }
 
-/// The choices of a derived type: those of each part of its specs, each
-/// part given as its number of sections and its choices (positions within
+/// The ways of a derived type: those of each part of its specs, each
+/// part given as its number of sections and its ways (positions within
 /// the part), shifted to where the part lies. `N` is their total number.
-pub const fn concat_choices<const N: usize>(parts: &[(usize, &[ChoiceSpec])]) -> [ChoiceSpec; N] {
-    let mut out = [ChoiceSpec::new("", 0, &[]); N];
+pub const fn concat_ways<const N: usize>(parts: &[(usize, &[WaysSpec])]) -> [WaysSpec; N] {
+    let mut out = [WaysSpec::new("", 0, &[]); N];
     let mut at = 0;
     let mut offset = 0;
     let mut part = 0;
     while part < parts.len() {
-        let (len, choices) = parts[part];
+        let (len, ways) = parts[part];
         let mut i = 0;
-        while i < choices.len() {
-            out[at] = choices[i].shifted(offset);
+        while i < ways.len() {
+            out[at] = ways[i].shifted(offset);
             at += 1;
             i += 1;
         }
         offset += len;
         part += 1;
     }
-    assert!(
-        at == N,
-        "twr: the derive computed a wrong number of choices"
-    );
+    assert!(at == N, "twr: the derive computed a wrong number of ways");
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::VariantSpec;
+    use crate::vocab::WaySpec;
 
     static SPECS: [SectionSpec; 2] = [
         SectionSpec::new("name", "[Name]", "Name", ValueKind::Text),
@@ -63,11 +60,11 @@ mod tests {
     ];
 
     #[test]
-    fn choices_shift_to_where_their_part_lies() {
-        static INNER: [ChoiceSpec; 1] = [ChoiceSpec::new("Step", 1, &[VariantSpec::new("A", 2)])];
-        let choices = concat_choices::<2>(&[(3, &INNER), (1, &[]), (2, &INNER)]);
-        assert_eq!(choices[0].start, 1);
-        assert_eq!(choices[1].start, 3 + 1 + 1);
+    fn ways_shift_to_where_their_part_lies() {
+        static INNER: [WaysSpec; 1] = [WaysSpec::new("Step", 1, &[WaySpec::new("A", 2)])];
+        let ways = concat_ways::<2>(&[(3, &INNER), (1, &[]), (2, &INNER)]);
+        assert_eq!(ways[0].start, 1);
+        assert_eq!(ways[1].start, 3 + 1 + 1);
         let specs = concat_specs::<4>(&[&SPECS, &SPECS[..1], &SPECS[1..]]);
         let fields: Vec<&str> = specs.iter().map(|spec| spec.field).collect();
         assert_eq!(fields, ["name", "email", "name", "email"]);

@@ -1,6 +1,6 @@
 //! The vocabulary every layer shares: what a section is ([`SectionSpec`],
 //! [`ValueKind`], [`Presence`], [`Style`]), the ways of an enum
-//! ([`ChoiceSpec`], [`VariantSpec`]) and what a value was expected to be
+//! ([`WaysSpec`], [`WaySpec`]) and what a value was expected to be
 //! ([`Expected`]), and the constants the derive builds of them (a type's
 //! specs joined from its parts, the check that flattened headers differ).
 //!
@@ -14,7 +14,7 @@ mod expected;
 mod headers;
 mod spec;
 
-pub use concat::{concat_choices, concat_specs};
+pub use concat::{concat_specs, concat_ways};
 pub use expected::Expected;
 pub use headers::{check_headers, Names};
-pub use spec::{Bounds, ChoiceSpec, Presence, SectionSpec, Style, ValueKind, VariantSpec};
+pub use spec::{Bounds, Presence, SectionSpec, Style, ValueKind, WaySpec, WaysSpec};

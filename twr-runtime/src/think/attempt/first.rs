@@ -2,7 +2,7 @@
 //! `think/demo.rs`), asking for the whole answer.
 
 use super::{full, Asking, Kind, Strategy};
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{Lang, SectionSpec, WaysSpec};
 
 /// The opening request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +34,8 @@ impl Kind for First {
         full::ask_whole(asking)
     }
 
-    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
-        full::restate_whole(specs, choices, lang)
+    fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
+        full::restate_whole(specs, ways, lang)
     }
 
     /// Asked again, the whole answer is a full retry: the guide and the

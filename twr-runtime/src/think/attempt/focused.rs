@@ -10,7 +10,7 @@ use super::{full, Asking, Kind, Strategy};
 use crate::feedback::{Feedback, ProblemKind, Wording};
 use crate::grammar::Grammar;
 use crate::phrases::{fill, phrases, without_stop, Phrases};
-use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, ValueKind};
+use crate::sections::{Lang, Presence, SectionSpec, ValueKind, WaysSpec};
 
 /// One section, as a plain question.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,10 +59,10 @@ impl Kind for Focused {
     }
 
     /// The question again.
-    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+    fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
         match specs.get(self.index) {
             Some(spec) => question(spec, lang),
-            None => full::restate_whole(specs, choices, lang),
+            None => full::restate_whole(specs, ways, lang),
         }
     }
 

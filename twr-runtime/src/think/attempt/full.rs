@@ -8,7 +8,7 @@ use super::super::messages::format_feedback;
 use super::{Asking, Kind, Strategy};
 use crate::phrases::phrases;
 use crate::prompt::first_example;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{Lang, SectionSpec, WaysSpec};
 
 /// The whole answer again.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,8 +27,8 @@ impl Kind for Full {
         ask_whole(asking)
     }
 
-    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
-        restate_whole(specs, choices, lang)
+    fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
+        restate_whole(specs, ways, lang)
     }
 
     fn again(self) -> Strategy {
@@ -49,11 +49,10 @@ impl Full {
 }
 
 /// The problems, then the request for the whole answer again: a new
-/// answer for a free-form parser, in one way for a type with a choice of
-/// ways.
+/// answer for a free-form parser, in one way for a type with ways.
 pub(super) fn ask_whole(asking: Asking<'_>) -> String {
     let words = phrases(asking.lang);
-    let request = match (asking.specs, asking.choices) {
+    let request = match (asking.specs, asking.ways) {
         (None, _) => words.ask_free,
         (Some(_), []) => words.ask_whole,
         (Some(_), _) => words.ask_whole_way,
@@ -62,13 +61,13 @@ pub(super) fn ask_whole(asking: Asking<'_>) -> String {
 }
 
 /// The request for the whole answer again, for a reply that only
-/// acknowledged it: for a type with choices, the whole answer's example is
+/// acknowledged it: for a type with ways, the whole answer's example is
 /// its first way's.
-pub(super) fn restate_whole(specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+pub(super) fn restate_whole(specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
     format!(
         "{}\n\n{}",
         phrases(lang).write_now,
-        first_example(specs, choices, lang)
+        first_example(specs, ways, lang)
     )
 }
 

@@ -45,7 +45,7 @@ use super::messages::Then;
 use super::outcome::AttemptKind;
 use crate::feedback::{Feedback, Wording};
 use crate::grammar::Grammar;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{Lang, SectionSpec, WaysSpec};
 
 /// What one attempt asks the model for: the kind of attempt, as the loop
 /// chose it after the reply before (see the module's docs).
@@ -83,8 +83,8 @@ pub(crate) struct Asking<'a> {
     pub(crate) headers: &'a [&'a str],
     /// The type's sections (`None` for a free-form parser).
     pub(crate) specs: Option<&'a [SectionSpec]>,
-    /// The choices between the sections (empty without).
-    pub(crate) choices: &'a [ChoiceSpec],
+    /// The ways to answer among the sections (empty without).
+    pub(crate) ways: &'a [WaysSpec],
     /// Whether the reply was stopped as it streamed, at the invalid
     /// section.
     pub(crate) stopped: bool,
@@ -153,7 +153,7 @@ trait Kind {
 
     /// The request again, for a reply that only acknowledged it: what to
     /// write, with an example, and nothing about problems.
-    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String;
+    fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String;
 
     /// What the same request is, asked again.
     fn again(self) -> Strategy;
@@ -261,13 +261,8 @@ impl Strategy {
     }
 
     /// See [`Kind::restate`].
-    pub(crate) fn restate(
-        &self,
-        specs: &[SectionSpec],
-        choices: &[ChoiceSpec],
-        lang: Lang,
-    ) -> String {
-        dispatch!(self, kind => kind.restate(specs, choices, lang))
+    pub(crate) fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
+        dispatch!(self, kind => kind.restate(specs, ways, lang))
     }
 
     /// See [`Kind::again`].

@@ -9,7 +9,7 @@ use super::{full, Asking, Kind, Strategy};
 use crate::grammar::Grammar;
 use crate::phrases::{fill, phrases};
 use crate::prompt::example_answer;
-use crate::sections::{ChoiceSpec, Lang, SectionSpec};
+use crate::sections::{Lang, SectionSpec, WaysSpec};
 
 /// Only the sections that failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Kind for Patch {
     }
 
     /// The sections asked for, with their example.
-    fn restate(&self, specs: &[SectionSpec], choices: &[ChoiceSpec], lang: Lang) -> String {
+    fn restate(&self, specs: &[SectionSpec], ways: &[WaysSpec], lang: Lang) -> String {
         let chosen: Vec<SectionSpec> = self
             .indices
             .iter()
@@ -58,7 +58,7 @@ impl Kind for Patch {
             .copied()
             .collect();
         if chosen.is_empty() {
-            return full::restate_whole(specs, choices, lang);
+            return full::restate_whole(specs, ways, lang);
         }
         format!(
             "{}\n\n{}",

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::feedback::{Feedback, Problem};
 use crate::parse::{SectionValue, ValueError};
 use crate::phrases::phrases;
-use crate::sections::{ChoiceSpec, Lang, Presence, SectionSpec, Sections, ValueKind};
+use crate::sections::{Lang, Presence, SectionSpec, Sections, ValueKind, WaysSpec};
 use crate::think::conversation::single_way;
 use crate::think::outcome::AttemptKind;
 
@@ -62,10 +62,10 @@ pub struct SectionEvent {
     pub field: &'static str,
     /// The header as shown to the model, with brackets (`[Plan]`).
     pub header: &'static str,
-    /// The way of answering the section belongs to, for a type with a
-    /// choice between sets of sections (an enum deriving `Sections`, or a
-    /// flattened one): the variant's name (`Search`); the innermost one for
-    /// a choice inside a way. `None` for a section shared by every way.
+    /// The way of answering the section belongs to, for a type with ways
+    /// to answer (an enum deriving `Sections`, or a flattened one): the
+    /// variant's name (`Search`); the innermost one for an enum inside a
+    /// way. `None` for a section shared by every way.
     pub variant: Option<&'static str>,
     /// The section's text, trimmed.
     pub text: String,
@@ -164,7 +164,7 @@ impl SectionEvent {
 #[derive(Clone, PartialEq, Eq)]
 pub struct Completed {
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     /// The type's phrase table: its values are read with its words.
     lang: Lang,
     slots: Vec<Option<Slot>>,
@@ -179,38 +179,38 @@ struct Slot {
 impl Completed {
     pub(super) fn new(
         specs: &'static [SectionSpec],
-        choices: &'static [ChoiceSpec],
+        ways: &'static [WaysSpec],
         lang: Lang,
     ) -> Self {
         Completed {
             specs,
-            choices,
+            ways,
             lang,
             slots: vec![None; specs.len()],
         }
     }
 
-    /// Forgets the sections of the ways of `choice` other than `way`: kept
+    /// Forgets the sections of the ways of `enum_ways` other than `way`: kept
     /// from an earlier reply, they are not merged with a reply that took
     /// another way.
-    pub(super) fn keep_only_way(&mut self, choice: &ChoiceSpec, way: usize) {
+    pub(super) fn keep_only_way(&mut self, enum_ways: &WaysSpec, way: usize) {
         for (index, slot) in self.slots.iter_mut().enumerate() {
-            if choice.variant_of(index).is_some_and(|other| other != way) {
+            if enum_ways.way_of(index).is_some_and(|other| other != way) {
                 *slot = None;
             }
         }
     }
 
-    /// The way the completed sections take in the choice named `choice`
-    /// (an enum of section sets, by its name): the variant's name, once a
-    /// section of one of its ways is complete.
-    pub fn variant(&self, choice: &str) -> Option<&'static str> {
-        let choice = self.choices.iter().find(|c| c.name == choice)?;
+    /// The way the completed sections take among the ways of the enum
+    /// named `enum_name` (an enum deriving `Sections`): the variant's name,
+    /// once a section of one of its ways is complete.
+    pub fn variant(&self, enum_name: &str) -> Option<&'static str> {
+        let enum_ways = self.ways.iter().find(|c| c.name == enum_name)?;
         let complete: Vec<usize> = (0..self.slots.len())
             .filter(|&index| self.slots[index].is_some())
             .collect();
-        let way = single_way(choice, &complete)?;
-        Some(choice.variants[way].name)
+        let way = single_way(enum_ways, &complete)?;
+        Some(enum_ways.ways[way].name)
     }
 
     /// The attempt the section at `index` came from, when it is complete.
@@ -306,8 +306,8 @@ impl Completed {
 
     /// How many sections the value needs, as far as the run shows so far:
     /// every required section, and each optional or defaulted one
-    /// (`Option`, `#[section(default)]`) once it is written; of a choice
-    /// between sets of sections, only the way the completed sections took
+    /// (`Option`, `#[section(default)]`) once it is written; of an enum's
+    /// ways to answer, only the way the completed sections took
     /// (none of its sections before one is complete). So
     /// [`len`](Self::len) reaches it once the value has everything it
     /// needs, also when an optional section is never written: a progress
@@ -317,16 +317,16 @@ impl Completed {
         let complete: Vec<usize> = (0..self.slots.len())
             .filter(|&index| self.slots[index].is_some())
             .collect();
-        let ways: Vec<(&ChoiceSpec, Option<usize>)> = self
-            .choices
+        let taken: Vec<(&WaysSpec, Option<usize>)> = self
+            .ways
             .iter()
-            .map(|choice| (choice, single_way(choice, &complete)))
+            .map(|enum_ways| (enum_ways, single_way(enum_ways, &complete)))
             .collect();
         let needed = |index: usize| {
             self.specs[index].presence == Presence::Required
-                && ways
+                && taken
                     .iter()
-                    .all(|(choice, way)| match choice.variant_of(index) {
+                    .all(|(enum_ways, way)| match enum_ways.way_of(index) {
                         Some(of) => *way == Some(of),
                         None => true,
                     })
@@ -398,13 +398,13 @@ pub enum Progress<T> {
         /// The attempt's number.
         attempt: usize,
     },
-    /// The reply took a way of a choice between sets of sections: the
-    /// header of its first section of that way arrived.
+    /// The reply took one of the ways to answer of an enum deriving
+    /// `Sections`: the header of its first section of that way arrived.
     Chosen {
         /// The attempt's number.
         attempt: usize,
-        /// The choice's name (the enum's).
-        choice: &'static str,
+        /// The enum's name.
+        enum_name: &'static str,
         /// The way's name (the variant's).
         variant: &'static str,
     },
@@ -434,7 +434,7 @@ pub enum Progress<T> {
     /// ([`SectionEvent::problem`] says why).
     SectionInvalid(SectionEvent),
     /// The reply was stopped early, at an invalid section, or at the first
-    /// header of a second way of a choice: the connection was closed and the
+    /// header of a second way of an enum: the connection was closed and the
     /// rest never read (see [`Think::early_abort`](crate::Think::early_abort)).
     Aborted {
         /// The attempt's number.

@@ -10,7 +10,7 @@ use crate::feedback::{Problem, ProblemKind, Way};
 use crate::model::{Delta, ModelError};
 use crate::parse::typed::TypedSections;
 use crate::parse::SectionMap;
-use crate::sections::{ChoiceSpec, SectionSpec};
+use crate::sections::{SectionSpec, WaysSpec};
 
 /// Watches the streamed replies of one run, attempt by attempt.
 pub(crate) struct Listener<'r> {
@@ -22,9 +22,9 @@ pub(crate) struct Listener<'r> {
     /// The sections kept from earlier replies when the attempt started.
     kept: Completed,
     attempt: usize,
-    /// Per choice, the way this reply took, with the headers it opened in
-    /// that way.
-    ways: Vec<Option<(usize, Vec<&'static str>)>>,
+    /// Per enum of ways, the way this reply took, with the headers it
+    /// opened in that way.
+    way_taken: Vec<Option<(usize, Vec<&'static str>)>>,
     /// Per section, the attempt it was last reported complete in, over the
     /// whole run: what a section written again replaces.
     reported: Vec<Option<usize>>,
@@ -37,15 +37,15 @@ pub(crate) struct Listener<'r> {
 
 impl<'r> Listener<'r> {
     pub(crate) fn new(watch: Box<dyn Watch>, early_abort: bool, notes: NoteSinks<'r>) -> Self {
-        let (specs, choices, lang) = (watch.specs(), watch.choices(), watch.lang());
+        let (specs, ways, lang) = (watch.specs(), watch.ways(), watch.lang());
         Listener {
             watch,
             early_abort,
             notes,
-            completed: Completed::new(specs, choices, lang),
-            kept: Completed::new(specs, choices, lang),
+            completed: Completed::new(specs, ways, lang),
+            kept: Completed::new(specs, ways, lang),
             attempt: 0,
-            ways: vec![None; choices.len()],
+            way_taken: vec![None; ways.len()],
             reported: vec![None; specs.len()],
             received: 0,
             reasoning: 0,
@@ -61,7 +61,7 @@ impl<'r> Listener<'r> {
         kept: impl Iterator<Item = Option<(&'k str, usize)>>,
     ) {
         self.attempt = attempt;
-        self.kept = Completed::new(self.watch.specs(), self.watch.choices(), self.watch.lang());
+        self.kept = Completed::new(self.watch.specs(), self.watch.ways(), self.watch.lang());
         for (index, slot) in kept.enumerate() {
             if let Some((text, from)) = slot {
                 self.kept.set(index, text, from);
@@ -83,7 +83,7 @@ impl<'r> Listener<'r> {
     pub(crate) fn begin(&mut self) {
         self.watch.reset();
         self.completed = self.kept.clone();
-        self.ways.iter_mut().for_each(|way| *way = None);
+        self.way_taken.iter_mut().for_each(|way| *way = None);
         self.received = 0;
         self.reasoning = 0;
         self.pieces = 0;
@@ -169,7 +169,7 @@ impl<'r> Listener<'r> {
                 Found::Restart => {
                     // The sections reported so far were reasoning.
                     self.completed = self.kept.clone();
-                    self.ways.iter_mut().for_each(|way| *way = None);
+                    self.way_taken.iter_mut().for_each(|way| *way = None);
                     continue;
                 }
             };
@@ -183,7 +183,7 @@ impl<'r> Listener<'r> {
                 index,
                 field: spec.field,
                 header: spec.header,
-                variant: innermost_way(self.watch.choices(), index),
+                variant: innermost_way(self.watch.ways(), index),
                 text,
                 problem: problem.clone(),
                 replaces,
@@ -197,18 +197,18 @@ impl<'r> Listener<'r> {
     }
 
     /// The header line of the section at `index` arrived. The first one of
-    /// a way of a choice tells the way the reply takes: it is reported, and
-    /// sections kept of the choice's other ways are forgotten. One of a
+    /// a way of an enum tells the way the reply takes: it is reported, and
+    /// sections kept of the enum's other ways are forgotten. One of a
     /// second way makes the reply mixed: its problem is returned.
     fn opened(&mut self, index: usize) -> Option<Problem> {
-        let (specs, choices) = (self.watch.specs(), self.watch.choices());
+        let (specs, ways) = (self.watch.specs(), self.watch.ways());
         let header = specs.get(index)?.header;
         let mut mixed = None;
-        for (number, choice) in choices.iter().enumerate() {
-            let Some(way) = choice.variant_of(index) else {
+        for (number, enum_ways) in ways.iter().enumerate() {
+            let Some(way) = enum_ways.way_of(index) else {
                 continue;
             };
-            match &mut self.ways[number] {
+            match &mut self.way_taken[number] {
                 Some((taken, headers)) if *taken == way => {
                     if !headers.contains(&header) {
                         headers.push(header);
@@ -216,15 +216,15 @@ impl<'r> Listener<'r> {
                 }
                 Some((taken, headers)) => {
                     let found = [(*taken, headers.clone()), (way, vec![header])];
-                    mixed.get_or_insert_with(|| mixed_problem(specs, choice, &found));
+                    mixed.get_or_insert_with(|| mixed_problem(specs, enum_ways, &found));
                 }
                 slot @ None => {
                     *slot = Some((way, vec![header]));
-                    self.completed.keep_only_way(choice, way);
+                    self.completed.keep_only_way(enum_ways, way);
                     self.notes.send(Note::Chosen {
                         attempt: self.attempt,
-                        choice: choice.name,
-                        variant: choice.variants[way].name,
+                        enum_name: enum_ways.name,
+                        variant: enum_ways.ways[way].name,
                     });
                 }
             }
@@ -234,30 +234,29 @@ impl<'r> Listener<'r> {
 }
 
 /// The name of the innermost way the section at `index` belongs to.
-fn innermost_way(choices: &[ChoiceSpec], index: usize) -> Option<&'static str> {
-    choices
-        .iter()
-        .filter_map(|choice| {
-            let way = choice.variant_of(index)?;
-            let range = choice.variant_range(way)?;
-            Some((range.len(), choice.variants[way].name))
+fn innermost_way(ways: &[WaysSpec], index: usize) -> Option<&'static str> {
+    ways.iter()
+        .filter_map(|enum_ways| {
+            let way = enum_ways.way_of(index)?;
+            let range = enum_ways.way_range(way)?;
+            Some((range.len(), enum_ways.ways[way].name))
         })
         .min_by_key(|(len, _)| *len)
         .map(|(_, name)| name)
 }
 
-/// The problem of a reply that took several ways of `choice`: `found`
+/// The problem of a reply that took several ways of `enum_ways`: `found`
 /// gives each way taken and the headers written in it.
 fn mixed_problem(
     specs: &[SectionSpec],
-    choice: &ChoiceSpec,
+    enum_ways: &WaysSpec,
     found: &[(usize, Vec<&'static str>)],
 ) -> Problem {
-    let way = |way: usize, headers: Vec<String>| Way::new(choice.variants[way].name, headers);
-    let ways = (0..choice.variants.len())
+    let way = |way: usize, headers: Vec<String>| Way::new(enum_ways.ways[way].name, headers);
+    let ways = (0..enum_ways.ways.len())
         .map(|number| {
-            let headers = choice
-                .variant_range(number)
+            let headers = enum_ways
+                .way_range(number)
                 .into_iter()
                 .flatten()
                 .filter_map(|index| Some(specs.get(index)?.header.to_owned()))
@@ -271,8 +270,8 @@ fn mixed_problem(
         .collect();
     Problem::new(
         String::new(),
-        ProblemKind::MixedChoice {
-            choice: choice.name.to_owned(),
+        ProblemKind::MixedWays {
+            enum_name: enum_ways.name.to_owned(),
             found,
             ways,
         },

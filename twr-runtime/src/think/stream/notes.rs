@@ -13,7 +13,7 @@ pub(crate) enum Note {
     AttemptStarted(usize),
     Chosen {
         attempt: usize,
-        choice: &'static str,
+        enum_name: &'static str,
         variant: &'static str,
     },
     Receiving {
@@ -45,11 +45,11 @@ impl<T> From<Note> for Progress<T> {
             Note::AttemptStarted(attempt) => Progress::AttemptStarted { attempt },
             Note::Chosen {
                 attempt,
-                choice,
+                enum_name,
                 variant,
             } => Progress::Chosen {
                 attempt,
-                choice,
+                enum_name,
                 variant,
             },
             Note::Receiving {

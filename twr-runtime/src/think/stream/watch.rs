@@ -4,7 +4,7 @@
 use crate::feedback::{Feedback, Problem, ProblemKind};
 use crate::parse::typed::TypedSections;
 use crate::parse::{SectionMap, StreamEvent, StreamReader};
-use crate::sections::{ChoiceSpec, Lang, SectionSpec, Sections};
+use crate::sections::{Lang, SectionSpec, Sections, WaysSpec};
 
 /// The sections of a type, read as a reply streams: the section parser and
 /// the check of each section's value, behind a type-erased face so the
@@ -18,8 +18,8 @@ pub(crate) trait Watch: Send {
     fn finish(&mut self) -> Vec<Found>;
     /// The type's sections.
     fn specs(&self) -> &'static [SectionSpec];
-    /// The type's choices between sets of sections.
-    fn choices(&self) -> &'static [ChoiceSpec];
+    /// The type's ways to answer (its enums deriving `Sections`).
+    fn ways(&self) -> &'static [WaysSpec];
     /// The type's phrase table, whose words its values are read with.
     fn lang(&self) -> Lang;
     /// After [`finish`](Watch::finish): the reply as received and its
@@ -54,7 +54,7 @@ pub(crate) fn watch<T: Sections>() -> Box<dyn Watch> {
     Box::new(SectionWatch {
         reader: StreamReader::new(T::specs()),
         specs: T::specs(),
-        choices: T::choices(),
+        ways: T::ways(),
         lang: T::lang(),
         parse: problems_of::<T>,
         typed: TypedSections::default(),
@@ -77,7 +77,7 @@ fn problems_of<T: Sections>(
 struct SectionWatch {
     reader: StreamReader,
     specs: &'static [SectionSpec],
-    choices: &'static [ChoiceSpec],
+    ways: &'static [WaysSpec],
     lang: Lang,
     parse: ProblemsOf,
     /// The values of the sections checked in this reply.
@@ -143,8 +143,8 @@ impl Watch for SectionWatch {
         self.specs
     }
 
-    fn choices(&self) -> &'static [ChoiceSpec] {
-        self.choices
+    fn ways(&self) -> &'static [WaysSpec] {
+        self.ways
     }
 
     fn lang(&self) -> Lang {
@@ -163,7 +163,7 @@ impl Watch for SectionWatch {
 /// The problem of a complete section's value, of the section `spec`, from
 /// what the type's own parser said reading it alone: any problem with that
 /// section other than its absence counts (a number section with no number,
-/// a choice that is none of the choices, a failed validator, JSON that no
+/// a Choice value that is none of its words, a failed validator, JSON that no
 /// repair makes fit, an empty section).
 fn value_problem(feedback: Option<Feedback>, spec: &SectionSpec) -> Option<Problem> {
     feedback?
@@ -181,7 +181,7 @@ fn about_presence(kind: &ProblemKind) -> bool {
             | ProblemKind::UnreadHeader { .. }
             | ProblemKind::NotOnOwnLine { .. }
             | ProblemKind::NoneOf { .. }
-            | ProblemKind::NoChoice { .. }
+            | ProblemKind::NoWay { .. }
             | ProblemKind::MissingDivider
     )
 }

@@ -1,5 +1,5 @@
 //! Enums of section sets in the loop: the reply's headers choose the way;
-//! a reply with no way or with two gets feedback naming the choice; patch
+//! a reply with no way or with two gets feedback naming the enum; patch
 //! retries stay within the chosen way and a reply that switches ways is
 //! read as a new answer; streamed replies report the way at its first
 //! header, and a mixed one is stopped there.
@@ -201,9 +201,9 @@ async fn streamed_sections_know_their_way_at_its_first_header() {
         match event {
             Progress::Chosen {
                 attempt,
-                choice,
+                enum_name,
                 variant,
-            } => notes.push(format!("{attempt}: {choice} takes {variant}")),
+            } => notes.push(format!("{attempt}: {enum_name} takes {variant}")),
             Progress::SectionComplete(section) => notes.push(section.header.to_owned()),
             Progress::Finished(outcome) => {
                 assert_eq!(outcome.unwrap().value.next, paris());
@@ -281,8 +281,8 @@ async fn a_mixed_stream_is_stopped_at_the_first_header_of_its_second_way() {
     );
     assert_eq!(
         stopped.feedback.as_ref().unwrap().problems()[0].kind,
-        ProblemKind::MixedChoice {
-            choice: "Step".into(),
+        ProblemKind::MixedWays {
+            enum_name: "Step".into(),
             found: vec![
                 twr_runtime::feedback::Way::new(
                     "Search",

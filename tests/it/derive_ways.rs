@@ -1,11 +1,11 @@
 //! Enums of section sets: `#[derive(Sections)]` on an enum whose variants
 //! are ways to answer. The reply's headers choose the variant; the guide
 //! offers every way; a reply with no way, or with two, gets feedback naming
-//! the choice and each way's headers.
+//! the enum and each way's headers.
 
 use twr_runtime::{
     feedback::{ProblemKind, Way},
-    sections::{ChoiceSpec, Lang, VariantSpec},
+    sections::{Lang, WaySpec, WaysSpec},
     Sections,
 };
 
@@ -41,14 +41,14 @@ enum Step {
 }
 
 #[test]
-fn the_variants_sections_follow_each_other_and_the_choice_says_which_are_whose() {
+fn the_ways_sections_follow_each_other_and_the_ways_say_which_are_whose() {
     let headers: Vec<&str> = Step::specs().iter().map(|spec| spec.header).collect();
     assert_eq!(headers, ["[Query]", "[Reason]", "[Answer]", "[Confidence]"]);
-    static VARIANTS: [VariantSpec; 2] = [
-        VariantSpec::new("Search", 2).with_description("Search the web before answering."),
-        VariantSpec::new("Answer", 2).with_description("Answer now."),
+    static WAYS: [WaySpec; 2] = [
+        WaySpec::new("Search", 2).with_description("Search the web before answering."),
+        WaySpec::new("Answer", 2).with_description("Answer now."),
     ];
-    assert_eq!(Step::choices(), [ChoiceSpec::new("Step", 0, &VARIANTS)]);
+    assert_eq!(Step::ways(), [WaysSpec::new("Step", 0, &WAYS)]);
 }
 
 #[test]
@@ -103,12 +103,12 @@ fn ways() -> Vec<Way> {
 }
 
 #[test]
-fn a_reply_with_no_way_names_the_choice_and_every_ways_headers() {
+fn a_reply_with_no_way_names_the_enum_and_every_ways_headers() {
     let feedback = Step::parse_sections("Paris, I think.").unwrap_err();
     assert_eq!(
         feedback.problems()[0].kind,
-        ProblemKind::NoChoice {
-            choice: "Step".into(),
+        ProblemKind::NoWay {
+            enum_name: "Step".into(),
             ways: ways()
         }
     );
@@ -127,8 +127,8 @@ fn a_reply_with_two_ways_names_what_it_wrote_and_every_way() {
             .unwrap_err();
     assert_eq!(
         feedback.problems()[0].kind,
-        ProblemKind::MixedChoice {
-            choice: "Step".into(),
+        ProblemKind::MixedWays {
+            enum_name: "Step".into(),
             found: vec![
                 Way::new("Search", vec!["[Query]".into()]),
                 Way::new("Answer", vec!["[Answer]".into(), "[Confidence]".into()]),
@@ -146,7 +146,7 @@ fn a_reply_with_two_ways_names_what_it_wrote_and_every_way() {
         Step::parse_sections("[Reason]\n\n[Answer]\nParis.\n[Confidence]\n4").unwrap_err();
     assert!(matches!(
         feedback.problems()[0].kind,
-        ProblemKind::MixedChoice { .. }
+        ProblemKind::MixedWays { .. }
     ));
 }
 
@@ -289,10 +289,10 @@ struct AgentStep {
 }
 
 #[test]
-fn a_flattened_choice_follows_shared_sections() {
+fn flattened_ways_follow_shared_sections() {
     assert_eq!(
-        AgentStep::choices(),
-        [ChoiceSpec::new("Step", 1, Step::choices()[0].variants)]
+        AgentStep::ways(),
+        [WaysSpec::new("Step", 1, Step::ways()[0].ways)]
     );
     assert_eq!(
         AgentStep::parse_sections("[Thought]\nI know this.\n[Answer]\nParis.\n[Confidence]\n5"),
@@ -308,8 +308,8 @@ fn a_flattened_choice_follows_shared_sections() {
     let feedback = AgentStep::parse_sections("[Thought]\nHmm.").unwrap_err();
     assert_eq!(
         feedback.problems()[0].kind,
-        ProblemKind::NoChoice {
-            choice: "Step".into(),
+        ProblemKind::NoWay {
+            enum_name: "Step".into(),
             ways: ways()
         }
     );
@@ -326,7 +326,7 @@ fn a_flattened_choice_follows_shared_sections() {
     assert!(guide.ends_with("begin your final answer with [Thought] on a line of its own."));
 }
 
-/// A choice inside a way: the answer way flattens another choice.
+/// Ways inside a way: the answer way flattens another enum of ways.
 #[derive(Debug, PartialEq, Sections)]
 enum Delivery {
     Email { address: String },
@@ -347,12 +347,12 @@ enum Request {
 }
 
 #[test]
-fn a_choice_inside_a_way() {
-    let choices: Vec<(&str, std::ops::Range<usize>)> = Request::choices()
+fn ways_inside_a_way() {
+    let ways: Vec<(&str, std::ops::Range<usize>)> = Request::ways()
         .iter()
-        .map(|choice| (choice.name, choice.range()))
+        .map(|enum_ways| (enum_ways.name, enum_ways.range()))
         .collect();
-    assert_eq!(choices, [("Request", 0..5), ("Delivery", 2..5)]);
+    assert_eq!(ways, [("Request", 0..5), ("Delivery", 2..5)]);
     assert_eq!(
         Request::parse_sections("[Item]\nA kettle\n[Street]\n1 Main St\n[City]\nLyon"),
         Ok(Request::Place(Order {
@@ -366,7 +366,7 @@ fn a_choice_inside_a_way() {
     let feedback = Request::parse_sections("[Item]\nA kettle").unwrap_err();
     assert!(matches!(
         &feedback.problems()[0].kind,
-        ProblemKind::NoChoice { choice, .. } if choice == "Delivery"
+        ProblemKind::NoWay { enum_name, .. } if enum_name == "Delivery"
     ));
     let guide = Request::format_guide();
     assert!(
