@@ -3,6 +3,7 @@
 #
 #   scripts/postgres.sh start   # initdb into a temporary directory, start on a free port
 #   scripts/postgres.sh url     # the URL to export as TWR_TEST_POSTGRES_URL
+#   scripts/postgres.sh ca      # its TLS certificate authority, for TWR_TEST_POSTGRES_CA
 #   scripts/postgres.sh stop    # stop it and delete its directory
 #
 # It uses the PostgreSQL binaries on the machine (`pg_ctl` on PATH, or the
@@ -11,9 +12,11 @@
 # data worth keeping (fsync off) and listens on 127.0.0.1 only. PostgreSQL
 # refuses to run as root, so as root it runs as the `postgres` user.
 # With `openssl` on the machine it also speaks TLS (ssl = on) with a
-# self-signed certificate made at start for 127.0.0.1, so a test can
-# connect with sslmode=require (and see verify-full refuse it); plain
-# connections are still taken.
+# certificate for 127.0.0.1 signed by a certificate authority made at
+# start (`scripts/postgres.sh ca` prints its file), so a test can connect
+# with sslmode=require, see verify-full refuse it against the platform's
+# authorities and take it with sslrootcert; plain connections are still
+# taken.
 set -euo pipefail
 
 dir=${TWR_POSTGRES_DIR:-${TMPDIR:-/tmp}/twr-postgres}
@@ -59,10 +62,19 @@ case "${1:-}" in
       || { cat "$dir/initdb.log" >&2; exit 1; }
     tls=""
     if command -v openssl >/dev/null 2>&1; then
-      openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=twr-test-postgres" \
-        -addext "subjectAltName=IP:127.0.0.1" \
-        -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >"$dir/openssl.log" 2>&1 \
-        || { cat "$dir/openssl.log" >&2; exit 1; }
+      # A certificate authority made for this server alone, and the
+      # server's certificate signed by it for 127.0.0.1 and localhost, so a
+      # test can check the server with sslrootcert=$(scripts/postgres.sh ca).
+      {
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=twr test CA" \
+          -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+          -keyout "$dir/ca.key" -out "$dir/ca.crt" &&
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=twr-test-postgres" \
+          -keyout "$dir/data/server.key" -out "$dir/server.csr" &&
+        printf 'basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext" &&
+        openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
+          -days 2 -extfile "$dir/server.ext" -out "$dir/data/server.crt"
+      } >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; exit 1; }
       chmod 600 "$dir/data/server.key"
       if [ "$(id -u)" = 0 ]; then chown postgres: "$dir/data/server.key" "$dir/data/server.crt"; fi
       tls="-c ssl=on"
@@ -73,6 +85,10 @@ case "${1:-}" in
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "$port" >"$dir/port"
     echo "postgres://twr@127.0.0.1:$port/postgres"
+    ;;
+  ca)
+    [ -f "$dir/ca.crt" ] || { echo "error: no server with TLS started from $dir" >&2; exit 1; }
+    echo "$dir/ca.crt"
     ;;
   url)
     [ -f "$dir/port" ] || { echo "error: no server started from $dir" >&2; exit 1; }
@@ -85,7 +101,7 @@ case "${1:-}" in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: $0 start|url|stop" >&2
+    echo "usage: $0 start|url|ca|stop" >&2
     exit 2
     ;;
 esac

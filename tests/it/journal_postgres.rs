@@ -330,8 +330,8 @@ fn with_sslmode(url: &str, mode: &str) -> String {
     format!("{url}{joiner}sslmode={mode}")
 }
 
-/// The test server speaks TLS with a self-signed certificate made at its
-/// start (`scripts/postgres.sh`, when `openssl` is there; CI sets
+/// The test server speaks TLS with a certificate signed by an authority
+/// made at its start (`scripts/postgres.sh`, when `openssl` is there; CI sets
 /// `TWR_TEST_POSTGRES_TLS` to say it must). `sslmode=require` encrypts
 /// without checking the certificate, as libpq does: a run is recorded and
 /// read back over TLS, and the server sees the journal's connections
@@ -409,12 +409,136 @@ async fn tls_require_records_and_reads_and_verify_full_refuses_a_self_signed_ser
     assert_eq!(
         error.to_string(),
         format!(
-            "the twr journal {place}: the server's TLS certificate is not trusted \
-             (sslmode=verify-full checks it against the platform's certificates and the host \
-             name; add its certificate authority to the platform's, or use sslmode=require to \
-             encrypt without checking it)"
+            "the twr journal {place}: the server's TLS certificate is not trusted (checked \
+             with sslmode=verify-full: against the platform's certificate authorities and the \
+             host name; name the authority that signed it with sslrootcert=FILE, or use \
+             sslmode=require to encrypt without checking it)"
         )
     );
     let shown = crate::support::report(&error);
     assert!(shown.contains("invalid peer certificate"), "{shown}");
+}
+
+/// The test server's certificate authority, from `TWR_TEST_POSTGRES_CA`
+/// (`scripts/postgres.sh ca`); `None` (the test skipped) without it,
+/// unless `TWR_TEST_POSTGRES_TLS` says the server must have one.
+fn test_ca() -> Option<std::path::PathBuf> {
+    match std::env::var_os("TWR_TEST_POSTGRES_CA") {
+        Some(path) => Some(path.into()),
+        None => {
+            assert!(
+                std::env::var_os("TWR_TEST_POSTGRES_TLS").is_none(),
+                "TWR_TEST_POSTGRES_TLS is set without TWR_TEST_POSTGRES_CA"
+            );
+            eprintln!("skipped: set TWR_TEST_POSTGRES_CA=$(scripts/postgres.sh ca)");
+            None
+        }
+    }
+}
+
+/// `sslrootcert` names the authority that signed the server's certificate,
+/// as libpq reads it: `verify-full` takes the server at 127.0.0.1 (its
+/// certificate names it) and records a run over TLS; connected to the same
+/// address under another host name (`hostaddr`), `verify-full` refuses the
+/// certificate for the name while `verify-ca`, which checks only who
+/// signed it, takes it; an authority that signed nothing of the server's
+/// is refused with the file it came from in the error; a missing file is a
+/// clear error before any connection.
+#[tokio::test]
+async fn sslrootcert_trusts_the_authority_it_names_and_verify_ca_ignores_the_host_name() {
+    let Some(url) = backends::postgres_database("rootcert").await else {
+        return;
+    };
+    let Some(ca) = test_ca() else { return };
+    let with = |url: &str, query: &str| {
+        let joiner = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{joiner}{query}")
+    };
+    let ca_query = format!("sslrootcert={}", ca.display());
+
+    let journal = Journal::postgres(&with(&url, &format!("sslmode=verify-full&{ca_query}")))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new(["[Number]\n4"]);
+    let outcome = Think::new(&model)
+        .journal(journal.job("rootcert"))
+        .run::<Doubled>("item 2")
+        .await
+        .unwrap();
+    assert_eq!(outcome.value, Doubled { number: 4 });
+    assert_eq!(journal.job("rootcert").replies().await.unwrap(), 1);
+    drop(journal);
+
+    // The same server under a name its certificate does not hold.
+    let renamed = url.replacen("@127.0.0.1:", "@db.invalid:", 1);
+    let renamed = with(&renamed, "hostaddr=127.0.0.1");
+    let error = Journal::postgres(&with(&renamed, &format!("sslmode=verify-full&{ca_query}")))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, JournalError::Certificate { checked, .. }
+        if *checked == format!(
+            "sslmode=verify-full: against the certificate authorities in {} and the host name",
+            ca.display()
+        )),
+        "{error:?}"
+    );
+    let shown = crate::support::report(&error);
+    assert!(shown.contains("not valid for name"), "{shown}");
+    let journal = Journal::postgres(&with(&renamed, &format!("sslmode=verify-ca&{ca_query}")))
+        .await
+        .unwrap();
+    assert_eq!(journal.job("rootcert").replies().await.unwrap(), 1);
+    drop(journal);
+
+    // An authority of its own, which signed nothing of the server's.
+    let dir = std::env::temp_dir().join(format!("twr-rootcert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let other = dir.join("other-ca.crt");
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args(["-subj", "/CN=another CA", "-keyout"])
+        .arg(dir.join("other-ca.key"))
+        .arg("-out")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let error = Journal::postgres(&with(
+        &url,
+        &format!("sslmode=verify-ca&sslrootcert={}", other.display()),
+    ))
+    .await
+    .unwrap_err();
+    let place = url.replace("twr@", "");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the twr journal {place}: the server's TLS certificate is not trusted (checked \
+             with sslmode=verify-ca: against the certificate authorities in {}; name the \
+             authority that signed it with sslrootcert=FILE, or use sslmode=require to \
+             encrypt without checking it)",
+            other.display()
+        )
+    );
+
+    let missing = dir.join("missing.crt");
+    let error = Journal::postgres(&with(
+        &url,
+        &format!("sslmode=verify-full&sslrootcert={}", missing.display()),
+    ))
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&error, JournalError::Address { detail }
+            if detail.starts_with(&format!("sslrootcert={}: ", missing.display()))),
+        "{error:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

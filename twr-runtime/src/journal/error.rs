@@ -92,14 +92,19 @@ pub enum JournalError {
         source: tokio_postgres::Error,
     },
     /// The PostgreSQL server's TLS certificate was refused: the URL asks
-    /// for it to be checked (`sslmode=verify-full` or `verify-ca`) and the
-    /// platform's certificates do not vouch for it, or it names another
-    /// host. `sslmode=require` encrypts without checking it.
+    /// for it to be checked (`sslmode=verify-full` or `verify-ca`, or a
+    /// root certificate named with `sslrootcert`) and the certificate
+    /// authorities trusted (those of `sslrootcert`, else the platform's) do
+    /// not vouch for it, or it names another host (`verify-full`).
+    /// `sslmode=require` without `sslrootcert` encrypts without checking it.
     #[cfg(feature = "postgres")]
     #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
     Certificate {
         /// The database: `postgres://host:port/name`, never the password.
         place: String,
+        /// What it was checked against, as the URL asked: `sslmode=verify-full:
+        /// against the platform's certificate authorities and the host name`.
+        checked: String,
         /// The driver's error, with the TLS library's reason.
         source: tokio_postgres::Error,
     },
@@ -167,12 +172,11 @@ impl fmt::Display for JournalError {
                 write!(f, "the twr journal {place} failed on the PostgreSQL server")
             }
             #[cfg(feature = "postgres")]
-            JournalError::Certificate { place, .. } => write!(
+            JournalError::Certificate { place, checked, .. } => write!(
                 f,
                 "the twr journal {place}: the server's TLS certificate is not trusted \
-                 (sslmode=verify-full checks it against the platform's certificates and the \
-                 host name; add its certificate authority to the platform's, or use \
-                 sslmode=require to encrypt without checking it)"
+                 (checked with {checked}; name the authority that signed it with \
+                 sslrootcert=FILE, or use sslmode=require to encrypt without checking it)"
             ),
             JournalError::Sqlite { path, .. } => {
                 write!(f, "the twr journal {} failed in SQLite", path.display())

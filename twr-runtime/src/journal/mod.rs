@@ -253,10 +253,15 @@ impl Journal {
     ///
     /// `url` is a PostgreSQL connection URL
     /// (`postgres://user:password@host:5432/database`) or `key=value`
-    /// string. With `sslmode=require` the connection is TLS (rustls),
-    /// the server's certificate checked against the platform's; with
-    /// `prefer` (the default) TLS when the server offers it; with
-    /// `disable`, never. The password never appears in errors or `Debug`.
+    /// string, with libpq's TLS options: `sslmode=require`, TLS (rustls)
+    /// or no connection, the server's certificate not checked; `prefer`
+    /// (the default), TLS when the server offers it; `disable`, never;
+    /// `verify-full`, the certificate checked against the certificate
+    /// authorities trusted and the host's name; `verify-ca`, against the
+    /// authorities only. The authorities are the platform's, or those of
+    /// the PEM file `sslrootcert=/path/to/root.crt` (a root certificate
+    /// named with `require` checks as `verify-ca`, as libpq does). The
+    /// password never appears in errors or `Debug`.
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -268,8 +273,10 @@ impl Journal {
     ///
     /// # Errors
     ///
-    /// [`JournalError::Address`] for a `url` that is not a connection URL;
-    /// [`JournalError::Postgres`] when the server cannot be reached or
+    /// [`JournalError::Address`] for a `url` that is not a connection URL
+    /// (or an `sslrootcert` file that cannot be read);
+    /// [`JournalError::Certificate`] for a server certificate the check
+    /// refuses; [`JournalError::Postgres`] when the server cannot be reached or
     /// refuses the connection; [`JournalError::Version`] for a database
     /// whose tables a newer twr wrote.
     #[cfg(feature = "postgres")]

@@ -9,6 +9,7 @@
 //! journal waits for those handed over before it, as with SQLite.
 
 pub(crate) mod schema;
+mod tls;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,14 +59,14 @@ impl PostgresStore {
     /// Connects to the database at `url` (a PostgreSQL connection URL or
     /// key=value string), checks it, and migrates it to this twr's schema.
     pub(crate) async fn connect(url: &str) -> Result<PostgresStore, JournalError> {
-        let (url, check) = read_sslmode(url);
+        let (url, check) = tls::read(url);
         let config: tokio_postgres::Config = url.parse().map_err(|e| JournalError::Address {
             detail: format!("not a PostgreSQL connection URL: {e}"),
         })?;
         let place = place_of(&config);
         let manager = Manager::from_config(
             config,
-            tls(check)?,
+            tls::config(&check)?,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -77,9 +78,10 @@ impl PostgresStore {
                 detail: format!("the connection pool could not be built: {e}"),
             })?;
         let mut client = pool.get().await.map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(source) if untrusted(&source) => {
+            deadpool_postgres::PoolError::Backend(source) if tls::untrusted(&source) => {
                 JournalError::Certificate {
                     place: place.clone(),
+                    checked: check.describe(),
                     source,
                 }
             }
@@ -498,140 +500,6 @@ async fn record_outcome(
             ],
         )
         .await
-}
-
-/// Whether the server's certificate is checked: `sslmode=verify-full` (or
-/// `verify-ca`) asks for it; `require` and `prefer` (the default) encrypt
-/// without checking, as libpq does without a root certificate.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Check {
-    /// Encrypt, and take whatever certificate the server shows.
-    None,
-    /// Check the certificate against the platform's and the host's name.
-    Full,
-}
-
-/// `url` with libpq's `sslmode=verify-full` or `verify-ca`, which the
-/// driver does not parse, as `require` (TLS or no connection), and whether
-/// the server's certificate is to be checked. `verify-ca` is checked as
-/// `verify-full`: the host's name too.
-fn read_sslmode(url: &str) -> (std::borrow::Cow<'_, str>, Check) {
-    const KEY: &str = "sslmode=";
-    let mut from = 0;
-    while let Some(found) = url[from..].find(KEY) {
-        let at = from + found;
-        let value_at = at + KEY.len();
-        // A key of its own: at the start, after `?` or `&` (a URL), or
-        // after white space (key=value pairs).
-        let starts_key = at == 0
-            || matches!(url.as_bytes()[at - 1], b'?' | b'&')
-            || url.as_bytes()[at - 1].is_ascii_whitespace();
-        let value_end = url[value_at..]
-            .find(|c: char| c == '&' || c.is_ascii_whitespace())
-            .map_or(url.len(), |end| value_at + end);
-        if starts_key && matches!(&url[value_at..value_end], "verify-full" | "verify-ca") {
-            let rewritten = format!("{}require{}", &url[..value_at], &url[value_end..]);
-            return (std::borrow::Cow::Owned(rewritten), Check::Full);
-        }
-        from = value_end.max(value_at);
-    }
-    (std::borrow::Cow::Borrowed(url), Check::None)
-}
-
-/// The TLS a connection uses when its URL asks for it (`sslmode=require`,
-/// or `prefer`, the default, with a server that offers it): rustls over
-/// aws-lc-rs. With `Check::Full` the server's certificate is checked
-/// against the platform's certificates and the host's name; else the
-/// connection is encrypted and the handshake's signatures checked, the
-/// certificate taken as shown.
-fn tls(check: Check) -> Result<tokio_postgres_rustls::MakeRustlsConnect, JournalError> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| JournalError::Address {
-            detail: format!("TLS could not be set up: {e}"),
-        })?;
-    let config = match check {
-        Check::Full => builder
-            .with_platform_verifier()
-            .map_err(|e| JournalError::Address {
-                detail: format!("TLS could not be set up: {e}"),
-            })?
-            .with_no_client_auth(),
-        Check::None => builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
-            .with_no_client_auth(),
-    };
-    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
-}
-
-/// The certificate check of `sslmode=require`: none (libpq's `require`
-/// without a root certificate), but the handshake's signatures are checked
-/// with the provider's algorithms, so the connection is encrypted to the
-/// holder of the certificate's key.
-#[derive(Debug)]
-struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _server_name: &rustls::pki_types::ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// Whether the driver's `error` is the server's certificate refused by the
-/// check of `sslmode=verify-full`.
-fn untrusted(error: &tokio_postgres::Error) -> bool {
-    let Some(io) =
-        std::error::Error::source(error).and_then(|source| source.downcast_ref::<std::io::Error>())
-    else {
-        return false;
-    };
-    matches!(
-        io.get_ref()
-            .and_then(|inner| inner.downcast_ref::<rustls::Error>()),
-        Some(rustls::Error::InvalidCertificate(_))
-    )
 }
 
 /// Host, port and database of `config`, never its password.
@@ -1189,47 +1057,5 @@ impl fmt::Debug for PostgresStore {
         f.debug_struct("PostgresStore")
             .field("database", &self.shared.place)
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn verify_full_and_verify_ca_are_read_as_require_with_the_certificate_checked() {
-        let cases = [
-            (
-                "postgres://twr@db/jobs?sslmode=verify-full",
-                "postgres://twr@db/jobs?sslmode=require",
-                Check::Full,
-            ),
-            (
-                "postgres://db/jobs?connect_timeout=5&sslmode=verify-ca&application_name=w",
-                "postgres://db/jobs?connect_timeout=5&sslmode=require&application_name=w",
-                Check::Full,
-            ),
-            (
-                "host=db sslmode=verify-full dbname=jobs",
-                "host=db sslmode=require dbname=jobs",
-                Check::Full,
-            ),
-            (
-                "postgres://db/jobs?sslmode=require",
-                "postgres://db/jobs?sslmode=require",
-                Check::None,
-            ),
-            ("postgres://db/jobs", "postgres://db/jobs", Check::None),
-            // Not the key: part of another option's value.
-            (
-                "postgres://db/jobs?options=xsslmode=verify-full",
-                "postgres://db/jobs?options=xsslmode=verify-full",
-                Check::None,
-            ),
-        ];
-        for (url, want, check) in cases {
-            let (got, got_check) = read_sslmode(url);
-            assert_eq!((&*got, got_check), (want, check), "{url}");
-        }
     }
 }
