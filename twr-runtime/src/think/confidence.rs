@@ -175,9 +175,12 @@ fn counts(within: &str, kind: ValueKind) -> bool {
 ///   model barely weighed (a grammar made it answer yes or no while it
 ///   wanted to write something else) is not sure because its rival fell
 ///   off the list too;
-/// - a whole number or a float: the product of its digits' probabilities,
-///   the probability of writing exactly this number, since one wrong digit
-///   makes it another number;
+/// - a whole number or a float: the geometric mean of its digit tokens'
+///   probabilities. The product (the probability of writing exactly this
+///   number) was tried first: it falls with every digit, so a right
+///   four-digit year scored below a wrong one-word name, and across the
+///   held-out texts (the guide's measurements) it told right from wrong
+///   worse (area under the curve 0.57 against 0.76, the same values);
 /// - text and the rest: the geometric mean of its tokens' probabilities,
 ///   which does not fall with the length of a text that is right.
 pub(crate) fn score(spec: &SectionSpec, value: &[(&TokenLogprob, &str)], phrases: &Phrases) -> f64 {
@@ -199,7 +202,7 @@ pub(crate) fn score(spec: &SectionSpec, value: &[(&TokenLogprob, &str)], phrases
             } else {
                 digits
             };
-            tokens.iter().map(|token| token.logprob).sum::<f64>().exp()
+            (tokens.iter().map(|token| token.logprob).sum::<f64>() / tokens.len() as f64).exp()
         }
         _ => {
             let sum: f64 = value.iter().map(|(token, _)| token.logprob).sum();
@@ -369,7 +372,7 @@ mod tests {
         ];
         close(
             &confidences(raw, &tokens, false),
-            &[("urgent", 0.75), ("count", 0.4), ("title", 0.6)],
+            &[("urgent", 0.75), ("count", 0.4f64.sqrt()), ("title", 0.6)],
         );
     }
 
