@@ -99,6 +99,37 @@ async fn answer(State(server): State<Server>, Json(body): Json<Value>) -> Respon
     .into_response()
 }
 
+/// Where in `workers` the worker is that holds the most leases of the
+/// job's prompts not yet typed, and how many; `None` when none holds any.
+/// A lease's holder is its worker's process id, a dash and a random
+/// number (`Job::lease_for`), and a leased prompt is one not yet typed.
+async fn holding_most(
+    admin: &tokio_postgres::Client,
+    workers: &[(usize, Child)],
+) -> Option<(usize, i64)> {
+    let held: HashMap<u32, i64> = admin
+        .query(
+            "SELECT holder, count(*) FROM twr_prompts
+             WHERE job = 'fleet' AND state = 'leased' GROUP BY holder",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .filter_map(|row| {
+            let holder: &str = row.get(0);
+            let pid = holder.split_once('-')?.0.parse().ok()?;
+            Some((pid, row.get(1)))
+        })
+        .collect();
+    workers
+        .iter()
+        .enumerate()
+        .map(|(at, (_, child))| (at, held.get(&child.id()).copied().unwrap_or(0)))
+        .filter(|&(_, leases)| leases > 0)
+        .max_by_key(|&(_, leases)| leases)
+}
+
 fn worker(journal: &str, server: &str, job: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_fleet-worker"))
         .args([
@@ -141,34 +172,45 @@ async fn four_workers_drain_one_job_and_two_killed_ones_cost_only_their_calls_in
     tokio::spawn(connection);
 
     let started = Instant::now();
-    let mut workers: Vec<Child> = (0..WORKERS)
-        .map(|_| worker(&journal_url, &base, "fleet"))
+    // Each worker with its number.
+    let mut workers: Vec<(usize, Child)> = (0..WORKERS)
+        .map(|n| (n, worker(&journal_url, &base, "fleet")))
         .collect();
 
-    // Kill worker 0 once 300 prompts are typed, worker 1 once 900 are.
+    // Kill a worker once 300 prompts are typed and another once 900 are,
+    // each one seen then holding leases of prompts not yet typed (the one
+    // holding the most). Which worker holds some changes as the job goes:
+    // one slow to start, or one that fell behind and replays the prompts
+    // others typed (run_many walks the prompts in order), holds none, and
+    // killed then it would leave nothing for the others to take over.
     // The number of the last request that arrived before the last killed
     // worker was dead: no request of a killed worker comes after it.
     let mut asked_before_kills = 0;
-    for (victim, at) in [(0, 300), (1, 900)] {
-        loop {
+    let mut kills = Vec::new();
+    for at in [300, 900] {
+        let (at_kill, leases) = loop {
             let typed = job.progress().await.unwrap().typed;
             if typed >= at {
-                break;
+                if let Some(found) = holding_most(&admin, &workers).await {
+                    break found;
+                }
             }
             assert!(
                 started.elapsed() < Duration::from_secs(300),
                 "the fleet typed {typed} prompts in 300 s"
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        workers[victim].kill().unwrap();
-        let status = workers[victim].wait().unwrap();
+        };
+        let (victim, mut killed) = workers.remove(at_kill);
+        killed.kill().unwrap();
+        let status = killed.wait().unwrap();
         assert!(!status.success(), "worker {victim} was killed mid-job");
         asked_before_kills = server.requests.load(Ordering::SeqCst);
+        kills.push(format!("worker {victim} holding {leases} leases"));
     }
 
     // The other two drain the job, the killed ones' prompts included.
-    for (n, survivor) in workers.drain(..).enumerate().skip(2) {
+    for (n, survivor) in workers {
         let output = tokio::task::spawn_blocking(move || survivor.wait_with_output())
             .await
             .unwrap()
@@ -245,8 +287,9 @@ async fn four_workers_drain_one_job_and_two_killed_ones_cost_only_their_calls_in
     eprintln!(
         "fleet: {PROMPTS} prompts, {WORKERS} workers (2 killed) in {elapsed:.1?}: \
          {} requests, {billed_calls} billed, {recorded} in the ledger, {bought_twice} bought twice, \
-         {in_flight_at_kills} in flight at the kills, {retaken} prompts taken over",
-        server.requests.load(Ordering::SeqCst)
+         {in_flight_at_kills} in flight at the kills, {retaken} prompts taken over; killed: {}",
+        server.requests.load(Ordering::SeqCst),
+        kills.join(", ")
     );
     assert_eq!(
         recorded,
