@@ -84,8 +84,13 @@ fn a_value_closed_early_and_continued_is_feedback_not_its_first_part() {
         )
     };
     // Before: {"a": 1} each time, the rest dropped.
-    assert_eq!(refused(r#"{"a": 1}, "b": 2}"#), early(r#"}, "b": 2}"#, 8));
     assert_eq!(refused("{\"a\": 1}\n\"b\": 2}"), early("}", 8));
+    // With a comma and the object's own `}` after, the first `}` is the
+    // one stray (refused before; now the text's one reading).
+    assert_eq!(
+        extract_value(r#"{"a": 1}, "b": 2}"#).unwrap(),
+        json!({"a": 1, "b": 2})
+    );
     assert_eq!(
         refused(r#"{"a":{"b":1}}},"c":2}"#),
         early(r#"}},"c":2}"#, 13)

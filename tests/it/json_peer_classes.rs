@@ -314,3 +314,209 @@ fn a_quote_after_a_plus_or_a_comment_in_a_string_has_two_readings() {
         json!({"q": "x + y"})
     );
 }
+
+#[test]
+fn a_word_that_starts_with_digits_is_the_text_written() {
+    // Refused before as a stray glued to the number: a version, a range,
+    // a fraction, an ID, a timestamp, read as the text written.
+    let got = extract_value_with_report(
+        r#"{"build": 4.12.7, "pages": 31-44, "share": 2/5, "order": 9f3a-17c2, "at": 2025-03-09T07:15:00Z}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        got.value,
+        json!({"build": "4.12.7", "pages": "31-44", "share": "2/5", "order": "9f3a-17c2", "at": "2025-03-09T07:15:00Z"})
+    );
+    assert_eq!(got.report.repairs, [Repair::UnquotedString]);
+    assert_eq!(extract_value("[7kg, 3]").unwrap(), json!(["7kg", 3]));
+    assert_eq!(extract_value("1.0.4").unwrap(), json!("1.0.4"));
+    // Leading zeros: no JSON number has them, and the digits are a code.
+    assert_eq!(
+        extract_value(r#"{"zip": 02139, "lot": -007, "ref": 0042.5}"#).unwrap(),
+        json!({"zip": "02139", "lot": "-007", "ref": "0042.5"})
+    );
+    assert_eq!(extract_value("00451").unwrap(), json!("00451"));
+    // An integer field never takes the text.
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Zip {
+        zip: u32,
+    }
+    assert!(twr_runtime::json::extract::<Zip>(r#"{"zip": 02139}"#).is_err());
+    // After a comma the pass put in, a word is one guess on another.
+    assert!(refused("[4 1.2.3 5]").contains("no `,` between them"));
+    // A number cut inside its exponent is still unknown.
+    assert!(refused(r#"{"e": 3e"#).contains("cut off where the reply ends"));
+}
+
+#[test]
+fn digits_grouped_by_underscores_are_the_number() {
+    let got = extract_value_with_report(r#"{"n": 7_500_000, "x": 12_345.678_9}"#).unwrap();
+    assert_eq!(got.value, json!({"n": 7_500_000, "x": 12345.6789}));
+    assert_eq!(got.report.repairs, [Repair::NumberSpelling]);
+    // An underscore not between two digits makes it a word.
+    assert_eq!(
+        extract_value(r#"{"n": 7__5, "m": 8_}"#).unwrap(),
+        json!({"n": "7__5", "m": "8_"})
+    );
+}
+
+#[test]
+fn a_value_in_parentheses_is_that_value_and_a_tuple_reply_a_list() {
+    // Refused before: Python reads `(4)` as 4.
+    assert_eq!(
+        extract_value(r#"{"n": (4), "s": ('kiwi'), "t": (4, 5)}"#).unwrap(),
+        json!({"n": 4, "s": "kiwi", "t": [4, 5]})
+    );
+    // A whole reply that is a tuple, or a fence holding one.
+    assert_eq!(
+        extract_value(r#"("red", ("green", 2))"#).unwrap(),
+        json!(["red", ["green", 2]])
+    );
+    assert_eq!(extract_value("  (12.5)\n").unwrap(), json!(12.5));
+    let got = extract_value_with_report("Here:\n```python\n(3, 'x')\n```\n").unwrap();
+    assert_eq!(got.value, json!([3, "x"]));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::SingleQuotes, Repair::PythonTuple]
+    );
+    // Prose in parentheses is no tuple.
+    assert!(extract_value("(see the table)").is_err());
+    assert!(extract_value("(1) First, mix.").is_err());
+}
+
+#[test]
+fn a_jsonp_reply_is_its_one_argument() {
+    let got = extract_value_with_report("handle_7(\"done\");").unwrap();
+    assert_eq!(got.value, json!("done"));
+    assert_eq!(got.report.repairs, [Repair::Wrapper]);
+    assert_eq!(extract_value("jQuery.cb(-4.5)").unwrap(), json!(-4.5));
+    assert_eq!(extract_value("cb(False);").unwrap(), json!(false));
+    // Two arguments are no one value.
+    assert!(extract_value("cb(1, 2);").is_err());
+}
+
+#[test]
+fn words_listed_in_a_list_are_strings() {
+    // Refused before outside an object: a comma or a line break between
+    // them makes them items, not a bracket of prose.
+    assert_eq!(
+        extract_value("[north, south west, 3]").unwrap(),
+        json!(["north", "south west", 3])
+    );
+    assert_eq!(
+        extract_value("[\n  apple\n  pear\n]").unwrap(),
+        json!(["apple", "pear"])
+    );
+    assert_eq!(
+        extract_value(r#"{"tags": [alpha, beta gamma,]}"#).unwrap(),
+        json!({"tags": ["alpha", "beta gamma"]})
+    );
+    // A URL is one word.
+    assert_eq!(
+        extract_value(r#"{home: http://example.org/a?b=1#top, "n": 1}"#).unwrap(),
+        json!({"home": "http://example.org/a?b=1#top", "n": 1})
+    );
+    assert_eq!(
+        extract_value("[ftp://files.example.net/x.zip, 2]").unwrap(),
+        json!(["ftp://files.example.net/x.zip", 2])
+    );
+    // One bracket of words is prose; words after a comma put in are not
+    // two items.
+    assert!(extract_value("[see the appendix]").is_err());
+    assert!(extract_value("[see the appendix").is_err());
+    assert_eq!(
+        extract_value("[north, south").unwrap(),
+        json!(["north", "south"])
+    );
+    assert!(extract_value("[1 apples, 2]").is_err());
+}
+
+#[test]
+fn closers_one_too_many_at_the_end_are_strays() {
+    // Refused before as a value closed early and continued.
+    assert_eq!(
+        extract_value(r#"{"ok": true}}"#).unwrap(),
+        json!({"ok": true})
+    );
+    assert_eq!(extract_value("[[1, 2]]] \n ]").unwrap(), json!([[1, 2]]));
+    // More of the value after the stray is still refused; so are closers
+    // after a value that needed repair (what is left of a stray inside it).
+    assert!(extract_value("[[1, 2]], 3]").is_err());
+    assert!(extract_value(r#"{"a": {"b": 1,}"c": 2}}"#).is_err());
+}
+
+#[test]
+fn a_quote_glued_after_words_without_quotes_closes_them() {
+    // Refused before: the opening quote left out, the closing one kept.
+    let got = extract_value_with_report(r#"{"city": Lyon", "zip": "69001"}"#).unwrap();
+    assert_eq!(got.value, json!({"city": "Lyon", "zip": "69001"}));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::MissingQuote, Repair::UnquotedString]
+    );
+    assert_eq!(
+        extract_value(r#"{name":"Ada", age": 36}"#).unwrap(),
+        json!({"name": "Ada", "age": 36})
+    );
+    assert_eq!(
+        extract_value(r#"[oak", elm"]"#).unwrap(),
+        json!(["oak", "elm"])
+    );
+    // A quote with more text after it is no closing quote.
+    assert!(extract_value(r#"{"a": say"hi", "b": 1}"#).is_err());
+    // Between a quoted key and its colon a quote is still refused.
+    assert!(refused(r#"{"a"": 1}"#).contains("a quote stands between the key and its `:`"));
+}
+
+#[test]
+fn a_brace_that_closes_the_object_before_more_members_is_a_stray() {
+    // Refused before as a value closed and continued.
+    let got = extract_value_with_report(r#"{"id": 4}, "name": "x", "ok": true}"#).unwrap();
+    assert_eq!(got.value, json!({"id": 4, "name": "x", "ok": true}));
+    assert_eq!(got.report.repairs, [Repair::MismatchedBracket]);
+    // After a closer either `}` may be the stray: refused; so after an
+    // inner object closed and followed by members (its `}` may be the
+    // stray, the members its own).
+    assert!(extract_value(r#"{"a": {"x": 1}}, "b": 2}"#).is_err());
+    assert!(extract_value(r#"{"a": {"x": [1]}, "y": 2}, "b": 3}"#).is_err());
+    // With no `}` of the object's own later, it is no stray.
+    assert!(extract_value(r#"{"a": 1}, "b": 2"#).is_err());
+}
+
+#[test]
+fn a_bare_value_with_a_trailing_comma_is_that_value() {
+    let got = extract_value_with_report(" 17 ,\n").unwrap();
+    assert_eq!(got.value, json!(17));
+    assert_eq!(got.report.repairs, [Repair::TrailingComma]);
+    assert_eq!(extract_value("\"done\",").unwrap(), json!("done"));
+    // More values after the comma are still refused.
+    assert!(extract_value("17, 18").is_err());
+}
+
+#[test]
+fn the_mongolian_vowel_separator_and_undefined_alone() {
+    let got = extract_value_with_report("{\"a\":\u{180E}[1,\u{180E}2]}").unwrap();
+    assert_eq!(got.value, json!({"a": [1, 2]}));
+    assert_eq!(got.report.repairs, [Repair::UnicodeSpace]);
+    assert_eq!(extract_value(" undefined ").unwrap(), json!(null));
+    assert!(extract_value("undefinedness").is_err());
+}
+
+#[test]
+fn words_then_a_member_end_before_it() {
+    // Refused before: the comma left out between words without quotes
+    // and the next member on the same line.
+    let got = extract_value_with_report(r#"{"size": large "qty": 3}"#).unwrap();
+    assert_eq!(got.value, json!({"size": "large", "qty": 3}));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::MissingComma, Repair::UnquotedString]
+    );
+    assert_eq!(
+        extract_value(r#"{"a":red blue "b":"x" }"#).unwrap(),
+        json!({"a": "red blue", "b": "x"})
+    );
+    // A quoted word with no colon after it is no member: refused.
+    assert!(extract_value(r#"{"a": the "best" one}"#).is_err());
+}

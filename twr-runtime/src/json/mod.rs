@@ -79,6 +79,36 @@
 //!   quotes or brackets follow the value it ends (`{"a":“["}!",null]}`):
 //!   the plain quote may have opened a string holding that closer.
 //!
+//! Values other repair libraries read, read where the text has one
+//! reading:
+//!
+//! - a word that starts with digits is the text written (`1.2.3`, `10-20`,
+//!   `1/3`, a UUID, a timestamp, `0789` and `-05`, whose leading zeros no
+//!   number keeps), never the number it starts with; digits grouped by
+//!   `_` (`1_000.5`) are the number; after a comma the pass put in such a
+//!   word is refused (`[2 0.0.1 2]`), as plain words are;
+//! - `(x)` is `x`, as in Python, and a reply that is one tuple, `(1, 2)`,
+//!   whole or in a fence, is a list; a JSONP reply, `cb("x");`, is its one
+//!   argument;
+//! - words without quotes in a list outside any object are items when a
+//!   `,` or a line break stands next to them (`[red, blue]`, one item a
+//!   line); one bracket of words, `[see the table]`, is prose; a URL is
+//!   one word;
+//! - closing brackets one too many at the end of the text, after JSON
+//!   valid as written (`{"a": 1}}`), are strays; after a repaired value
+//!   they may be what is left of a stray inside it, and are refused;
+//! - a `}` that closes the whole object while a `,`, more members and the
+//!   object's own `}` follow (`{"a": 1}, "b": 2}`) is one too many; after
+//!   a closer (`{"a": {"x": 1}}, "b": 2}`) either `}` may be, and it is
+//!   refused;
+//! - a quote glued to words without quotes and then the end of the value
+//!   closes them, the opening quote left out (`{"a": foo", "b": 1}`,
+//!   `{a": 1}`);
+//! - words without quotes and then a member on their line (`{"a": big
+//!   "b": 2}`) end before it, its comma left out;
+//! - a bare value and a comma after it, nothing else (`4,`), is the value;
+//!   `undefined` alone is null; U+180E is white space.
+//!
 //! ```
 //! use serde_json::json;
 //! use twr_runtime::json::extract_value;
@@ -103,6 +133,18 @@
 //! assert!(extract_value(r#"{"a": "first, b: 1}"#).is_err());
 //! assert!(extract_value(r#"["abc,/*c*/"def"]"#).is_err());
 //! assert!(extract_value(r#"{"a": 1, """" "b": 2}"#).is_err());
+//! assert_eq!(
+//!     extract_value(r#"{"v": 1.2.3, "zip": 0789}"#).unwrap(),
+//!     json!({"v": "1.2.3", "zip": "0789"})
+//! );
+//! assert_eq!(extract_value("(1, (2))").unwrap(), json!([1, 2]));
+//! assert_eq!(extract_value(r#"cb("x");"#).unwrap(), json!("x"));
+//! assert_eq!(extract_value("[red, dark blue]").unwrap(), json!(["red", "dark blue"]));
+//! assert!(extract_value("[see the table]").is_err());
+//! assert_eq!(extract_value(r#"{"a": 1}}"#).unwrap(), json!({"a": 1}));
+//! assert_eq!(extract_value(r#"{"a": 1}, "b": 2}"#).unwrap(), json!({"a": 1, "b": 2}));
+//! assert_eq!(extract_value(r#"{a": foo", "b": 1}"#).unwrap(), json!({"a": "foo", "b": 1}));
+//! assert_eq!(extract_value("4,").unwrap(), json!(4));
 //! ```
 //!
 //! ```

@@ -6,10 +6,12 @@ use std::ops::Range;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::error::Category;
 
-use super::brackets::scan;
+use super::brackets::{scan, Candidates};
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::fences;
-use super::repair::{comma_and_container, continues_value, repair};
+use super::repair::{
+    comma_and_container, continues_value, only_closers_after, repair, repair_tuple,
+};
 use super::report::{Extracted, Layer, Repair, Report};
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
 use super::think_blocks::strip_think;
@@ -131,6 +133,13 @@ fn starts_scalar(rest: &str) -> bool {
         Some(b'"' | b'\'' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N') => true,
         // `+1`, `.25`
         Some(b'+' | b'.') => bytes.get(1).is_some_and(u8::is_ascii_digit),
+        // JavaScript's `undefined`, a literal the repair reads as null.
+        Some(b'u') => {
+            rest.starts_with("undefined")
+                && !bytes
+                    .get("undefined".len())
+                    .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        }
         _ => rest.starts_with(['\u{201C}', '\u{201D}', '\u{2018}', '\u{2019}']),
     }
 }
@@ -270,7 +279,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         // A span the value goes on after is a fragment of it (`{"a": 1},
         // "b": 2}`), never the answer; the repair reads on from its start
         // (a closer of the wrong kind may have ended the span early).
-        if continues_value(text.as_bytes(), end) || candidates.closed_early(&text, start, end) {
+        if continued_span(&candidates, &text, start, end) {
             misses.continued(&text, 0, end);
             queue.push((start, None));
             continued_seen = true;
@@ -334,8 +343,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             continue;
         }
         if let Some(end) = span_end.filter(|&end| {
-            let continued =
-                continues_value(text.as_bytes(), end) || candidates.closed_early(&text, start, end);
+            let continued = continued_span(&candidates, &text, start, end);
             if continued {
                 misses.continued(&text, 0, end);
                 read_until = read_until.max(stray_end);
@@ -356,7 +364,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
         repairs_left -= 1;
         let in_fence = fenced.iter().any(|range| range.contains(&start));
-        let repaired = match repair(&text, start, in_fence) {
+        let mut repaired = match repair(&text, start, in_fence) {
             Ok(repaired) => repaired,
             Err(e) => {
                 unclosed_failed |= is_unclosed;
@@ -453,7 +461,18 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             });
             continue;
         }
-        // A bare value must be all there is: "True story" is prose.
+        // A bare value must be all there is: "True story" is prose. A
+        // comma after it and nothing else (`4,`) is a trailing comma.
+        if scalar_start && start == 0 && !repaired.whole {
+            let after = text[repaired.end..].trim_start();
+            if after
+                .strip_prefix(',')
+                .is_some_and(|rest| rest.trim().is_empty())
+            {
+                repaired.whole = true;
+                repaired.repairs.insert(Repair::TrailingComma);
+            }
+        }
         if scalar_start && start == 0 && !repaired.whole {
             misses.syntax(repaired.end - start, || {
                 let (line, column, excerpt) = locate(&text, repaired.end);
@@ -479,7 +498,92 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             }),
         }
     }
+    // Nothing else read: a reply that is one value in parentheses, a
+    // Python tuple (`("a", "b")`, `(1)`) or a JSONP call (`cb("x");`),
+    // whole or as a fence's content.
+    let spans = std::iter::once((0..text.len(), false))
+        .chain(fenced.iter().map(|range| (range.clone(), true)));
+    for (span, in_fence) in spans.take(1 + MAX_UNCLOSED) {
+        if let Some(got) = parenthesized::<T>(&text, span, in_fence, &mut misses) {
+            return Ok(got);
+        }
+    }
     Err(misses.into_failure())
+}
+
+/// True when more of the value follows the balanced span `start..end`: a
+/// member, an item or a closer. Closers and nothing else after a span
+/// that is valid JSON as written are closers one too many (`{"a": 1}}`);
+/// after a span that needs repair they are still more of it.
+fn continued_span(candidates: &Candidates, text: &str, start: usize, end: usize) -> bool {
+    let continued = continues_value(text.as_bytes(), end)
+        && !(only_closers_after(text.as_bytes(), end) && is_json(&text[start..end]));
+    continued || candidates.closed_early(text, start, end)
+}
+
+/// The value of `text[span]` when, trimmed, it is one value in parentheses:
+/// a tuple `(…)`, or a JSONP call `name(…)` with an optional `;` (its one
+/// argument). A reply that only opens and closes with parentheses around
+/// prose is refused as before; a shape miss is kept for the feedback.
+fn parenthesized<T: DeserializeOwned>(
+    text: &str,
+    span: Range<usize>,
+    in_fence: bool,
+    misses: &mut Misses,
+) -> Option<Extracted<T>> {
+    let body = &text[span.clone()];
+    let trimmed = body.trim_start();
+    let start = span.start + (body.len() - trimmed.len());
+    let trimmed = trimmed.trim_end();
+    let inner_end = trimmed.strip_suffix(';').unwrap_or(trimmed).trim_end();
+    if !inner_end.ends_with(')') {
+        return None;
+    }
+    let name_len = trimmed
+        .bytes()
+        .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
+        .count();
+    if !trimmed[name_len..].starts_with('(') {
+        return None;
+    }
+    let mut repaired = if name_len > 0 {
+        // JSONP: the callback's name must be a name, and its argument
+        // one value (`cb(1, 2)` passes two).
+        if !trimmed.as_bytes()[0].is_ascii_alphabetic() && !trimmed.starts_with(['_', '$']) {
+            return None;
+        }
+        let argument = &inner_end[name_len + 1..inner_end.len() - 1];
+        let got = extract::<T>(argument).ok()?;
+        let mut report = got.report;
+        report.layer = Layer::Repair;
+        report.repairs.push(Repair::Wrapper);
+        report.repairs.sort();
+        report.repairs.dedup();
+        return Some(Extracted {
+            value: got.value,
+            report,
+        });
+    } else {
+        repair_tuple(text, start, in_fence).ok()?
+    };
+    if repaired.end != start + inner_end.len() {
+        return None;
+    }
+    match attempt::<T>(&repaired.text) {
+        Ok(value) => {
+            repaired.repairs.insert(Repair::PythonTuple);
+            Some(Extracted {
+                value,
+                report: Report::new(Layer::Repair, repaired.repairs.to_vec())
+                    .with_dropped(repaired.dropped),
+            })
+        }
+        Err(Miss::Shape(e)) => {
+            misses.shape(e);
+            None
+        }
+        Err(Miss::Syntax(_)) => None,
+    }
 }
 
 /// The value in `text`, stringified JSON (`{\"a\": 1}`), read unescaped.

@@ -66,7 +66,9 @@ pub enum Repair {
     ControlCharacter,
     /// A backslash that starts no valid escape was escaped itself.
     InvalidEscape,
-    /// A closing bracket of the wrong kind was replaced.
+    /// A closing bracket of the wrong kind was replaced, or one that
+    /// closed the whole value before more of its members (`{"a": 1}, "b":
+    /// 2}`) was left out.
     MismatchedBracket,
     /// A `;` after the value was removed.
     TrailingSemicolon,
@@ -77,7 +79,9 @@ pub enum Repair {
     DanglingKey,
     /// A string's closing quote was missing where the structure puts it:
     /// before the brackets that close the value (`{"a": "b}`), or before
-    /// the comma and key that follow it (`{"a": "b, "c": 1}`).
+    /// the comma and key that follow it (`{"a": "b, "c": 1}`); or its
+    /// opening quote, a quote glued to words without quotes ending them
+    /// (`{"a": b", "c": 1}`, `{a": 1}`).
     MissingQuote,
     /// A `"` inside a string that does not end it (`"a "quoted" word"`,
     /// `"see "https://…" first"`) was escaped.
@@ -90,8 +94,8 @@ pub enum Repair {
     Placeholder,
     /// A missing `:` between a key and its value (`{"a" 1}`) was added.
     MissingColon,
-    /// A Unicode space between tokens (a no-break space, U+2000 to U+200B,
-    /// U+202F, U+205F, U+3000) was read as white space.
+    /// A Unicode space between tokens (a no-break space, U+180E, U+2000 to
+    /// U+200B, U+202F, U+205F, U+3000) was read as white space.
     UnicodeSpace,
     /// JSON written as the inside of a string, every quote escaped
     /// (`{\"a\": 1}`), was read once unescaped.

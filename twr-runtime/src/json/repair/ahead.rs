@@ -55,10 +55,12 @@ pub(super) fn fence_at(src: &[u8], at: usize) -> bool {
 }
 
 /// The length of the Unicode space at the start of `rest` (0 if none): a
-/// no-break space (U+00A0), U+2000 to U+200B, U+202F, U+205F, U+3000.
+/// no-break space (U+00A0), the Mongolian vowel separator (U+180E, a space
+/// until Unicode 6.3), U+2000 to U+200B, U+202F, U+205F, U+3000.
 pub(super) fn unicode_space(rest: &[u8]) -> usize {
     match rest {
         [0xC2, 0xA0, ..] => 2,
+        [0xE1, 0xA0, 0x8E, ..] => 3,
         [0xE2, 0x80, 0x80..=0x8B | 0xAF, ..] | [0xE2, 0x81, 0x9F, ..] | [0xE3, 0x80, 0x80, ..] => 3,
         _ => 0,
     }
@@ -172,6 +174,22 @@ pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
         Some(_) => item_at(src, at) && last_item_at(src, at),
         None => false,
     }
+}
+
+/// True when only closing brackets and white space follow `end` to the
+/// end of the text, within a short tail (the look stays bounded, so
+/// calling it at every closer stays linear): after a value that is valid
+/// JSON as written (`{"a": 1}}`), closers one too many, not more of it.
+/// After a repaired value they may be what is left of a stray closer
+/// inside it, so the caller asks this of valid JSON only.
+pub(crate) fn only_closers_after(src: &[u8], end: usize) -> bool {
+    const TAIL: usize = 64;
+    let at = skip_space(src, end);
+    src.len() - end <= TAIL
+        && matches!(src.get(at), Some(b'}' | b']'))
+        && src[at..]
+            .iter()
+            .all(|b| matches!(b, b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// True when a `,` and an object or a list follow `end`: after a value the

@@ -137,7 +137,9 @@ impl Repairer<'_> {
     /// only when a `,`, a closer, a line break or a comment ends them.
     fn plain_words(&mut self) -> Result<Ended, RepairError> {
         const PROSE: &str = "expected a JSON value; text must be in double quotes";
-        if !self.plain_words_allowed() {
+        let in_object = self.plain_words_allowed();
+        let listed_before = self.listed_before();
+        if !in_object && listed_before.is_none() {
             return self.error(PROSE);
         }
         let src = self.src;
@@ -146,7 +148,24 @@ impl Repairer<'_> {
         let mut end = start;
         while i < src.len() {
             let b = src[i];
-            if b.is_ascii_alphanumeric()
+            if b == b':'
+                && src[i..].starts_with(b"://")
+                && src[start..i].iter().all(u8::is_ascii_alphabetic)
+                && i > start
+            {
+                // `https://example.com/a?b=1#c`: a URL is one word up to
+                // white space, a comma, a quote or a closer.
+                i += 3;
+                while i < src.len()
+                    && !matches!(
+                        src[i],
+                        b' ' | b'\t' | b'\r' | b'\n' | b',' | b'"' | b'}' | b']'
+                    )
+                {
+                    i += 1;
+                }
+                end = i;
+            } else if b.is_ascii_alphanumeric()
                 || (word_punctuation(b)
                     && !(b == b'/' && matches!(src.get(i + 1), Some(b'/' | b'*'))))
                 || (b == b'\'' && i > start && src.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
@@ -167,8 +186,42 @@ impl Repairer<'_> {
             }
         }
         self.pos = i;
+        // `{"a": foo", "b": 1}`: a quote glued to the words, then the end
+        // of the value, is their closing quote, the opening one left out.
+        let after_quote = super::ahead::skip_blank(src, i + 1);
+        if src.get(i) == Some(&b'"')
+            && end == i
+            && end > start
+            && matches!(
+                src.get(after_quote),
+                Some(b',' | b'}' | b']' | b'\n' | b'\r')
+            )
+        {
+            let listed_after = matches!(src.get(after_quote), Some(b',' | b'\n' | b'\r'));
+            if !(in_object || listed_before == Some(true) || listed_after) {
+                self.pos = start;
+                return self.error(PROSE);
+            }
+            self.repairs.insert(Repair::MissingQuote);
+            self.write_words(start, end);
+            self.pos = i + 1;
+            return Ok(Ended::Complete);
+        }
+        // `{"a": big "b": 2}`: words, then a member on the same line,
+        // its comma left out: the words end before it.
+        if in_object && end < i && src.get(i) == Some(&b'"') && super::ahead::member_at(src, i) {
+            self.write_words(start, end);
+            self.pos = end;
+            return Ok(Ended::Complete);
+        }
         let ends = match src.get(i) {
             None => {
+                // Cut off: listed before them, or in an object, or prose
+                // (`[see the table` is no list either).
+                if !(in_object || listed_before == Some(true)) {
+                    self.pos = start;
+                    return self.error(PROSE);
+                }
                 self.write_words(start, end);
                 return Ok(Ended::Truncated);
             }
@@ -176,7 +229,15 @@ impl Repairer<'_> {
             Some(b'/') => matches!(src.get(i + 1), Some(b'/' | b'*')),
             Some(_) => unicode_space(&src[i..]) > 0,
         };
+        // In a list outside an object, the words must be listed: a `,`
+        // or a line break before or after them (`[red, blue]`, one item
+        // a line); `[see the table]` is prose.
+        let listed_after = matches!(src.get(i), Some(b',' | b'\n' | b'\r'));
         if !ends {
+            return self.error(PROSE);
+        }
+        if !(in_object || listed_before == Some(true) || listed_after) {
+            self.pos = start;
             return self.error(PROSE);
         }
         self.write_words(start, end);
@@ -188,6 +249,29 @@ impl Repairer<'_> {
     /// or `,` the model wrote, inside an object.
     fn plain_words_allowed(&self) -> bool {
         !self.inserted_separator && !self.objects.is_empty()
+    }
+
+    /// For words as an item of a list: `Some(true)` when a `,` or a line
+    /// break stands right before them (spaces aside), `Some(false)` when
+    /// they may still be listed by what follows them, `None` when they
+    /// cannot be an item (not in a list, or after a comma the pass put in
+    /// on the same line: `[1 apples]` is not two items).
+    fn listed_before(&self) -> Option<bool> {
+        if !matches!(self.stack.last(), Some(super::Frame::Array)) {
+            return None;
+        }
+        let blank = self.src[..self.pos]
+            .iter()
+            .rev()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+            .count();
+        let before = self.pos.checked_sub(blank + 1).map(|at| self.src[at]);
+        match before {
+            Some(b'\n') => Some(true),
+            Some(b',') if !self.inserted_separator => Some(true),
+            _ if self.inserted_separator => None,
+            _ => Some(false),
+        }
     }
 
     fn write_words(&mut self, start: usize, end: usize) {

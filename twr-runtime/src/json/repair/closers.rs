@@ -33,6 +33,23 @@ impl Repairer<'_> {
             return self.close_tuple(top, byte);
         }
         if top.closer() == byte {
+            if top == Frame::Object
+                && self.stack.len() == 1
+                && !matches!(self.out.last(), Some(b'}' | b']' | b'{'))
+                && !self.continued_after_closer[0]
+                && next(self.src, self.pos + 1) == Next::Member
+                && self.own_closer_later(Frame::Object)
+            {
+                // `{"a": 1}, "b": 2}`: a `}` that would close the whole
+                // value, members and the value's own `}` after it, is
+                // one too many. After a closer (`{"a": {"x": 1}}, "b":
+                // 2}`), or once an inner object's `}` was followed by
+                // more members (`{"a": {"x": 1}, "y": 2}, "b": 3}`),
+                // either `}` may be the stray: refused as before.
+                self.repairs.insert(Repair::MismatchedBracket);
+                self.pos += 1;
+                return Ok(Expect::CommaOrEnd);
+            }
             self.pos += 1;
             self.pop_frame();
             return Ok(self.after_value());
@@ -151,7 +168,8 @@ impl Repairer<'_> {
     }
 
     /// A `)`, or any closer while a tuple is the innermost container: a
-    /// tuple closes with its own `)` only, and `(x)` is no tuple.
+    /// tuple closes with its own `)` only, and `(x)` is no tuple but `x`,
+    /// as Python reads it.
     fn close_tuple(&mut self, top: Frame, byte: u8) -> Result<Expect, RepairError> {
         if top != Frame::Tuple {
             return self.error("a `)` with no `(` open");
@@ -161,13 +179,17 @@ impl Repairer<'_> {
         }
         let comma = self.tuple_commas.last() == Some(&true);
         let empty = self.out.last() == Some(&b'[');
-        if !comma && !empty {
-            return self.error(
-                "a value in parentheses is that value in Python, not a tuple; write a list in [ ]",
-            );
-        }
+        let open = self.tuple_opens.last().copied();
         self.pos += 1;
         self.pop_frame();
+        if let (false, false, Some(open)) = (comma, empty, open) {
+            // `(1)`: the brackets written out become white space, so the
+            // value stands alone without moving what was written.
+            self.out[open] = b' ';
+            if let Some(close) = self.out.last_mut() {
+                *close = b' ';
+            }
+        }
         Ok(self.after_value())
     }
 }

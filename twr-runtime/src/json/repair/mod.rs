@@ -20,7 +20,7 @@ mod tests;
 use memchr::{memchr, memmem};
 
 use super::report::{Repair, RepairSet};
-pub(crate) use ahead::{comma_and_container, continues_value};
+pub(crate) use ahead::{comma_and_container, continues_value, only_closers_after};
 use ahead::{is_key_byte, unicode_space};
 use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
 
@@ -61,6 +61,26 @@ pub(crate) struct RepairError {
 /// JSON object) and [`Repaired::whole`] says whether it was only trivia.
 /// `fenced`: the value starts inside a code fence.
 pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired, RepairError> {
+    repair_from(input, start, fenced, false)
+}
+
+/// Like [`repair`], for a reply that is one Python value in parentheses
+/// (`("a", "b")`, `(1)`): the `(` at `start` opens a tuple, or the value
+/// it holds when no comma stands in it.
+pub(crate) fn repair_tuple(
+    input: &str,
+    start: usize,
+    fenced: bool,
+) -> Result<Repaired, RepairError> {
+    repair_from(input, start, fenced, true)
+}
+
+fn repair_from(
+    input: &str,
+    start: usize,
+    fenced: bool,
+    top_tuple: bool,
+) -> Result<Repaired, RepairError> {
     let mut r = Repairer {
         src: input.as_bytes(),
         pos: start,
@@ -76,6 +96,8 @@ pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired
         inserted_separator: false,
         bare_key_end: None,
         tuple_commas: Vec::new(),
+        tuple_opens: Vec::new(),
+        top_tuple,
         commas_read: 0,
         structure_in_last_comment: None,
         string_over_lines: false,
@@ -304,6 +326,12 @@ struct Repairer<'a> {
     /// For each open tuple, innermost last: whether a `,` was met in it
     /// (`(1)` is 1 in Python, not a tuple).
     tuple_commas: Vec<bool>,
+    /// For each open tuple, innermost last: where its `[` was written,
+    /// blanked out when the tuple turns out to be one value in
+    /// parentheses.
+    tuple_opens: Vec<usize>,
+    /// A tuple may stand at the top level (the whole reply is one).
+    top_tuple: bool,
     /// Commas the model wrote between items or members.
     commas_read: usize,
 }
@@ -373,7 +401,7 @@ impl Repairer<'_> {
                 }
                 // A no-break space, an ideographic space: white space to
                 // a reader.
-                0xC2 | 0xE2 | 0xE3 if unicode_space(self.rest()) > 0 => {
+                0xC2 | 0xE1 | 0xE2 | 0xE3 if unicode_space(self.rest()) > 0 => {
                     self.repairs.insert(Repair::UnicodeSpace);
                     self.pos += unicode_space(self.rest());
                 }
@@ -412,7 +440,10 @@ impl Repairer<'_> {
         match frame {
             Frame::Object => self.objects.push(at),
             Frame::Array => self.arrays.push(at),
-            Frame::Tuple => self.tuple_commas.push(false),
+            Frame::Tuple => {
+                self.tuple_commas.push(false);
+                self.tuple_opens.push(self.out.len());
+            }
         }
         self.inserted_separator = false;
         self.out.push(frame.opener());
@@ -425,7 +456,11 @@ impl Repairer<'_> {
             match frame {
                 Frame::Object => self.objects.pop(),
                 Frame::Array => self.arrays.pop(),
-                Frame::Tuple => self.tuple_commas.pop().map(|_| 0),
+                Frame::Tuple => self
+                    .tuple_commas
+                    .pop()
+                    .and(self.tuple_opens.pop())
+                    .map(|_| 0),
             };
             self.out.push(frame.closer());
         }
@@ -493,6 +528,16 @@ impl Repairer<'_> {
                 Expect::Colon { item_out } => {
                     if b == b':' {
                         self.pos += 1;
+                        self.inserted_separator = false;
+                    } else if b == b'"'
+                        && self.bare_key_end == Some(self.pos)
+                        && self.src.get(self.pos + 1) == Some(&b':')
+                    {
+                        // `{a": 1}`: a quote glued between a key without
+                        // quotes and its colon closes the key, its
+                        // opening quote left out.
+                        self.repairs.insert(Repair::MissingQuote);
+                        self.pos += 2;
                         self.inserted_separator = false;
                     } else if self
                         .quote_here()
@@ -728,8 +773,9 @@ impl Repairer<'_> {
                     item_out: self.out.len(),
                 });
             }
-            // A Python tuple, inside a value (a bare `(` opens prose).
-            b'(' if item_out.is_some() => {
+            // A Python tuple, inside a value (a bare `(` opens prose), or
+            // one the caller found to be the whole reply.
+            b'(' if item_out.is_some() || (self.top_tuple && self.stack.is_empty()) => {
                 self.pos += 1;
                 self.repairs.insert(Repair::PythonTuple);
                 self.push_frame(Frame::Tuple);

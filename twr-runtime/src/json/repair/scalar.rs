@@ -31,6 +31,44 @@ pub(super) fn cut_literal(word: &[u8]) -> Option<&'static [u8]> {
     })
 }
 
+/// Where the word that starts like a number at `start` ends: letters,
+/// digits, `.`, `_`, `-` and `:` glued together (`1.2.3`, `10-20`, a UUID,
+/// a time of day), a `/` before a letter or digit (`1/3`; `//` and `/*`
+/// open comments), a `+` only in an exponent (`1e+5`; `1+2` is no word).
+fn number_token_end(src: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while let Some(&b) = src.get(i) {
+        let glued = b.is_ascii_alphanumeric()
+            || matches!(b, b'.' | b'_' | b'-' | b':')
+            || (b == b'/' && src.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))
+            || (b == b'+' && matches!(src[i - 1], b'e' | b'E'));
+        if !glued {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The JSON number a token of digits grouped by `_` spells (`1_234.5_6`
+/// is `1234.56`): each `_` between two digits, the rest a JSON number.
+fn grouped_number(token: &[u8]) -> Option<Vec<u8>> {
+    let digit = |i: usize| token.get(i).is_some_and(u8::is_ascii_digit);
+    let mut number = Vec::with_capacity(token.len());
+    for (i, &b) in token.iter().enumerate() {
+        if b == b'_' {
+            if i == 0 || !digit(i - 1) || !digit(i + 1) {
+                return None;
+            }
+        } else {
+            number.push(b);
+        }
+    }
+    serde_json::from_slice::<serde_json::Number>(&number)
+        .is_ok()
+        .then_some(number)
+}
+
 impl Repairer<'_> {
     /// True when a number starts at `pos`: a digit or `-` (a lone `-` is
     /// a number cut off), or `+` or `.` before a digit (`+1`, `.25`).
@@ -79,6 +117,33 @@ impl Repairer<'_> {
             }
             i
         };
+        let token_end = number_token_end(src, self.pos);
+        let token = &src[self.pos..token_end];
+        if token.contains(&b'_') {
+            // `82_461_110`, `1_234.5_6`: digits grouped by `_` as Python,
+            // Rust and JavaScript write them are that number; any other
+            // `_` makes the token a word as written.
+            match grouped_number(token) {
+                Some(number) => {
+                    self.repairs.insert(Repair::NumberSpelling);
+                    self.out.extend_from_slice(&number);
+                    self.pos = token_end;
+                }
+                None => self.token_as_text(token_end)?,
+            }
+            return Ok(true);
+        }
+        let unsigned = token
+            .strip_prefix(b"-")
+            .or(token.strip_prefix(b"+"))
+            .unwrap_or(token);
+        if unsigned.len() > 1 && unsigned[0] == b'0' && unsigned[1].is_ascii_digit() {
+            // `0789`, `-05`: no JSON number has a leading zero; the digits
+            // as written are a code (a postcode, an ID), and read as a
+            // number they would lose the zeros. The text is the value.
+            self.token_as_text(token_end)?;
+            return Ok(true);
+        }
         let mut i = self.pos;
         let mut out: Vec<u8> = Vec::new();
         let mut spelled = false;
@@ -131,6 +196,14 @@ impl Repairer<'_> {
             }
             i = exp_end;
         }
+        if token_end > i && has_int {
+            // `1/3`, `10-20`, `1.1.1`, a UUID or a date: a word that starts
+            // with digits, more than a number, read as the text written
+            // (as `{"city": Kyoto}` is), never cut to the number it starts
+            // with.
+            self.token_as_text(token_end)?;
+            return Ok(true);
+        }
         if complete.is_none_or(|(end, _)| end != i) {
             if !self.ends_after(i) {
                 // Leave it to the deserializer to name the bad number.
@@ -158,6 +231,25 @@ impl Repairer<'_> {
         }
         self.out.extend_from_slice(&out[..len]);
         Ok(true)
+    }
+
+    /// The word from `pos` to `end` that starts like a number, written as
+    /// the string it spells; refused after a `,` or `:` the pass put in,
+    /// as words without quotes are (`[2 0.0.1 2]` may be one item or
+    /// three).
+    fn token_as_text(&mut self, end: usize) -> Result<(), RepairError> {
+        if self.inserted_separator {
+            return self.error(
+                "this word without quotes follows a value with no `,` between them; write \
+                 text in double quotes, and a comma between items",
+            );
+        }
+        self.repairs.insert(Repair::UnquotedString);
+        self.out.push(b'"');
+        self.out.extend_from_slice(&self.src[self.pos..end]);
+        self.out.push(b'"');
+        self.pos = end;
+        Ok(())
     }
 
     /// True when only trivia stands between `at` and the end of the input

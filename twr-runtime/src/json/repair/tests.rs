@@ -387,8 +387,15 @@ fn prose_is_not_turned_into_strings() {
         "expected a JSON value; text must be in double quotes"
     );
     // Words that do not end where a value ends.
-    assert_eq!(fails("{\"url\": https://x.com}").at, 13);
     assert_eq!(fails("{\"a\": item #3}").at, 11);
+    // A URL is one word (refused before at its `:`).
+    assert_eq!(
+        fix("{\"url\": https://x.com}"),
+        (
+            r#"{"url":"https://x.com"}"#.to_owned(),
+            vec![Repair::UnquotedString]
+        )
+    );
 }
 
 #[test]
@@ -481,15 +488,28 @@ fn numbers_spelled_loosely() {
             vec![Repair::NumberSpelling]
         )
     );
-    // Glued to the number before: a stray character, not an item.
-    for (input, at) in [
-        ("[1O]", 2),
-        ("[1.2.3]", 4),
-        ("[1-2]", 2),
-        ("{\"a\": 1O}", 7),
-    ] {
+    // A word that starts with digits is the text written, never the
+    // number it starts with cut from it.
+    assert_eq!(
+        fix("[1O, 1.2.3, 1-2, 0789, -05, 1/3, 10:30]"),
+        (
+            r#"["1O","1.2.3","1-2","0789","-05","1/3","10:30"]"#.to_owned(),
+            vec![Repair::UnquotedString]
+        )
+    );
+    assert_eq!(
+        fix("[82_461_110, 1_234.5_6]"),
+        (
+            "[82461110,1234.56]".to_owned(),
+            vec![Repair::NumberSpelling]
+        )
+    );
+    // A `+` or `$` glued to a number is no part of a word: a stray.
+    for (input, at) in [("[1+2]", 2), ("{\"a\": 1$}", 7)] {
         assert_eq!(fails(input).at, at, "{input}");
     }
+    // After a comma the pass put in, a word is refused as words are.
+    assert_eq!(fails("[2 0.0.1 2]").at, 3);
 }
 
 #[test]
@@ -546,8 +566,15 @@ fn python_tuples() {
             vec![Repair::SingleQuotes, Repair::PythonTuple]
         )
     );
-    // `(1)` is 1 in Python; a tuple closes with its own bracket.
-    assert_eq!(fails("{\"p\": (1)}").at, 8);
+    // `(1)` is 1 in Python, not a tuple; a tuple closes with its own
+    // bracket.
+    assert_eq!(
+        fix("{\"p\": (1), \"q\": ((\"x\"))}"),
+        (
+            r#"{"p": 1 ,"q":  "x"  }"#.to_owned(),
+            vec![Repair::PythonTuple]
+        )
+    );
     assert_eq!(fails("{\"p\": (1, 2]}").at, 11);
     assert_eq!(fails("{\"p\": [1, 2)}").at, 11);
 }
