@@ -93,6 +93,7 @@ mod think_partial;
 mod think_patch;
 mod think_promises;
 mod think_samples;
+mod think_samples_n;
 mod think_serde;
 mod think_service;
 mod think_small_models;

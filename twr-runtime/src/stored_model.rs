@@ -389,8 +389,9 @@ impl Stores {
 
     /// `model` with these stores around it, for the calls of one attempt
     /// (its transport retries included: they ask the same request, so
-    /// they share its one place in the job). `prices` price what is
-    /// recorded.
+    /// they share its one place in the job; and each of its samples, which
+    /// has a place of its own, whether it is asked alone or with others in
+    /// one request). `prices` price what is recorded.
     pub(crate) fn around<'s>(
         &'s self,
         model: &'s dyn ChatModel,
@@ -401,9 +402,9 @@ impl Stores {
             stores: self,
             prices,
             #[cfg(feature = "journal")]
-            place: std::sync::Mutex::new(None),
+            places: std::sync::Mutex::new(std::collections::BTreeMap::new()),
             #[cfg(feature = "journal")]
-            found: tokio::sync::Mutex::new(None),
+            found: tokio::sync::Mutex::new(std::collections::BTreeMap::new()),
         }
     }
 }
@@ -417,16 +418,18 @@ pub(crate) struct Stored<'s> {
     model: &'s dyn ChatModel,
     stores: &'s Stores,
     prices: Option<&'s Prices>,
-    /// The request's key and occurrence in the job, taken by the
-    /// attempt's first call, when it is made: equal requests of runs in
-    /// flight together are numbered in the order they were asked.
+    /// Each sample's key and occurrence in the job, by the sample's
+    /// number ([`Request::sample`]), taken by the first call that asks for
+    /// it, when it is made: equal requests of runs in flight together are
+    /// numbered in the order they were asked.
     #[cfg(feature = "journal")]
-    place: std::sync::Mutex<Option<Place>>,
-    /// What the store holds for that place, once looked up: the stored
-    /// reply, or `None` for a request to send. A lock held across the
-    /// look-up, so a transport retry waits for it instead of looking again.
+    places: std::sync::Mutex<std::collections::BTreeMap<u32, Place>>,
+    /// What the store holds for each sample's place, once looked up: the
+    /// stored reply, or `None` for a request to send. A lock held across
+    /// the look-up, so a transport retry waits for it instead of looking
+    /// again.
     #[cfg(feature = "journal")]
-    found: tokio::sync::Mutex<Option<Option<journaled::Hit>>>,
+    found: tokio::sync::Mutex<std::collections::BTreeMap<u32, Option<journaled::Hit>>>,
 }
 
 impl ChatModel for Stored<'_> {
@@ -454,6 +457,10 @@ impl ChatModel for Stored<'_> {
 
     fn takes_grammar(&self) -> Option<crate::grammar::Format> {
         self.model.takes_grammar()
+    }
+
+    fn answers_n(&self) -> bool {
+        self.model.answers_n()
     }
 
     fn reply_token_limit(&self) -> Option<u32> {
@@ -497,101 +504,159 @@ mod journaled {
         cost: Option<f64>,
     }
 
-    /// [`Stored::call`] with a journal or a cache.
+    /// [`Stored::call`] with a journal or a cache. A request for several
+    /// replies ([`Request::n`]) is samples `sample..sample + n`, each in
+    /// its own place: it is answered from the stores when every one of
+    /// them is recorded, and otherwise asked whole and each reply it gets
+    /// recorded in its sample's place (a reply recorded before is
+    /// replaced: the run reads what the journal keeps).
     pub(super) fn call<'a>(
         stored: &'a Stored<'_>,
         request: Request<'a>,
     ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let name = stored.model.name();
-        let place = {
-            let mut place = stored.place.lock().unwrap_or_else(|p| p.into_inner());
-            *place.get_or_insert_with(|| {
-                // A constrained request is another request, and so is
-                // another sample: see `options_of`.
-                let options = crate::journal::key::options_of(
-                    stored.model.request_options(),
-                    &request,
-                    stored.model.takes_grammar(),
-                );
-                let key = RequestKey::new(name, options.as_ref(), request.messages);
-                let occurrence = stored
-                    .stores
-                    .job
-                    .as_ref()
-                    .map_or(0, |job| job.next_occurrence(&key));
-                // The job replays what it recorded whatever the run asks
-                // now (a resumption pays for nothing twice); the cache
-                // answers a request for log-probabilities only with a
-                // reply that was asked for them.
-                let cache_key = match request.wants_logprobs() {
-                    false => key,
-                    true => RequestKey::new(
-                        name,
-                        Some(&serde_json::json!({"options": options, "logprobs": true})),
-                        request.messages,
-                    ),
-                };
-                Place {
-                    key,
-                    occurrence,
-                    cache_key,
-                }
-            })
+        let count = if stored.model.answers_n() {
+            request.n.max(1)
+        } else {
+            1
         };
-        let Place {
+        let samples = request.sample..request.sample.saturating_add(count);
+        let places: Vec<(u32, Place)> = {
+            let mut places = stored.places.lock().unwrap_or_else(|p| p.into_inner());
+            samples
+                .map(|sample| {
+                    let place = *places
+                        .entry(sample)
+                        .or_insert_with(|| place_of(stored, name, request.with_sample(sample)));
+                    (sample, place)
+                })
+                .collect()
+        };
+        Box::pin(async move {
+            let hits: Vec<Option<Hit>> = {
+                let mut found = stored.found.lock().await;
+                for (sample, place) in &places {
+                    if !found.contains_key(sample) {
+                        let looked = stored.stores.lookup(name, place).await;
+                        let looked = looked.map_err(|e| ModelError::Other(Box::new(e)))?;
+                        found.insert(*sample, looked);
+                    }
+                }
+                places
+                    .iter()
+                    .map(|(sample, _)| found.get(sample).cloned().flatten())
+                    .collect()
+            };
+            if hits.iter().all(Option::is_some) {
+                let hits: Vec<Hit> = hits.into_iter().flatten().collect();
+                return Ok(replayed(stored, name, hits));
+            }
+            let response = stored.model.call(request).await?;
+            let answered = response.model.clone();
+            let served = response.served.clone();
+            if count == 1 {
+                let record = Record {
+                    stored,
+                    place: places[0].1,
+                    served,
+                    answered,
+                };
+                return Ok(response.map_deltas(|deltas| {
+                    Box::pin(Recording {
+                        deltas,
+                        gathered: Gathered::default(),
+                        record: Some(record),
+                        writing: None,
+                    }) as BoxStream<'a, _>
+                }));
+            }
+            // Several replies are read whole (none is streamed), and each
+            // is recorded before any is handed on.
+            let rate_limits = response.rate_limits;
+            let mut replies = response.into_replies().await?;
+            replies.truncate(places.len());
+            for (reply, (_, place)) in replies.iter().zip(&places) {
+                let record = Record {
+                    stored,
+                    place: *place,
+                    served: served.clone(),
+                    answered: answered.clone(),
+                };
+                if let Err(error) = record.write(reply.clone()).await {
+                    return Err(unrecorded(reply.clone(), error));
+                }
+            }
+            let mut whole = Response::from_replies(replies)
+                .with_rate_limits(rate_limits)
+                .with_served(served);
+            whole.model = answered;
+            Ok(whole)
+        })
+    }
+
+    /// Where the request `request` to the model `name` is stored: its key
+    /// (a constrained request is another request, and so is another
+    /// sample: see `options_of`) and its next occurrence in the job.
+    fn place_of(stored: &Stored<'_>, name: &str, request: Request<'_>) -> Place {
+        let options = crate::journal::key::options_of(
+            stored.model.request_options(),
+            &request,
+            stored.model.takes_grammar(),
+        );
+        let key = RequestKey::new(name, options.as_ref(), request.messages);
+        let occurrence = stored
+            .stores
+            .job
+            .as_ref()
+            .map_or(0, |job| job.next_occurrence(&key));
+        // The job replays what it recorded whatever the run asks now (a
+        // resumption pays for nothing twice); the cache answers a request
+        // for log-probabilities only with a reply that was asked for them.
+        let cache_key = match request.wants_logprobs() {
+            false => key,
+            true => RequestKey::new(
+                name,
+                Some(&serde_json::json!({"options": options, "logprobs": true})),
+                request.messages,
+            ),
+        };
+        Place {
             key,
             occurrence,
             cache_key,
-        } = place;
-        Box::pin(async move {
-            let hit = {
-                let mut found = stored.found.lock().await;
-                if found.is_none() {
-                    let looked = stored.stores.lookup(name, &place).await;
-                    *found = Some(looked.map_err(|e| ModelError::Other(Box::new(e)))?);
-                }
-                found.clone().flatten()
-            };
-            if let Some(hit) = hit {
-                let cost = match hit.served {
-                    // A cache hit is free, for a model that has a price.
-                    Served::Cache => stored
-                        .prices
-                        .and_then(|prices| prices.get(name))
-                        .map(|_| 0.0),
-                    _ => hit.cost,
-                };
-                let mut response = Response::from_reply(hit.reply).with_served(hit.served);
-                response.cost = cost;
-                return Ok(response);
-            }
-            let response = stored.model.call(request).await?;
-            let record = Record {
-                stored,
-                key,
-                occurrence,
-                cache_key,
-                served: response.served.clone(),
-                answered: response.model.clone(),
-            };
-            Ok(response.map_deltas(|deltas| {
-                Box::pin(Recording {
-                    deltas,
-                    gathered: Gathered::default(),
-                    record: Some(record),
-                    writing: None,
-                }) as BoxStream<'a, _>
-            }))
-        })
+        }
+    }
+
+    /// The stored replies `hits` as the response: what each cost when it
+    /// was recorded (a cache hit is free, for a model that has a price),
+    /// together; served as the first was.
+    fn replayed<'a>(stored: &Stored<'_>, name: &str, hits: Vec<Hit>) -> Response<'a> {
+        let costs: Vec<Option<f64>> = hits
+            .iter()
+            .map(|hit| match hit.served {
+                Served::Cache => stored
+                    .prices
+                    .and_then(|prices| prices.get(name))
+                    .map(|_| 0.0),
+                _ => hit.cost,
+            })
+            .collect();
+        let cost = costs
+            .iter()
+            .any(Option::is_some)
+            .then(|| costs.iter().flatten().sum());
+        let served = hits[0].served.clone();
+        let replies = hits.into_iter().map(|hit| hit.reply).collect();
+        let mut response = Response::from_replies(replies).with_served(served);
+        response.cost = cost;
+        response
     }
 
     /// Where and how a live reply is recorded.
     struct Record<'a> {
         stored: &'a Stored<'a>,
-        key: RequestKey,
-        occurrence: u32,
-        /// Its key in the response cache (see [`Place`]).
-        cache_key: RequestKey,
+        /// Its keys in the job and the response cache.
+        place: Place,
         served: Served,
         /// The model that answered, when not the one called.
         answered: Option<String>,
@@ -616,8 +681,8 @@ mod journaled {
                 _ => None,
             };
             ReplyEntry {
-                key: self.key,
-                occurrence: self.occurrence,
+                key: self.place.key,
+                occurrence: self.place.occurrence,
                 model: name.to_string(),
                 reply,
                 cost,
@@ -636,7 +701,7 @@ mod journaled {
                 }
                 if let Some(cache) = &stores.cache {
                     cache
-                        .put(&self.cache_key, &entry.model, &entry.reply)
+                        .put(&self.place.cache_key, &entry.model, &entry.reply)
                         .await?;
                 }
                 Ok(())
@@ -652,7 +717,7 @@ mod journaled {
                 job.record_detached(entry.clone());
             }
             if let Some(cache) = &stores.cache {
-                cache.put_detached(&self.cache_key, &entry.model, &entry.reply);
+                cache.put_detached(&self.place.cache_key, &entry.model, &entry.reply);
             }
         }
     }

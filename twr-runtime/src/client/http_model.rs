@@ -17,7 +17,7 @@ use super::options::Options;
 use super::otel;
 use super::provider::{Decoded, Flow, Provider, QueryValue, RequestHead, RequestSpec};
 use super::rate_limits::ResponseHeaders;
-use super::reply::DecodedReader;
+use super::reply::{ChoiceReaders, DecodedReader};
 use super::secret::{redact_url, ApiKey, Secrets};
 use super::sse::{SseDecoder, SseEvent};
 use crate::grammar::{Dialect, Format, Grammar};
@@ -155,6 +155,36 @@ impl<P: Provider> HttpModel<P> {
         self
     }
 
+    /// Tells the client whether its server answers several replies to one
+    /// request, so [`answers_n`](ChatModel::answers_n) says so and the loop's
+    /// samples ([`Think::samples`](crate::Think::samples)) are one request
+    /// asking for `k` replies, not `k` requests: the prompt is sent, read
+    /// and paid for once. Such a request is read whole, never streamed.
+    ///
+    /// | Server | Field | Default |
+    /// |---|---|---|
+    /// | OpenAI | `n` | off: [`OpenAiCompatible`](crate::OpenAiCompatible) speaks to many servers; `.takes_n(true)` |
+    /// | vLLM, SGLang | `n` | off; `.takes_n(true)` |
+    /// | llama.cpp's server | refuses any `n` but 1 ("Only one completion choice is allowed") | off; leave it |
+    /// | llama-cpp-python | ignores `n`, answers one | off; leave it |
+    /// | [`Gemini`](crate::Gemini) | `generationConfig.candidateCount` | on (Gemini 1.0 models took no more than 1) |
+    /// | [`Anthropic`](crate::Anthropic) | none: one reply per request | has no effect |
+    ///
+    /// A server told it takes `n` that answers fewer replies than asked
+    /// costs nothing wrong: the loop asks the missing ones one by one.
+    ///
+    /// ```
+    /// use twr_runtime::{ChatModel, OpenAiCompatible};
+    ///
+    /// let vllm = OpenAiCompatible::new("http://127.0.0.1:8000/v1", "qwen").takes_n(true);
+    /// assert!(vllm.answers_n());
+    /// assert!(!OpenAiCompatible::new("http://127.0.0.1:8080/v1", "smollm2").answers_n());
+    /// ```
+    pub fn takes_n(mut self, takes_n: bool) -> Self {
+        self.options.takes_n = takes_n;
+        self
+    }
+
     /// Extra fields merged into the request body, for anything this builder
     /// does not name (`top_p`, `response_format`, Gemini's `safetySettings`,
     /// a provider's own options). Objects merge deeply, later calls win, and
@@ -249,11 +279,17 @@ impl<P: Provider> HttpModel<P> {
     }
 
     /// The options of `request`: [`spec`](Self::spec) with where its shared
-    /// prefix ends and, for one of several samples, the seed moved by the
-    /// sample's number (with one seed they would all be the same reply).
+    /// prefix ends, the replies it asks for when the client takes several
+    /// (then not streamed: one reply after another is read whole) and, for
+    /// one of several samples, the seed moved by the sample's number (with
+    /// one seed they would all be the same reply).
     fn spec_of<'a>(&'a self, request: &Request<'a>) -> RequestSpec<'a> {
         let mut spec = self.spec(request.messages, request.grammar);
         spec.shared_prefix = request.shared_prefix;
+        if self.takes_several() && request.n > 1 {
+            spec.n = request.n;
+            spec.stream = false;
+        }
         spec.seed = spec
             .seed
             .map(|seed| seed.wrapping_add(u64::from(request.sample)));
@@ -277,7 +313,14 @@ impl<P: Provider> HttpModel<P> {
             grammar: self.options.grammar.zip(grammar),
             shared_prefix: 0,
             logprobs: false,
+            n: 1,
         }
+    }
+
+    /// Whether the client asks its server for several replies in one
+    /// response: told so, of an API that has them.
+    fn takes_several(&self) -> bool {
+        P::TAKES_N && self.options.takes_n
     }
 
     /// Everything that can fail before a byte is sent fails here, as
@@ -317,7 +360,7 @@ impl<P: Provider> HttpModel<P> {
         }
         let (body, sent) = self.body(&spec)?;
         let body = json_bytes(&body, messages)?;
-        if self.options.stream {
+        if spec.stream {
             headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -394,6 +437,42 @@ impl<P: Provider> HttpModel<P> {
             }
             Err(source) if reader.has_text() => Err(ModelError::Incomplete {
                 partial: Box::new(reader.partial()),
+                source: Box::new(source),
+            }),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+impl<P: Provider> HttpModel<P> {
+    /// The replies of `call`, which asks for several in one response
+    /// ([`RequestSpec::n`]), read whole, in order; with the rate limits its
+    /// response's headers gave.
+    async fn whole_replies(
+        &self,
+        call: Request<'_>,
+    ) -> Result<(Vec<Reply>, RateLimits, Option<String>), ModelError> {
+        let (mut source, limits) = self.open_with_limits(call).await?;
+        let mut readers = ChoiceReaders::new(source.secrets());
+        let mut decoded = Vec::new();
+        let read = loop {
+            let more = source.next(&mut decoded).await;
+            decoded.drain(..).for_each(|item| readers.add(item));
+            match more {
+                Ok(true) => continue,
+                Ok(false) => break Ok(()),
+                Err(error) => break Err(error),
+            }
+        };
+        match read {
+            Ok(()) => {
+                let response_model = readers.response_model().map(str::to_string);
+                readers
+                    .finish()
+                    .map(|replies| (replies, limits, response_model))
+            }
+            Err(source) if readers.has_text() => Err(ModelError::Incomplete {
+                partial: Box::new(readers.partial()),
                 source: Box::new(source),
             }),
             Err(error) => Err(error),
@@ -615,8 +694,12 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     /// [`Delta::Done`]: crate::Delta::Done
     fn call<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
         let messages = request.messages;
-        if request.stream && self.options.stream {
+        let several = self.takes_several() && request.n > 1;
+        if request.stream && self.options.stream && !several {
             return super::deltas::deltas(self, request);
+        }
+        if several {
+            return self.call_several(request);
         }
         let span = otel::call_span::<P>(
             &self.base_url,
@@ -629,7 +712,7 @@ impl<P: Provider> ChatModel for HttpModel<P> {
             async move {
                 let started = Instant::now();
                 let result = self.whole_reply(request).await;
-                trace_result(&result, started);
+                trace_result(result.as_ref().map(|(reply, _, _)| reply), started);
                 let ended = match &result {
                     Ok((reply, _, response_model)) => otel::Ended::Reply {
                         usage: reply.usage,
@@ -648,6 +731,12 @@ impl<P: Provider> ChatModel for HttpModel<P> {
 
     fn name(&self) -> &str {
         &self.model
+    }
+
+    /// True when told so ([`takes_n`](HttpModel::takes_n)) of an API that has
+    /// several replies per request ([`Provider::TAKES_N`]).
+    fn answers_n(&self) -> bool {
+        self.takes_several()
     }
 
     /// The provider, the base URL (without credentials) and every option
@@ -681,16 +770,49 @@ impl<P: Provider> ChatModel for HttpModel<P> {
     }
 }
 
+impl<P: Provider> HttpModel<P> {
+    /// [`call`](ChatModel::call) of a request for several replies: read
+    /// whole, given one after another ([`Response::from_replies`]).
+    fn call_several<'a>(
+        &'a self,
+        request: Request<'a>,
+    ) -> BoxFuture<'a, Result<Response<'a>, ModelError>> {
+        let span = otel::call_span::<P>(
+            &self.base_url,
+            &self.model,
+            &self.options,
+            request.messages.len(),
+            false,
+        );
+        Box::pin(
+            async move {
+                let started = Instant::now();
+                let result = self.whole_replies(request).await;
+                trace_result(result.as_ref().map(|(replies, _, _)| &replies[0]), started);
+                let ended = match &result {
+                    Ok((replies, _, response_model)) => otel::Ended::Reply {
+                        usage: replies[0].usage,
+                        finish_reason: replies[0].finish_reason.as_ref(),
+                        response_model: response_model.as_deref(),
+                    },
+                    Err(error) => otel::Ended::Failed(error),
+                };
+                otel::record(&tracing::Span::current(), ended);
+                let (replies, limits, _) = result?;
+                Ok(Response::from_replies(replies).with_rate_limits(limits))
+            }
+            .instrument(span),
+        )
+    }
+}
+
 /// One tracing event per call, inside the call's span (which names the
 /// provider, model and stream flag, never the key). Errors are shown by
 /// their `Display`, whose server text is already scrubbed.
-fn trace_result(
-    result: &Result<(Reply, RateLimits, Option<String>), ModelError>,
-    started: Instant,
-) {
+fn trace_result(result: Result<&Reply, &ModelError>, started: Instant) {
     let elapsed_ms = started.elapsed().as_millis() as u64;
     match result {
-        Ok((reply, _, _)) => tracing::debug!(
+        Ok(reply) => tracing::debug!(
             elapsed_ms,
             prompt_tokens = reply.usage.prompt_tokens,
             completion_tokens = reply.usage.completion_tokens,

@@ -27,6 +27,9 @@ pub(crate) struct Options {
     pub(crate) seed: Option<u64>,
     /// How the server takes a grammar; `None`: it is never sent one.
     pub(crate) grammar: Option<Dialect>,
+    /// Whether the server answers several replies to one request (`n`);
+    /// `false`: it is never asked for more than one.
+    pub(crate) takes_n: bool,
     /// Extra JSON fields merged into the request body (a JSON object).
     pub(crate) extra: Option<Value>,
     pub(crate) timeout: Duration,
@@ -44,6 +47,7 @@ impl fmt::Debug for Options {
             .field("max_tokens", &self.max_tokens)
             .field("seed", &self.seed)
             .field("grammar", &self.grammar)
+            .field("takes_n", &self.takes_n)
             .field("extra", &self.extra)
             .field("timeout", &self.timeout)
             .field("max_response_bytes", &self.max_response_bytes)
@@ -67,6 +71,7 @@ impl Default for Options {
             max_tokens: None,
             seed: None,
             grammar: None,
+            takes_n: false,
             extra: None,
             timeout: DEFAULT_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,

@@ -58,6 +58,14 @@ pub trait Provider: Clone + fmt::Debug + Send + Sync + 'static {
     /// Gemini's `"gcp.gemini"`, as the GenAI semantic conventions name them).
     const GEN_AI_PROVIDER_NAME: &'static str = Self::NAME;
 
+    /// Whether the API answers several replies to one request (OpenAI's
+    /// `n`, Gemini's `candidateCount`): the adapter writes
+    /// [`RequestSpec::n`] into the body where the API takes it, and
+    /// decodes each reply after a [`Decoded::Choice`]. Default `false`: a
+    /// client of it is never asked for more than one, whatever
+    /// [`HttpModel::takes_n`](super::HttpModel::takes_n) says.
+    const TAKES_N: bool = false;
+
     /// State kept across the events of one stream, for an API that spreads
     /// one fact over several events (Anthropic sends input tokens first and
     /// output tokens last). `()` when every event stands alone. A fresh
@@ -235,6 +243,13 @@ pub struct RequestSpec<'a> {
     /// at each place, where the API has them; an API without them leaves
     /// it out.
     pub logprobs: bool,
+    /// How many replies to ask for in one response: `1` unless the
+    /// request asks for several ([`Request::n`](crate::model::Request::n))
+    /// of a client told its server takes them
+    /// ([`HttpModel::takes_n`](super::HttpModel::takes_n)) whose API has
+    /// them ([`Provider::TAKES_N`]); then never streamed. An adapter
+    /// writes it only when above 1.
+    pub n: u32,
 }
 
 /// The error of an API whose structured outputs take a JSON schema in
@@ -423,6 +438,14 @@ pub enum Decoded {
     /// (asked for with [`RequestSpec::logprobs`]); they go to
     /// [`Reply::logprobs`](crate::Reply::logprobs).
     Logprobs(Vec<TokenLogprob>),
+    /// The items that follow, up to the next `Choice`, belong to reply
+    /// `index` (from 0) of a response with several ([`RequestSpec::n`]):
+    /// an adapter whose response carries more than one reply, or one whose
+    /// index is not 0, puts one before each reply's items. [`Usage`](Self::Usage)
+    /// and [`Model`](Self::Model) are the whole response's, wherever they
+    /// come. A reader of one reply keeps reply 0 and leaves out the
+    /// others.
+    Choice(u32),
 }
 
 /// Whether a stream continues after an event.

@@ -37,6 +37,9 @@ pub(crate) struct DecodedReader {
     deltas: Option<Deltas>,
     /// The call's credentials, scrubbed out of text kept in an error.
     secrets: Option<Arc<Secrets>>,
+    /// Whether the items arriving belong to a reply other than the first
+    /// ([`Decoded::Choice`]): a reader of one reply leaves them out.
+    other_choice: bool,
 }
 
 impl DecodedReader {
@@ -59,6 +62,13 @@ impl DecodedReader {
 
     /// Applies one item.
     pub(crate) fn add(&mut self, item: Decoded) {
+        let reply_item = !matches!(
+            item,
+            Decoded::Usage(_) | Decoded::Model(_) | Decoded::Choice(_)
+        );
+        if self.other_choice && reply_item {
+            return;
+        }
         match item {
             Decoded::Content(text) => {
                 self.has_text |= !text.trim().is_empty();
@@ -86,6 +96,7 @@ impl DecodedReader {
                 }
                 self.logprobs.extend(tokens);
             }
+            Decoded::Choice(index) => self.other_choice = index != 0,
         }
     }
 
@@ -170,6 +181,81 @@ impl DecodedReader {
             logprobs: self.logprobs,
         };
         (reply, self.refusal)
+    }
+}
+
+/// The replies of a response with several ([`Decoded::Choice`]), each put
+/// together by its own [`DecodedReader`] under the same rules; the whole
+/// response's usage and model go to the first.
+pub(crate) struct ChoiceReaders {
+    readers: Vec<DecodedReader>,
+    /// The reply the items arriving belong to.
+    current: usize,
+    secrets: Arc<Secrets>,
+}
+
+impl ChoiceReaders {
+    /// Readers scrubbing `secrets` out of the text an error keeps.
+    pub(crate) fn new(secrets: Arc<Secrets>) -> Self {
+        ChoiceReaders {
+            readers: vec![DecodedReader::default().scrubbing(secrets.clone())],
+            current: 0,
+            secrets,
+        }
+    }
+
+    /// Applies one item to the reply it belongs to.
+    pub(crate) fn add(&mut self, item: Decoded) {
+        match item {
+            Decoded::Choice(index) => {
+                // Replies are few (the `n` asked for): a reply named out of
+                // order gets the readers before it, empty until they speak.
+                let index = index as usize;
+                while self.readers.len() <= index {
+                    let reader = DecodedReader::default().scrubbing(self.secrets.clone());
+                    self.readers.push(reader);
+                }
+                self.current = index;
+            }
+            Decoded::Usage(_) | Decoded::Model(_) => self.readers[0].add(item),
+            item => self.readers[self.current].add(item),
+        }
+    }
+
+    /// The model the server said answered, when it named one.
+    pub(crate) fn response_model(&self) -> Option<&str> {
+        self.readers[0].response_model()
+    }
+
+    /// True once any reply's content or reasoning arrived.
+    pub(crate) fn has_text(&self) -> bool {
+        self.readers.iter().any(DecodedReader::has_text)
+    }
+
+    /// What arrived of the first reply, for a failed call.
+    pub(crate) fn partial(self) -> Reply {
+        self.readers
+            .into_iter()
+            .next()
+            .map(DecodedReader::partial)
+            .unwrap_or_default()
+    }
+
+    /// Each reply in order, or why the first has none. A later reply that
+    /// fails (empty, refused) is left out, said in a warning: the replies
+    /// that came are kept, and the loop asks for the missing ones alone.
+    pub(crate) fn finish(self) -> Result<Vec<Reply>, ModelError> {
+        let mut replies = Vec::with_capacity(self.readers.len());
+        for (index, reader) in self.readers.into_iter().enumerate() {
+            match reader.finish() {
+                Ok(reply) => replies.push(reply),
+                Err(error) if index == 0 => return Err(error),
+                Err(error) => {
+                    tracing::warn!(choice = index, error = %error, "twr left out one of several replies");
+                }
+            }
+        }
+        Ok(replies)
     }
 }
 

@@ -103,11 +103,14 @@ pub trait ChatModel: Send + Sync {
     /// Every method that describes the model ([`name`](ChatModel::name),
     /// [`request_options`](ChatModel::request_options),
     /// [`streams`](ChatModel::streams),
-    /// [`takes_grammar`](ChatModel::takes_grammar), and any added later)
+    /// [`takes_grammar`](ChatModel::takes_grammar),
+    /// [`answers_n`](ChatModel::answers_n), and any added later)
     /// is by default the wrapped model's, so a wrapper that implements
     /// [`call`](ChatModel::call) and this keeps its model's constrained
-    /// attempts (the loop constrains only a model that takes grammars) and
-    /// its journal keys (made of the name and the options). A wrapper that
+    /// attempts (the loop constrains only a model that takes grammars), its
+    /// one-request samples (the loop asks for several replies at once only
+    /// of a model that takes `n`) and its journal keys (made of the name
+    /// and the options). A wrapper that
     /// changes one of them implements that one too. See [`crate::model`]
     /// for an example.
     ///
@@ -160,6 +163,27 @@ pub trait ChatModel: Send + Sync {
     /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `None`.
     fn takes_grammar(&self) -> Option<Format> {
         self.wrapped().and_then(|model| model.takes_grammar())
+    }
+
+    /// Whether one call of this model can answer with several replies to
+    /// the same messages: asked with [`Request::n`](crate::model::Request::n)
+    /// above 1, its response gives that many, one after another, each ended
+    /// by its own [`Delta::Done`] (see
+    /// [`Response::from_replies`](crate::model::Response::from_replies)),
+    /// as OpenAI's `n` and Gemini's `candidateCount` do. The loop's samples
+    /// ([`Think::samples`](crate::Think::samples)) are then one request, not
+    /// `k`: the prompt is read and paid for once.
+    ///
+    /// A model that says so and answers fewer replies than asked (a server
+    /// that ignores `n`) is not wrong: the loop asks the missing ones one
+    /// by one. A model that does not say so is never asked for more than
+    /// one.
+    ///
+    /// Provided: the [`wrapped`](ChatModel::wrapped) model's, else `false`.
+    /// The HTTP clients say so when told their server takes it
+    /// ([`HttpModel::takes_n`](crate::client::HttpModel::takes_n)).
+    fn answers_n(&self) -> bool {
+        self.wrapped().is_some_and(|model| model.answers_n())
     }
 
     /// The most tokens this model is asked to write in one reply (the
@@ -216,6 +240,13 @@ pub enum Delta {
     Logprobs(Vec<TokenLogprob>),
     /// The reply is complete: token counts (zero when the server reported
     /// none) and why the model stopped, when the server said.
+    ///
+    /// A response to a request for several replies
+    /// ([`Request::n`](crate::model::Request::n)) gives them one after
+    /// another, each ended by its own `Done`; the first carries the
+    /// whole call's token counts (the prompt was read once, and the
+    /// server counts the tokens of every reply together), the others
+    /// none, so that adding up every `Done` counts the call once.
     Done {
         /// Token counts of the reply; zero when the server sent none.
         usage: Usage,
@@ -285,6 +316,9 @@ macro_rules! forward_chat_model {
             }
             fn takes_grammar(&self) -> Option<Format> {
                 (**self).takes_grammar()
+            }
+            fn answers_n(&self) -> bool {
+                (**self).answers_n()
             }
             fn reply_token_limit(&self) -> Option<u32> {
                 (**self).reply_token_limit()

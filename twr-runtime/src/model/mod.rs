@@ -50,10 +50,12 @@
 //!         })
 //!     }
 //!
-//!     // What describes the model (its name, options, whether it streams
-//!     // and takes grammars) is the wrapped model's: the loop constrains and
-//!     // streams it as it would the model, and the journal keys its requests
-//!     // the same.
+//!     // What describes the model (its name, options, whether it streams,
+//!     // takes grammars and takes `n`) is the wrapped model's: the loop
+//!     // constrains, streams and samples it as it would the model, and the
+//!     // journal keys its requests the same. A response of several replies
+//!     // has the call's tokens on its first `Done` only, so adding up every
+//!     // `Done` counts the call once.
 //!     fn wrapped(&self) -> Option<&dyn ChatModel> {
 //!         Some(&self.model)
 //!     }

@@ -75,6 +75,16 @@ pub struct Request<'a> {
     /// clients do); the journal and the response cache keep each sample's
     /// reply apart.
     pub sample: u32,
+    /// How many replies to the same messages this one call asks for: `1`
+    /// (the default) for one; more only of a model that
+    /// [`answers_n`](crate::ChatModel::answers_n), which answers them one after
+    /// another in one response (see [`Response::from_replies`]), as many
+    /// as its server gave (a server may give fewer). They are samples
+    /// [`sample`](Self::sample)`..sample + n`: the journal and the
+    /// response cache keep each apart under its sample's number, as if it
+    /// had been asked alone. A model that does not take `n` ignores it
+    /// and answers one.
+    pub n: u32,
 }
 
 impl<'a> Request<'a> {
@@ -88,7 +98,22 @@ impl<'a> Request<'a> {
             shared_prefix: 0,
             logprobs: false,
             sample: 0,
+            n: 1,
         }
+    }
+
+    /// How many replies this one call asks for (see
+    /// [`Request::n`](Request#structfield.n)).
+    pub fn n(&self) -> u32 {
+        self.n
+    }
+
+    /// The same request, asking for `n` replies in one response, of a
+    /// model that [`answers_n`](crate::ChatModel::answers_n) (`0` counts as
+    /// `1`).
+    pub fn with_n(mut self, n: u32) -> Self {
+        self.n = n.max(1);
+        self
     }
 
     /// Which sample this request asks for (see
@@ -210,6 +235,36 @@ impl<'a> Response<'a> {
         Response::new(futures_util::stream::iter(deltas).boxed())
     }
 
+    /// Several whole replies to one request for them
+    /// ([`Request::n`](Request#structfield.n)) as one response: each in
+    /// turn as [`Delta::from_reply`] gives it, so each ends with its own
+    /// [`Delta::Done`]. Give the call's token counts on the first reply
+    /// and none on the others (see [`Delta::Done`]). No replies at all is
+    /// a stream that ends without `Done`: the call was cut short.
+    ///
+    /// ```
+    /// use twr_runtime::model::Response;
+    /// use twr_runtime::{Reply, Usage};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let response = Response::from_replies(vec![
+    ///     Reply::text("Oslo").with_usage(Usage::new(100, 6)),
+    ///     Reply::text("Bergen"),
+    /// ]);
+    /// let replies = response.into_replies().await.unwrap();
+    /// assert_eq!(replies.len(), 2);
+    /// assert_eq!((replies[0].usage.prompt_tokens, replies[1].content.as_str()), (100, "Bergen"));
+    /// # });
+    /// ```
+    pub fn from_replies(replies: Vec<Reply>) -> Self {
+        let deltas = replies
+            .into_iter()
+            .flat_map(Delta::from_reply)
+            .map(Ok)
+            .collect::<Vec<_>>();
+        Response::new(futures_util::stream::iter(deltas).boxed())
+    }
+
     /// The same response with `rate_limits`.
     pub fn with_rate_limits(mut self, rate_limits: RateLimits) -> Self {
         self.rate_limits = rate_limits;
@@ -269,6 +324,42 @@ impl<'a> Response<'a> {
             }
         }
         Err(gathered.cut_short())
+    }
+}
+
+impl Response<'_> {
+    /// Reads every reply of a response to a request for several
+    /// ([`Request::n`](Request#structfield.n)) to its end: each reply is
+    /// what came before its [`Delta::Done`], as
+    /// [`into_reply`](Self::into_reply) reads one. A response of one reply
+    /// gives one.
+    ///
+    /// An error item fails the whole response as it fails `into_reply`
+    /// (the text of the reply it broke off kept in
+    /// [`ModelError::Incomplete`]); so does a stream that ends in the
+    /// middle of a reply, or before any.
+    pub async fn into_replies(self) -> Result<Vec<Reply>, ModelError> {
+        let mut deltas = self.deltas;
+        let mut gathered = Gathered::default();
+        let mut replies = Vec::new();
+        // Whether anything arrived since the last `Done`: a reply begun and
+        // never ended was cut short.
+        let mut begun = false;
+        while let Some(item) = deltas.next().await {
+            begun = true;
+            match gathered.push(item) {
+                None => continue,
+                Some(Ok(reply)) => {
+                    replies.push(reply);
+                    begun = false;
+                }
+                Some(Err(error)) => return Err(error),
+            }
+        }
+        if begun || replies.is_empty() {
+            return Err(gathered.cut_short());
+        }
+        Ok(replies)
     }
 }
 

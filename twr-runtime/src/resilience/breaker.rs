@@ -306,6 +306,10 @@ impl<M: ChatModel> ChatModel for CircuitBreaker<M> {
         self.model.takes_grammar()
     }
 
+    fn answers_n(&self) -> bool {
+        self.model.answers_n()
+    }
+
     fn reply_token_limit(&self) -> Option<u32> {
         self.model.reply_token_limit()
     }

@@ -112,6 +112,12 @@ impl ChatModel for Fallback {
             .then_some(first)
     }
 
+    /// Whether every model takes `n`: a request for several replies may
+    /// fall back to any of them.
+    fn answers_n(&self) -> bool {
+        !self.models.is_empty() && self.models.iter().all(|model| model.answers_n())
+    }
+
     /// The smallest limit of the models that set one: a grammar fitted to
     /// it fits whichever model answers.
     fn reply_token_limit(&self) -> Option<u32> {
@@ -150,15 +156,16 @@ async fn first_piece(mut response: Response<'_>) -> Result<Response<'_>, ModelEr
     }
 }
 
-/// `response` read whole, as one piece again; its failure is the error.
+/// `response` read whole, as one piece again (each of its replies, for a
+/// request for several); its failure is the error.
 async fn whole(response: Response<'_>) -> Result<Response<'_>, ModelError> {
     let (rate_limits, served, model) = (
         response.rate_limits,
         response.served.clone(),
         response.model.clone(),
     );
-    let reply = response.into_reply().await?;
-    let mut whole = Response::from_reply(reply)
+    let replies = response.into_replies().await?;
+    let mut whole = Response::from_replies(replies)
         .with_rate_limits(rate_limits)
         .with_served(served);
     whole.model = model;

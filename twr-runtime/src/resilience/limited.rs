@@ -302,8 +302,14 @@ impl<M: ChatModel> ChatModel for Limited<M> {
                 self.pause_for(pause);
             }
             Ok(response.map_deltas(|deltas| {
+                // A response of several replies has a `Done` for each, the
+                // call's tokens on the first: that one settles the call.
+                let mut settled = false;
                 let watched = deltas.inspect(move |item| match item {
-                    Ok(Delta::Done { usage, .. }) => self.finished(&admission, *usage),
+                    Ok(Delta::Done { usage, .. }) if !settled => {
+                        settled = true;
+                        self.finished(&admission, *usage);
+                    }
                     Ok(_) => {}
                     Err(error) => self.failed(&admission, error),
                 });
@@ -318,6 +324,10 @@ impl<M: ChatModel> ChatModel for Limited<M> {
 
     fn takes_grammar(&self) -> Option<crate::grammar::Format> {
         self.model.takes_grammar()
+    }
+
+    fn answers_n(&self) -> bool {
+        self.model.answers_n()
     }
 
     fn reply_token_limit(&self) -> Option<u32> {

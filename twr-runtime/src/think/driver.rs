@@ -348,12 +348,17 @@ where
         (sampled && k > 1 && self.reader.specs().is_some() && !json()).then_some(k)
     }
 
-    /// Attempt `number` asked `k` times at once: each call with its
-    /// transport retries, under the run's budgets. The attempt's reply is
-    /// the first; every reply is one of its [`samples`](Attempt::samples),
-    /// and the answer they agree on is what the reader reads
-    /// ([`Run::agreed`]), each section's confidence the share that agreed.
-    /// Ends the run only when no call got a reply.
+    /// Attempt `number` asked for `k` replies at once: of a model that
+    /// [`answers_n`](ChatModel::answers_n), one call asking for all `k`
+    /// ([`Request::n`](crate::model::Request::n)), the call's usage and
+    /// cost on its first reply; the replies it did not give (a server that
+    /// ignores `n` gives one), or all `k` of another model, asked one call
+    /// each, concurrently. Each call with its transport retries, under the
+    /// run's budgets. The attempt's reply is the first; every reply is one
+    /// of its [`samples`](Attempt::samples), and the answer they agree on
+    /// is what the reader reads ([`Run::agreed`]), each section's
+    /// confidence the share that agreed. Ends the run only when no call
+    /// got a reply.
     async fn ask_samples(
         &mut self,
         number: usize,
@@ -364,37 +369,54 @@ where
         let model = self.model_for(number);
         let grammar = self.grammar_for(number);
         let shared_prefix = self.conversation.shared_prefix();
-        // One store layer per sample: each takes its own place in the job.
-        let stored: Vec<_> = (0..k)
-            .map(|_| think.stores.around(model, think.prices.as_deref()))
-            .collect();
-        let mut budgets: Vec<Budget> = (0..k).map(|_| self.budget.fork()).collect();
-        let calls =
-            stored
-                .iter()
-                .zip(budgets.iter_mut())
-                .enumerate()
-                .map(|(sample, (stored, budget))| {
-                    let mut asked = Request::new(&request)
-                        .with_shared_prefix(shared_prefix)
-                        .with_sample(sample as u32);
-                    if let Some(grammar) = &grammar {
-                        asked = asked.with_grammar(grammar);
-                    }
-                    transport::call(stored, &think.retry_policy, asked, budget, number, None)
-                });
-        let calls = futures_util::future::join_all(calls).await;
-        self.budget.join(&budgets);
-        let constrained = grammar.is_some();
-        self.constraint = grammar.map(|grammar| (grammar, false));
-        let mut replies = Vec::with_capacity(k);
+        // One store layer for every sample: each sample has its own place
+        // in the job, asked alone or with the others in one request.
+        let stored = think.stores.around(model, think.prices.as_deref());
+        let ask = |sample: usize, n: usize| {
+            let mut asked = Request::new(&request)
+                .with_shared_prefix(shared_prefix)
+                .with_sample(sample as u32)
+                .with_n(n as u32);
+            if let Some(grammar) = &grammar {
+                asked = asked.with_grammar(grammar);
+            }
+            asked
+        };
+        let mut replies: Vec<Call> = Vec::with_capacity(k);
         let mut failed: Vec<CallFailure> = Vec::new();
-        for call in calls {
-            match call {
-                Ok(call) => replies.push(call),
+        if model.answers_n() {
+            let policy = &think.retry_policy;
+            match transport::call(&stored, policy, ask(0, k), &mut self.budget, number, None).await
+            {
+                Ok(call) => replies.extend(call.split()),
                 Err(failure) => failed.push(failure),
             }
+            replies.truncate(k);
         }
+        let asked = replies.len();
+        if asked < k {
+            let mut budgets: Vec<Budget> = (asked..k).map(|_| self.budget.fork()).collect();
+            let calls = budgets.iter_mut().zip(asked..k).map(|(budget, sample)| {
+                transport::call(
+                    &stored,
+                    &think.retry_policy,
+                    ask(sample, 1),
+                    budget,
+                    number,
+                    None,
+                )
+            });
+            let calls = futures_util::future::join_all(calls).await;
+            self.budget.join(&budgets);
+            for call in calls {
+                match call {
+                    Ok(call) => replies.push(call),
+                    Err(failure) => failed.push(failure),
+                }
+            }
+        }
+        let constrained = grammar.is_some();
+        self.constraint = grammar.map(|grammar| (grammar, false));
         let mut replies = replies.into_iter();
         let Some(first) = replies.next() else {
             // Every call failed: the run stops at the first failure, with

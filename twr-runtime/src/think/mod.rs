@@ -766,8 +766,9 @@ impl<'a, M: ChatModel> Think<'a, M> {
         self
     }
 
-    /// Asks the first attempt `k` times at once (`k` calls, concurrently)
-    /// and reads every reply: each section's value is the one most replies
+    /// Asks the first attempt for `k` replies at once (one request with the
+    /// server's `n` where the model takes it, else `k` requests,
+    /// concurrently) and reads every reply: each section's value is the one most replies
     /// agree on, and its confidence ([`Outcome::confidence`]) the share of
     /// the `k` replies that agreed. For a model whose server gives no
     /// token log-probabilities ([`Think::confidence`]), it is how a run
@@ -783,12 +784,25 @@ impl<'a, M: ChatModel> Think<'a, M> {
     /// later attempts are asked once. With samples, the log-probabilities
     /// are not read: the agreement is the confidence.
     ///
+    /// A model that takes the server's own `n`
+    /// ([`ChatModel::answers_n`](crate::ChatModel::answers_n): an HTTP client told so with
+    /// [`HttpModel::takes_n`](crate::client::HttpModel::takes_n), Gemini's
+    /// `candidateCount` by default) is sent one request asking for `k`
+    /// replies, so the prompt is read and paid for once; any other model,
+    /// `k` requests at once, each with its own seed (the client's seed
+    /// plus the sample's number,
+    /// [`Request::sample`](crate::model::Request::sample)). A server that
+    /// answers fewer replies than the `n` it was sent (one that ignores
+    /// it) has the missing ones asked one request each.
+    ///
     /// Every reply is in the ledger ([`Attempt::samples`]), and the
-    /// attempt's usage and cost count them all. A model with a sampling
-    /// seed draws each sample with its own (the seed plus the sample's
-    /// number, [`Request::sample`](crate::model::Request::sample)), and
-    /// the journal and the response cache keep each sample's reply apart,
-    /// so a resumed run replays them all. Replies are read whole, not
+    /// attempt's usage and cost are what the calls were billed: `k`
+    /// calls, each paid; one call, paid once (its prompt tokens once, the
+    /// completion tokens of every reply), its usage and cost on the first
+    /// sample and none on the others. The journal and the response cache
+    /// keep each sample's reply apart, under the sample's number whether
+    /// it came alone or in one response with others, so a resumed run
+    /// replays them all without a request. Replies are read whole, not
     /// streamed.
     ///
     /// ```

@@ -37,6 +37,37 @@ pub(crate) struct Call {
     pub(crate) model: Option<String>,
     /// The reply's cost, when it is known already (a stored reply).
     pub(crate) cost: Option<f64>,
+    /// The other replies of a request for several
+    /// ([`Request::n`](crate::model::Request::n)), in order after `reply`,
+    /// which carries the call's usage and cost.
+    pub(crate) others: Vec<Reply>,
+}
+
+impl Call {
+    /// The call as one call per reply, in order: the first with everything
+    /// the call had (its failed requests, its usage and cost, which are
+    /// the whole call's), each other with the reply alone (no usage: the
+    /// server counted it in the call's, so a sum counts the call once).
+    pub(crate) fn split(mut self) -> Vec<Call> {
+        let others = std::mem::take(&mut self.others);
+        let mut calls = Vec::with_capacity(1 + others.len());
+        let rest = others.into_iter().map(|reply| Call {
+            reply,
+            retries: Vec::new(),
+            latency: self.latency,
+            wasted: Usage::default(),
+            aborted: None,
+            served: self.served.clone(),
+            model: self.model.clone(),
+            // Known to be nothing when the call's cost is known.
+            cost: self.cost.map(|_| 0.0),
+            others: Vec::new(),
+        });
+        let rest: Vec<Call> = rest.collect();
+        calls.push(self);
+        calls.extend(rest);
+        calls
+    }
 }
 
 /// A reply as one request got it, read whole or stopped early, with what
@@ -49,6 +80,8 @@ struct Received {
     served: Served,
     model: Option<String>,
     cost: Option<f64>,
+    /// The replies after the first, of a request for several.
+    others: Vec<Reply>,
 }
 
 /// A call that got no reply: why, and every request it made.
@@ -178,7 +211,8 @@ async fn send<M: ChatModel + ?Sized>(
     if let Some(deadline) = deadline {
         request = request.with_deadline(deadline);
     }
-    let request = async { read(model.call(request).await?, listener).await };
+    let several = request.n > 1 && listener.is_none();
+    let request = async { read(model.call(request).await?, listener, several).await };
     match deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE)) {
         // The grace lets a model that honours the deadline end the request
         // itself, with the text it read: the timeout polls the request
@@ -191,17 +225,40 @@ async fn send<M: ChatModel + ?Sized>(
 
 /// Reads `response` to its end, showing each piece to `listener`; stops
 /// where the listener finds a section definitely wrong (dropping the
-/// stream closes the connection: the server stops writing the rest).
+/// stream closes the connection: the server stops writing the rest). With
+/// `several`, every reply of a response to a request for several, read
+/// whole.
 async fn read(
     response: Response<'_>,
     mut listener: Option<&mut Listener<'_>>,
+    several: bool,
 ) -> Result<Received, ModelError> {
+    if several {
+        let (served, model, cost) = (
+            response.served.clone(),
+            response.model.clone(),
+            response.cost,
+        );
+        let mut replies = response.into_replies().await?.into_iter();
+        let reply = replies
+            .next()
+            .expect("into_replies gives one reply or more");
+        return Ok(Received {
+            reply,
+            aborted: None,
+            served,
+            model,
+            cost,
+            others: replies.collect(),
+        });
+    }
     let received = |reply, aborted| Received {
         reply,
         aborted,
         served: response.served.clone(),
         model: response.model.clone(),
         cost: response.cost,
+        others: Vec::new(),
     };
     if let Some(listener) = listener.as_deref_mut() {
         listener.begin();
@@ -301,6 +358,7 @@ impl RequestLog {
             model: received.model,
             cost: received.cost,
             reply: received.reply,
+            others: received.others,
             retries: self.failures,
             latency: self.started.elapsed(),
             wasted: self.wasted,

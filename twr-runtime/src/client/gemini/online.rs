@@ -92,7 +92,12 @@ impl HttpModel<GeminiApi> {
         let api = GeminiApi {
             include_thoughts: false,
         };
-        HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model).api_key(api_key)
+        // Gemini's API reference documents `candidateCount` for every
+        // model but the retired 1.0 family: several samples are one
+        // request unless told otherwise.
+        HttpModel::with_provider(api, DEFAULT_BASE_URL.to_string(), model)
+            .api_key(api_key)
+            .takes_n(true)
     }
 
     /// A client configured from the environment: the key from
@@ -143,6 +148,8 @@ impl Provider for GeminiApi {
     const GEN_AI_PROVIDER_NAME: &'static str = "gcp.gemini";
     const TYPE_NAME: &'static str = "Gemini";
     const UNFINISHED: &'static str = "no finishReason";
+    /// `generationConfig.candidateCount`.
+    const TAKES_N: bool = true;
 
     type StreamState = ();
 
@@ -212,6 +219,9 @@ impl Provider for GeminiApi {
         }
         if self.include_thoughts {
             config.insert("thinkingConfig".into(), json!({ "includeThoughts": true }));
+        }
+        if spec.n > 1 {
+            config.insert("candidateCount".into(), json!(spec.n));
         }
         if spec.logprobs {
             config.insert("responseLogprobs".into(), json!(true));
@@ -364,6 +374,10 @@ struct ResponseBody {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Candidate {
+    /// Which of the candidates asked for (`candidateCount`) it is; its
+    /// place among them when left out.
+    #[serde(default)]
+    index: Option<u32>,
     #[serde(default)]
     content: Option<Content>,
     #[serde(default)]
@@ -496,7 +510,11 @@ impl ResponseBody {
                 )));
             }
         }
-        if let Some(candidate) = self.candidates.into_iter().next() {
+        let several = self.candidates.len() > 1;
+        for (place, candidate) in self.candidates.into_iter().enumerate() {
+            if several || candidate.index.is_some() {
+                out.push(Decoded::Choice(candidate.index.unwrap_or(place as u32)));
+            }
             for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
                 match part.text {
                     Some(text) if part.thought => out.push(Decoded::Reasoning(text)),

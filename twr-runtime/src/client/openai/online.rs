@@ -134,6 +134,9 @@ impl Provider for OpenAiApi {
     const TYPE_NAME: &'static str = "OpenAiCompatible";
     const UNFINISHED: &'static str = "no finish_reason, no [DONE]";
     const GEN_AI_PROVIDER_NAME: &'static str = "openai";
+    /// `n`, as OpenAI, vLLM and SGLang take it; a client says its server
+    /// does only when told ([`HttpModel::takes_n`]).
+    const TAKES_N: bool = true;
 
     type StreamState = ();
 
@@ -175,6 +178,9 @@ impl Provider for OpenAiApi {
         }
         if spec.stream && self.stream_usage {
             fields.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        if spec.n > 1 {
+            fields.insert("n".into(), json!(spec.n));
         }
         if spec.logprobs {
             fields.insert("logprobs".into(), json!(true));
@@ -376,6 +382,10 @@ struct GroqBody {
 /// One choice of a response (`message`) or of a stream chunk (`delta`).
 #[derive(Deserialize)]
 struct ChoiceBody {
+    /// Which of the replies asked for (`n`) it is; its place among the
+    /// choices when the server leaves it out.
+    #[serde(default)]
+    index: Option<u32>,
     #[serde(default)]
     message: Option<MessageBody>,
     #[serde(default)]
@@ -494,8 +504,10 @@ impl UsageBody {
 }
 
 impl ResponseBody {
-    /// What the first choice and the usage say, in order; an `error` member
-    /// is a fault.
+    /// What each choice and the usage say, in order; an `error` member is
+    /// a fault. Each choice is marked with its index ([`Decoded::Choice`])
+    /// when the server gives one or there are several, so a stream whose
+    /// chunks carry the choices in turn is read apart too.
     fn push_decoded(self, out: &mut Vec<Decoded>) -> Result<(), Fault> {
         if let Some(error) = self.error {
             return Err(Fault::Embedded(error));
@@ -503,7 +515,11 @@ impl ResponseBody {
         if let Some(model) = self.model.filter(|model| !model.is_empty()) {
             out.push(Decoded::Model(model));
         }
-        if let Some(choice) = self.choices.into_iter().next() {
+        let several = self.choices.len() > 1;
+        for (place, choice) in self.choices.into_iter().enumerate() {
+            if several || choice.index.is_some() {
+                out.push(Decoded::Choice(choice.index.unwrap_or(place as u32)));
+            }
             if let Some(message) = choice.delta.or(choice.message) {
                 message.push_decoded(out);
             }
@@ -668,6 +684,56 @@ mod tests {
                 "top_p": 0.9,
             })
         );
+    }
+
+    #[test]
+    fn several_choices_are_read_apart_and_one_reader_keeps_the_first() {
+        let body = br#"{"choices":[
+            {"index":1,"message":{"content":"B"},"finish_reason":"length"},
+            {"index":0,"message":{"content":"A"},"finish_reason":"stop"},
+            {"index":2,"message":{"content":""},"finish_reason":"stop"}],
+            "usage":{"prompt_tokens":100,"completion_tokens":12,"total_tokens":112}}"#;
+        // A reader of one reply: choice 0, wherever it comes, with the
+        // call's usage.
+        let reply = parse_response(body).unwrap();
+        assert_eq!(reply.content, "A");
+        assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
+        assert_eq!(reply.usage, Usage::new(100, 12));
+        // The replies of a request for several, in the order of their
+        // index; the empty third is left out; the usage on the first.
+        let api = OpenAiApi { stream_usage: true };
+        let mut decoded = Vec::new();
+        crate::client::http_model::decode_all(&api, body, &Secrets::default(), &mut decoded)
+            .unwrap();
+        let mut readers =
+            crate::client::reply::ChoiceReaders::new(std::sync::Arc::new(Secrets::default()));
+        decoded.into_iter().for_each(|item| readers.add(item));
+        let replies = readers.finish().unwrap();
+        let read: Vec<(&str, Usage)> = replies
+            .iter()
+            .map(|reply| (reply.content.as_str(), reply.usage))
+            .collect();
+        assert_eq!(
+            read,
+            [("A", Usage::new(100, 12)), ("B", Usage::default())]
+        );
+        assert_eq!(replies[1].finish_reason, Some(FinishReason::Length));
+    }
+
+    #[test]
+    fn n_is_sent_only_by_a_client_told_its_server_takes_it() {
+        let messages = [Message::user("hi")];
+        let asked = crate::model::Request::new(&messages).with_n(3);
+        let told = OpenAiCompatible::new("http://h/v1", "m")
+            .stream(true)
+            .takes_n(true);
+        let body = told.request_body_for(asked).unwrap();
+        // Several replies are read whole: not streamed.
+        assert_eq!((&body["n"], &body["stream"]), (&json!(3), &json!(false)));
+        let not_told = OpenAiCompatible::new("http://h/v1", "m");
+        assert!(not_told.request_body_for(asked).unwrap().get("n").is_none());
+        let one = told.request_body_for(crate::model::Request::new(&messages)).unwrap();
+        assert!(one.get("n").is_none());
     }
 
     #[test]
