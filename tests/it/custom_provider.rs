@@ -337,7 +337,7 @@ fn debug_shows_the_adapter_and_never_the_key() {
         format!("{model:?}"),
         "Cohere { base_url: \"https://api.cohere.com\", model: \"command-a-03-2025\", \
          api_key: Some(\"[redacted]\"), thinking_budget: None, options: Options { \
-         stream: false, temperature: None, max_tokens: None, seed: None, grammar: None, extra: None, \
+         stream: false, temperature: None, max_tokens: None, seed: None, grammar: None, takes_n: false, extra: None, \
          timeout: 600s, max_response_bytes: 16777216, http_client: \"shared\" } }"
     );
 }
@@ -482,7 +482,7 @@ async fn a_key_in_the_query_is_sent_there_and_scrubbed_everywhere() {
         "HttpModel { base_url: \"http://127.0.0.1:PORT/base/\", model: \"m\", \
          api_key: Some(\"[redacted]\"), provider: Gateway(CohereApi { thinking_budget: None }), \
          options: Options { stream: true, temperature: None, max_tokens: None, seed: None, \
-         grammar: None, extra: None, timeout: 600s, max_response_bytes: 16777216, http_client: \"shared\" } }"
+         grammar: None, takes_n: false, extra: None, timeout: 600s, max_response_bytes: 16777216, http_client: \"shared\" } }"
             .replace("http://127.0.0.1:PORT", &server.origin)
     );
 }

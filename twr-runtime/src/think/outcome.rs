@@ -152,7 +152,7 @@ pub struct Attempt {
     /// them, the server gave none, or the reply was JSON in a grammar's
     /// schema.
     pub confidence: Vec<(&'static str, f64)>,
-    /// Every reply to this attempt, when it was asked several times at
+    /// Every reply to this attempt, when it was asked for several at
     /// once ([`Think::samples`](crate::Think::samples)), in the order
     /// asked: [`raw`](Self::raw) is the first, and the attempt's usage,
     /// cost and transport retries are theirs summed. The reply the loop
@@ -171,14 +171,20 @@ pub struct Sample {
     pub raw: SharedText,
     /// The model's reasoning, when the server sent it.
     pub reasoning: Option<String>,
-    /// Tokens of this reply (zero when the server reported none).
+    /// Tokens of this reply (zero when the server reported none). Of
+    /// several replies to one request (the server's `n`,
+    /// [`ChatModel::answers_n`](crate::ChatModel::answers_n)), the first
+    /// carries the whole call's tokens and the others none: the server
+    /// counts them together, and the prompt was read once.
     pub usage: Usage,
     /// Why the model stopped writing, when the server said.
     pub finish_reason: Option<FinishReason>,
     /// Where the reply came from: the model now, the job's journal, or the
     /// response cache.
     pub served: Served,
-    /// What [`usage`](Self::usage) cost, when it is known.
+    /// What [`usage`](Self::usage) cost, when it is known (of several
+    /// replies to one request, the call's cost on the first, `0` on the
+    /// others).
     pub cost: Option<f64>,
 }
 
