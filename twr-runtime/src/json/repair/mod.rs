@@ -615,6 +615,14 @@ impl Repairer<'_> {
                                  values, or write the value alone",
                             )
                         }
+                        _ if matches!(b, b'"' | b'\'') && self.string_before_ends_in_comma() => {
+                            return self.error(
+                                "the string before this ends in a comma and no comma follows \
+                                 it, so its comma may be the separator and its quotes misplaced \
+                                 (`\"a,\"` for `\"a\",`); write the comma after the closing \
+                                 quote, or a comma between the values",
+                            )
+                        }
                         _ if in_object && self.starts_key(b) => {
                             self.note_comma_after_closer(true);
                             self.repairs.insert(Repair::MissingComma);
@@ -690,6 +698,20 @@ impl Repairer<'_> {
     /// True when the byte at `pos` is glued to the number, literal or word
     /// before it (`1O`, `1.2.3`, `1-2`): a stray character, never a value
     /// of its own.
+    /// Whether the value before `pos` (white space aside) is a string
+    /// whose last character is a comma. Asked when another string follows
+    /// it with no comma between: that comma may be the separator a
+    /// misplaced quote took in (`{"a": "[1],""b": 2}` from `{"a": [1],"b":
+    /// 2}` with a stray quote), so a comma put in there would be a second
+    /// guess. Looks back over white space only.
+    fn string_before_ends_in_comma(&self) -> bool {
+        let mut end = self.pos;
+        while end > 0 && self.src[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        end >= 2 && matches!(self.src[end - 1], b'"' | b'\'') && self.src[end - 2] == b','
+    }
+
     fn glued_to_value_before(&self) -> bool {
         let token = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_');
         self.pos > 0

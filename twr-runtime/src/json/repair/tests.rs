@@ -665,3 +665,35 @@ fn a_bare_key_with_its_colon_left_out_is_refused() {
     assert_eq!(fix(r#"{"a" 1}"#).0, compact(r#"{"a": 1}"#));
     assert_eq!(fix(r#"{c [true]}"#).0, compact(r#"{"c": [true]}"#));
 }
+
+#[test]
+fn a_string_ending_in_a_comma_with_no_comma_after_it_is_not_given_one() {
+    // A stray quote before `[` took in the array and its separator:
+    // `{"k": [null],"": ":"}` read as `{"k": "[null],", ":": ""}` lost both.
+    for input in [
+        "{\"k\":\"[null],\"\":\":\"}",
+        "{\"a\": \"x,\" \"b\": 1}",
+        "[\"one,\"  \"two\"]",
+        "{'a': 'x,''b': 1}",
+    ] {
+        assert!(
+            fails(input)
+                .message
+                .starts_with("the string before this ends in a comma and no comma follows it"),
+            "{input:?}: {:?}",
+            fails(input)
+        );
+    }
+    // A comma after it, or none inside: one reading, read.
+    assert_eq!(
+        fix("{\"a\": \"x,\", \"b\": 1}").0,
+        compact("{\"a\": \"x,\", \"b\": 1}")
+    );
+    assert_eq!(
+        fix("{\"a\": \"x\" \"b\": 1}"),
+        (
+            compact("{\"a\": \"x\", \"b\": 1}"),
+            vec![Repair::MissingComma]
+        )
+    );
+}
