@@ -703,10 +703,16 @@ impl Repairer<'_> {
     /// it with no comma between: that comma may be the separator a
     /// misplaced quote took in (`{"a": "[1],""b": 2}` from `{"a": [1],"b":
     /// 2}` with a stray quote), so a comma put in there would be a second
-    /// guess. Looks back over white space only.
+    /// guess; not across a line break, which reads as the separator. Looks
+    /// back over white space only.
     fn string_before_ends_in_comma(&self) -> bool {
         let mut end = self.pos;
         while end > 0 && self.src[end - 1].is_ascii_whitespace() {
+            // A line break between reads as the separator (items one per
+            // line, the commas left out): one reading.
+            if self.src[end - 1] == b'\n' {
+                return false;
+            }
             end -= 1;
         }
         end >= 2 && matches!(self.src[end - 1], b'"' | b'\'') && self.src[end - 2] == b','

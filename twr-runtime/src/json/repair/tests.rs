@@ -684,7 +684,12 @@ fn a_string_ending_in_a_comma_with_no_comma_after_it_is_not_given_one() {
             fails(input)
         );
     }
-    // A comma after it, or none inside: one reading, read.
+    // A comma after it, none inside, or a line break between (items one
+    // per line, the commas left out): one reading, read.
+    assert_eq!(
+        fix("[\"a,\"\n\"b\"]"),
+        (compact("[\"a,\", \"b\"]"), vec![Repair::MissingComma])
+    );
     assert_eq!(
         fix("{\"a\": \"x,\", \"b\": 1}").0,
         compact("{\"a\": \"x,\", \"b\": 1}")
