@@ -420,16 +420,7 @@ impl<P: Provider> HttpModel<P> {
     ) -> Result<(Reply, RateLimits, Option<String>), ModelError> {
         let (mut source, limits) = self.open_with_limits(call).await?;
         let mut reader = DecodedReader::default().scrubbing(source.secrets());
-        let mut decoded = Vec::new();
-        let read = loop {
-            let more = source.next(&mut decoded).await;
-            decoded.drain(..).for_each(|item| reader.add(item));
-            match more {
-                Ok(true) => continue,
-                Ok(false) => break Ok(()),
-                Err(error) => break Err(error),
-            }
-        };
+        let read = source.read_to_end(|item| reader.add(item)).await;
         match read {
             Ok(()) => {
                 let response_model = reader.response_model().map(str::to_string);
@@ -454,16 +445,7 @@ impl<P: Provider> HttpModel<P> {
     ) -> Result<(Vec<Reply>, RateLimits, Option<String>), ModelError> {
         let (mut source, limits) = self.open_with_limits(call).await?;
         let mut readers = ChoiceReaders::new(source.secrets());
-        let mut decoded = Vec::new();
-        let read = loop {
-            let more = source.next(&mut decoded).await;
-            decoded.drain(..).for_each(|item| readers.add(item));
-            match more {
-                Ok(true) => continue,
-                Ok(false) => break Ok(()),
-                Err(error) => break Err(error),
-            }
-        };
+        let read = source.read_to_end(|item| readers.add(item)).await;
         match read {
             Ok(()) => {
                 let response_model = readers.response_model().map(str::to_string);
@@ -526,6 +508,24 @@ impl<P: Provider> Source<'_, P> {
         match self {
             Source::Events(stream) => stream.secrets.clone(),
             Source::Whole { secrets, .. } => secrets.clone(),
+        }
+    }
+
+    /// Reads the response to its end, handing each decoded item to `add`
+    /// as it arrives; on an error, what arrived before it was handed out.
+    pub(crate) async fn read_to_end(
+        &mut self,
+        mut add: impl FnMut(Decoded),
+    ) -> Result<(), ModelError> {
+        let mut decoded = Vec::new();
+        loop {
+            let more = self.next(&mut decoded).await;
+            decoded.drain(..).for_each(&mut add);
+            match more {
+                Ok(true) => continue,
+                Ok(false) => return Ok(()),
+                Err(error) => return Err(error),
+            }
         }
     }
 
