@@ -698,23 +698,15 @@ impl Repairer<'_> {
     /// True when the byte at `pos` is glued to the number, literal or word
     /// before it (`1O`, `1.2.3`, `1-2`): a stray character, never a value
     /// of its own.
-    /// Whether the value before `pos` (white space aside) is a string
-    /// whose last character is a comma. Asked when another string follows
-    /// it with no comma between: that comma may be the separator a
-    /// misplaced quote took in (`{"a": "[1],""b": 2}` from `{"a": [1],"b":
-    /// 2}` with a stray quote), so a comma put in there would be a second
-    /// guess; not across a line break, which reads as the separator. Looks
-    /// back over white space only.
+    /// Whether the value just before `pos`, glued to it, is a string whose
+    /// last character is a comma. Asked when another string follows it
+    /// with no comma between: that comma may be the separator a misplaced
+    /// quote took in (`{"a": "[1],""b": 2}` from `{"a": [1],"b": 2}` with
+    /// a stray quote), so a comma put in there would be a second guess.
+    /// With white space between, the values read as written with their
+    /// commas left out (`["a," "b"]`): one reading.
     fn string_before_ends_in_comma(&self) -> bool {
-        let mut end = self.pos;
-        while end > 0 && self.src[end - 1].is_ascii_whitespace() {
-            // A line break between reads as the separator (items one per
-            // line, the commas left out): one reading.
-            if self.src[end - 1] == b'\n' {
-                return false;
-            }
-            end -= 1;
-        }
+        let end = self.pos;
         end >= 2 && matches!(self.src[end - 1], b'"' | b'\'') && self.src[end - 2] == b','
     }
 

@@ -672,8 +672,8 @@ fn a_string_ending_in_a_comma_with_no_comma_after_it_is_not_given_one() {
     // `{"k": [null],"": ":"}` read as `{"k": "[null],", ":": ""}` lost both.
     for input in [
         "{\"k\":\"[null],\"\":\":\"}",
-        "{\"a\": \"x,\" \"b\": 1}",
-        "[\"one,\"  \"two\"]",
+        "{\"a\": \"x,\"\"b\": 1}",
+        "[\"one,\"\"two\"]",
         "{'a': 'x,''b': 1}",
     ] {
         assert!(
@@ -684,12 +684,14 @@ fn a_string_ending_in_a_comma_with_no_comma_after_it_is_not_given_one() {
             fails(input)
         );
     }
-    // A comma after it, none inside, or a line break between (items one
-    // per line, the commas left out): one reading, read.
-    assert_eq!(
-        fix("[\"a,\"\n\"b\"]"),
-        (compact("[\"a,\", \"b\"]"), vec![Repair::MissingComma])
-    );
+    // A comma after it, none inside, or white space between (the commas
+    // left out, items apart): one reading, read.
+    for input in ["[\"a,\"\n\"b\"]", "[\"a,\" \"b\"]"] {
+        assert_eq!(
+            fix(input),
+            (compact("[\"a,\", \"b\"]"), vec![Repair::MissingComma])
+        );
+    }
     assert_eq!(
         fix("{\"a\": \"x,\", \"b\": 1}").0,
         compact("{\"a\": \"x,\", \"b\": 1}")
