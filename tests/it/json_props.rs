@@ -645,6 +645,14 @@ fn readings_that_lost_items_are_feedback() {
             "[{\"},null,null,\":'\"]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 18 (near `'\"]`): this string in single quotes holds a lone double quote and is never closed, so the single quote may be text inside a string that the double quote ends; write the string in double quotes, with a quote inside it as \\\".",
         ),
+        // a `]` after an object's `{` inside a list: read as the list's
+        // closer, the object's members went to the outer object, which then
+        // closed early, and a later piece (`{"": -1}, " ": "["}`) was read
+        // alone with the last `}` taken for a stray.
+        (
+            "{\n  \"A\": [\n    {]\n      \"\": null,\n      \"a\": \"\"\n    },\n    null\n  ],\n  \"\": {\n    \"\": -1\n  },\n  \" \": \"[\"\n}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 6, column 5 (near `},`): the value is closed here, but more of it follows; remove the extra closing bracket, or close each container with its own bracket.",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",
@@ -655,6 +663,27 @@ fn readings_that_lost_items_are_feedback() {
         let got = extract_value(raw).map_err(|e| e.to_string());
         assert_eq!(got, Err((*want).to_owned()), "{raw:?}");
     }
+}
+
+/// Found by `cut_off_json_always_repairs` with 1,000,000 cases: a one-line
+/// code fence opened inside a string of a list cut off (its "content" starts
+/// at the `[` after that string closes) was read as the reply's fence, and
+/// gave only the list's second item. A fence opened inside the value is part
+/// of it, wherever its content starts.
+#[test]
+fn a_fence_opened_inside_a_string_is_text_of_the_value() {
+    let got = extract_value_with_report(r#"[["A 0a  ```a"],[false,9972.25]"#).unwrap();
+    assert_eq!(
+        got.value,
+        serde_json::json!([["A 0a  ```a"], [false, 9972.25]])
+    );
+    assert_eq!(got.report.to_string(), "repair: truncated");
+    // Inside a balanced value the same: the fence's content is a fragment.
+    let got = extract_value(r#"{"a": "x ```b", "c": [1]}"#).unwrap();
+    assert_eq!(got, serde_json::json!({"a": "x ```b", "c": [1]}));
+    // A fence of the reply itself is still read as one.
+    let got = extract_value("Here: ```json [1, 2]```").unwrap();
+    assert_eq!(got, serde_json::json!([1, 2]));
 }
 
 /// Found by `a_repair_never_loses_a_key_or_item` (a stray `}` after the key

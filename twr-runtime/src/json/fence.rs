@@ -10,7 +10,19 @@ use std::ops::Range;
 
 use memchr::{memchr, memchr2_iter, memmem};
 
-/// The contents of the code fences in `text`, in order, as byte ranges.
+/// One code fence of a text, as byte offsets into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fence {
+    /// Where its opening marker starts. A fence opened inside a value (in
+    /// a string of it, or between its brackets) is part of that value,
+    /// wherever its content starts: a one-line fence's content may begin
+    /// only after the string that holds the marker has closed.
+    pub(crate) open: usize,
+    /// Its content.
+    pub(crate) content: Range<usize>,
+}
+
+/// The code fences in `text`, in order.
 pub(crate) fn fences(text: &str) -> Fences<'_> {
     Fences { text, pos: 0 }
 }
@@ -35,9 +47,9 @@ fn run_len(bytes: &[u8], at: usize, byte: u8) -> usize {
 }
 
 impl Iterator for Fences<'_> {
-    type Item = Range<usize>;
+    type Item = Fence;
 
-    fn next(&mut self) -> Option<Range<usize>> {
+    fn next(&mut self) -> Option<Fence> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
         if start >= bytes.len() {
@@ -81,14 +93,20 @@ impl Iterator for Fences<'_> {
                     let close_len = run_len(bytes, close, marker);
                     if close_len >= len && rest_of_line_blank(bytes, close + close_len) {
                         self.pos = close + close_len;
-                        return Some(content_start..close);
+                        return Some(Fence {
+                            open,
+                            content: content_start..close,
+                        });
                     }
                     search = close + close_len;
                 }
                 None => {
                     // Never closed: the content runs to the end.
                     self.pos = bytes.len();
-                    return Some(content_start..bytes.len());
+                    return Some(Fence {
+                        open,
+                        content: content_start..bytes.len(),
+                    });
                 }
             }
         }
@@ -100,7 +118,7 @@ mod tests {
     use super::fences;
 
     fn all(text: &str) -> Vec<&str> {
-        fences(text).map(|range| &text[range]).collect()
+        fences(text).map(|fence| &text[fence.content]).collect()
     }
 
     #[test]
@@ -129,6 +147,15 @@ mod tests {
         assert_eq!(all(text), ["{\"a\": \"Use:\n```python\nx = 1\n", "Done."]);
         // A closing fence may carry trailing spaces.
         assert_eq!(all("```\n[1]\n```  \nok"), ["[1]\n"]);
+    }
+
+    #[test]
+    fn a_fence_knows_where_it_opens() {
+        // The content of a one-line fence starts at its first bracket,
+        // which may stand after the string holding the marker.
+        let text = r#"[["x ```a"],[1]"#;
+        let fence = fences(text).next().unwrap();
+        assert_eq!((fence.open, &text[fence.content]), (5, "[1]"));
     }
 
     #[test]

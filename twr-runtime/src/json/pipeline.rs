@@ -8,7 +8,7 @@ use serde_json::error::Category;
 
 use super::brackets::{scan, Candidates};
 use super::error::{locate, shape_error, ShapeError};
-use super::fence::fences;
+use super::fence::{fences, Fence};
 use super::repair::{
     comma_and_container, continues_value, only_closers_after, repair, repair_tuple,
 };
@@ -222,15 +222,18 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // wrapper: its content would be a fragment read for the whole. So is a
     // fence inside a string of the value the reply starts with, when that
     // value is never closed (an odd number of quotes before the fence).
-    let fenced: Vec<Range<usize>> = fences(&text).collect();
+    // Where the fence opens decides, not where its content starts: the
+    // content of ```` ```a"],[1] ```` starts after the string that holds
+    // the marker has closed.
+    let fenced: Vec<Fence> = fences(&text).collect();
     let opened_whole = candidates.unclosed.first() == Some(&lead);
     let mut quotes = QuoteParity::default();
-    for range in &fenced {
-        let in_string = opened_whole && quotes.odd_before(text.as_bytes(), lead, range.start);
-        if in_string || inside_balanced(&candidates.balanced, range.start) {
+    for fence in &fenced {
+        let in_string = opened_whole && quotes.odd_before(text.as_bytes(), lead, fence.open);
+        if in_string || inside_balanced(&candidates.balanced, fence.open) {
             continue;
         }
-        match attempt::<T>(&text[range.clone()]) {
+        match attempt::<T>(&text[fence.content.clone()]) {
             Ok(value) => return found(value, Layer::Fence),
             Err(Miss::Shape(e)) => misses.shape(e),
             Err(Miss::Syntax(_)) => {}
@@ -363,7 +366,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             continue;
         }
         repairs_left -= 1;
-        let in_fence = fenced.iter().any(|range| range.contains(&start));
+        let in_fence = fenced.iter().any(|fence| fence.content.contains(&start));
         let mut repaired = match repair(&text, start, in_fence) {
             Ok(repaired) => repaired,
             Err(e) => {
@@ -429,6 +432,9 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         {
             misses.continued(&text, repaired.end - start, repaired.end);
             read_until = read_until.max(stray_end);
+            // Where the value really ends is not known, so a later value
+            // may be a piece of it: only one read without repairs counts.
+            broke = true;
             continue;
         }
         if broke && !repaired.repairs.is_empty() {
@@ -502,7 +508,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // Python tuple (`("a", "b")`, `(1)`) or a JSONP call (`cb("x");`),
     // whole or as a fence's content.
     let spans = std::iter::once((0..text.len(), false))
-        .chain(fenced.iter().map(|range| (range.clone(), true)));
+        .chain(fenced.iter().map(|fence| (fence.content.clone(), true)));
     for (span, in_fence) in spans.take(1 + MAX_UNCLOSED) {
         if let Some(got) = parenthesized::<T>(&text, span, in_fence, &mut misses) {
             return Ok(got);
