@@ -465,6 +465,17 @@ fn a_quote_glued_after_words_without_quotes_closes_them() {
     );
     // A quote with more text after it is no closing quote.
     assert!(extract_value(r#"{"a": say"hi", "b": 1}"#).is_err());
+    // Nor one before a closer with text after it: the quote may open a
+    // string holding the closer (`"}x"`), and the members after it would
+    // be lost.
+    assert_eq!(
+        refused("{\"a\": O\"}x\", \"b\": 1}"),
+        breaks_at(
+            8,
+            "\"}x\", \"b\": 1}",
+            "expected a JSON value; text must be in double quotes"
+        )
+    );
     // Between a quoted key and its colon a quote is still refused.
     assert!(refused(r#"{"a"": 1}"#).contains("a quote stands between the key and its `:`"));
 }
@@ -519,4 +530,59 @@ fn words_then_a_member_end_before_it() {
     );
     // A quoted word with no colon after it is no member: refused.
     assert!(extract_value(r#"{"a": the "best" one}"#).is_err());
+}
+
+#[test]
+fn a_quote_before_a_closer_of_a_bracket_its_text_opened_is_text() {
+    // Refused before: the closer after the quote closes no container, but
+    // a bracket the text opened.
+    let got = extract_value_with_report(r#""a 12" (30 cm") screen""#).unwrap();
+    assert_eq!(got.value, json!("a 12\" (30 cm\") screen"));
+    assert_eq!(got.report.repairs, [Repair::UnescapedQuote]);
+    assert_eq!(
+        extract_value(r#"{"size": "[30 cm"] wide", "n": 2}"#).unwrap(),
+        json!({"size": "[30 cm\"] wide", "n": 2})
+    );
+    assert_eq!(
+        extract_value(r#"["f(x"), g"]"#).unwrap(),
+        json!(["f(x\"), g"])
+    );
+    // A closer of the container open there ends the string: what follows
+    // is then a value closed early, refused as before.
+    assert_eq!(
+        refused(r#"{"a": "x {y"}, "b": 1}"#),
+        breaks_at(
+            13,
+            "}, \"b\": 1}",
+            "the value is closed here, but more of it follows; remove the extra closing \
+             bracket, or close each container with its own bracket"
+        )
+    );
+    // With the text's braces closed the `}` after the string is a stray,
+    // as before.
+    assert_eq!(
+        extract_value(r#"{"a": "x {y} z"}, "b": 1}"#).unwrap(),
+        json!({"a": "x {y} z", "b": 1})
+    );
+    // With no bracket open in the text the quote is no text: refused.
+    assert!(extract_value(r#"["x"), y"]"#).is_err());
+}
+
+#[test]
+fn a_quote_glued_between_letters_of_a_key_is_text() {
+    // Refused before: ended at the quote, the letters after it are
+    // neither a `:` nor a value.
+    let got = extract_value_with_report(r#"{"ma"x"_len": 3, "b": 1}"#).unwrap();
+    assert_eq!(got.value, json!({"ma\"x\"_len": 3, "b": 1}));
+    assert_eq!(got.report.repairs, [Repair::UnescapedQuote]);
+    // A quote followed by a space, or a key whose line holds a comma
+    // before its `:`, is refused as before.
+    assert_eq!(
+        refused(r#"{"ma" x": 3}"#),
+        breaks_at(7, "x\": 3}", "expected `:` after the key")
+    );
+    assert_eq!(
+        refused(r#"{"ma"x, "y": 3}"#),
+        breaks_at(6, "x, \"y\": 3}", "expected `:` after the key")
+    );
 }

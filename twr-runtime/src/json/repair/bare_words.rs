@@ -188,14 +188,22 @@ impl Repairer<'_> {
         self.pos = i;
         // `{"a": foo", "b": 1}`: a quote glued to the words, then the end
         // of the value, is their closing quote, the opening one left out.
+        // A closer after it must end the text or be followed by more
+        // structure: in `{"a": O"}x", "b": 1}` the quote may as well open a
+        // string holding the closer.
         let after_quote = super::ahead::skip_blank(src, i + 1);
+        let closer_then_structure = |at: usize| {
+            let next = super::ahead::skip_any_space(src, at + 1);
+            matches!(src.get(next), None | Some(b',' | b'}' | b']'))
+        };
         if src.get(i) == Some(&b'"')
             && end == i
             && end > start
-            && matches!(
-                src.get(after_quote),
-                Some(b',' | b'}' | b']' | b'\n' | b'\r')
-            )
+            && match src.get(after_quote) {
+                Some(b',' | b'\n' | b'\r') => true,
+                Some(b'}' | b']') => closer_then_structure(after_quote),
+                _ => false,
+            }
         {
             let listed_after = matches!(src.get(after_quote), Some(b',' | b'\n' | b'\r'));
             if !(in_object || listed_before == Some(true) || listed_after) {

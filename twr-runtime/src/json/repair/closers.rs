@@ -14,6 +14,37 @@ impl Repairer<'_> {
         memchr::memchr(outer.closing_byte(), &self.src[self.pos + 1..]).is_some()
     }
 
+    /// True when the value just written is a string whose text leaves a
+    /// `{` open (`"x {y"`): a `}` after it may be that text's, its quote
+    /// taken for the end. Looks back over that one string only.
+    fn last_string_opens_curly(&self) -> bool {
+        let out = &self.out;
+        if out.last() != Some(&b'"') {
+            return false;
+        }
+        // Read backwards: a `}` waits for its `{`, a `{` with none waiting
+        // is left open. Only a quote looks at the backslashes before it,
+        // and those runs never overlap: one pass over the string.
+        let (mut waiting, mut open) = (0usize, false);
+        let mut i = out.len() - 1;
+        while i > 0 {
+            i -= 1;
+            match out[i] {
+                b'"' => {
+                    let backslashes = out[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+                    if backslashes % 2 == 0 {
+                        return open;
+                    }
+                }
+                b'}' => waiting += 1,
+                b'{' if waiting > 0 => waiting -= 1,
+                b'{' => open = true,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// Handles the closing bracket `byte` at `pos`.
     ///
     /// A closer of the wrong kind has two readings: it was meant for the
@@ -39,6 +70,7 @@ impl Repairer<'_> {
                 && !self.continued_after_closer[0]
                 && next(self.src, self.pos + 1) == Next::Member
                 && self.own_closer_later(Frame::Object)
+                && !self.last_string_opens_curly()
             {
                 // `{"a": 1}, "b": 2}`: a `}` that would close the whole
                 // value, members and the value's own `}` after it, is

@@ -19,6 +19,41 @@ struct Rewind {
     repairs: RepairSet,
 }
 
+/// The brackets a string's text has opened and not closed, counted up to
+/// ever later places: each byte of the text is looked at once.
+#[derive(Default)]
+struct TextBrackets {
+    /// Where the count has reached.
+    at: usize,
+    /// Open `(`, `[` and `{`, in that order.
+    open: [usize; 3],
+}
+
+impl TextBrackets {
+    /// True when the text from `content` up to `to` leaves open a bracket
+    /// that `closer` closes.
+    fn leaves_open(&mut self, src: &[u8], content: usize, to: usize, closer: u8) -> bool {
+        for &b in &src[self.at.max(content)..to] {
+            match b {
+                b'(' => self.open[0] += 1,
+                b'[' => self.open[1] += 1,
+                b'{' => self.open[2] += 1,
+                b')' => self.open[0] = self.open[0].saturating_sub(1),
+                b']' => self.open[1] = self.open[1].saturating_sub(1),
+                b'}' => self.open[2] = self.open[2].saturating_sub(1),
+                _ => {}
+            }
+        }
+        self.at = self.at.max(to);
+        match closer {
+            b')' => self.open[0] > 0,
+            b']' => self.open[1] > 0,
+            b'}' => self.open[2] > 0,
+            _ => false,
+        }
+    }
+}
+
 /// A fence line met inside a string.
 enum FenceLine {
     /// With a language tag (```` ```python ````): it opens a block.
@@ -164,6 +199,11 @@ impl Repairer<'_> {
         let mut lone_double = false;
         // Whether the text up to `scanned` holds a bracket.
         let (mut bracket_in_text, mut scanned) = (false, self.pos + len);
+        // The brackets the text leaves open, for a quote before a closer.
+        let mut text_brackets = TextBrackets::default();
+        // For a key with a quote glued between its letters: where its own
+        // closing quote stands, once looked for.
+        let mut key_text_end: Option<Option<usize>> = None;
         match quote {
             Quote::Double => {}
             Quote::Single => self.repairs.insert(Repair::SingleQuotes),
@@ -264,7 +304,19 @@ impl Repairer<'_> {
                     if self.comment_has_two_readings(self.pos) {
                         return self.error(COMMENT_OR_TEXT);
                     }
-                    if (empty_then_container || self.quote_ends_string(self.pos))
+                    // `"six feet (72") tall"`, `"the list [1, 2"] more"`: a
+                    // closer right after the quote that closes no container
+                    // open here (none, or one of another kind) but closes a
+                    // bracket the text opened is text, and so is the quote.
+                    let next = src.get(self.pos + 1).copied();
+                    let text_closer = matches!(next, Some(b')' | b']' | b'}'))
+                        && self.stack.last().map(|frame| frame.closing_byte()) != next
+                        && text_brackets.leaves_open(src, content, self.pos, next.unwrap_or(0));
+                    if text_closer {
+                        // Brackets the text opens and closes are its own,
+                        // not structure a stray quote took in.
+                        scanned = self.pos;
+                    } else if (empty_then_container || self.quote_ends_string(self.pos))
                         && !self.quote_before_quote_that_ends(content)
                     {
                         if inner_quote && comment_at(src, skip_space(src, self.pos + 1)) {
@@ -471,6 +523,22 @@ impl Repairer<'_> {
                             self.repairs.insert(Repair::MissingQuote);
                             self.pos = colon;
                             return Ok(Ended::Complete);
+                        }
+                    }
+                    if role == Role::Key && quote == Quote::Double {
+                        // `{"k"e"y": 1}`: a quote glued between letters of
+                        // a key whose own closing quote stands before its
+                        // `:` later on the line is text: ended here, the
+                        // letters after it would be neither a `:` nor a
+                        // value.
+                        if key_text_end.is_none() && self.pos > content {
+                            key_text_end = Some(glued_key_end(src, self.pos));
+                        }
+                        if key_text_end.flatten().is_some_and(|end| self.pos < end) {
+                            self.repairs.insert(Repair::UnescapedQuote);
+                            self.pos += 1;
+                            self.out.extend_from_slice(b"\\\"");
+                            continue;
                         }
                     }
                     if role == Role::Key && holds_newline {
@@ -1160,4 +1228,31 @@ fn quote_then_colon(text: &[u8]) -> bool {
     text.iter().enumerate().any(|(i, &b)| {
         b == b'"' && text[i + 1..].iter().find(|&&c| c != b' ' && c != b'\t') == Some(&b':')
     })
+}
+
+/// For a key's quote at `quote` glued to the letters after it (`"k"e"y":`):
+/// the key's own closing quote, the last quote before the first `:` on the
+/// line with only spaces between, when only letters, digits, spaces, `_`,
+/// `-` and quotes stand between; `None` otherwise. One look along the line.
+fn glued_key_end(src: &[u8], quote: usize) -> Option<usize> {
+    if !src.get(quote + 1).is_some_and(u8::is_ascii_alphanumeric) {
+        return None;
+    }
+    let mut last_quote = None;
+    for (i, &b) in src.iter().enumerate().skip(quote + 1) {
+        match b {
+            b'"' => last_quote = Some(i),
+            b':' => {
+                let end = last_quote?;
+                return src[end + 1..i]
+                    .iter()
+                    .all(|&b| matches!(b, b' ' | b'\t'))
+                    .then_some(end);
+            }
+            b' ' | b'_' | b'-' => {}
+            b if b.is_ascii_alphanumeric() => {}
+            _ => return None,
+        }
+    }
+    None
 }
