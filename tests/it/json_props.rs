@@ -653,6 +653,12 @@ fn readings_that_lost_items_are_feedback() {
             "{\n  \"A\": [\n    {]\n      \"\": null,\n      \"a\": \"\"\n    },\n    null\n  ],\n  \"\": {\n    \"\": -1\n  },\n  \" \": \"[\"\n}",
             "The reply should be JSON of the expected shape: the JSON breaks at line 6, column 5 (near `},`): the value is closed here, but more of it follows; remove the extra closing bracket, or close each container with its own bracket.",
         ),
+        // a stray quote before a key's indentation: the key's own opening
+        // quote is glued to its letters, but spaces stand before it.
+        (
+            "{\n\"  \"A\": \"\"\n}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 5 (near `A\": \"\"`): expected `:` after the key.",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

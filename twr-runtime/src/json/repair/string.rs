@@ -531,8 +531,17 @@ impl Repairer<'_> {
                         // `:` later on the line is text: ended here, the
                         // letters after it would be neither a `:` nor a
                         // value.
-                        if key_text_end.is_none() && self.pos > content {
-                            key_text_end = Some(glued_key_end(src, self.pos));
+                        // Only letters before it: after a stray quote
+                        // before a key (`"  "A": 1`) the text is spaces.
+                        if key_text_end.is_none() {
+                            key_text_end = Some(
+                                src[content..self.pos]
+                                    .iter()
+                                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+                                    .then(|| glued_key_end(src, self.pos))
+                                    .flatten()
+                                    .filter(|_| self.pos > content),
+                            );
                         }
                         if key_text_end.flatten().is_some_and(|end| self.pos < end) {
                             self.repairs.insert(Repair::UnescapedQuote);
@@ -1232,25 +1241,22 @@ fn quote_then_colon(text: &[u8]) -> bool {
 
 /// For a key's quote at `quote` glued to the letters after it (`"k"e"y":`):
 /// the key's own closing quote, the last quote before the first `:` on the
-/// line with only spaces between, when only letters, digits, spaces, `_`,
-/// `-` and quotes stand between; `None` otherwise. One look along the line.
+/// line with only spaces between, when only letters, digits, `_`, `-` and
+/// quotes stand between; `None` otherwise. One look along the line.
 fn glued_key_end(src: &[u8], quote: usize) -> Option<usize> {
     if !src.get(quote + 1).is_some_and(u8::is_ascii_alphanumeric) {
         return None;
     }
-    let mut last_quote = None;
+    // The last quote, while only spaces have followed it.
+    let mut quote_before = None;
     for (i, &b) in src.iter().enumerate().skip(quote + 1) {
         match b {
-            b'"' => last_quote = Some(i),
-            b':' => {
-                let end = last_quote?;
-                return src[end + 1..i]
-                    .iter()
-                    .all(|&b| matches!(b, b' ' | b'\t'))
-                    .then_some(end);
-            }
-            b' ' | b'_' | b'-' => {}
-            b if b.is_ascii_alphanumeric() => {}
+            b'"' => quote_before = Some(i),
+            b':' => return quote_before,
+            // Spaces only between the key's closing quote and its colon.
+            b' ' | b'\t' if quote_before.is_some() => {}
+            b'_' | b'-' => quote_before = None,
+            b if b.is_ascii_alphanumeric() => quote_before = None,
             _ => return None,
         }
     }
