@@ -624,21 +624,22 @@ fn readings_that_lost_items_are_feedback() {
             "[1\"000,[-10000,\"]#\"]]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 3 (near `\"000,[-10000,\"]#\"]]`): this string holds brackets and no comma stands before it; close the value before it, or write a comma.",
         ),
-        // a `“` closed by a plain quote, then a comma put in and a cut.
+        // a `“` closed by a plain quote, the string ending in a comma, a
+        // list glued after it.
         (
             "[-5544.25,“[null,100000000000000],\"[\"]",
-            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 11 (near `“[null,1000000000000`): this string opened with “ is closed by a plain quote, and quotes or brackets follow the value it ends, so where it ends is not known; close it with ”, or write its quote as \\\".",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 36 (near `[\"]`): the string before this ends in a comma and no comma follows it, so its comma may be the separator and its quotes misplaced (`\"a,\"` for `\"a\",`); write the comma after the closing quote, or a comma between the values.",
         ),
         // a stray quote, a string read over lines to a quote before `//"`.
         (
             "[\n  [\"\n    null,\n    \"//\"\n  ]\n]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 4 (near `\"`): this string runs over lines to a quote with a comment after it that holds a quote, so where it ends is not known; close it on its line, or write a line break inside it as \\n.",
         ),
-        // a stray quote after a number, a comma put in, then a cut (its
-        // single quote, cut off holding a double quote, is refused first).
+        // a stray quote after a number, a comma put in: the string it
+        // opens ends in a comma, a list glued after it.
         (
             "[-1\"00000,\"['\",null,null]",
-            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 13 (near `'\",null,null]`): this string in single quotes holds a lone double quote and is never closed, so the single quote may be text inside a string that the double quote ends; write the string in double quotes, with a quote inside it as \\\".",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 12 (near `['\",null,null]`): the string before this ends in a comma and no comma follows it, so its comma may be the separator and its quotes misplaced (`\"a,\"` for `\"a\",`); write the comma after the closing quote, or a comma between the values.",
         ),
         // single quotes inside a string taken for a string's, then cut off.
         (
@@ -658,6 +659,12 @@ fn readings_that_lost_items_are_feedback() {
         (
             "{\n\"  \"A\": \"\"\n}",
             "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 5 (near `A\": \"\"`): expected `:` after the key.",
+        ),
+        // a stray quote before an item: the string it opens ends in a
+        // comma, a list glued after it.
+        (
+            "{\"\":[\"null,null,40.25,\"[A\"]}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 24 (near `[A\"]}`): the string before this ends in a comma and no comma follows it, so its comma may be the separator and its quotes misplaced (`\"a,\"` for `\"a\",`); write the comma after the closing quote, or a comma between the values.",
         ),
         // a block comment never closed, holding the rest of the value.
         (

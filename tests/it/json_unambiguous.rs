@@ -329,15 +329,14 @@ fn a_stray_that_would_cost_a_member_or_item_is_refused() {
              here, yet a quote follows, so where it ends is not known; write the value whole, \
              with a quote inside a string as \\\" and a comma between items.",
         ),
-        // A stray quote making the rest one string that is never closed
-        // (its single quote, never closed and holding a double quote, is
-        // refused first).
+        // A stray quote making the rest one string that is never closed:
+        // the string it opens ends in a comma, an object glued after it.
         (
             r#"["null,"{'",-75.25]"#,
-            "the JSON breaks at line 1, column 10 (near `'\",-75.25]`): this string in single \
-             quotes holds a lone double quote and is never closed, so the single quote may be \
-             text inside a string that the double quote ends; write the string in double \
-             quotes, with a quote inside it as \\\".",
+            "the JSON breaks at line 1, column 9 (near `{'\",-75.25]`): the string before this \
+             ends in a comma and no comma follows it, so its comma may be the separator and its \
+             quotes misplaced (`\"a,\"` for `\"a\",`); write the comma after the closing \
+             quote, or a comma between the values.",
         ),
         // A closer of the wrong kind ending the object before its members.
         (

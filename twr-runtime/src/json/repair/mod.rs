@@ -615,7 +615,9 @@ impl Repairer<'_> {
                                  values, or write the value alone",
                             )
                         }
-                        _ if matches!(b, b'"' | b'\'') && self.string_before_ends_in_comma() => {
+                        _ if matches!(b, b'"' | b'\'' | b'[' | b'{')
+                            && self.string_before_ends_in_comma() =>
+                        {
                             return self.error(
                                 "the string before this ends in a comma and no comma follows \
                                  it, so its comma may be the separator and its quotes misplaced \
@@ -699,10 +701,11 @@ impl Repairer<'_> {
     /// before it (`1O`, `1.2.3`, `1-2`): a stray character, never a value
     /// of its own.
     /// Whether the value just before `pos`, glued to it, is a string whose
-    /// last character is a comma. Asked when another string follows it
-    /// with no comma between: that comma may be the separator a misplaced
-    /// quote took in (`{"a": "[1],""b": 2}` from `{"a": [1],"b": 2}` with
-    /// a stray quote), so a comma put in there would be a second guess.
+    /// last character is a comma. Asked when another string, a list or an
+    /// object follows it with no comma between: that comma may be the
+    /// separator a misplaced quote took in (`{"a": "[1],""b": 2}` from
+    /// `{"a": [1],"b": 2}` with a stray quote, `["null,1,"[2]]` from
+    /// `[null,1,"[2]"]`), so a comma put in there would be a second guess.
     /// With white space between, the values read as written with their
     /// commas left out (`["a," "b"]`): one reading.
     fn string_before_ends_in_comma(&self) -> bool {
