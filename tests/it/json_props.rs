@@ -666,6 +666,12 @@ fn readings_that_lost_items_are_feedback() {
             "{\"\":[\"null,null,40.25,\"[A\"]}",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 24 (near `[A\"]}`): the string before this ends in a comma and no comma follows it, so its comma may be the separator and its quotes misplaced (`\"a,\"` for `\"a\",`); write the comma after the closing quote, or a comma between the values.",
         ),
+        // a stray quote before a key in single quotes: an empty key glued
+        // to it.
+        (
+            "{\"a\":1,\"\"''\":\":\"}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 10 (near `''\":\":\"}`): another quote follows the key's closing quote at once, so it may open the value (a `:` left out) or be a doubled quote; write \"key\": \"value\".",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

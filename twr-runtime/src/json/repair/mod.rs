@@ -551,11 +551,15 @@ impl Repairer<'_> {
                         // text starts with the colon (`{"a" ":"}` is).
                         return self
                             .error("a quote stands between the key and its `:`; take it out");
-                    } else if b == b'"' && self.src.get(self.pos.wrapping_sub(1)) == Some(&b'"') {
+                    } else if matches!(b, b'"' | b'\'')
+                        && matches!(self.src.get(self.pos.wrapping_sub(1)), Some(b'"' | b'\''))
+                    {
                         // `{"""" "a": 1}`: a key's closing quote glued to
                         // the next quote is a colon left out before the
                         // value, or a quote doubled as CSV writes one
-                        // (`""a""`): two readings.
+                        // (`""a""`): two readings. So with quotes of the
+                        // other kind (`""''": 1`: a stray quote before
+                        // the key `''`).
                         return self.error(
                             "another quote follows the key's closing quote at once, so it may \
                              open the value (a `:` left out) or be a doubled quote; write \
