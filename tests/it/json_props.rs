@@ -672,6 +672,12 @@ fn readings_that_lost_items_are_feedback() {
             "{\"a\":1,\"\"''\":\":\"}",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 10 (near `''\":\":\"}`): another quote follows the key's closing quote at once, so it may open the value (a `:` left out) or be a doubled quote; write \"key\": \"value\".",
         ),
+        // a stray quote before a pretty-printed key: a colon put in, and
+        // the `}` inside the value's text ends the object.
+        (
+            "{\n\"  \" \": \"}<\",\n  \"b\": {\n    \"c\": null\n  }\n}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 11 (near `<\",`): the value was repaired and ends here, yet a quote follows, so where it ends is not known; write the value whole, with a quote inside a string as \\\" and a comma between items.",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

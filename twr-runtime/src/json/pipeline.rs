@@ -274,9 +274,19 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         .map_or(usize::MAX, |&at| at + 1);
     let mut continued_seen = false;
     let mut continued_starts = Vec::new();
+    // The reply starts with a value that is not JSON as written: a later
+    // span after an odd number of quotes from its start lies in a string
+    // of it, or a stray quote shifted the strings the scan saw (`{"  " ":
+    // "}<",\n "b": {"c": 1}}`): a piece of it, left to its repair.
+    let mut first_broke = false;
+    let mut quotes = QuoteParity::default();
     for &(start, end) in &candidates.balanced {
         if start > cut || continued_seen {
             deferred.push((start, Some(end)));
+            continue;
+        }
+        if first_broke && quotes.odd_before(text.as_bytes(), lead, start) {
+            queue.push((start, None));
             continue;
         }
         // A span the value goes on after is a fragment of it (`{"a": 1},
@@ -293,7 +303,10 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             Ok(value) => return found(value, Layer::Scan),
             // Repair changes syntax, not values: the value would still not fit.
             Err(Miss::Shape(e)) => misses.shape(e),
-            Err(Miss::Syntax(_)) => queue.push((start, None)),
+            Err(Miss::Syntax(_)) => {
+                first_broke |= start == lead;
+                queue.push((start, None));
+            }
         }
     }
     // Merge the deferred spans and the unclosed openers by position.

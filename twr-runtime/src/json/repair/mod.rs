@@ -167,13 +167,15 @@ fn repair_from(
         // on the line after the value (`["\n 1,\n "]!"\n]` read as one
         // string drops `"]!"`): the quote may have opened a string.
         let rest_of_line = r.rest().split(|&b| b == b'\n').next().unwrap_or_default();
-        // So does a quote and then a closer on the line after the value
-        // (`["",""O,"]!"]` read as `["","\"O,"]` drops `"]!"`): the rest
-        // of a value, not prose.
+        // So does a quote on the line after the value and then a closer,
+        // on that line or a later one (`["",""O,"]!"]` read as
+        // `["","\"O,"]` drops `"]!"`; `{"  " ": "}<",\n "b": {..}}` read
+        // as `{"  ": ": "}` drops `b`): the rest of a value, not prose.
         // (A value closed early and continued is the caller's to say.)
+        let rest = r.rest();
         let quote_then_closer = !continues_value(r.src, end)
             && memchr(b'"', rest_of_line)
-                .is_some_and(|q| memchr::memchr2(b']', b'}', &rest_of_line[q..]).is_some());
+                .is_some_and(|q| memchr::memchr2(b']', b'}', &rest[q..]).is_some());
         let quote_after = r.peek() == Some(b'"')
             || quote_then_closer
             || (before.contains(Repair::ControlCharacter) && memchr(b'"', rest_of_line).is_some());
@@ -183,7 +185,9 @@ fn repair_from(
                 message: "the value was repaired and ends here, yet a quote follows, so \
                           where it ends is not known; write the value whole, with a quote \
                           inside a string as \\\" and a comma between items",
-                reached: r.pos,
+                // What follows may be the rest of the value: a value that
+                // starts in it is a piece of this one, never the answer.
+                reached: r.src.len(),
                 json_like: true,
             });
         }
