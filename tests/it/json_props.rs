@@ -678,6 +678,12 @@ fn readings_that_lost_items_are_feedback() {
             "{\n\"  \" \": \"}<\",\n  \"b\": {\n    \"c\": null\n  }\n}",
             "The reply should be JSON of the expected shape: the JSON breaks at line 2, column 11 (near `<\",`): the value was repaired and ends here, yet a quote follows, so where it ends is not known; write the value whole, with a quote inside a string as \\\" and a comma between items.",
         ),
+        // a stray quote before a list's first object: `{}` after it was
+        // read as the answer.
+        (
+            "[\"{\"\":1,\"A\":\"]\"},{},[]]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 9 (near `\"A\":\"]\"},{},[]]`): a quote inside this string does not end it; close the string, or write a quote inside it as \\\".",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

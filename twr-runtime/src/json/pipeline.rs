@@ -277,7 +277,7 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     // The reply starts with a value that is not JSON as written: a later
     // span after an odd number of quotes from its start lies in a string
     // of it, or a stray quote shifted the strings the scan saw (`{"  " ":
-    // "}<",\n "b": {"c": 1}}`): a piece of it, left to its repair.
+    // "}<",\n "b": {"c": 1}}`): a piece of it, never the answer.
     let mut first_broke = false;
     let mut quotes = QuoteParity::default();
     for &(start, end) in &candidates.balanced {
@@ -286,7 +286,6 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             continue;
         }
         if first_broke && quotes.odd_before(text.as_bytes(), lead, start) {
-            queue.push((start, None));
             continue;
         }
         // A span the value goes on after is a fragment of it (`{"a": 1},
