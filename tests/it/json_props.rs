@@ -684,6 +684,12 @@ fn readings_that_lost_items_are_feedback() {
             "[\"{\"\":1,\"A\":\"]\"},{},[]]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 9 (near `\"A\":\"]\"},{},[]]`): a quote inside this string does not end it; close the string, or write a quote inside it as \\\".",
         ),
+        // a quote taken for text after an empty string, the string read
+        // over lines to a quote before a `)` its text opened.
+        (
+            "[\n  [\n    \"\",\n    \"\"(\n  ],\n  [\n    \")\",\n    -1\n  ]\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 4, column 5 (near `\"\"(`): this string runs over lines and holds brackets and a quote that does not end it, so where it ends is not known; write a quote inside a string as \\\", and close it on its line.",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

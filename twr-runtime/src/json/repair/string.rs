@@ -308,8 +308,11 @@ impl Repairer<'_> {
                     // closer right after the quote that closes no container
                     // open here (none, or one of another kind) but closes a
                     // bracket the text opened is text, and so is the quote.
+                    // On one line only: a string read over lines may have
+                    // taken in structure (`""(\n ],\n [\n ")"`).
                     let next = src.get(self.pos + 1).copied();
-                    let text_closer = matches!(next, Some(b')' | b']' | b'}'))
+                    let text_closer = !holds_newline
+                        && matches!(next, Some(b')' | b']' | b'}'))
                         && self.stack.last().map(|frame| frame.closing_byte()) != next
                         && text_brackets.leaves_open(src, content, self.pos, next.unwrap_or(0));
                     if text_closer {
