@@ -501,8 +501,8 @@ fn a_bare_value_with_a_trailing_comma_is_that_value() {
     assert_eq!(got.value, json!(17));
     assert_eq!(got.report.repairs, [Repair::TrailingComma]);
     assert_eq!(extract_value("\"done\",").unwrap(), json!("done"));
-    // More values after the comma are still refused.
-    assert!(extract_value("17, 18").is_err());
+    // More values after the comma are a tuple (below).
+    assert_eq!(extract_value("17, 18").unwrap(), json!([17, 18]));
 }
 
 #[test]
@@ -584,5 +584,227 @@ fn a_quote_glued_between_letters_of_a_key_is_text() {
     assert_eq!(
         refused(r#"{"ma"x, "y": 3}"#),
         breaks_at(6, "x, \"y\": 3}", "expected `:` after the key")
+    );
+}
+
+const ONE_VALUE_IN_BRACES: &str = "one value stands in braces with no `:` after it, so it may be \
+    a key left without its value or a set of one value; write an object with a value for each \
+    key, or a list in [ ]";
+
+const VALUES_ONLY: &str = "this stands among values with commas between and no keys (a set or a \
+    tuple), read only when each is a number, a quoted string, true, false or null; write text in \
+    double quotes, or the values as a list in [ ]";
+
+#[test]
+fn a_python_set_is_a_list_of_its_values() {
+    // Refused before (`expected : after the key`): values with commas
+    // between in braces and no key anywhere, as Python writes a set.
+    let got = extract_value_with_report("{'red', 'green', 'blue'}").unwrap();
+    assert_eq!(got.value, json!(["red", "green", "blue"]));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::SingleQuotes, Repair::PythonSet]
+    );
+    assert_eq!(
+        extract_value("{3, -1.5, True, None,}").unwrap(),
+        json!([3, -1.5, true, null])
+    );
+    // Inside a value too.
+    assert_eq!(
+        extract_value(r#"{"tags": {"new", "sale"}, "n": 2}"#).unwrap(),
+        json!({"tags": ["new", "sale"], "n": 2})
+    );
+    let tags: Vec<String> = twr_runtime::json::extract(r#"{"x", "y"}"#).unwrap();
+    assert_eq!(tags, ["x", "y"]);
+    // A key then its value with the colon left out is still a member.
+    assert_eq!(extract_value("{'a' 'b'}").unwrap(), json!({"a": "b"}));
+}
+
+#[test]
+fn braces_of_values_that_are_no_set_have_two_readings() {
+    // One value: a key left without its value, or a set of one.
+    assert_eq!(
+        refused(r#"{"size"}"#),
+        breaks_at(8, "}", ONE_VALUE_IN_BRACES)
+    );
+    // A colon after a later value: a key may be missing its value.
+    assert_eq!(
+        refused("{'x', 'y': 2}"),
+        breaks_at(
+            10,
+            ": 2}",
+            "a `:` follows a value in braces that hold values with commas between and no keys \
+             (a set), so a key may be missing its value; write an object with a value for each \
+             key, or a list in [ ]"
+        )
+    );
+    // Cut off inside: a key and its colon may have come next.
+    assert_eq!(
+        refused("{'x', 'y'"),
+        "The reply should be JSON of the expected shape: the JSON breaks at its end (line 1, \
+         column 10): the text is cut off inside braces that hold values with commas between \
+         and no keys (a set), so a key and its `:` may have come next; write the whole set, or \
+         the values as a list in [ ]."
+    );
+    // Words without quotes are names, not values; Python's sets hold no
+    // lists.
+    assert_eq!(
+        refused("{red, green}"),
+        breaks_at(2, "red, green}", VALUES_ONLY)
+    );
+    assert_eq!(refused(r#"{"a", [1]}"#), breaks_at(7, "[1]}", VALUES_ONLY));
+    // A comma left out between two values.
+    assert_eq!(
+        refused("{'x', 'y' 'z'}"),
+        breaks_at(
+            11,
+            "'z'}",
+            "values with commas between and no brackets or keys (a tuple or a set) need a comma \
+             between each two; write the comma, or the values as a list in [ ]"
+        )
+    );
+}
+
+const MAY_BE_ONE_NUMBER: &str = "digits with commas between and no spaces may be one number \
+    (1,234 grouped in thousands, or 12,5 with a decimal comma) or a list of numbers; write a \
+    number without commas, or a list in [ ]";
+
+#[test]
+fn a_reply_of_values_with_commas_between_is_a_tuple() {
+    // Refused before: Python reads `7, 8, 9` as the tuple (7, 8, 9).
+    let got = extract_value_with_report("7, 8, 9").unwrap();
+    assert_eq!(got.value, json!([7, 8, 9]));
+    assert_eq!(got.report.repairs, [Repair::PythonTuple]);
+    let got = extract_value_with_report("7,8,9,\n").unwrap();
+    assert_eq!(got.value, json!([7, 8, 9]));
+    assert_eq!(
+        got.report.repairs,
+        [Repair::TrailingComma, Repair::PythonTuple]
+    );
+    assert_eq!(
+        extract_value("'ok', \"done\", False, None").unwrap(),
+        json!(["ok", "done", false, null])
+    );
+    assert_eq!(extract_value("3,\n4").unwrap(), json!([3, 4]));
+    // With a space after the comma no number is written so.
+    assert_eq!(extract_value("1, 234").unwrap(), json!([1, 234]));
+    let numbers: Vec<u32> = twr_runtime::json::extract(" 4, 5 ").unwrap();
+    assert_eq!(numbers, [4, 5]);
+    // One value and its comma is that value.
+    assert_eq!(extract_value("5,").unwrap(), json!(5));
+}
+
+#[test]
+fn values_with_commas_between_that_are_no_tuple_are_refused() {
+    // One number written with commas, as well as a tuple.
+    for raw in ["1,234", "2,500,000", "12,5", "1.049,95"] {
+        assert_eq!(
+            refused(raw),
+            breaks_at(1, raw, MAY_BE_ONE_NUMBER),
+            "{raw:?}"
+        );
+    }
+    // Words: prose as often as values.
+    assert_eq!(
+        refused("red, green"),
+        "The reply should be JSON of the expected shape: there is no JSON in it; write the \
+         value as JSON, such as an object in { } or an array in [ ]."
+    );
+    assert_eq!(
+        refused("\"yes\", she said"),
+        breaks_at(6, ", she said", "unexpected text after the value")
+    );
+    // A comma left out, or a string cut off, among the values.
+    assert_eq!(
+        refused("1, 2 3"),
+        breaks_at(2, ", 2 3", "unexpected text after the value")
+    );
+    assert_eq!(
+        refused("1, \"ab"),
+        breaks_at(2, ", \"ab", "unexpected text after the value")
+    );
+    // A JSONP call's commas separate its arguments.
+    assert_eq!(
+        refused("cb(1, 2);"),
+        "The reply should be JSON of the expected shape: there is no JSON in it; write the \
+         value as JSON, such as an object in { } or an array in [ ]."
+    );
+}
+
+#[test]
+fn a_string_written_as_the_inside_of_a_string_is_that_string() {
+    // Refused before as no JSON: the reply's quotes all escaped.
+    let got = extract_value_with_report(r#"\"good morning\""#).unwrap();
+    assert_eq!(got.value, json!("good morning"));
+    assert_eq!(got.report.repairs, [Repair::StringifiedJson]);
+    // Cut off at its closing escape.
+    assert_eq!(
+        extract_value(r#"\"good morning\"#).unwrap(),
+        json!("good morning")
+    );
+    // A quote inside escaped once more, or its backslash escaped and the
+    // quote not (read either way, `\\"` is `\"`).
+    assert_eq!(
+        extract_value(r#"\"say \\\"hi\\\" twice\""#).unwrap(),
+        json!("say \"hi\" twice")
+    );
+    assert_eq!(
+        extract_value(r#"\"say \\"hi\\" twice\""#).unwrap(),
+        json!("say \"hi\" twice")
+    );
+    assert_eq!(
+        extract_value(r#"[\"a \\"b\\"\", \"c\"]"#).unwrap(),
+        json!(["a \"b\"", "c"])
+    );
+    assert_eq!(
+        extract_value(r#"{\"q\": \"a \\"b\\"\"}"#).unwrap(),
+        json!({"q": "a \"b\""})
+    );
+    // The closing quote not escaped: a stray backslash before a string,
+    // or the last escape left out; the same string.
+    assert_eq!(extract_value(r#"\"done""#).unwrap(), json!("done"));
+    // Brackets in its text are text.
+    assert_eq!(extract_value(r#"\"see [1]\""#).unwrap(), json!("see [1]"));
+    // Cut off, brackets in it may as well be a value after a stray `\"`:
+    // no string is read.
+    assert_eq!(extract_value(r#"\"[1, 2]"#).unwrap(), json!([1, 2]));
+}
+
+#[test]
+fn a_string_inside_a_string_with_a_quote_not_escaped_has_two_readings() {
+    const WHY: &str = "this string is written as the inside of a string, its quotes escaped, \
+        but a quote in it is not, so where it ends is not known; write the value as plain JSON, \
+        with a quote inside a string as \\\"";
+    assert_eq!(refused(r#"\"a"b\""#), breaks_at(1, r#"\"a"b\""#, WHY));
+    assert_eq!(
+        refused(r#"\"done" more"#),
+        breaks_at(1, r#"\"done" more"#, WHY)
+    );
+    // `\\"` where the text, so read, needs repair (here a string never
+    // closed): refused as before.
+    assert_eq!(
+        refused(r#"{\"a\": \"x\\"}"#),
+        breaks_at(2, r#"\"a\": \"x\\"}"#, "expected a key in double quotes")
+    );
+}
+
+#[test]
+fn a_whole_reply_of_a_number_and_its_point_is_that_number() {
+    // Refused before as cut off: nothing open says the text was cut.
+    let got = extract_value_with_report("2.").unwrap();
+    assert_eq!(got.value, json!(2));
+    assert_eq!(got.report.repairs, [Repair::NumberSpelling]);
+    assert_eq!(extract_value(" -7.\n").unwrap(), json!(-7));
+    let n: u32 = twr_runtime::json::extract("12.").unwrap();
+    assert_eq!(n, 12);
+    // Inside a container never closed the fraction may be what was cut.
+    const CUT: &str = "this number is cut off where the reply ends, so its value is not known; \
+        write the whole number";
+    assert_eq!(refused("[2."), breaks_at(2, "2.", CUT));
+    assert_eq!(refused(r#"{"a": 2."#), breaks_at(7, "2.", CUT));
+    // A word after it is prose.
+    assert_eq!(
+        refused("2. Done"),
+        breaks_at(3, " Done", "unexpected text after the value")
     );
 }

@@ -736,7 +736,9 @@ fn a_stray_closer_after_a_key_does_not_turn_a_string_into_a_list() {
         got,
         Err(
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
-             column 4 (near `}:\"[\"}`): expected `:` after the key."
+             column 4 (near `}:\"[\"}`): one value stands in braces with no `:` after it, \
+             so it may be a key left without its value or a set of one value; write an object \
+             with a value for each key, or a list in [ ]."
                 .to_owned()
         )
     );
@@ -746,7 +748,9 @@ fn a_stray_closer_after_a_key_does_not_turn_a_string_into_a_list() {
         got,
         Err(
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
-             column 5 (near `}: 1}`): expected `:` after the key."
+             column 5 (near `}: 1}`): one value stands in braces with no `:` after it, \
+             so it may be a key left without its value or a set of one value; write an object \
+             with a value for each key, or a list in [ ]."
                 .to_owned()
         )
     );

@@ -21,11 +21,11 @@
 //!    newlines and tabs in strings, a trailing `;`, a byte-order mark,
 //!    Unicode spaces, values of plain words without quotes, `...`
 //!    placeholders, `.25`/`1.`/`+1`, `undefined`/`NaN`, wrappers such as
-//!    `ObjectId("…")`, strings joined with `+`, Python tuples, JSON written
-//!    inside a string (`{\"a\": 1}`), and a reply cut off anywhere (the
-//!    open string, arrays and objects are closed, a key left without a value
-//!    is dropped; a number cut inside its fraction or exponent, `1.` or
-//!    `2e`, and a literal cut where a word without quotes could stand,
+//!    `ObjectId("…")`, strings joined with `+`, Python tuples and sets, JSON
+//!    written inside a string (`{\"a\": 1}`), and a reply cut off anywhere
+//!    (the open string, arrays and objects are closed, a key left without a
+//!    value is dropped; a number cut inside its fraction or exponent, `[1.`
+//!    or `2e`, and a literal cut where a word without quotes could stand,
 //!    `{"a": tr`, are feedback, as their values are not known). Each
 //!    [`Repair`] is named in the [`Report`].
 //!
@@ -73,8 +73,9 @@
 //!   open a string of its own, the one before never closed;
 //! - a quote glued to a key's closing quote (`{"a": 1, """" "b": 2}`) is
 //!   refused: a colon left out, or a doubled quote as CSV writes one;
-//! - a number ending in its point (`{"key": 1. }`) is that whole number, so
-//!   an integer field takes it; cut off after the point it is refused;
+//! - a number ending in its point (`{"key": 1. }`, a whole reply `2.`) is
+//!   that whole number, so an integer field takes it; cut off after the
+//!   point inside a value never closed (`{"a": 2.`) it is refused;
 //! - a string opened with `“` and closed by a plain quote is refused when
 //!   quotes or brackets follow the value it ends (`{"a":“["}!",null]}`):
 //!   the plain quote may have opened a string holding that closer.
@@ -107,7 +108,19 @@
 //! - words without quotes and then a member on their line (`{"a": big
 //!   "b": 2}`) end before it, its comma left out;
 //! - a bare value and a comma after it, nothing else (`4,`), is the value;
-//!   `undefined` alone is null; U+180E is white space.
+//!   `undefined` alone is null; U+180E is white space;
+//! - values with commas between in braces and no key (`{'a', 'b'}`), a
+//!   Python set, are a list of the values; one value in braces (`{"a"}`: a
+//!   key left without its value, or a set of one), a `:` after a later
+//!   value, and a set cut off are refused;
+//! - a reply of values with commas between (`1, 2, 3`), a Python tuple, is
+//!   a list; digits with commas and no spaces (`1,234`, `12,5`) may be one
+//!   number and are refused; in a set or a tuple each value is a number, a
+//!   quoted string or a literal (a word is a name);
+//! - a reply that is one JSON string written as the inside of a string
+//!   (`\"hello\"`, cut off or with its closing quote not escaped) is that
+//!   string; a `\\"` in JSON so written is `\"` where the text needs no
+//!   other repair.
 //!
 //! ```
 //! use serde_json::json;
@@ -145,6 +158,12 @@
 //! assert_eq!(extract_value(r#"{"a": 1}, "b": 2}"#).unwrap(), json!({"a": 1, "b": 2}));
 //! assert_eq!(extract_value(r#"{a": foo", "b": 1}"#).unwrap(), json!({"a": "foo", "b": 1}));
 //! assert_eq!(extract_value("4,").unwrap(), json!(4));
+//! assert_eq!(extract_value("{'a', 'b'}").unwrap(), json!(["a", "b"]));
+//! assert!(extract_value(r#"{"a"}"#).is_err());
+//! assert_eq!(extract_value("1, 2, 3").unwrap(), json!([1, 2, 3]));
+//! assert!(extract_value("1,234").is_err());
+//! assert_eq!(extract_value(r#"\"hello\""#).unwrap(), json!("hello"));
+//! assert_eq!(extract_value("2.").unwrap(), json!(2));
 //! ```
 //!
 //! ```

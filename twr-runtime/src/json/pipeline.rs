@@ -10,7 +10,8 @@ use super::brackets::{scan, Candidates};
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::{fences, Fence};
 use super::repair::{
-    comma_and_container, continues_value, only_closers_after, repair, repair_tuple,
+    comma_and_container, continues_value, only_closers_after, repair, repair_bare_tuple,
+    repair_tuple, Repaired,
 };
 use super::report::{Extracted, Layer, Repair, Report};
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
@@ -188,6 +189,16 @@ fn closes_after(balanced: &[(usize, usize)], start: usize, at: usize) -> bool {
 
 /// Runs the layers on `raw`.
 pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Failure> {
+    extract_from(raw, true)
+}
+
+/// Runs the layers on `raw`; `bare_tuples`: a reply of values with commas
+/// between (`1, 2`) may be read as a tuple (not a JSONP call's argument,
+/// where the commas separate arguments: `cb(1, 2)` passes two).
+fn extract_from<T: DeserializeOwned>(
+    raw: &str,
+    bare_tuples: bool,
+) -> Result<Extracted<T>, Failure> {
     // 1. As is: costs one parse when the reply is plain JSON.
     match attempt::<T>(raw) {
         Ok(value) => return found(value, Layer::AsIs),
@@ -215,6 +226,15 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         - text
             .trim_start_matches([' ', '\t', '\r', '\n', '\u{FEFF}'])
             .len();
+
+    // A reply that is one JSON string written as the inside of a string
+    // (`\"hello\"`): before the scan, which would take brackets in its
+    // text for the value.
+    if text[lead..].starts_with("\\\"") {
+        if let Some(got) = stringified_string::<T>(&text, lead, &mut misses) {
+            return Ok(got);
+        }
+    }
 
     // 2. Code fences, the first whose content fits. A fence that opens
     // inside a balanced `{...}` or `[...]` is part of that value (a code
@@ -300,8 +320,16 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
         }
         match attempt::<T>(&text[start..end]) {
             Ok(value) => return found(value, Layer::Scan),
-            // Repair changes syntax, not values: the value would still not fit.
-            Err(Miss::Shape(e)) => misses.shape(e),
+            // Repair changes syntax, not values: the value would still not
+            // fit. Save braces that are no JSON object: a Python set
+            // (`{'a', 'b'}`) is read as a list, which a list may take.
+            Err(Miss::Shape(e)) => {
+                misses.shape(e);
+                if text.as_bytes()[start] == b'{' && !is_json(&text[start..end]) {
+                    first_broke |= start == lead;
+                    queue.push((start, None));
+                }
+            }
             Err(Miss::Syntax(_)) => {
                 first_broke |= start == lead;
                 queue.push((start, None));
@@ -369,7 +397,10 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
                 Ok(value) => return found(value, Layer::Scan),
                 Err(Miss::Shape(e)) => {
                     misses.shape(e);
-                    continue;
+                    // Braces that are no JSON object may be a set.
+                    if text.as_bytes()[start] != b'{' || is_json(&text[start..end]) {
+                        continue;
+                    }
                 }
                 Err(Miss::Syntax(_)) => {}
             }
@@ -419,6 +450,37 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
             }
         };
         read_until = read_until.max(repaired.end);
+        // `1, 2, 3`: values with commas between and nothing around them,
+        // a tuple as Python reads it.
+        if bare_tuples
+            && scalar_start
+            && start == 0
+            && !repaired.whole
+            && comma_then_more(&text[repaired.end..])
+        {
+            if may_be_one_number(&text) {
+                misses.syntax(text.len(), || {
+                    let (line, column, excerpt) = locate(&text, lead);
+                    format!(
+                        "the JSON breaks at line {line}, column {column} (near `{excerpt}`): \
+                         digits with commas between and no spaces may be one number (1,234 \
+                         grouped in thousands, or 12,5 with a decimal comma) or a list of \
+                         numbers; write a number without commas, or a list in [ ]"
+                    )
+                });
+                continue;
+            }
+            if let Ok(tuple) = repair_bare_tuple(&text, 0, in_fence) {
+                match attempt::<T>(&tuple.text) {
+                    Ok(value) => return Ok(repaired_value(value, tuple)),
+                    Err(Miss::Shape(e)) => {
+                        misses.shape(e);
+                        continue;
+                    }
+                    Err(Miss::Syntax(_)) => {}
+                }
+            }
+        }
         // Read as cut off at a code fence, though its brackets close after
         // that fence: the fence is inside the value (`[```\n{"a": 1}\n```]`),
         // which is then an array around a fence, or the fence's object: two
@@ -529,6 +591,109 @@ pub(crate) fn extract<T: DeserializeOwned>(raw: &str) -> Result<Extracted<T>, Fa
     Err(misses.into_failure())
 }
 
+/// The value read by a repair, with its report.
+fn repaired_value<T>(value: T, repaired: Repaired) -> Extracted<T> {
+    Extracted {
+        value,
+        report: Report::new(Layer::Repair, repaired.repairs.to_vec())
+            .with_dropped(repaired.dropped),
+    }
+}
+
+/// True when `after` (the text after a value) is a comma and then more.
+fn comma_then_more(after: &str) -> bool {
+    after
+        .trim_start()
+        .strip_prefix(',')
+        .is_some_and(|rest| !rest.trim().is_empty())
+}
+
+/// True when the whole reply is digits with commas between and no white
+/// space that may be one number: `1,234` and `1,234,567.5` (grouped in
+/// thousands), `12,5` and `1.049,95` (a decimal comma). Python reads each
+/// as a tuple; a reply asked for a number means the number as often.
+fn may_be_one_number(text: &str) -> bool {
+    let text = text.trim();
+    if !text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b',' | b'.' | b'-' | b'+'))
+    {
+        return false;
+    }
+    let groups: Vec<&[u8]> = text.as_bytes().split(|&b| b == b',').collect();
+    if groups.len() < 2 {
+        return false;
+    }
+    let decimal_comma =
+        groups.len() == 2 && !groups[1].is_empty() && groups[1].iter().all(u8::is_ascii_digit);
+    let thousands = groups[1..].iter().all(|group| {
+        group.len() >= 3
+            && group[..3].iter().all(u8::is_ascii_digit)
+            && group.get(3).is_none_or(|&b| b == b'.')
+    });
+    decimal_comma || thousands
+}
+
+/// A reply that is one JSON string written as the inside of a string,
+/// `text[start..]` to the end: `\"hello\"`, cut off (`\"hello\`), its
+/// closing quote not escaped (`\"hello"`: a stray backslash before a
+/// string or a string stringified whose last escape was left out, the
+/// same value). Any other quote not escaped has two readings of where the
+/// string ends, and is feedback.
+fn stringified_string<T: DeserializeOwned>(
+    text: &str,
+    start: usize,
+    misses: &mut Misses,
+) -> Option<Extracted<T>> {
+    let body = text[start..].trim_end();
+    let (inner, bare_quote, loose) = unescape_marking(body);
+    // `\"hello"`: a closing quote left as it is, nothing after it.
+    let closed_bare = bare_quote == Some(inner.len() - 1) && inner.len() > 1;
+    if bare_quote.is_some() && !closed_bare {
+        misses.syntax(body.len(), || {
+            let (line, column, excerpt) = locate(text, start);
+            format!(
+                "the JSON breaks at line {line}, column {column} (near `{excerpt}`): this string \
+                 is written as the inside of a string, its quotes escaped, but a quote in it is \
+                 not, so where it ends is not known; write the value as plain JSON, with a \
+                 quote inside a string as \\\""
+            )
+        });
+        return None;
+    }
+    let mut repaired = repair(&inner, 0, false).ok()?;
+    if !repaired.whole {
+        return None;
+    }
+    // Read as written, or cut off inside the string: a `\\"`, or a closing
+    // quote not escaped, is taken only where the text needs no repair.
+    let mut other = repaired.repairs;
+    other.remove(Repair::Truncated);
+    if !other.is_empty() || ((loose || closed_bare) && !repaired.repairs.is_empty()) {
+        return None;
+    }
+    // Cut off, a string holding brackets may as well be a stray `\"`
+    // before the value they open (`\"[1, 2]`): left to the later layers.
+    let backslashes = inner.as_bytes()[..inner.len() - 1]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'\\')
+        .count();
+    let closed = inner.len() > 1 && inner.ends_with('"') && backslashes % 2 == 0;
+    if !closed && inner.contains(['[', ']', '{', '}']) {
+        return None;
+    }
+    repaired.repairs.insert(Repair::StringifiedJson);
+    match attempt::<T>(&repaired.text) {
+        Ok(value) => Some(repaired_value(value, repaired)),
+        Err(Miss::Shape(e)) => {
+            misses.shape(e);
+            None
+        }
+        Err(Miss::Syntax(_)) => None,
+    }
+}
+
 /// True when more of the value follows the balanced span `start..end`: a
 /// member, an item or a closer. Closers and nothing else after a span
 /// that is valid JSON as written are closers one too many (`{"a": 1}}`);
@@ -571,7 +736,7 @@ fn parenthesized<T: DeserializeOwned>(
             return None;
         }
         let argument = &inner_end[name_len + 1..inner_end.len() - 1];
-        let got = extract::<T>(argument).ok()?;
+        let got = extract_from::<T>(argument, false).ok()?;
         let mut report = got.report;
         report.layer = Layer::Repair;
         report.repairs.push(Repair::Wrapper);
@@ -606,9 +771,13 @@ fn parenthesized<T: DeserializeOwned>(
 
 /// The value in `text`, stringified JSON (`{\"a\": 1}`), read unescaped.
 fn stringified<T: DeserializeOwned>(text: &str, in_fence: bool) -> Option<Extracted<T>> {
-    let (inner, bare_quote) = unescape_marking(text);
+    let (inner, bare_quote, loose) = unescape_marking(text);
     let mut repaired = repair(&inner, 0, in_fence).ok()?;
     if !repaired.whole && continues_value(inner.as_bytes(), repaired.end) {
+        return None;
+    }
+    // A `\\"` is taken only where the text, read so, needs no repair.
+    if loose && !repaired.repairs.is_empty() {
         return None;
     }
     if bare_quote.is_some_and(|at| at < repaired.end) {

@@ -109,13 +109,16 @@ pub enum Repair {
     Wrapper,
     /// Strings joined with `+` (`"a" + "b"`) became one string.
     StringConcatenation,
-    /// A Python tuple (`(1, 2)`) became a list.
+    /// A Python tuple (`(1, 2)`, or a whole reply `1, 2`) became a list.
     PythonTuple,
+    /// A Python set (`{'a', 'b'}`: values with commas between in braces,
+    /// no key) became a list of its values.
+    PythonSet,
 }
 
 impl Repair {
     /// Every kind, in declaration order.
-    pub const ALL: [Repair; 26] = [
+    pub const ALL: [Repair; 27] = [
         Repair::Bom,
         Repair::Comment,
         Repair::TrailingComma,
@@ -142,6 +145,7 @@ impl Repair {
         Repair::Wrapper,
         Repair::StringConcatenation,
         Repair::PythonTuple,
+        Repair::PythonSet,
     ];
 
     /// A short lowercase name, stable for logs and ledgers.
@@ -173,6 +177,7 @@ impl Repair {
             Repair::Wrapper => "wrapper",
             Repair::StringConcatenation => "string_concatenation",
             Repair::PythonTuple => "python_tuple",
+            Repair::PythonSet => "python_set",
         }
     }
 }
@@ -195,6 +200,11 @@ impl RepairSet {
 
     pub(crate) fn remove(&mut self, repair: Repair) {
         self.0 &= !(1 << repair as u32);
+    }
+
+    /// The kinds in `self` that are not in `before`.
+    pub(crate) fn added_since(self, before: RepairSet) -> RepairSet {
+        RepairSet(self.0 & !before.0)
     }
 
     pub(crate) fn is_empty(self) -> bool {

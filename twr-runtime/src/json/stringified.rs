@@ -18,20 +18,30 @@ pub(crate) fn looks_stringified(text: &str, start: usize) -> bool {
 /// kept as written), with where the first quote that was not escaped lands
 /// in the output: inside a string every quote is escaped, so a value that
 /// reaches past that quote was never stringified JSON (in `{\"""}` the
-/// backslash is a stray one, not an escape).
-pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>) {
+/// backslash is a stray one, not an escape). A quote right after an
+/// escaped backslash (`\\"`, from a text whose quotes were escaped but not
+/// its backslashes) is not counted: read either way, `\\"` is `\"`; the
+/// third part says whether one stood in the text, so that the caller takes
+/// it only where the text, so read, needs no repair.
+pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>, bool) {
     let mut out = String::with_capacity(text.len());
     let mut bare_quote = None;
     let mut chars = text.chars();
+    let mut after_backslash = false;
+    let mut loose = false;
     while let Some(c) = chars.next() {
         if c != '\\' {
-            if c == '"' && bare_quote.is_none() {
+            if c == '"' && after_backslash {
+                loose = true;
+            } else if c == '"' && bare_quote.is_none() {
                 bare_quote = Some(out.len());
             }
+            after_backslash = false;
             out.push(c);
             continue;
         }
         let rest = chars.as_str();
+        after_backslash = rest.starts_with('\\');
         match rest.chars().next() {
             Some(e @ ('"' | '\\' | '/')) => {
                 out.push(e);
@@ -65,7 +75,7 @@ pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>) {
             _ => out.push('\\'),
         }
     }
-    (out, bare_quote)
+    (out, bare_quote, loose)
 }
 
 /// The JSON a reply that is one JSON string holds, when its text is an
@@ -94,6 +104,15 @@ mod tests {
         assert_eq!(unescape(r"\q \u12"), r"\q \u12");
         assert!(looks_stringified(r#"x {  \"a\": 1}"#, 2));
         assert!(!looks_stringified(r#"{"a": "\"x\""}"#, 0));
+    }
+
+    #[test]
+    fn a_quote_after_an_escaped_backslash_is_not_counted() {
+        let (text, bare_quote, loose) = unescape_marking(r#"[\"a \\"b\\"\"]"#);
+        assert_eq!(text, r#"["a \"b\""]"#);
+        assert_eq!((bare_quote, loose), (None, true));
+        assert_eq!(unescape_marking(r#"{\"""}"#).1, Some(2));
+        assert!(!unescape_marking(r#"{\"a\": 1}"#).2);
     }
 
     #[test]

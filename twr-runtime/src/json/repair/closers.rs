@@ -60,6 +60,16 @@ impl Repairer<'_> {
         let Some(&top) = self.stack.last() else {
             return self.error("a closing bracket with nothing open");
         };
+        match top {
+            Frame::BareTuple => return self.error("a closing bracket with nothing open"),
+            Frame::Set if byte == b'}' => {
+                self.pos += 1;
+                self.pop_frame();
+                return Ok(self.after_value());
+            }
+            Frame::Set => return self.error("expected `}` to close the set"),
+            _ => {}
+        }
         if byte == b')' || top == Frame::Tuple {
             return self.close_tuple(top, byte);
         }

@@ -61,7 +61,7 @@ pub(crate) struct RepairError {
 /// JSON object) and [`Repaired::whole`] says whether it was only trivia.
 /// `fenced`: the value starts inside a code fence.
 pub(crate) fn repair(input: &str, start: usize, fenced: bool) -> Result<Repaired, RepairError> {
-    repair_from(input, start, fenced, false)
+    repair_from(input, start, fenced, Top::Value)
 }
 
 /// Like [`repair`], for a reply that is one Python value in parentheses
@@ -72,15 +72,33 @@ pub(crate) fn repair_tuple(
     start: usize,
     fenced: bool,
 ) -> Result<Repaired, RepairError> {
-    repair_from(input, start, fenced, true)
+    repair_from(input, start, fenced, Top::Tuple)
 }
 
-fn repair_from(
+/// Like [`repair`], for a reply that is values with commas between and
+/// nothing around them (`1, 2, 3`), as Python reads a tuple: each value
+/// a number, a quoted string or a literal, the text's end the tuple's.
+pub(crate) fn repair_bare_tuple(
     input: &str,
     start: usize,
     fenced: bool,
-    top_tuple: bool,
 ) -> Result<Repaired, RepairError> {
+    repair_from(input, start, fenced, Top::BareTuple)
+}
+
+/// What the value at the start of a repair may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Top {
+    /// Any JSON value; a `(` there opens prose.
+    Value,
+    /// The reply is one Python value in parentheses.
+    Tuple,
+    /// The reply is values with commas between, the tuple's parentheses
+    /// left out.
+    BareTuple,
+}
+
+fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repaired, RepairError> {
     let mut r = Repairer {
         src: input.as_bytes(),
         pos: start,
@@ -97,8 +115,10 @@ fn repair_from(
         bare_key_end: None,
         tuple_commas: Vec::new(),
         tuple_opens: Vec::new(),
-        top_tuple,
+        top_tuple: top == Top::Tuple,
         commas_read: 0,
+        key_start: start,
+        repairs_before_key: RepairSet::default(),
         structure_in_last_comment: None,
         string_over_lines: false,
         text_quote_in_string: false,
@@ -106,7 +126,17 @@ fn repair_from(
         smart_closed_plain: None,
         continued_after_closer: [false; 2],
     };
-    if let Err(mut e) = r.run() {
+    let first = if top == Top::BareTuple {
+        r.push_frame(Frame::BareTuple);
+        r.repairs.insert(Repair::PythonTuple);
+        Expect::ItemOrEnd {
+            comma: false,
+            item_out: r.out.len(),
+        }
+    } else {
+        Expect::Top
+    };
+    if let Err(mut e) = r.run(first) {
         e.json_like = input.as_bytes()[start] == b'{' || r.commas_read > 0;
         return Err(e);
     }
@@ -217,6 +247,12 @@ enum Frame {
     Array,
     /// A Python tuple, `(…)`, written as an array.
     Tuple,
+    /// A Python set, `{'a', 'b'}`, written as an array: an object whose
+    /// first key was followed by a comma, not a colon.
+    Set,
+    /// A whole reply of values with commas between (`1, 2`), written as
+    /// an array; the end of the text closes it.
+    BareTuple,
 }
 
 impl Frame {
@@ -224,7 +260,7 @@ impl Frame {
     fn opener(self) -> u8 {
         match self {
             Frame::Object => b'{',
-            Frame::Array | Frame::Tuple => b'[',
+            Frame::Array | Frame::Tuple | Frame::Set | Frame::BareTuple => b'[',
         }
     }
 
@@ -232,7 +268,7 @@ impl Frame {
     fn closer(self) -> u8 {
         match self {
             Frame::Object => b'}',
-            Frame::Array | Frame::Tuple => b']',
+            Frame::Array | Frame::Tuple | Frame::Set | Frame::BareTuple => b']',
         }
     }
 
@@ -240,6 +276,9 @@ impl Frame {
     fn closing_byte(self) -> u8 {
         match self {
             Frame::Tuple => b')',
+            Frame::Set => b'}',
+            // No bracket closes it: the end of the text does.
+            Frame::BareTuple => 0,
             frame => frame.closer(),
         }
     }
@@ -338,6 +377,10 @@ struct Repairer<'a> {
     top_tuple: bool,
     /// Commas the model wrote between items or members.
     commas_read: usize,
+    /// Where the last key began, and the repairs made before it: a first
+    /// key followed by a comma is the first value of a set, read again.
+    key_start: usize,
+    repairs_before_key: RepairSet,
 }
 
 impl Repairer<'_> {
@@ -448,6 +491,7 @@ impl Repairer<'_> {
                 self.tuple_commas.push(false);
                 self.tuple_opens.push(self.out.len());
             }
+            Frame::Set | Frame::BareTuple => {}
         }
         self.inserted_separator = false;
         self.out.push(frame.opener());
@@ -465,6 +509,7 @@ impl Repairer<'_> {
                     .pop()
                     .and(self.tuple_opens.pop())
                     .map(|_| 0),
+                Frame::Set | Frame::BareTuple => None,
             };
             self.out.push(frame.closer());
         }
@@ -479,8 +524,8 @@ impl Repairer<'_> {
         }
     }
 
-    fn run(&mut self) -> Result<(), RepairError> {
-        let mut expect = Expect::Top;
+    fn run(&mut self, first: Expect) -> Result<(), RepairError> {
+        let mut expect = first;
         while expect != Expect::Done {
             self.skip_trivia();
             if self.at_end() {
@@ -529,6 +574,16 @@ impl Repairer<'_> {
                         }
                     }
                 },
+                Expect::Colon { item_out } if self.first_key_then(item_out, b',') => {
+                    self.open_set(item_out)
+                }
+                Expect::Colon { item_out } if self.first_key_then(item_out, b'}') => {
+                    return self.error(
+                        "one value stands in braces with no `:` after it, so it may be a key left \
+                         without its value or a set of one value; write an object with a value \
+                         for each key, or a list in [ ]",
+                    );
+                }
                 Expect::Colon { item_out } => {
                     if b == b':' {
                         self.pos += 1;
@@ -616,6 +671,23 @@ impl Repairer<'_> {
                             self.inserted_separator = false;
                             self.commas_read += 1;
                             self.next_item(in_object)
+                        }
+                        b':' if self.in_values_only() => {
+                            return self.error(if self.stack.last() == Some(&Frame::Set) {
+                                "a `:` follows a value in braces that hold values with commas \
+                                 between and no keys (a set), so a key may be missing its value; \
+                                 write an object with a value for each key, or a list in [ ]"
+                            } else {
+                                "a `:` follows one of the values with commas between; write an \
+                                 object in { }, or a list in [ ]"
+                            })
+                        }
+                        _ if self.in_values_only() => {
+                            return self.error(
+                                "values with commas between and no brackets or keys (a tuple \
+                                 or a set) need a comma between each two; write the comma, or \
+                                 the values as a list in [ ]",
+                            )
                         }
                         _ if self.glued_to_value_before() => {
                             return self.error(
@@ -755,6 +827,8 @@ impl Repairer<'_> {
     /// An object key, quoted or bare.
     fn key(&mut self) -> Result<Ended, RepairError> {
         self.bare_key_end = None;
+        self.key_start = self.pos;
+        self.repairs_before_key = self.repairs;
         if let Some((quote, len)) = self.quote_here() {
             return self.string(quote, len, Role::Key);
         }
@@ -785,7 +859,108 @@ impl Repairer<'_> {
 
     /// A value; `item_out` is where its member or item began in the output
     /// (`None` at the top level), to drop it if the input ends before it does.
+    /// Among a set's or a bare tuple's values only a number, a quoted
+    /// string or a literal, each as written or in Python's spelling: a
+    /// word there is a name, and a string whose quotes needed repair has
+    /// a second reading of where it ends.
     fn value(&mut self, item_out: Option<usize>) -> Result<Expect, RepairError> {
+        if !self.in_values_only() {
+            return self.any_value(item_out);
+        }
+        if !self.scalar_here() {
+            return self.error(
+                "this stands among values with commas between and no keys (a set or a tuple), \
+                 read only when each is a number, a quoted string, true, false or null; write \
+                 text in double quotes, or the values as a list in [ ]",
+            );
+        }
+        let (start, before) = (self.pos, self.repairs);
+        let expect = self.any_value(item_out)?;
+        let mut added = self.repairs.added_since(before);
+        for spelling in [
+            Repair::SingleQuotes,
+            Repair::SmartQuotes,
+            Repair::PythonLiteral,
+            Repair::JsLiteral,
+            Repair::NumberSpelling,
+        ] {
+            added.remove(spelling);
+        }
+        if !added.is_empty() {
+            return self.error_from(
+                start,
+                "this value among values with commas between and no keys (a set or a tuple) was \
+                 cut off or needed its quotes repaired, so where it ends is not known; write \
+                 each string whole in quotes of its own, with a quote inside it as \\\"",
+            );
+        }
+        Ok(expect)
+    }
+
+    /// True inside a set or a bare tuple, where values stand with commas
+    /// between and no keys.
+    fn in_values_only(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Set | Frame::BareTuple))
+    }
+
+    /// True when a number, a quoted string or a literal starts at `pos`.
+    fn scalar_here(&self) -> bool {
+        if self.quote_here().is_some() {
+            return true;
+        }
+        if matches!(self.src[self.pos], b'-' | b'+' | b'.' | b'0'..=b'9') {
+            return !self.infinity_here() && self.number_here();
+        }
+        let rest = self.rest();
+        let word = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        let glued = rest.get(word).is_some_and(|&b| is_key_byte(b) || b == b'(');
+        !glued && scalar::literal(&rest[..word]).is_some()
+    }
+
+    /// True when the object at the top was opened right before its first
+    /// key (`item_out`), and `byte` follows that key where its `:` goes:
+    /// after a key without quotes that starts like a number, the whole
+    /// number (`{1.5, 2}`).
+    fn first_key_then(&self, item_out: usize, byte: u8) -> bool {
+        if self.stack.last() != Some(&Frame::Object)
+            || self.out.get(item_out.wrapping_sub(1)) != Some(&b'{')
+        {
+            return false;
+        }
+        if self.bare_key_end.is_some()
+            && matches!(self.src[self.key_start], b'-' | b'+' | b'.' | b'0'..=b'9')
+        {
+            let end = scalar::number_token_end(self.src, self.key_start);
+            return self.src.get(ahead::skip_space(self.src, end)) == Some(&byte);
+        }
+        self.peek() == Some(byte)
+    }
+
+    /// `{'a', 'b'}`: the object's first key is followed by a comma, as in a
+    /// Python set. The braces become a list, and the key is read again as
+    /// its first value.
+    fn open_set(&mut self, item_out: usize) -> Expect {
+        self.pos = self.key_start;
+        self.repairs = self.repairs_before_key;
+        self.repairs.insert(Repair::PythonSet);
+        self.out.truncate(item_out);
+        self.out[item_out - 1] = b'[';
+        self.stack.pop();
+        self.objects.pop();
+        self.stack.push(Frame::Set);
+        self.bare_key_end = None;
+        self.inserted_separator = false;
+        Expect::ItemOrEnd {
+            comma: false,
+            item_out,
+        }
+    }
+
+    /// Any value, as [`value`](Self::value) reads it outside a set.
+    fn any_value(&mut self, item_out: Option<usize>) -> Result<Expect, RepairError> {
         let b = self.src[self.pos];
         match b {
             b'{' => {
@@ -852,7 +1027,7 @@ impl Repairer<'_> {
                         Some(Frame::Object) => "expected a value after the `:`",
                         Some(Frame::Array) => "expected a value or `]`",
                         Some(Frame::Tuple) => "expected a value or `)`",
-                        None => "expected a JSON value",
+                        Some(Frame::Set | Frame::BareTuple) | None => "expected a JSON value",
                     })
                 }
             },
@@ -880,6 +1055,32 @@ impl Repairer<'_> {
     /// The input ended in state `expect`: drop a member without a value,
     /// then close every open container.
     fn finish_truncated(&mut self, expect: Expect) -> Result<(), RepairError> {
+        if self.stack == [Frame::BareTuple] {
+            // The end of the text closes a bare tuple, after a value or a
+            // comma (`1, 2,`).
+            let closes = match expect {
+                Expect::CommaOrEnd => true,
+                Expect::ItemOrEnd { comma, item_out } => {
+                    if comma {
+                        self.repairs.insert(Repair::TrailingComma);
+                    }
+                    self.out.truncate(item_out);
+                    true
+                }
+                _ => false,
+            };
+            if closes {
+                self.pop_frame();
+                return Ok(());
+            }
+        }
+        if self.stack.contains(&Frame::Set) {
+            return self.error(
+                "the text is cut off inside braces that hold values with commas between and no \
+                 keys (a set), so a key and its `:` may have come next; write the whole set, or \
+                 the values as a list in [ ]",
+            );
+        }
         if let (Some(at), false) = (self.structure_in_last_comment, self.stack.is_empty()) {
             return self.error_from(
                 at,

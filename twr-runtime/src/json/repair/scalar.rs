@@ -35,7 +35,7 @@ pub(super) fn cut_literal(word: &[u8]) -> Option<&'static [u8]> {
 /// digits, `.`, `_`, `-` and `:` glued together (`1.2.3`, `10-20`, a UUID,
 /// a time of day), a `/` before a letter or digit (`1/3`; `//` and `/*`
 /// open comments), a `+` only in an exponent (`1e+5`; `1+2` is no word).
-fn number_token_end(src: &[u8], start: usize) -> usize {
+pub(super) fn number_token_end(src: &[u8], start: usize) -> usize {
     let mut i = start + 1;
     while let Some(&b) = src.get(i) {
         let glued = b.is_ascii_alphanumeric()
@@ -105,10 +105,11 @@ impl Repairer<'_> {
     ///
     /// # Errors
     ///
-    /// At the end of the input, a number whose tail is incomplete (`1.`,
-    /// `2e`, `1.5e-`): the digits that were cut off are not known, so no
-    /// value can be read (`1.` is 1 in Python, but as likely the start of
-    /// 1.5; `2e` is never 2).
+    /// At the end of the input inside an open container, a number whose
+    /// tail is incomplete (`[1.`, `2e`, `1.5e-`): the digits that were cut
+    /// off are not known, so no value can be read (`1.` is 1 in Python,
+    /// but in a value the text cut off as likely the start of 1.5; `2e` is
+    /// never 2). A whole reply `2.` is 2.
     pub(super) fn number(&mut self) -> Result<bool, RepairError> {
         let src = self.src;
         let digits = |mut i: usize| {
@@ -177,8 +178,13 @@ impl Repairer<'_> {
             if frac_end > i + 1 {
                 out.extend_from_slice(&src[i..frac_end]);
                 complete = Some((frac_end, out.len()));
-            } else if !self.ends_after(frac_end) {
-                // `1.` before more of the value: the dot says nothing.
+            } else if self.stack.is_empty() || !self.ends_after(frac_end) {
+                // `1.` before more of the value: the dot says nothing. So
+                // it does at the end of a whole reply that is the number
+                // (`2.`): nothing open says the text was cut (a reply the
+                // length limit cut, the loop asks for again), and a point
+                // after a number that ends a reply is Python's and
+                // JavaScript's spelling of it, or a sentence's full stop.
                 spelled = true;
                 complete = Some((frac_end, out.len()));
             }
@@ -238,6 +244,12 @@ impl Repairer<'_> {
     /// as words without quotes are (`[2 0.0.1 2]` may be one item or
     /// three).
     fn token_as_text(&mut self, end: usize) -> Result<(), RepairError> {
+        if self.in_values_only() {
+            return self.error(
+                "this word that starts with digits stands among values with commas between and \
+                 no keys, where a word is a name, not a value; write text in double quotes",
+            );
+        }
         if self.inserted_separator {
             return self.error(
                 "this word without quotes follows a value with no `,` between them; write \

@@ -656,10 +656,14 @@ fn a_single_quoted_string_with_brackets_and_a_lone_double_quote_has_two_readings
 fn a_bare_key_with_its_colon_left_out_is_refused() {
     // `{4549.75}`: `4549` a key without quotes, then `.75` its value with
     // the colon left out and no space between; two guesses about one
-    // member.
+    // member; or a Python set of one number, a third reading.
     let e = fails(r#"{"a": {4549.75}}"#);
     assert_eq!(e.at, 11, "{e:?}");
-    assert_eq!(e.message, "expected `:` after the key");
+    assert_eq!(
+        e.message,
+        "one value stands in braces with no `:` after it, so it may be a key left without its \
+         value or a set of one value; write an object with a value for each key, or a list in [ ]"
+    );
     // Each guess alone is still taken.
     assert_eq!(fix(r#"{a: 1}"#).0, compact(r#"{"a": 1}"#));
     assert_eq!(fix(r#"{"a" 1}"#).0, compact(r#"{"a": 1}"#));
