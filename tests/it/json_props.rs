@@ -690,6 +690,12 @@ fn readings_that_lost_items_are_feedback() {
             "[\n  [\n    \"\",\n    \"\"(\n  ],\n  [\n    \")\",\n    -1\n  ]\n]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 4, column 5 (near `\"\"(`): this string runs over lines and holds brackets and a quote that does not end it, so where it ends is not known; write a quote inside a string as \\\", and close it on its line.",
         ),
+        // a stray single quote before an empty string: the single-quoted
+        // string it opens holds a lone double quote, a `:` after it.
+        (
+            "{\"\":[],\"_\":'\"\",\"':\":\",\"A\":false}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 12 (near `'\"\",\"':\":\",\"A\":false`): this string in single quotes holds a lone double quote and no comma or closing bracket follows it, so it may not be one string; write it in double quotes, with a quote inside it as \\\".",
+        ),
         // a block comment never closed, holding the rest of the value.
         (
             "[1, 2, /*\"]]",

@@ -602,6 +602,22 @@ impl Repairer<'_> {
                                  quotes",
                             );
                         }
+                        // `'"","':":"`: a value in single quotes holding a
+                        // lone double quote, with no `,`, closer or end after
+                        // it: the single quote may be a stray one before a
+                        // string the double quotes make.
+                        let ends_value = matches!(
+                            src.get(skip_any_space(src, self.pos)),
+                            None | Some(b',' | b'}' | b']' | b')')
+                        );
+                        if lone_double && role == Role::Value && !ends_value {
+                            return self.error_from(
+                                opened,
+                                "this string in single quotes holds a lone double quote and no \
+                                 comma or closing bracket follows it, so it may not be one \
+                                 string; write it in double quotes, with a quote inside it as \\\"",
+                            );
+                        }
                         if lone_double && self.stray_single_reading(content) {
                             // `['[1], "'] "]`: the single quote may be a
                             // stray one and the text structure, the double
