@@ -104,7 +104,19 @@
 //!   refused;
 //! - a quote glued to words without quotes and then the end of the value
 //!   closes them, the opening quote left out (`{"a": foo", "b": 1}`,
-//!   `{a": 1}`);
+//!   `{a": 1}`); before a closer with more text after it
+//!   (`{"a": O"}x", "b": 1}`) the quote may open a string, and it is
+//!   refused;
+//! - a quote right before a closer that closes no container open there but
+//!   a bracket the string's text opened, on one line, is text
+//!   (`"a 12" (30 cm") screen"`); a `}` after a string whose text leaves a
+//!   `{` open is no stray (`{"a": "x {y"}, "b": 1}` is refused);
+//! - a quote glued between letters of a key whose own quote stands before
+//!   its `:` is text (`{"k"e"y": 1}`);
+//! - a string ending in a comma with a string, a list or an object glued
+//!   after it (`["a,"[1]]`), and a value in single quotes holding a lone
+//!   double quote with no comma or closer after it, are refused: a stray
+//!   quote may have made them;
 //! - words without quotes and then a member on their line (`{"a": big
 //!   "b": 2}`) end before it, its comma left out;
 //! - a bare value and a comma after it, nothing else (`4,`), is the value;
