@@ -701,6 +701,13 @@ fn readings_that_lost_items_are_feedback() {
             "[1, 2, /*\"]]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 8 (near `/*\"]]`): this comment runs to the end and holds more of the value; close the value before it, or end the comment on its line.",
         ),
+        // a stray quote before an item: the string it opens ends in a
+        // comma, and the quote glued to the closers was read as an empty
+        // string missing its close.
+        (
+            "[[\"false,null,\",\"]]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 17 (near `\"]]`): this quote stands right before the closing brackets, so it may close a string opened by an earlier quote rather than open an empty one; write \"\" for an empty string, and a quote inside a string as \\\".",
+        ),
     ];
     for (raw, want) in cases {
         let got = extract_value(raw).map_err(|e| e.to_string());

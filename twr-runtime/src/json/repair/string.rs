@@ -248,6 +248,25 @@ impl Repairer<'_> {
                 }
                 let closers = self.closers_at_end(content, src.len());
                 let plain = closers.is_some_and(|end| self.plain_text(content, end));
+                if closers == Some(content)
+                    && role == Role::Value
+                    && matches!(quote, Quote::Double | Quote::Single)
+                    && memchr(src[opened], &src[..opened]).is_some()
+                {
+                    // `[["a,","]]`: a quote glued to the closers that end
+                    // the reply opens an empty string only if every quote
+                    // before it is paired as written; it may as well close
+                    // a string whose opening quote is the one before it,
+                    // an earlier quote a stray (`[[a,","]]`), and then the
+                    // items read would not be the items written. Read once
+                    // at the end of the reply: no rescan.
+                    return self.error_from(
+                        opened,
+                        "this quote stands right before the closing brackets, so it may close \
+                         a string opened by an earlier quote rather than open an empty one; \
+                         write \"\" for an empty string, and a quote inside a string as \\\"",
+                    );
+                }
                 if let (Some(end), true, Role::Value) = (closers, plain, role) {
                     self.end_string_at(end, src.len(), before, first_control);
                     return Ok(Ended::Complete);
