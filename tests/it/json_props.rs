@@ -708,6 +708,13 @@ fn readings_that_lost_items_are_feedback() {
             "[[\"false,null,\",\"]]",
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 17 (near `\"]]`): this quote stands right before the closing brackets, so it may close a string opened by an earlier quote rather than open an empty one; write \"\" for an empty string, and a quote inside a string as \\\".",
         ),
+        // a quote taken for text after an empty string, the string read
+        // over lines to a quote whose comma has a comment after it that
+        // holds a quote.
+        (
+            "[\n  null,\n  [\n    false,\n    \"\"...,\n    \",#\",\n    9811.75\n  ]\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 5, column 5 (near `\"\"...,`): this string runs over lines to a quote with a comment after it that holds a quote, so where it ends is not known; close it on its line, or write a line break inside it as \\n.",
+        ),
     ];
     for (raw, want) in cases {
         let got = extract_value(raw).map_err(|e| e.to_string());

@@ -352,9 +352,15 @@ impl Repairer<'_> {
                             // over lines to a quote, a comment after it
                             // holding a quote: the comment may be text of a
                             // string that quote opened, the lines before
-                            // it structure. Read again as a comment after:
+                            // it structure. So is a comment after its comma
+                            // (`""...,\n ",#",`: read to the quote before
+                            // `,#",`, whose comment holds the quote that
+                            // opened `",#"`). Read again as a comment after:
                             // each byte twice at most.
-                            let at = skip_space(src, self.pos + 1);
+                            let mut at = skip_space(src, self.pos + 1);
+                            if src.get(at) == Some(&b',') {
+                                at = skip_space(src, at + 1);
+                            }
                             let line_end = memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
                             if comment_at(src, at) && memchr(b'"', &src[at..line_end]).is_some() {
                                 return self.error_from(
