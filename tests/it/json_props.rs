@@ -743,6 +743,24 @@ fn a_fence_opened_inside_a_string_is_text_of_the_value() {
     assert_eq!(got, serde_json::json!([1, 2]));
 }
 
+/// Found by `a_repair_never_loses_a_key_or_item` with 1,000,000 cases: a
+/// stray `[` before a number in an object inside two objects, closed by the
+/// object's `}`. Read as a `}` written for `]`, the value ended one closer
+/// short (closed as cut off), and the members after it went into the inner
+/// object, where a key of the same name took the place of one written:
+/// `{"": {…}}` lost to `"": null`. The closers after it close exactly what
+/// the other reading leaves open, so that reading is taken.
+#[test]
+fn a_wrong_closer_is_read_as_the_closers_after_it_say() {
+    let raw = r#"{"\"":{"a":-1,"":{"":2671.75,"a":[-1}},"":null,"A":[""]}"#;
+    let got = extract_value_with_report(raw).unwrap();
+    assert_eq!(
+        got.value,
+        serde_json::json!({"\"": {"a": -1, "": {"": 2671.75, "a": [-1]}}, "": null, "A": [""]})
+    );
+    assert_eq!(got.report.to_string(), "repair: mismatched_bracket");
+}
+
 /// Found by `a_repair_never_loses_a_key_or_item` (a stray `}` after the key
 /// of `{"":"["}`): the repair read a list out of the string `"["` and lost
 /// the key. The `}` may close the object (the key left without a value,
@@ -774,4 +792,37 @@ fn a_stray_closer_after_a_key_does_not_turn_a_string_into_a_list() {
                 .to_owned()
         )
     );
+}
+
+/// Found by widening `a_repair_never_loses_a_key_or_item` to every layer:
+/// a balanced span of a broken reply, read as written, was returned while
+/// the reply around it was one value. A closer between a key and its `:`
+/// with an object or a list after it, and quotes and closers alone after
+/// a list, say the span is a piece: feedback, never the piece.
+#[test]
+fn a_piece_of_a_broken_value_is_not_read_alone() {
+    let got = extract_value(r#"{"A":{"":-9319.75},"":1,"a"}:[]}"#).map_err(|e| e.to_string());
+    assert_eq!(
+        got,
+        Err(
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
+             column 28 (near `}:[]}`): expected `:` after the key."
+                .to_owned()
+        )
+    );
+    let got = extract_value("[\"null,null,\"]\t\"]").map_err(|e| e.to_string());
+    assert_eq!(
+        got,
+        Err(
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
+             column 14 (near `]\t\"]`): the value is closed here, but more of it follows; \
+             remove the extra closing bracket, or close each container with its own bracket."
+                .to_owned()
+        )
+    );
+    // Prose after a valid object is still prose.
+    let got = extract_value(r#"{"a": 1}: [1, 2] are the items"#).unwrap();
+    assert_eq!(got, serde_json::json!({"a": 1}));
+    let got = extract_value(r#"{"a": "x"} ""#).unwrap();
+    assert_eq!(got, serde_json::json!({"a": "x"}));
 }

@@ -10,8 +10,8 @@ use super::brackets::{scan, Candidates};
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::{fences, Fence};
 use super::repair::{
-    comma_and_container, continues_value, only_closers_after, repair, repair_bare_tuple,
-    repair_tuple, Repaired,
+    colon_then_container, comma_and_container, continues_value, only_closers_after, repair,
+    repair_bare_tuple, repair_tuple, Repaired,
 };
 use super::report::{Extracted, Layer, Repair, Report};
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
@@ -701,7 +701,9 @@ fn stringified_string<T: DeserializeOwned>(
 fn continued_span(candidates: &Candidates, text: &str, start: usize, end: usize) -> bool {
     let continued = continues_value(text.as_bytes(), end)
         && !(only_closers_after(text.as_bytes(), end) && is_json(&text[start..end]));
-    continued || candidates.closed_early(text, start, end)
+    continued
+        || candidates.closed_early(text, start, end)
+        || (colon_then_container(text.as_bytes(), end) && !is_json(&text[start..end]))
 }
 
 /// The value of `text[span]` when, trimmed, it is one value in parentheses:

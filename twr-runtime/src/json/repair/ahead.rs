@@ -160,7 +160,9 @@ pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
             let item = skip_space(src, at + 1);
             member_at(src, item) || last_item_at(src, item)
         }
-        Some(b'"') => member_at(src, at) || last_item_at(src, at),
+        // `["a,"]"]`: a quote never closed, then only closers: a stray
+        // quote ended the value early.
+        Some(b'"') => member_at(src, at) || last_item_at(src, at) || quote_then_closers(src, at),
         // `{"a"}: 1}`: a closer between a key and its `:`, the member's
         // value after it, then a `,` or a closer; not prose after an
         // object (`{"a": 1}: six weeks`).
@@ -174,6 +176,20 @@ pub(crate) fn continues_value(src: &[u8], end: usize) -> bool {
         Some(_) => item_at(src, at) && last_item_at(src, at),
         None => false,
     }
+}
+
+/// True when quotes, closing brackets and white space, a closer among
+/// them, are all that follows `at` to the end of the text, within a short
+/// tail (bounded, as `only_closers_after`): no string and no prose, a
+/// piece of the value before them.
+fn quote_then_closers(src: &[u8], at: usize) -> bool {
+    const TAIL: usize = 64;
+    let tail = &src[at..];
+    tail.len() <= TAIL
+        && tail.iter().any(|&b| matches!(b, b'}' | b']'))
+        && tail
+            .iter()
+            .all(|b| matches!(b, b'"' | b'\'' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// True when only closing brackets and white space follow `end` to the
@@ -198,6 +214,16 @@ pub(crate) fn only_closers_after(src: &[u8], end: usize) -> bool {
 pub(crate) fn comma_and_container(src: &[u8], end: usize) -> bool {
     let at = skip_space(src, end);
     src.get(at) == Some(&b',') && matches!(src.get(skip_space(src, at + 1)), Some(b'{' | b'['))
+}
+
+/// True when a `:` and then an object or a list follow `end`: after braces
+/// that are no JSON, a closer between a key and its `:` (`{"a"}: [1]}`),
+/// the member's value after it. After a valid object it may be prose
+/// (`{"a": 1}: [1, 2] are the items`).
+pub(crate) fn colon_then_container(text: &[u8], end: usize) -> bool {
+    let colon = skip_space(text, end);
+    text.get(colon) == Some(&b':')
+        && matches!(text.get(skip_space(text, colon + 1)), Some(b'{' | b'['))
 }
 
 /// True when a number, a literal or a string on its line starts at `at`
@@ -260,6 +286,8 @@ mod tests {
         assert!(continues(", \"x\", \"y\"]"));
         assert!(continues(":\"[\"}"));
         assert!(continues(": 1, \"b\": 2}"));
+        assert!(continues("\"]"));
+        assert!(continues(" \"\n]}"));
         assert!(!continues(": [1, 2] are the items"));
         assert!(!continues(", 2 more"));
         assert!(!continues(", which is all."));
@@ -267,6 +295,7 @@ mod tests {
         assert!(!continues(", see http://x"));
         assert!(!continues(": six weeks."));
         assert!(!continues("\n\"quoted\" prose"));
+        assert!(!continues("\""));
         assert!(!continues(""));
     }
 }

@@ -148,6 +148,29 @@ impl Repairer<'_> {
         let meant_for_top =
             match next(self.src, self.pos + 1) {
                 Next::End | Next::Other => false,
+                Next::Closer(c)
+                    if left_if_meant_for_top.is_some_and(|f| f.closing_byte() == c)
+                        && left_if_own_kind.is_some_and(|f| f.closing_byte() == c) =>
+                {
+                    // `{"x": {"a": [1}}}` (a `}` for `]`) or `{"x": {"a":
+                    // [1}}, "y": 2}` (the `[` a stray): the next closer
+                    // fits either reading. The reading under which the
+                    // closers after this one close exactly what is left
+                    // open is the one the reply wrote; with neither (a
+                    // reply cut off, or a closer too many), which was
+                    // meant is not said.
+                    let closed = self.closed_by_rest(self.pos + 1);
+                    if closed == (len - 1) as isize {
+                        true
+                    } else if closed == own as isize {
+                        false
+                    } else {
+                        return self.error(
+                            "this closing bracket is of the wrong kind, and it could close \
+                             either of two containers; close each with its own bracket",
+                        );
+                    }
+                }
                 Next::Closer(c) => left_if_meant_for_top.is_some_and(|f| f.closing_byte() == c),
                 following @ (Next::Member | Next::Item) => {
                     let want = if following == Next::Member {
@@ -184,6 +207,21 @@ impl Repairer<'_> {
             }
         }
         Ok(self.after_value())
+    }
+
+    /// How many containers the input from `at` to its end closes: its
+    /// closers less its openers, outside strings. `at` is a place between
+    /// tokens, outside any string. The count from the place last asked is
+    /// kept, so a later question reads only the bytes between: each byte
+    /// is read once however many closers ask.
+    fn closed_by_rest(&mut self, at: usize) -> isize {
+        let (from, closed_from) = match self.closed_by_rest {
+            Some((from, closed)) if from <= at => (from, closed),
+            _ => (at, bracket_balance(&self.src[at..])),
+        };
+        let closed = closed_from - bracket_balance(&self.src[from..at]);
+        self.closed_by_rest = Some((at, closed));
+        closed
     }
 
     /// True when more of the value follows `at`: another closer, or a
@@ -241,3 +279,28 @@ impl Repairer<'_> {
 const WRONG_CLOSER_THEN_OWN: &str =
     "this closing bracket is of the wrong kind and would end the value, yet the value's own \
      closing bracket comes later; close each container with its own bracket";
+
+/// Closers less openers in `text`, brackets inside double-quoted strings
+/// left out (a backslash escapes the byte after it). `text` starts outside
+/// any string.
+fn bracket_balance(text: &[u8]) -> isize {
+    let (mut balance, mut in_string, mut escaped) = (0isize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'}' | b']' => balance += 1,
+            b'{' | b'[' => balance -= 1,
+            _ => {}
+        }
+    }
+    balance
+}

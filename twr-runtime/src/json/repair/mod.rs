@@ -20,7 +20,9 @@ mod tests;
 use memchr::{memchr, memmem};
 
 use super::report::{Repair, RepairSet};
-pub(crate) use ahead::{comma_and_container, continues_value, only_closers_after};
+pub(crate) use ahead::{
+    colon_then_container, comma_and_container, continues_value, only_closers_after,
+};
 use ahead::{is_key_byte, unicode_space};
 use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
 
@@ -125,6 +127,7 @@ fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repa
         lone_double_in_single: None,
         smart_closed_plain: None,
         continued_after_closer: [false; 2],
+        closed_by_rest: None,
     };
     let first = if top == Top::BareTuple {
         r.push_frame(Frame::BareTuple);
@@ -381,6 +384,10 @@ struct Repairer<'a> {
     /// key followed by a comma is the first value of a set, read again.
     key_start: usize,
     repairs_before_key: RepairSet,
+    /// Containers the rest of the input closes, counted from a position
+    /// once asked (see `open_after_rest`): a later question counts only
+    /// the bytes between, so every byte is counted once.
+    closed_by_rest: Option<(usize, isize)>,
 }
 
 impl Repairer<'_> {

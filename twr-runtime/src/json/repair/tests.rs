@@ -206,6 +206,27 @@ fn mismatched_brackets() {
         15,
         "either object could hold `n`"
     );
+    // The next closer fits either reading: the closers after it decide,
+    // closing exactly what the reading leaves open.
+    assert_eq!(
+        fix(r#"{"o": {"x": {"a": [1}}}}"#),
+        (
+            compact(r#"{"o": {"x": {"a": [1]}}}"#),
+            vec![Repair::MismatchedBracket]
+        )
+    );
+    assert_eq!(
+        fix(r#"{"o": {"x": {"a": [1}}, "y": 3}"#),
+        (
+            compact(r#"{"o": {"x": {"a": [1]}}, "y": 3}"#),
+            vec![Repair::MismatchedBracket]
+        )
+    );
+    assert_eq!(
+        fails(r#"{"o": {"x": {"a": [1}}, "y": 3"#).at,
+        20,
+        "cut off: either reading leaves containers open"
+    );
 }
 
 #[test]
