@@ -826,3 +826,77 @@ fn a_piece_of_a_broken_value_is_not_read_alone() {
     let got = extract_value(r#"{"a": "x"} ""#).unwrap();
     assert_eq!(got, serde_json::json!({"a": "x"}));
 }
+
+/// More pieces the widened property found, each a value of its own in the
+/// text, none the reply's one reading: a later span after a first value
+/// that no repair reads; the first value when the text after it holds a
+/// quote with no pair and ends with a closer; valid JSON holding a key
+/// twice before a `}` too many; a string ending in a comma, then a quote
+/// left out.
+#[test]
+fn pieces_of_a_value_a_stray_quote_or_closer_moved_are_feedback() {
+    let closed_here = |near: &str, column: usize| {
+        format!(
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
+             column {column} (near `{near}`): the value is closed here, but more of it follows; \
+             remove the extra closing bracket, or close each container with its own bracket."
+        )
+    };
+    let cases: Vec<(&str, String)> = vec![
+        // `{}` was read out of a list no repair reads.
+        (
+            "[\"null,\"0{}\t\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 7 \
+             (near `,\"0{}\t\"]`): a quote inside this string could end it here or be part of \
+             its text; write a quote inside a string as \\\"."
+                .to_owned(),
+        ),
+        // `[2]` was read after an object no repair reads: its value.
+        (
+            "{\"a\": 1, \"b\"} [2]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 13 \
+             (near `} [2]`): expected `:` after the key."
+                .to_owned(),
+        ),
+        // `[]` was read out of an object no repair reads.
+        (
+            "{\\\"\":[null],\"A\":[1,\"}\"],\"B\":[]}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 \
+             (near `\\\"\":[null],\"A\":[1,\"}`): expected a key in double quotes."
+                .to_owned(),
+        ),
+        (
+            "[\\\"\n  [\n    \"{}[\"\n  ]\n]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 \
+             (near `\\\"`): expected a value or `]`."
+                .to_owned(),
+        ),
+        // `[""]` was read, or `[..., "null,"]`, the rest after a lone quote.
+        ("[\"\"]\",0.0]", closed_here("]\",0.0]", 4)),
+        (
+            "[{\"\":{\"\":-1}},\"null,\"]\",[null,\"\"],5838.25]",
+            closed_here("]\",[null,\"\"],5838.25", 22),
+        ),
+        // `{"": 1, " ": {"a": null}}`: the inner object's `""` went out.
+        (
+            "{\"\":false,\" \":{\"a\":null},\"\":1}}",
+            closed_here("}}", 30),
+        ),
+        // `["null,false,", "x"]`, the quote before `x` taken as left out.
+        (
+            "[\"null,false,\",x\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 \
+             (near `\"null,false,\",x\"]`): this string ends in a comma, and a quote is missing \
+             after it, so its comma may be the separator and its quotes misplaced (`\"a,\"` for \
+             `\"a\",`); write each string with its two quotes and the comma after it."
+                .to_owned(),
+        ),
+    ];
+    for (raw, want) in cases {
+        let got = extract_value(raw).map_err(|e| e.to_string());
+        assert_eq!(got, Err(want), "{raw:?}");
+    }
+    // Valid JSON and a `}` too many, no key twice: the stray is dropped.
+    let got = extract_value(r#"{"a": {"x": 1}}}"#).unwrap();
+    assert_eq!(got, serde_json::json!({"a": {"x": 1}}));
+}

@@ -197,6 +197,7 @@
 //! ```
 
 mod brackets;
+mod duplicate_keys;
 mod error;
 mod fence;
 mod pipeline;

@@ -7,11 +7,12 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::error::Category;
 
 use super::brackets::{scan, Candidates};
+use super::duplicate_keys::has_duplicate_key;
 use super::error::{locate, shape_error, ShapeError};
 use super::fence::{fences, Fence};
 use super::repair::{
     colon_then_container, comma_and_container, continues_value, only_closers_after, repair,
-    repair_bare_tuple, repair_tuple, Repaired,
+    repair_bare_tuple, repair_tuple, unpaired_quote_then_closer, Repaired,
 };
 use super::report::{Extracted, Layer, Repair, Report};
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
@@ -308,10 +309,22 @@ fn extract_from<T: DeserializeOwned>(
         if first_broke && quotes.odd_before(text.as_bytes(), lead, start) {
             continue;
         }
+        // After the reply's first value broke, a later one waits for its
+        // repair: read first, it could be a piece of it (`{"a": 1, "b"}
+        // [2]`, where `[2]` is the value of `b`).
+        if first_broke {
+            deferred.push((start, Some(end)));
+            continue;
+        }
         // A span the value goes on after is a fragment of it (`{"a": 1},
         // "b": 2}`), never the answer; the repair reads on from its start
-        // (a closer of the wrong kind may have ended the span early).
-        if continued_span(&candidates, &text, start, end) {
+        // (a closer of the wrong kind may have ended the span early). So
+        // is the reply's first value when the text after it holds a quote
+        // with no pair and ends with a closer (`["a,"]",1]` from `["a",
+        // "]",1]`): a stray quote shifted its strings.
+        if continued_span(&candidates, &text, start, end)
+            || (start == lead && unpaired_quote_then_closer(text.as_bytes(), end))
+        {
             misses.continued(&text, 0, end);
             queue.push((start, None));
             continued_seen = true;
@@ -374,8 +387,9 @@ fn extract_from<T: DeserializeOwned>(
     // repairs may be a piece of it, read as a guess. After a break only a
     // later value read without repairs is taken.
     let mut broke = false;
+    let mut lead_broke = false;
     for (start, span_end) in queue {
-        if start < read_until {
+        if start < read_until || lead_broke {
             continue;
         }
         let is_unclosed = span_end.is_none() && unclosed.contains(&start);
@@ -415,6 +429,11 @@ fn extract_from<T: DeserializeOwned>(
             Err(e) => {
                 unclosed_failed |= is_unclosed;
                 broke = true;
+                // The reply starts with a value that is no JSON and no
+                // repair reads: a later value is a piece of it, or a
+                // second answer after a first that failed. Either way
+                // not the one reading.
+                lead_broke |= start == lead && matches!(text.as_bytes()[lead], b'{' | b'[');
                 // The opener is never closed and what it holds is JSON:
                 // all that follows is inside it.
                 if is_unclosed && e.json_like {
@@ -502,7 +521,8 @@ fn extract_from<T: DeserializeOwned>(
             && (continues_value(text.as_bytes(), repaired.end)
                 || candidates.closed_early(&text, start, repaired.end)
                 || (!repaired.repairs.is_empty()
-                    && comma_and_container(text.as_bytes(), repaired.end)))
+                    && comma_and_container(text.as_bytes(), repaired.end))
+                || (start == lead && unpaired_quote_then_closer(text.as_bytes(), repaired.end)))
         {
             misses.continued(&text, repaired.end - start, repaired.end);
             read_until = read_until.max(stray_end);
@@ -699,8 +719,14 @@ fn stringified_string<T: DeserializeOwned>(
 /// that is valid JSON as written are closers one too many (`{"a": 1}}`);
 /// after a span that needs repair they are still more of it.
 fn continued_span(candidates: &Candidates, text: &str, start: usize, end: usize) -> bool {
+    // Closers one too many after valid JSON are strays, unless an object
+    // in it holds a key twice: then a stray `}` inside it moved members
+    // out of the object they were written in (`{"a": {"x": 1}, "a": 2}}`
+    // from `{"a": {"x": 1, "a": 2}}`, read as `{"a": 2}`).
     let continued = continues_value(text.as_bytes(), end)
-        && !(only_closers_after(text.as_bytes(), end) && is_json(&text[start..end]));
+        && !(only_closers_after(text.as_bytes(), end)
+            && is_json(&text[start..end])
+            && !has_duplicate_key(&text[start..end]));
     continued
         || candidates.closed_early(text, start, end)
         || (colon_then_container(text.as_bytes(), end) && !is_json(&text[start..end]))

@@ -226,6 +226,16 @@ pub(crate) fn colon_then_container(text: &[u8], end: usize) -> bool {
         && matches!(text.get(skip_space(text, colon + 1)), Some(b'{' | b'['))
 }
 
+/// True when the text after `end` holds an odd number of double quotes
+/// and ends with a closing bracket: after a value, a quote with no pair and
+/// structure after it say a stray quote moved where the value's strings
+/// end, and the value is a piece. One pass over that text, asked once.
+pub(crate) fn unpaired_quote_then_closer(src: &[u8], end: usize) -> bool {
+    let tail = &src[end..];
+    let last = tail.iter().rev().find(|b| !b.is_ascii_whitespace());
+    matches!(last, Some(b'}' | b']')) && memchr::memchr_iter(b'"', tail).count() % 2 == 1
+}
+
 /// True when a number, a literal or a string on its line starts at `at`
 /// and a `,` or a closing bracket follows it: an item of a list (`[1, 2],
 /// 3]`), not prose (`{"a": 1}, 2 more`).

@@ -22,6 +22,7 @@ use memchr::{memchr, memmem};
 use super::report::{Repair, RepairSet};
 pub(crate) use ahead::{
     colon_then_container, comma_and_container, continues_value, only_closers_after,
+    unpaired_quote_then_closer,
 };
 use ahead::{is_key_byte, unicode_space};
 use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
@@ -128,6 +129,7 @@ fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repa
         smart_closed_plain: None,
         continued_after_closer: [false; 2],
         closed_by_rest: None,
+        comma_ended_string: None,
     };
     let first = if top == Top::BareTuple {
         r.push_frame(Frame::BareTuple);
@@ -144,6 +146,23 @@ fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repa
         return Err(e);
     }
     let end = r.pos;
+    // `["null,false,",x"]` from `[null,false,",x"]`: a string ending in a
+    // comma, then a quote left out (here an opening one, before `x`): the
+    // string's quote may be a stray that took in the comma, and the quote
+    // read as left out the one that opened the next string.
+    if let (Some(opened), true) = (
+        r.comma_ended_string,
+        r.repairs.contains(Repair::MissingQuote),
+    ) {
+        return Err(RepairError {
+            at: opened,
+            message: "this string ends in a comma, and a quote is missing after it, so its \
+                      comma may be the separator and its quotes misplaced (`\"a,\"` for \
+                      `\"a\",`); write each string with its two quotes and the comma after it",
+            reached: r.pos,
+            json_like: true,
+        });
+    }
     // A string opened with `“` and closed by a plain quote, and quotes
     // or closers after the value, in prose or a comment: the plain
     // quote may have opened a string whose text held the closer that
@@ -388,6 +407,10 @@ struct Repairer<'a> {
     /// once asked (see `open_after_rest`): a later question counts only
     /// the bytes between, so every byte is counted once.
     closed_by_rest: Option<(usize, isize)>,
+    /// Where the first value string whose text ends in a comma opened
+    /// (`"-1,"`): a stray quote before a value takes in its comma that way,
+    /// so a quote left out later in the same value is a second guess.
+    comma_ended_string: Option<usize>,
 }
 
 impl Repairer<'_> {
@@ -703,7 +726,7 @@ impl Repairer<'_> {
                             )
                         }
                         _ if matches!(b, b'"' | b'\'' | b'[' | b'{')
-                            && self.string_before_ends_in_comma() =>
+                            && self.string_before_ends_in_comma(in_object) =>
                         {
                             return self.error(
                                 "the string before this ends in a comma and no comma follows \
@@ -793,10 +816,20 @@ impl Repairer<'_> {
     /// separator a misplaced quote took in (`{"a": "[1],""b": 2}` from
     /// `{"a": [1],"b": 2}` with a stray quote, `["null,1,"[2]]` from
     /// `[null,1,"[2]"]`), so a comma put in there would be a second guess.
-    /// With white space between, the values read as written with their
-    /// commas left out (`["a," "b"]`): one reading.
-    fn string_before_ends_in_comma(&self) -> bool {
-        let end = self.pos;
+    /// In a list, with white space between, the values read as written
+    /// with their commas left out (`["a," "b"]`): one reading. In an object
+    /// the key after white space may be one that starts with it, its quote
+    /// taken for the string's end (`{"": "-1," " ": 2}` from `{"": -1, " ":
+    /// 2}`): refused as well.
+    fn string_before_ends_in_comma(&self, in_object: bool) -> bool {
+        let mut end = self.pos;
+        if in_object {
+            // Back over the white space the pass skipped: once per value
+            // that follows it.
+            while end > 0 && matches!(self.src[end - 1], b' ' | b'\t' | b'\r' | b'\n') {
+                end -= 1;
+            }
+        }
         end >= 2 && matches!(self.src[end - 1], b'"' | b'\'') && self.src[end - 2] == b','
     }
 

@@ -167,6 +167,13 @@ impl Repairer<'_> {
         // A raw line break in the text just read.
         self.string_over_lines =
             memchr(b'\n', &self.src[opened..self.pos.min(self.src.len())]).is_some();
+        if role == Role::Value
+            && self.comma_ended_string.is_none()
+            && matches!(ended, Ok(Ended::Complete))
+            && self.out.ends_with(b",\"")
+        {
+            self.comma_ended_string = Some(opened);
+        }
         ended
     }
 

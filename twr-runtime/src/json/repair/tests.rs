@@ -700,6 +700,9 @@ fn a_string_ending_in_a_comma_with_no_comma_after_it_is_not_given_one() {
         "{\"a\": \"x,\"\"b\": 1}",
         "[\"one,\"\"two\"]",
         "{'a': 'x,''b': 1}",
+        // In an object, white space between as well: a key may start with it.
+        "{\"\":{\"\":\"-1,\" \":\":\",\"A\":null},\"a\":[]}",
+        "{\"a\": \"x,\" \"b\": 1}",
     ] {
         assert!(
             fails(input)
