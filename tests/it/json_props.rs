@@ -877,6 +877,17 @@ fn pieces_of_a_value_a_stray_quote_or_closer_moved_are_feedback() {
             "[{\"\":{\"\":-1}},\"null,\"]\",[null,\"\"],5838.25]",
             closed_here("]\",[null,\"\"],5838.25", 22),
         ),
+        // The same with an escaped quote after it, which is no quote.
+        ("[\"\"]\\\"\",[null]]", closed_here("]\\\"\",[null]]", 4)),
+        // `{"},": {}}` read out of a stray quote before `}`: a key holding
+        // a closer, no `:` after it.
+        (
+            "[{\"\":null},{\"},\"{\"]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 17 \
+             (near `{\"]`): this key holds a closing bracket and no `:` follows it, so its \
+             opening quote may be a stray one; write \"key\": value."
+                .to_owned(),
+        ),
         // `{"": 1, " ": {"a": null}}`: the inner object's `""` went out.
         (
             "{\"\":false,\" \":{\"a\":null},\"\":1}}",

@@ -233,7 +233,23 @@ pub(crate) fn colon_then_container(text: &[u8], end: usize) -> bool {
 pub(crate) fn unpaired_quote_then_closer(src: &[u8], end: usize) -> bool {
     let tail = &src[end..];
     let last = tail.iter().rev().find(|b| !b.is_ascii_whitespace());
-    matches!(last, Some(b'}' | b']')) && memchr::memchr_iter(b'"', tail).count() % 2 == 1
+    if !matches!(last, Some(b'}' | b']')) {
+        return false;
+    }
+    // A quote after an odd run of backslashes is escaped (`\"`), after an
+    // even one it is not (`\\"`).
+    let (mut quotes, mut backslashes) = (0usize, 0usize);
+    for &b in tail {
+        match b {
+            b'\\' => backslashes += 1,
+            b'"' if backslashes % 2 == 0 => {
+                quotes += 1;
+                backslashes = 0;
+            }
+            _ => backslashes = 0,
+        }
+    }
+    quotes % 2 == 1
 }
 
 /// True when a number, a literal or a string on its line starts at `at`
@@ -307,5 +323,18 @@ mod tests {
         assert!(!continues("\n\"quoted\" prose"));
         assert!(!continues("\""));
         assert!(!continues(""));
+    }
+
+    #[test]
+    fn an_unpaired_quote_then_a_closer() {
+        let unpaired = |s: &str| unpaired_quote_then_closer(s.as_bytes(), 0);
+        assert!(unpaired("\",0.0]"));
+        assert!(unpaired(" \",\"_\":\"\\\"\",\"A\":[null],\"\":{}}\n"));
+        assert!(unpaired("\\\\\",\"\\\"\":false}"));
+        // An escaped quote is no quote; paired quotes, or no closer at the
+        // end, say nothing.
+        assert!(!unpaired("\\\"]"));
+        assert!(!unpaired(", \"b\"]"));
+        assert!(!unpaired(" That is 5\" tall."));
     }
 }

@@ -654,6 +654,17 @@ impl Repairer<'_> {
                              open the value (a `:` left out) or be a doubled quote; write \
                              \"key\": \"value\"",
                         );
+                    } else if memchr::memchr2(b'}', b']', &self.src[self.key_start..self.pos])
+                        .is_some()
+                        && self.starts_plain_value()
+                    {
+                        // `{"},"{"]`: a key holding a closer, a value after
+                        // it with no `:`: its opening quote may be a stray
+                        // before the closer, the rest a value of its own.
+                        return self.error(
+                            "this key holds a closing bracket and no `:` follows it, so its \
+                             opening quote may be a stray one; write \"key\": value",
+                        );
                     } else if !self.inserted_separator
                         && self.bare_key_end != Some(self.pos)
                         && self.starts_plain_value()
