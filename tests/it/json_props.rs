@@ -888,6 +888,24 @@ fn pieces_of_a_value_a_stray_quote_or_closer_moved_are_feedback() {
              opening quote may be a stray one; write \"key\": value."
                 .to_owned(),
         ),
+        // A string whose end is a guess, then a quote left out after it:
+        // in single quotes holding a lone double quote, or over lines.
+        (
+            "['{\"\":\"',x\"}]",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 2 \
+             (near `'{\"\":\"',x\"}]`): this string in single quotes holds a lone double quote, \
+             and a quote is missing after it, so the double quote may open a string of its own; \
+             write each string in double quotes, with a quote inside it as \\\"."
+                .to_owned(),
+        ),
+        (
+            "{\"a\": [\"\n    0.0,\n    null,\n    \",a\"\n  ]\n}",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 1, column 8 \
+             (near `\"`): this string runs over lines, and a quote is missing after it, so its \
+             closing quote may be another string's; close each string on its line, with a line \
+             break inside it as \\n."
+                .to_owned(),
+        ),
         // `{"": 1, " ": {"a": null}}`: the inner object's `""` went out.
         (
             "{\"\":false,\" \":{\"a\":null},\"\":1}}",

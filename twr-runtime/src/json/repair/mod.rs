@@ -129,7 +129,7 @@ fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repa
         smart_closed_plain: None,
         continued_after_closer: [false; 2],
         closed_by_rest: None,
-        comma_ended_string: None,
+        end_guessed: None,
     };
     let first = if top == Top::BareTuple {
         r.push_frame(Frame::BareTuple);
@@ -146,19 +146,16 @@ fn repair_from(input: &str, start: usize, fenced: bool, top: Top) -> Result<Repa
         return Err(e);
     }
     let end = r.pos;
-    // `["null,false,",x"]` from `[null,false,",x"]`: a string ending in a
-    // comma, then a quote left out (here an opening one, before `x`): the
-    // string's quote may be a stray that took in the comma, and the quote
-    // read as left out the one that opened the next string.
-    if let (Some(opened), true) = (
-        r.comma_ended_string,
-        r.repairs.contains(Repair::MissingQuote),
-    ) {
+    // `["null,false,",x"]` from `[null,false,",x"]`: a string whose end
+    // is not sure (here its text ends in a comma), then a quote left out
+    // (here an opening one, before `x`): the string's quote may be a stray
+    // that took in the comma, and the quote read as left out the one that
+    // opened the next string.
+    if let (Some((opened, guess)), true) = (r.end_guessed, r.repairs.contains(Repair::MissingQuote))
+    {
         return Err(RepairError {
             at: opened,
-            message: "this string ends in a comma, and a quote is missing after it, so its \
-                      comma may be the separator and its quotes misplaced (`\"a,\"` for \
-                      `\"a\",`); write each string with its two quotes and the comma after it",
+            message: guess.message(),
             reached: r.pos,
             json_like: true,
         });
@@ -407,10 +404,46 @@ struct Repairer<'a> {
     /// once asked (see `open_after_rest`): a later question counts only
     /// the bytes between, so every byte is counted once.
     closed_by_rest: Option<(usize, isize)>,
-    /// Where the first value string whose text ends in a comma opened
-    /// (`"-1,"`): a stray quote before a value takes in its comma that way,
-    /// so a quote left out later in the same value is a second guess.
-    comma_ended_string: Option<usize>,
+    /// Where the first value string whose end is not sure opened, and why
+    /// (see [`EndGuess`]): a quote left out in the same value is then a
+    /// second guess about the same quotes.
+    end_guessed: Option<(usize, EndGuess)>,
+}
+
+/// Why where a string ends is not sure, though it was read.
+#[derive(Clone, Copy)]
+enum EndGuess {
+    /// Its text ends in a comma (`"-1,"`): a stray quote before a value
+    /// takes in its comma that way.
+    Comma,
+    /// It runs over lines: its closing quote may be another string's.
+    OverLines,
+    /// It is in single quotes and holds a lone double quote, which may
+    /// open a string of its own.
+    LoneDouble,
+}
+
+impl EndGuess {
+    /// The feedback when a quote is left out after such a string.
+    fn message(self) -> &'static str {
+        match self {
+            EndGuess::Comma => {
+                "this string ends in a comma, and a quote is missing after it, so its comma may \
+                 be the separator and its quotes misplaced (`\"a,\"` for `\"a\",`); write each \
+                 string with its two quotes and the comma after it"
+            }
+            EndGuess::OverLines => {
+                "this string runs over lines, and a quote is missing after it, so its closing \
+                 quote may be another string's; close each string on its line, with a line \
+                 break inside it as \\n"
+            }
+            EndGuess::LoneDouble => {
+                "this string in single quotes holds a lone double quote, and a quote is missing \
+                 after it, so the double quote may open a string of its own; write each string \
+                 in double quotes, with a quote inside it as \\\""
+            }
+        }
+    }
 }
 
 impl Repairer<'_> {

@@ -6,7 +6,7 @@ use memchr::memchr;
 use super::ahead::{
     comment_at, fence_at, is_key_byte, item_at, member_at, skip_any_space, skip_blank, skip_space,
 };
-use super::{Ended, Frame, Repair, RepairError, RepairSet, Repairer};
+use super::{EndGuess, Ended, Frame, Repair, RepairError, RepairSet, Repairer};
 
 /// Where a string would end had its closing quote been left out before a
 /// comma.
@@ -167,12 +167,18 @@ impl Repairer<'_> {
         // A raw line break in the text just read.
         self.string_over_lines =
             memchr(b'\n', &self.src[opened..self.pos.min(self.src.len())]).is_some();
-        if role == Role::Value
-            && self.comma_ended_string.is_none()
-            && matches!(ended, Ok(Ended::Complete))
-            && self.out.ends_with(b",\"")
+        if role == Role::Value && self.end_guessed.is_none() && matches!(ended, Ok(Ended::Complete))
         {
-            self.comma_ended_string = Some(opened);
+            let guess = if self.out.ends_with(b",\"") {
+                Some(EndGuess::Comma)
+            } else if self.string_over_lines {
+                Some(EndGuess::OverLines)
+            } else if self.lone_double_in_single == Some(opened) {
+                Some(EndGuess::LoneDouble)
+            } else {
+                None
+            };
+            self.end_guessed = guess.map(|guess| (opened, guess));
         }
         ended
     }
