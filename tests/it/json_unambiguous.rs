@@ -264,7 +264,7 @@ fn python_tuples_are_lists() {
 /// One stray character in valid JSON never makes the repair drop a member
 /// or an item: where the stray shifts which quote or bracket ends what,
 /// the reading that loses part of the value is refused (cases the
-/// property test `a_repair_never_loses_a_key_or_item` found).
+/// property test `a_reading_never_loses_a_key_or_item` found).
 #[test]
 fn a_stray_that_would_cost_a_member_or_item_is_refused() {
     let cases: &[(&str, &str)] = &[
