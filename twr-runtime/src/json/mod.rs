@@ -79,6 +79,15 @@
 //! - a string opened with `“` and closed by a plain quote is refused when
 //!   quotes or brackets follow the value it ends (`{"a":“["}!",null]}`):
 //!   the plain quote may have opened a string holding that closer.
+//! - a quote glued to the closers that end the reply, after an earlier
+//!   quote (`[["a,","]]`), is refused: it may close a string an earlier
+//!   quote opened rather than open an empty one;
+//! - a string whose end is a guess (its text ends in a comma, it runs over
+//!   lines, or it is in single quotes holding a lone double quote), then a
+//!   quote left out later in the value, is refused; so is, in an object, a
+//!   string ending in a comma and another string after white space;
+//! - a key holding a closer, then a value with no `:` (`{"},"{"]`), is
+//!   refused: its opening quote may be a stray before the closer.
 //!
 //! Values other repair libraries read, read where the text has one
 //! reading:
@@ -98,6 +107,16 @@
 //! - closing brackets one too many at the end of the text, after JSON
 //!   valid as written (`{"a": 1}}`), are strays; after a repaired value
 //!   they may be what is left of a stray inside it, and are refused;
+//! - a closer of the wrong kind where the next closer fits either
+//!   container (`{"o": {"x": {"a": [1}}, "y": 3}`) is read as the closers
+//!   after it say: the reading under which they close exactly what is left
+//!   open; a reply cut off there is refused;
+//! - a piece of one value is never the answer: after a first value that
+//!   no repair reads, no later one is read (`{"a": 1, "b"} [2]`); braces
+//!   with a key's closer and a `:` and a container after them (`{"a"}:
+//!   [1]}`), a first value followed by a quote with no pair and a closer
+//!   (`[""]",0]`), and valid JSON with a key twice before a `}` too many
+//!   (`{"a": {"x": 1}, "a": 2}}`) are refused;
 //! - a `}` that closes the whole object while a `,`, more members and the
 //!   object's own `}` follow (`{"a": 1}, "b": 2}`) is one too many; after
 //!   a closer (`{"a": {"x": 1}}, "b": 2}`) either `}` may be, and it is
