@@ -400,9 +400,9 @@ struct Repairer<'a> {
     /// key followed by a comma is the first value of a set, read again.
     key_start: usize,
     repairs_before_key: RepairSet,
-    /// Containers the rest of the input closes, counted from a position
-    /// once asked (see `open_after_rest`): a later question counts only
-    /// the bytes between, so every byte is counted once.
+    /// Containers the rest of the input closes, counted from the position
+    /// last asked (see `Repairer::closed_by_rest`): a later question counts
+    /// only the bytes between, so every byte is counted once.
     closed_by_rest: Option<(usize, isize)>,
     /// Where the first value string whose end is not sure opened, and why
     /// (see [`EndGuess`]): a quote left out in the same value is then a

@@ -271,8 +271,8 @@ impl Repairer<'_> {
                     // before it is paired as written; it may as well close
                     // a string whose opening quote is the one before it,
                     // an earlier quote a stray (`[[a,","]]`), and then the
-                    // items read would not be the items written. Read once
-                    // at the end of the reply: no rescan.
+                    // items read would not be the items written. One
+                    // search of the text before, once, at its end.
                     return self.error_from(
                         opened,
                         "this quote stands right before the closing brackets, so it may close \
