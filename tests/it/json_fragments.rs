@@ -80,7 +80,7 @@ fn a_value_closed_early_and_continued_is_feedback_not_its_first_part() {
         format!(
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, column \
              {column} (near `{near}`): the value is closed here, but more of it follows; remove \
-             the extra closing bracket, or close each container with its own bracket."
+             the extra closing bracket or quote, or close each container with its own bracket."
         )
     };
     // Before: {"a": 1} each time, the rest dropped.

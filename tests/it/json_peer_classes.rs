@@ -555,7 +555,7 @@ fn a_quote_before_a_closer_of_a_bracket_its_text_opened_is_text() {
             13,
             "}, \"b\": 1}",
             "the value is closed here, but more of it follows; remove the extra closing \
-             bracket, or close each container with its own bracket"
+             bracket or quote, or close each container with its own bracket"
         )
     );
     // With the text's braces closed the `}` after the string is a stray,

@@ -652,7 +652,7 @@ fn readings_that_lost_items_are_feedback() {
         // alone with the last `}` taken for a stray.
         (
             "{\n  \"A\": [\n    {]\n      \"\": null,\n      \"a\": \"\"\n    },\n    null\n  ],\n  \"\": {\n    \"\": -1\n  },\n  \" \": \"[\"\n}",
-            "The reply should be JSON of the expected shape: the JSON breaks at line 6, column 5 (near `},`): the value is closed here, but more of it follows; remove the extra closing bracket, or close each container with its own bracket.",
+            "The reply should be JSON of the expected shape: the JSON breaks at line 6, column 5 (near `},`): the value is closed here, but more of it follows; remove the extra closing bracket or quote, or close each container with its own bracket.",
         ),
         // a stray quote before a key's indentation: the key's own opening
         // quote is glued to its letters, but spaces stand before it.
@@ -816,7 +816,7 @@ fn a_piece_of_a_broken_value_is_not_read_alone() {
         Err(
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
              column 14 (near `]\t\"]`): the value is closed here, but more of it follows; \
-             remove the extra closing bracket, or close each container with its own bracket."
+             remove the extra closing bracket or quote, or close each container with its own bracket."
                 .to_owned()
         )
     );
@@ -839,7 +839,7 @@ fn pieces_of_a_value_a_stray_quote_or_closer_moved_are_feedback() {
         format!(
             "The reply should be JSON of the expected shape: the JSON breaks at line 1, \
              column {column} (near `{near}`): the value is closed here, but more of it follows; \
-             remove the extra closing bracket, or close each container with its own bracket."
+             remove the extra closing bracket or quote, or close each container with its own bracket."
         )
     };
     let cases: Vec<(&str, String)> = vec![

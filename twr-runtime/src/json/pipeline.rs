@@ -106,7 +106,7 @@ impl Misses {
             let (line, column, excerpt) = locate(text, end - 1);
             format!(
                 "the JSON breaks at line {line}, column {column} (near `{excerpt}`): the value is \
-                 closed here, but more of it follows; remove the extra closing bracket, or close \
+                 closed here, but more of it follows; remove the extra closing bracket or quote, or close \
                  each container with its own bracket"
             )
         });
