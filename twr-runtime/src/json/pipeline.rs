@@ -15,7 +15,7 @@ use super::repair::{
     repair_bare_tuple, repair_tuple, unpaired_quote_then_closer, Repaired,
 };
 use super::report::{Extracted, Layer, Repair, Report};
-use super::stringified::{looks_stringified, string_holding_json, unescape_marking};
+use super::stringified::{looks_stringified, string_holding_json, unescape_marking, Unescaped};
 use super::think_blocks::strip_think;
 
 /// At most this many repair attempts per reply: each costs up to the
@@ -666,7 +666,11 @@ fn stringified_string<T: DeserializeOwned>(
     misses: &mut Misses,
 ) -> Option<Extracted<T>> {
     let body = text[start..].trim_end();
-    let (inner, bare_quote, loose) = unescape_marking(body);
+    let Unescaped {
+        text: inner,
+        bare_quote,
+        loose,
+    } = unescape_marking(body);
     // `\"hello"`: a closing quote left as it is, nothing after it.
     let closed_bare = bare_quote == Some(inner.len() - 1) && inner.len() > 1;
     if bare_quote.is_some() && !closed_bare {
@@ -799,7 +803,11 @@ fn parenthesized<T: DeserializeOwned>(
 
 /// The value in `text`, stringified JSON (`{\"a\": 1}`), read unescaped.
 fn stringified<T: DeserializeOwned>(text: &str, in_fence: bool) -> Option<Extracted<T>> {
-    let (inner, bare_quote, loose) = unescape_marking(text);
+    let Unescaped {
+        text: inner,
+        bare_quote,
+        loose,
+    } = unescape_marking(text);
     let mut repaired = repair(&inner, 0, in_fence).ok()?;
     if !repaired.whole && continues_value(inner.as_bytes(), repaired.end) {
         return None;

@@ -13,17 +13,28 @@ pub(crate) fn looks_stringified(text: &str, start: usize) -> bool {
     rest.starts_with("\\\"")
 }
 
-/// `text` unescaped as the inside of a JSON string (`\"` is `"`, `\\` is
-/// `\`, `\n` a line break, `\u00e9` an `é`; escapes JSON does not know are
-/// kept as written), with where the first quote that was not escaped lands
-/// in the output: inside a string every quote is escaped, so a value that
-/// reaches past that quote was never stringified JSON (in `{\"""}` the
-/// backslash is a stray one, not an escape). A quote right after an
-/// escaped backslash (`\\"`, from a text whose quotes were escaped but not
-/// its backslashes) is not counted: read either way, `\\"` is `\"`; the
-/// third part says whether one stood in the text, so that the caller takes
-/// it only where the text, so read, needs no repair.
-pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>, bool) {
+/// A text unescaped as the inside of a JSON string, with what the caller
+/// needs to know of the quotes it held.
+pub(crate) struct Unescaped {
+    /// The text unescaped (`\"` is `"`, `\\` is `\`, `\n` a line break,
+    /// `\u00e9` an `é`; escapes JSON does not know are kept as written).
+    pub(crate) text: String,
+    /// Where the first quote that was not escaped lands in `text`: inside
+    /// a string every quote is escaped, so a value that reaches past that
+    /// quote was never stringified JSON (in `{\"""}` the backslash is a
+    /// stray one, not an escape).
+    pub(crate) bare_quote: Option<usize>,
+    /// Whether a quote stood right after an escaped backslash (`\\"`, from
+    /// a text whose quotes were escaped but not its backslashes). Such a
+    /// quote is not counted in `bare_quote`: read either way, `\\"` is
+    /// `\"`, so the caller takes the text only where, so read, it needs no
+    /// repair.
+    pub(crate) loose: bool,
+}
+
+/// `text` unescaped as the inside of a JSON string, in one pass, marking
+/// its quotes (see [`Unescaped`]).
+pub(crate) fn unescape_marking(text: &str) -> Unescaped {
     let mut out = String::with_capacity(text.len());
     let mut bare_quote = None;
     let mut chars = text.chars();
@@ -75,7 +86,11 @@ pub(crate) fn unescape_marking(text: &str) -> (String, Option<usize>, bool) {
             _ => out.push('\\'),
         }
     }
-    (out, bare_quote, loose)
+    Unescaped {
+        text: out,
+        bare_quote,
+        loose,
+    }
 }
 
 /// The JSON a reply that is one JSON string holds, when its text is an
@@ -92,7 +107,7 @@ mod tests {
 
     /// The unescaped text alone.
     fn unescape(text: &str) -> String {
-        unescape_marking(text).0
+        unescape_marking(text).text
     }
 
     #[test]
@@ -108,11 +123,11 @@ mod tests {
 
     #[test]
     fn a_quote_after_an_escaped_backslash_is_not_counted() {
-        let (text, bare_quote, loose) = unescape_marking(r#"[\"a \\"b\\"\"]"#);
-        assert_eq!(text, r#"["a \"b\""]"#);
-        assert_eq!((bare_quote, loose), (None, true));
-        assert_eq!(unescape_marking(r#"{\"""}"#).1, Some(2));
-        assert!(!unescape_marking(r#"{\"a\": 1}"#).2);
+        let read = unescape_marking(r#"[\"a \\"b\\"\"]"#);
+        assert_eq!(read.text, r#"["a \"b\""]"#);
+        assert_eq!((read.bare_quote, read.loose), (None, true));
+        assert_eq!(unescape_marking(r#"{\"""}"#).bare_quote, Some(2));
+        assert!(!unescape_marking(r#"{\"a\": 1}"#).loose);
     }
 
     #[test]
