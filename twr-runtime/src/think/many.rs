@@ -187,6 +187,7 @@ impl<M: ChatModel> Think<'_, M> {
     ///
     /// ```no_run
     /// # #[derive(twr_runtime::Sections)] struct Invoice { total: f64 }
+    /// # #[cfg(feature = "postgres")]
     /// # async fn demo(prompts: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
     /// use std::time::Duration;
     /// use futures_util::StreamExt;
