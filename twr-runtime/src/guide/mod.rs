@@ -41,7 +41,11 @@
 //!     it.
 //! 20. [`working_on_twr`]: the tests and the layout of the repository.
 //!
-//! Only the pages live here; each module is a page, included whole.
+//! Only the pages live here; each module is a page, included whole. The
+//! four whose examples call the HTTP clients (the loop, confidence,
+//! grammars, streaming) are included with those clients only, so that
+//! `cargo test -p twr-runtime --no-default-features` compiles every example
+//! it shows.
 
 #[doc = include_str!("../../docs/guide/getting_started.md")]
 pub mod getting_started {}
@@ -59,19 +63,35 @@ pub mod phrases {}
 pub mod numbers {}
 #[doc = include_str!("../../docs/guide/parsing.md")]
 pub mod parsing {}
-#[doc = include_str!("../../docs/guide/the_loop.md")]
+#[cfg_attr(feature = "__client", doc = include_str!("../../docs/guide/the_loop.md"))]
+#[cfg_attr(
+    not(feature = "__client"),
+    doc = "The loop: this page's examples use the HTTP clients, so its text is built with the `client` feature (on by default) or `native-tls`."
+)]
 pub mod the_loop {}
-#[doc = include_str!("../../docs/guide/confidence.md")]
+#[cfg_attr(feature = "__client", doc = include_str!("../../docs/guide/confidence.md"))]
+#[cfg_attr(
+    not(feature = "__client"),
+    doc = "Confidence: this page's examples use the HTTP clients, so its text is built with the `client` feature (on by default) or `native-tls`."
+)]
 pub mod confidence {}
 #[doc = include_str!("../../docs/guide/traces.md")]
 pub mod traces {}
 #[doc = include_str!("../../docs/guide/small_models.md")]
 pub mod small_models {}
-#[doc = include_str!("../../docs/guide/grammars.md")]
+#[cfg_attr(feature = "__client", doc = include_str!("../../docs/guide/grammars.md"))]
+#[cfg_attr(
+    not(feature = "__client"),
+    doc = "Grammars: this page's examples use the HTTP clients, so its text is built with the `client` feature (on by default) or `native-tls`."
+)]
 pub mod grammars {}
 #[doc = include_str!("../../docs/guide/learning.md")]
 pub mod learning {}
-#[doc = include_str!("../../docs/guide/streaming.md")]
+#[cfg_attr(feature = "__client", doc = include_str!("../../docs/guide/streaming.md"))]
+#[cfg_attr(
+    not(feature = "__client"),
+    doc = "Streaming: this page's examples use the HTTP clients, so its text is built with the `client` feature (on by default) or `native-tls`."
+)]
 pub mod streaming {}
 #[doc = include_str!("../../docs/guide/batch.md")]
 pub mod batch {}

@@ -20,11 +20,16 @@
 //! [`crate::model`]).
 //!
 //! ```no_run
+//! # #[cfg(feature = "__client")]
+//! # fn main() {
 //! use twr_runtime::{Anthropic, ChatModel, CircuitBreaker, Fallback, Limited, OpenAiCompatible};
 //!
 //! let primary = CircuitBreaker::new(Limited::new(Anthropic::new("sk-ant-...", "claude-haiku-4-5")).max_concurrent(8));
 //! let backup = OpenAiCompatible::new("http://127.0.0.1:8088/v1", "local");
 //! let model = Fallback::new(vec![Box::new(primary) as Box<dyn ChatModel>, Box::new(backup)]);
+//! # }
+//! # #[cfg(not(feature = "__client"))]
+//! # fn main() {}
 //! ```
 
 pub(crate) mod breaker;
