@@ -12,7 +12,7 @@ use super::error::{locate, shape_error, ShapeError};
 use super::fence::{fences, Fence};
 use super::repair::{
     colon_then_container, comma_and_container, continues_value, only_closers_after, repair,
-    repair_bare_tuple, repair_tuple, unpaired_quote_then_closer, Repaired,
+    repair_bare_tuple, repair_tuple, Repaired,
 };
 use super::report::{Extracted, Layer, Repair, Report};
 use super::stringified::{looks_stringified, string_holding_json, unescape_marking, Unescaped};
@@ -179,6 +179,16 @@ impl QuoteParity {
         self.at = self.at.max(i);
         self.odd
     }
+}
+
+/// True when the text after `end` holds an odd number of unescaped double
+/// quotes and ends with a closing bracket: after the reply's first value, a
+/// quote with no pair and structure after it say a stray quote moved where
+/// the value's strings end, and the value is a piece. Asked for the first
+/// value only, so the pass over the rest is made once per layer.
+fn unpaired_quote_then_closer(bytes: &[u8], end: usize) -> bool {
+    let last = bytes[end..].iter().rev().find(|b| !b.is_ascii_whitespace());
+    matches!(last, Some(b'}' | b']')) && QuoteParity::default().odd_before(bytes, end, bytes.len())
 }
 
 /// True when a balanced span starts at `start` and ends after `at`.
@@ -826,4 +836,22 @@ fn stringified<T: DeserializeOwned>(text: &str, in_fence: bool) -> Option<Extrac
         report: Report::new(Layer::Repair, repaired.repairs.to_vec())
             .with_dropped(repaired.dropped),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpaired_quote_then_closer;
+
+    #[test]
+    fn an_unpaired_quote_then_a_closer() {
+        let unpaired = |s: &str| unpaired_quote_then_closer(s.as_bytes(), 0);
+        assert!(unpaired("\",0.0]"));
+        assert!(unpaired(" \",\"_\":\"\\\"\",\"A\":[null],\"\":{}}\n"));
+        assert!(unpaired("\\\\\",\"\\\"\":false}"));
+        // An escaped quote is no quote; paired quotes, or no closer at the
+        // end, say nothing.
+        assert!(!unpaired("\\\"]"));
+        assert!(!unpaired(", \"b\"]"));
+        assert!(!unpaired(" That is 5\" tall."));
+    }
 }

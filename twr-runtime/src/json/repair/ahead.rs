@@ -226,32 +226,6 @@ pub(crate) fn colon_then_container(text: &[u8], end: usize) -> bool {
         && matches!(text.get(skip_space(text, colon + 1)), Some(b'{' | b'['))
 }
 
-/// True when the text after `end` holds an odd number of double quotes
-/// and ends with a closing bracket: after a value, a quote with no pair and
-/// structure after it say a stray quote moved where the value's strings
-/// end, and the value is a piece. One pass over that text, asked once.
-pub(crate) fn unpaired_quote_then_closer(src: &[u8], end: usize) -> bool {
-    let tail = &src[end..];
-    let last = tail.iter().rev().find(|b| !b.is_ascii_whitespace());
-    if !matches!(last, Some(b'}' | b']')) {
-        return false;
-    }
-    // A quote after an odd run of backslashes is escaped (`\"`), after an
-    // even one it is not (`\\"`).
-    let (mut quotes, mut backslashes) = (0usize, 0usize);
-    for &b in tail {
-        match b {
-            b'\\' => backslashes += 1,
-            b'"' if backslashes % 2 == 0 => {
-                quotes += 1;
-                backslashes = 0;
-            }
-            _ => backslashes = 0,
-        }
-    }
-    quotes % 2 == 1
-}
-
 /// True when a number, a literal or a string on its line starts at `at`
 /// and a `,` or a closing bracket follows it: an item of a list (`[1, 2],
 /// 3]`), not prose (`{"a": 1}, 2 more`).
@@ -323,18 +297,5 @@ mod tests {
         assert!(!continues("\n\"quoted\" prose"));
         assert!(!continues("\""));
         assert!(!continues(""));
-    }
-
-    #[test]
-    fn an_unpaired_quote_then_a_closer() {
-        let unpaired = |s: &str| unpaired_quote_then_closer(s.as_bytes(), 0);
-        assert!(unpaired("\",0.0]"));
-        assert!(unpaired(" \",\"_\":\"\\\"\",\"A\":[null],\"\":{}}\n"));
-        assert!(unpaired("\\\\\",\"\\\"\":false}"));
-        // An escaped quote is no quote; paired quotes, or no closer at the
-        // end, say nothing.
-        assert!(!unpaired("\\\"]"));
-        assert!(!unpaired(", \"b\"]"));
-        assert!(!unpaired(" That is 5\" tall."));
     }
 }

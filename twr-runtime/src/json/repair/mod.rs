@@ -22,7 +22,6 @@ use memchr::{memchr, memmem};
 use super::report::{Repair, RepairSet};
 pub(crate) use ahead::{
     colon_then_container, comma_and_container, continues_value, only_closers_after,
-    unpaired_quote_then_closer,
 };
 use ahead::{is_key_byte, unicode_space};
 use string::{Quote, Role, BOM, LEFT_DOUBLE, LEFT_SINGLE, RIGHT_DOUBLE, RIGHT_SINGLE};
